@@ -1,0 +1,148 @@
+"""Run the rules over files: one model per file, every registered rule, noqa and code selection.
+
+This is the engine behind every front end (``hwlint check``, flake8, lintrunner). It decides nothing
+about presentation: it returns :class:`Finding` objects in a stable order.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from .model import FileModel, Resolver, build_model
+from .rules import RULES, Context
+from .taxonomy import Taxonomy
+
+
+@dataclass(frozen=True)
+class Finding:
+    path: str
+    line: int
+    col: int  # 0-based, in characters
+    code: str
+    message: str
+    end_line: int = 0
+    end_col: int = 0
+
+    @property
+    def rule(self):
+        return RULES[self.code]
+
+    def sort_key(self) -> tuple:
+        return (self.path, self.line, self.col, self.code, self.message)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which codes are reported: ruff-style prefixes (``HWC``, ``HWC1``, ``HWC203``)."""
+
+    select: tuple[str, ...] = ("HWC",)
+    ignore: tuple[str, ...] = ()
+
+    def enabled(self, code: str) -> bool:
+        # As in ruff, the more specific prefix wins; on a tie, ignore wins.
+        sel = _longest_prefix(code, self.select)
+        return sel >= 0 and sel > _longest_prefix(code, self.ignore)
+
+    def with_ignored(self, extra: Iterable[str]) -> Selection:
+        return Selection(self.select, (*self.ignore, *extra))
+
+
+def _longest_prefix(code: str, prefixes: Sequence[str]) -> int:
+    best = -1
+    for p in prefixes:
+        p = p.upper()
+        if p == "ALL":
+            p = ""
+        if code.startswith(p):
+            best = max(best, len(p))
+    return best
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    model: FileModel | None = None
+
+
+def run_rules(
+    model: FileModel,
+    taxonomy: Taxonomy,
+    selection: Selection | None = None,
+    resolver: Resolver | None = None,
+    noqa: bool = True,
+) -> list[Finding]:
+    """All enabled findings for one file model, sorted; a rule that raises becomes HWC900."""
+    selection = selection or Selection()
+    out: list[Finding] = []
+    if model.error is not None:
+        if selection.enabled("HWC901"):
+            err = model.error
+            out.append(_finding(model.path, "HWC901", err.line, err.col, {"reason": err.message.rstrip(".")}))
+        return out
+    ctx = Context(model, taxonomy, resolver)
+    for code, rule in RULES.items():
+        if rule.check is None or not selection.enabled(code):
+            continue
+        try:
+            for site, fields in rule.check(ctx):
+                out.append(
+                    _finding(model.path, code, site.line, site.col, fields, site.end_line, site.end_col)
+                )
+        except Exception as e:
+            if selection.enabled("HWC900"):
+                error = f"{type(e).__name__}: {e}".rstrip(".")
+                out.append(_finding(model.path, "HWC900", 1, 0, {"rule": code, "error": error}))
+    if noqa and model.noqa:
+        out = [f for f in out if not _suppressed(model, f)]
+    out.sort(key=Finding.sort_key)
+    return out
+
+
+def _finding(
+    path: str, code: str, line: int, col: int, fields: dict, end_line: int = 0, end_col: int = 0
+) -> Finding:
+    message = RULES[code].message.format(**fields)
+    return Finding(path, line, col, code, message, end_line or line, end_col)
+
+
+def _suppressed(model: FileModel, finding: Finding) -> bool:
+    codes = model.noqa_codes(finding.line)
+    if codes is None:
+        return False
+    return not codes or any(finding.code.startswith(c) for c in codes)
+
+
+def check_source(
+    source: str | bytes, path: str, taxonomy: Taxonomy, selection: Selection | None = None
+) -> list[Finding]:
+    """Check one file's contents."""
+    return run_rules(build_model(source, path, taxonomy), taxonomy, selection)
+
+
+def read_source(path: str) -> bytes | str:
+    """The file's bytes, or a one-line reason it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except IsADirectoryError:
+        return "Is a directory"
+    except OSError as e:
+        return e.strerror or str(e)
+
+
+def check_file(path: str, taxonomy: Taxonomy, selection: Selection | None = None) -> FileResult:
+    """Check one file on disk. A file that cannot be read is an HWC901 finding, never an exception."""
+    selection = selection or Selection()
+    data = read_source(path)
+    if isinstance(data, str):
+        if not os.path.lexists(path):
+            data = "No such file or directory"
+        findings = []
+        if selection.enabled("HWC901"):
+            findings.append(_finding(path, "HWC901", 1, 0, {"reason": data}))
+        return FileResult(path, findings)
+    model = build_model(data, path, taxonomy)
+    return FileResult(path, run_rules(model, taxonomy, selection), model)

@@ -1,0 +1,226 @@
+"""``hwlint`` command line, ruff-style. A thin front end: it parses arguments and prints; the
+checker decides.
+
+Exit codes: 0 clean, 1 findings, 2 usage, configuration or taxonomy error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import __version__
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse's own usage errors exit 2, as ruff's do
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def _codes(value: str) -> list[str]:
+    return [c.strip().upper() for c in value.split(",") if c.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .output import FORMATS
+
+    parser = _Parser(prog="hwlint", description="Check PyTorch test classes' hw_classification.")
+    parser.add_argument("--version", action="version", version=f"hwlint {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    check = sub.add_parser("check", help="check files and directories (default: .)")
+    check.add_argument("paths", nargs="*", metavar="PATH")
+    check.add_argument("--taxonomy", metavar="FILE", help="taxonomy YAML (default: bundled)")
+    check.add_argument("--config", metavar="FILE", help="pyproject.toml to read [tool.hwlint] from")
+    check.add_argument("--isolated", action="store_true", help="ignore configuration files")
+    check.add_argument("--select", type=_codes, metavar="CODES", help="comma-separated code prefixes")
+    check.add_argument("--extend-select", type=_codes, default=[], metavar="CODES")
+    check.add_argument("--ignore", type=_codes, metavar="CODES")
+    check.add_argument("--extend-ignore", type=_codes, default=[], metavar="CODES")
+    check.add_argument("--output-format", choices=FORMATS, default="concise")
+    check.add_argument("--statistics", action="store_true", help="count findings per rule")
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+
+    rule = sub.add_parser("rule", help="explain a rule (What it does / Why is this bad? / ...)")
+    rule.add_argument("code", nargs="?", help="code or name, e.g. HWC001 or missing-hw-classification")
+    rule.add_argument("--all", action="store_true", help="every rule")
+    rule.add_argument("--output-format", choices=("text", "json"), default="text")
+
+    tax = sub.add_parser("taxonomy", help="validate or show a taxonomy")
+    tax_sub = tax.add_subparsers(dest="taxonomy_command", metavar="ACTION", parser_class=_Parser)
+    tcheck = tax_sub.add_parser("check", help="validate taxonomy files")
+    tcheck.add_argument("files", nargs="+", metavar="FILE")
+    tshow = tax_sub.add_parser("show", help="print the effective taxonomy, defaults filled in")
+    tshow.add_argument("--taxonomy", metavar="FILE")
+    tshow.add_argument("--config", metavar="FILE")
+    tshow.add_argument("--format", choices=("yaml", "json"), default="yaml")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "check":
+            return cmd_check(args)
+        if args.command == "rule":
+            return cmd_rule(args, parser)
+        if args.command == "taxonomy":
+            if args.taxonomy_command == "check":
+                return cmd_taxonomy_check(args)
+            if args.taxonomy_command == "show":
+                return cmd_taxonomy_show(args)
+        parser.print_help(sys.stderr)
+        return EXIT_ERROR
+    except _UserError as e:
+        print(f"hwlint: error: {e}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_CLEAN
+
+
+class _UserError(Exception):
+    pass
+
+
+def _load_config(args):
+    from .config import Config, ConfigError, load_config
+
+    if getattr(args, "isolated", False):
+        return Config()
+    try:
+        return load_config(Path(args.config) if args.config else None)
+    except ConfigError as e:
+        raise _UserError(str(e)) from None
+
+
+def _load_taxonomy(path: str | None):
+    from .taxonomy import TaxonomyError, load_taxonomy
+
+    try:
+        return load_taxonomy(path)
+    except TaxonomyError as e:
+        raise _UserError(str(e)) from None
+
+
+def cmd_check(args) -> int:
+    from .checker import Selection, check_file
+    from .config import discover
+    from .output import WRITERS, summary, write_statistics
+
+    config = _load_config(args)
+    taxonomy = _load_taxonomy(args.taxonomy or config.taxonomy)
+    select = tuple(args.select) if args.select is not None else config.select
+    ignore = tuple(args.ignore) if args.ignore is not None else config.ignore
+    selection = Selection((*select, *args.extend_select), (*ignore, *args.extend_ignore))
+    findings = []
+    for path in discover(args.paths or ["."], config):
+        sel = selection.with_ignored(config.ignored_for(path))
+        findings.extend(check_file(path, taxonomy, sel).findings)
+
+    out = sys.stdout
+    if args.statistics:
+        write_statistics(findings, out)
+    else:
+        WRITERS[args.output_format](findings, out, sources=_source_lines)
+    if args.output_format in ("concise", "full") and not args.quiet:
+        out.write(summary(len(findings)) + "\n")
+    return EXIT_CLEAN if args.exit_zero or not findings else EXIT_FINDINGS
+
+
+def _source_lines(path: str) -> list[str] | None:
+    from .checker import read_source
+    from .model import decode_source, split_lines
+
+    data = read_source(path)
+    if isinstance(data, str):
+        return None
+    try:
+        return split_lines(decode_source(data)[0])
+    except (SyntaxError, UnicodeDecodeError, LookupError):
+        return None
+
+
+def cmd_rule(args, parser) -> int:
+    import json
+
+    from .rules import RULES, rule_by_name_or_code
+
+    if args.all:
+        chosen = list(RULES.values())
+    elif args.code:
+        r = rule_by_name_or_code(args.code)
+        if r is None:
+            raise _UserError(f"unknown rule {args.code!r}; `hwlint rule --all` lists them")
+        chosen = [r]
+    else:
+        raise _UserError("give a rule code (e.g. HWC001) or --all")
+    if args.output_format == "json":
+        data = [
+            {
+                "code": r.code,
+                "name": r.name,
+                "summary": r.summary,
+                "severity": r.severity,
+                "message": r.message,
+                "explanation": r.doc,
+            }
+            for r in chosen
+        ]
+        print(json.dumps(data if args.all else data[0], indent=2))
+        return EXIT_CLEAN
+    for i, r in enumerate(chosen):
+        if i:
+            print()
+        print(f"# {r.name} ({r.code})\n\n{r.doc}")
+    return EXIT_CLEAN
+
+
+def cmd_taxonomy_check(args) -> int:
+    from .taxonomy import TaxonomyError, load_taxonomy
+
+    status = EXIT_CLEAN
+    for f in args.files:
+        try:
+            t = load_taxonomy(f)
+        except TaxonomyError as e:
+            print(f"hwlint: error: {e}", file=sys.stderr)
+            status = EXIT_ERROR
+            continue
+        print(f"{f}: ok ({len(t.classifications)} classifications, {len(t.runners)} runners)")
+    return status
+
+
+def cmd_taxonomy_show(args) -> int:
+    import json
+
+    import yaml
+
+    from .taxonomy import effective_dict
+
+    config = _load_config(args)
+    taxonomy = _load_taxonomy(args.taxonomy or config.taxonomy)
+    data = effective_dict(taxonomy)
+    if args.format == "json":
+        print(json.dumps(data, indent=2))
+    else:
+        print(f"# effective taxonomy from {taxonomy.path}")
+        print(yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100), end="")
+    return EXIT_CLEAN
+
+
+def hwselect_main(argv: Sequence[str] | None = None) -> int:
+    print("hwselect: not yet available (see the hwselect issue)", file=sys.stderr)
+    return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,188 @@
+"""Project configuration (``[tool.hwlint]`` in pyproject.toml) and file discovery."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+DEFAULT_INCLUDE = ("test_*.py", "*_test.py")
+DEFAULT_EXCLUDE = (
+    ".git",
+    ".hg",
+    ".svn",
+    ".tox",
+    ".nox",
+    ".venv",
+    "venv",
+    ".eggs",
+    "__pycache__",
+    "build",
+    "dist",
+    "node_modules",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    ".hwlint_cache",
+)
+
+
+class ConfigError(Exception):
+    """A configuration problem; ``str()`` names the file and key."""
+
+
+@dataclass(frozen=True)
+class Config:
+    root: Path = field(default_factory=Path.cwd)  # the directory holding the config file
+    source: Path | None = None  # the pyproject.toml it came from
+    taxonomy: str | None = None
+    include: tuple[str, ...] = DEFAULT_INCLUDE
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    select: tuple[str, ...] = ("HWC",)
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def ignored_for(self, path: str) -> tuple[str, ...]:
+        """Codes that per-file-ignores switch off for *path*."""
+        if not self.per_file_ignores:
+            return ()
+        rel = _relative(path, self.root)
+        out: list[str] = []
+        for pattern, codes in self.per_file_ignores:
+            if _matches(rel, pattern):
+                out.extend(codes)
+        return tuple(out)
+
+    def is_excluded(self, path: str) -> bool:
+        rel = _relative(path, self.root)
+        return any(_matches(rel, p) for p in self.exclude)
+
+
+_KEYS = {
+    "taxonomy",
+    "include",
+    "exclude",
+    "extend-exclude",
+    "select",
+    "extend-select",
+    "ignore",
+    "per-file-ignores",
+}
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest pyproject.toml at or above *start* that has a ``[tool.hwlint]`` table."""
+    for d in (start, *start.parents):
+        candidate = d / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                with open(candidate, "rb") as f:
+                    data = tomllib.load(f)
+            except (OSError, tomllib.TOMLDecodeError):
+                continue
+            if "hwlint" in data.get("tool", {}):
+                return candidate
+    return None
+
+
+def load_config(path: Path | None = None, start: Path | None = None) -> Config:
+    """Read ``[tool.hwlint]`` from *path*, or from the nearest pyproject.toml above *start* (cwd)."""
+    if path is None:
+        path = find_pyproject((start or Path.cwd()).resolve())
+        if path is None:
+            return Config(root=(start or Path.cwd()).resolve())
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    table = data.get("tool", {}).get("hwlint", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.hwlint] must be a table")
+    for key in table:
+        if key not in _KEYS:
+            raise ConfigError(
+                f"{path}: tool.hwlint.{key}: unknown key (expected one of {', '.join(sorted(_KEYS))})"
+            )
+    root = path.resolve().parent
+    cfg = Config(root=root, source=path)
+
+    def strings(key: str) -> tuple[str, ...] | None:
+        if key not in table:
+            return None
+        value = table[key]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{path}: tool.hwlint.{key}: expected a list of strings")
+        return tuple(value)
+
+    taxonomy = table.get("taxonomy")
+    if taxonomy is not None:
+        if not isinstance(taxonomy, str):
+            raise ConfigError(f"{path}: tool.hwlint.taxonomy: expected a path string")
+        taxonomy = str(root / taxonomy)
+    pfi = table.get("per-file-ignores", {})
+    if not isinstance(pfi, dict) or not all(
+        isinstance(v, list) and all(isinstance(c, str) for c in v) for v in pfi.values()
+    ):
+        raise ConfigError(f"{path}: tool.hwlint.per-file-ignores: expected a table of lists of codes")
+    return replace(
+        cfg,
+        taxonomy=taxonomy,
+        include=strings("include") or cfg.include,
+        exclude=(strings("exclude") or cfg.exclude) + (strings("extend-exclude") or ()),
+        select=(strings("select") or cfg.select) + (strings("extend-select") or ()),
+        ignore=strings("ignore") or (),
+        per_file_ignores=tuple((k, tuple(v)) for k, v in pfi.items()),
+    )
+
+
+def discover(paths: Sequence[str], config: Config) -> Iterator[str]:
+    """Files to check, in a stable order. Directories expand to files matching ``include``;
+    files named explicitly are always checked (missing ones too, so that they are reported)."""
+    seen: set[str] = set()
+    for given in paths:
+        if os.path.isdir(given):
+            for found in _walk(given, config):
+                if found not in seen:
+                    seen.add(found)
+                    yield found
+        elif given not in seen:
+            seen.add(given)
+            yield given
+
+
+def _walk(top: str, config: Config) -> Iterator[str]:
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(os.path.join(dirpath, d)))
+        for name in sorted(filenames):
+            if not any(fnmatch.fnmatchcase(name, p) for p in config.include):
+                continue
+            path = os.path.join(dirpath, name)
+            if not config.is_excluded(path):
+                yield os.path.normpath(path) if top != "." else os.path.relpath(path)
+
+
+def _relative(path: str, root: Path) -> str:
+    p = Path(path)
+    try:
+        return p.resolve().relative_to(root).as_posix()
+    except (ValueError, OSError):
+        return p.as_posix()
+
+
+def _matches(rel: str, pattern: str) -> bool:
+    """ruff-like matching: a pattern without "/" matches any path component; otherwise the path."""
+    if "/" not in pattern.rstrip("/"):
+        pattern = pattern.rstrip("/")
+        return any(fnmatch.fnmatchcase(part, pattern) for part in rel.split("/"))
+    return fnmatch.fnmatchcase(rel, pattern) or fnmatch.fnmatchcase(rel, pattern.rstrip("/") + "/*")

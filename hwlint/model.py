@@ -1,0 +1,597 @@
+"""The model of one file: its test classes, their declarations, and its instantiation calls.
+
+A file is parsed once, with CPython's own parser (so a file hwlint accepts is a file Python accepts),
+and reduced to plain data: :class:`FileModel`. Every consumer (the rules, the fixer, the selector, the
+report) reads this model, never the AST, so the model can be cached and shipped between processes.
+
+Positions follow ``ast``: lines are 1-based; columns are 0-based and counted in characters.
+
+Cross-file facts (a base class or an instantiation in another module) are not resolved here; they
+reach the model through :class:`Resolver`, whose default knows only the file itself.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from .taxonomy import Taxonomy
+
+
+@dataclass(frozen=True)
+class Site:
+    """A place in the file, with the source text found there."""
+
+    line: int
+    col: int
+    text: str = ""
+    end_line: int = 0
+    end_col: int = 0
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """``hw_classification = <value>`` in a class body. ``member`` is None when not statically known."""
+
+    site: Site
+    member: str | None
+
+
+@dataclass(frozen=True)
+class Decorator:
+    name: str  # last component of the decorator's (called) name: onlyCUDA, skipIf, dtypes
+    site: Site
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    site: Site  # the `def` line, column of `def`/`async`
+    is_test: bool
+    params: tuple[str, ...]
+    param_sites: tuple[Site, ...]
+    decorators: tuple[Decorator, ...]
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    name: str
+    site: Site  # the `class` line
+    end_line: int
+    bases: tuple[str, ...]  # dotted source text of each base; "" for an expression that is not a name
+    decorators: tuple[Decorator, ...]
+    declarations: tuple[Declaration, ...]
+    methods: tuple[Method, ...]
+    availability_checks: tuple[Site, ...]
+    nested: bool  # defined inside an if/try/with/for/while block rather than at module level
+    body_line: int  # line of the first statement of the body
+    docstring_end_line: int  # last line of the leading docstring, 0 when there is none
+
+    @property
+    def is_test(self) -> bool:
+        return any(m.is_test for m in self.methods)
+
+    @property
+    def declaration(self) -> Declaration | None:
+        """The declaration in effect: the last assignment in the body wins, as at run time."""
+        return self.declarations[-1] if self.declarations else None
+
+    @property
+    def test_methods(self) -> tuple[Method, ...]:
+        return tuple(m for m in self.methods if m.is_test)
+
+
+@dataclass(frozen=True)
+class DeviceFilter:
+    """An ``only_for`` / ``except_for`` argument. ``devices`` is None when it cannot be resolved."""
+
+    site: Site
+    devices: tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class Instantiation:
+    """A call to an instantiation function such as ``instantiate_device_type_tests(TestFoo, globals())``."""
+
+    site: Site
+    function: str
+    class_name: str | None  # None when the first argument is not a plain name
+    only_for: DeviceFilter | None
+    except_for: DeviceFilter | None
+    # Opt-in keywords (allow_mps, allow_xpu...) that were passed: True/False, or None if not static.
+    opt_ins: tuple[tuple[str, bool | None], ...]
+    dynamic: bool  # *args or **kwargs: arguments beyond those listed may be present
+
+    def opt_in(self, keyword: str) -> bool | None:
+        """True/False if *keyword* was passed statically, None if unknowable, False if absent."""
+        for k, v in self.opt_ins:
+            if k == keyword:
+                return v
+        return None if self.dynamic else False
+
+
+@dataclass(frozen=True)
+class ParseError:
+    line: int
+    col: int
+    message: str
+
+
+@dataclass(frozen=True)
+class FileModel:
+    path: str
+    classes: tuple[ClassInfo, ...] = ()
+    instantiations: tuple[Instantiation, ...] = ()
+    # suppression comments by line: the codes listed, or () for a blanket one
+    noqa: tuple[tuple[int, tuple[str, ...]], ...] = ()
+    error: ParseError | None = None
+    encoding: str = "utf-8"
+    newline: str = "\n"
+    _index: dict[str, list[ClassInfo]] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        for c in self.classes:
+            self._index.setdefault(c.name, []).append(c)
+
+    @property
+    def test_classes(self) -> tuple[ClassInfo, ...]:
+        return tuple(c for c in self.classes if c.is_test)
+
+    def class_named(self, name: str, before_line: int | None = None) -> ClassInfo | None:
+        """The class bound to *name*: the last definition (before *before_line*, when given)."""
+        found = self._index.get(name, [])
+        if before_line is not None:
+            earlier = [c for c in found if c.site.line < before_line]
+            found = earlier or found
+        return found[-1] if found else None
+
+    def instantiations_of(self, cls: ClassInfo) -> list[Instantiation]:
+        return [
+            i
+            for i in self.instantiations
+            if i.class_name == cls.name and self.class_named(cls.name, i.site.line) is cls
+        ]
+
+    def noqa_codes(self, line: int) -> tuple[str, ...] | None:
+        """None: no noqa on *line*; (): blanket noqa; otherwise the listed codes."""
+        for ln, codes in self.noqa:
+            if ln == line:
+                return codes
+        return None
+
+
+class Resolver(Protocol):
+    """Finds classes outside the file; a project-wide index implements this."""
+
+    def resolve_base(self, model: FileModel, cls: ClassInfo, base: str) -> ClassInfo | None: ...
+
+
+class LocalResolver:
+    """Resolves a base only to a class of the same file, bound under that name when ``cls`` is defined."""
+
+    def resolve_base(self, model: FileModel, cls: ClassInfo, base: str) -> ClassInfo | None:
+        if not base or "." in base:
+            return None
+        found = model.class_named(base, cls.site.line)
+        return found if found is not None and found is not cls else None
+
+
+def mro(model: FileModel, cls: ClassInfo, resolver: Resolver | None = None) -> list[ClassInfo]:
+    """The known part of *cls*'s method resolution order (C3), itself first.
+
+    Bases that cannot be resolved are left out: they contribute nothing hwlint can see.
+    """
+    resolver = resolver or LocalResolver()
+    cache: dict[int, list[ClassInfo]] = {}
+
+    def linearize(c: ClassInfo, stack: tuple[int, ...]) -> list[ClassInfo]:
+        if id(c) in cache:
+            return cache[id(c)]
+        if id(c) in stack:  # a cycle only a broken file can have
+            return [c]
+        bases = [b for b in (resolver.resolve_base(model, c, n) for n in c.bases) if b is not None]
+        seqs = [linearize(b, (*stack, id(c))) for b in bases] + [bases]
+        out = [c]
+        seqs = [list(s) for s in seqs if s]
+        while seqs:
+            for s in seqs:
+                head = s[0]
+                if not any(head in t[1:] for t in seqs):
+                    break
+            else:  # inconsistent hierarchy: Python would refuse it; fall back to depth-first order
+                head = seqs[0][0]
+            out.append(head)
+            seqs = [[x for x in s if x is not head] for s in seqs]
+            seqs = [s for s in seqs if s]
+        cache[id(c)] = out
+        return out
+
+    return linearize(cls, ())
+
+
+def effective_declaration(
+    model: FileModel, cls: ClassInfo, resolver: Resolver | None = None
+) -> tuple[Declaration, ClassInfo] | None:
+    """The declaration ``getattr(cls, attribute)`` would find, and the class that holds it."""
+    for c in mro(model, cls, resolver):
+        if c.declaration is not None:
+            return c.declaration, c
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Building the model
+
+
+def decode_source(data: bytes) -> tuple[str, str]:
+    """Decode file bytes as Python does (BOM, PEP 263 cookie). Returns (text, encoding)."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    return data.decode(encoding), encoding
+
+
+def build_model(source: str | bytes, path: str, taxonomy: Taxonomy) -> FileModel:
+    """Parse *source* and reduce it to a :class:`FileModel`. Never raises for bad input."""
+    encoding = "utf-8"
+    if isinstance(source, bytes):
+        try:
+            source, encoding = decode_source(source)
+        except (SyntaxError, UnicodeDecodeError, LookupError) as e:
+            return FileModel(path, error=ParseError(1, 0, f"cannot decode file: {_reason(e)}"))
+    try:
+        tree = ast.parse(source, filename=path)
+    except SyntaxError as e:
+        line = e.lineno or 1
+        return FileModel(
+            path, error=ParseError(line, max((e.offset or 1) - 1, 0), _reason(e)), encoding=encoding
+        )
+    except (ValueError, RecursionError, MemoryError) as e:
+        return FileModel(path, error=ParseError(1, 0, _reason(e)), encoding=encoding)
+    return model_from_tree(tree, source, path, taxonomy, encoding)
+
+
+def model_from_tree(
+    tree: ast.Module, source: str, path: str, taxonomy: Taxonomy, encoding: str = "utf-8"
+) -> FileModel:
+    """Build the model from an already parsed tree (flake8 hands plugins one)."""
+    return _Builder(source, path, taxonomy).build(tree, encoding)
+
+
+def _reason(e: BaseException) -> str:
+    if isinstance(e, SyntaxError):
+        return f"SyntaxError: {e.msg}"
+    if isinstance(e, RecursionError):
+        return "the file is nested too deeply to parse (recursion limit)"
+    if isinstance(e, UnicodeDecodeError):
+        return f"not valid {e.encoding} at byte {e.start}"
+    return f"{type(e).__name__}: {e}"
+
+
+_NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)*))?", re.IGNORECASE)
+_COMPOUND = (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)
+if hasattr(ast, "TryStar"):
+    _COMPOUND += (ast.TryStar,)
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def split_lines(source: str) -> list[str]:
+    """Lines as the tokenizer counts them (only \\n, \\r\\n and \\r end a line), ends kept."""
+    return _LINE.findall(source)
+
+
+def dotted_name(node: ast.AST) -> str:
+    """``a.b.c`` for a Name/Attribute chain, else ""."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return ""
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+class _Builder:
+    def __init__(self, source: str, path: str, taxonomy: Taxonomy):
+        self.source = source
+        self.path = path
+        self.tax = taxonomy
+        self.lines = split_lines(source)
+        self.enum_names = {taxonomy.enum_name}
+        self.constants: dict[str, object] = {}
+        self.reassigned: set[str] = set()
+        self.opt_in_keywords = {d.opt_in for d in taxonomy.devices.values() if d.opt_in}
+        self.check_tails = {c.rpartition(".")[2] for c in taxonomy.availability_checks}
+        self.scan_checks = any(t in source for t in self.check_tails)
+        self.functions = set(taxonomy.instantiation_functions)
+
+    # -- positions -------------------------------------------------------------------------
+    def col(self, line: int, col: int) -> int:
+        """Convert ast's UTF-8 byte column to a character column."""
+        if 0 < line <= len(self.lines):
+            text = self.lines[line - 1]
+            if not text.isascii():
+                return len(text.encode("utf-8")[:col].decode("utf-8", "replace"))
+        return col
+
+    def site(self, node: ast.AST, text: str | None = None) -> Site:
+        line, col = node.lineno, node.col_offset  # type: ignore[attr-defined]
+        end_line = getattr(node, "end_lineno", None) or line
+        end_col = getattr(node, "end_col_offset", None) or 0
+        if text is None:
+            text = self.segment(node)
+        return Site(line, self.col(line, col), text, end_line, self.col(end_line, end_col))
+
+    def segment(self, node: ast.AST, limit: int = 120) -> str:
+        """The node's source text on one line, shortened to *limit* characters."""
+        l1, c1 = node.lineno, node.col_offset  # type: ignore[attr-defined]
+        l2, c2 = getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None)
+        if l2 is None or c2 is None or not 0 < l1 <= l2 <= len(self.lines):
+            return ""
+        if l1 == l2:
+            text = self.slice(l1, c1, c2)
+        else:
+            parts = [self.slice(l1, c1, None)]
+            for ln in range(l1 + 1, min(l2, l1 + 8)):
+                parts.append(self.lines[ln - 1])
+            parts.append("..." if l2 - l1 >= 8 else self.slice(l2, 0, c2))
+            text = "".join(parts)
+        text = " ".join(text.split())
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+
+    def slice(self, line: int, start: int, end: int | None) -> str:
+        """Characters of *line* between ast byte columns *start* and *end*."""
+        text = self.lines[line - 1]
+        if text.isascii():
+            return text[start:end]
+        return text.encode("utf-8")[start:end].decode("utf-8", "replace")
+
+    # -- module level ----------------------------------------------------------------------
+    def build(self, tree: ast.Module, encoding: str) -> FileModel:
+        statements = list(self.module_statements(tree.body, nested=False))
+        for stmt, _ in statements:
+            self.note_module_statement(stmt)
+        classes = []
+        calls = []
+        for stmt, nested in statements:
+            if isinstance(stmt, ast.ClassDef):
+                classes.append(self.class_info(stmt, nested))
+            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+                call = self.instantiation(stmt.value)
+                if call is not None:
+                    calls.append(call)
+        newline = "\r\n" if "\r\n" in self.source[:4096] else ("\r" if "\r" in self.source[:4096] else "\n")
+        return FileModel(self.path, tuple(classes), tuple(calls), self.noqa(), None, encoding, newline)
+
+    def module_statements(self, body: Iterable[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt, bool]]:
+        """Module-level statements, descending into compound statements but not into defs."""
+        for stmt in body:
+            yield stmt, nested
+            if isinstance(stmt, _COMPOUND):
+                for name in ("body", "orelse", "finalbody"):
+                    yield from self.module_statements(getattr(stmt, name, ()), True)
+                for handler in getattr(stmt, "handlers", ()):
+                    yield from self.module_statements(handler.body, True)
+            elif hasattr(ast, "Match") and isinstance(stmt, ast.Match):
+                for case in stmt.cases:
+                    yield from self.module_statements(case.body, True)
+
+    def note_module_statement(self, stmt: ast.stmt) -> None:
+        """Record enum aliases and string constants that device filters may name."""
+        if isinstance(stmt, ast.ImportFrom):
+            for alias in stmt.names:
+                if alias.name == self.tax.enum_name:
+                    self.enum_names.add(alias.asname or alias.name)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if stmt.value is None:
+                return
+            for t in targets:
+                if not isinstance(t, ast.Name):
+                    continue
+                if dotted_name(stmt.value).rpartition(".")[2] in self.enum_names and (
+                    dotted_name(stmt.value) in self.enum_names
+                    or dotted_name(stmt.value).endswith("." + self.tax.enum_name)
+                ):
+                    self.enum_names.add(t.id)
+                value = self.literal(stmt.value)
+                if t.id in self.constants and self.constants[t.id] != value:
+                    self.reassigned.add(t.id)
+                self.constants[t.id] = value
+        elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+            self.reassigned.add(stmt.target.id)
+
+    def literal(self, node: ast.expr) -> object:
+        """A str / bool / None / tuple of str value, or the sentinel ``_UNKNOWN``."""
+        if (isinstance(node, ast.Constant) and isinstance(node.value, (str, bool))) or (
+            isinstance(node, ast.Constant) and node.value is None
+        ):
+            return node.value
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            out: list[str] = []
+            for elt in node.elts:
+                v = self.literal(elt)
+                if isinstance(v, str):
+                    out.append(v)
+                elif isinstance(v, tuple):
+                    out.extend(v)
+                else:
+                    return _UNKNOWN
+            return tuple(out)
+        if isinstance(node, ast.Name) and node.id in self.constants and node.id not in self.reassigned:
+            return self.constants[node.id]
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left, right = self.literal(node.left), self.literal(node.right)
+            if isinstance(left, tuple) and isinstance(right, tuple):
+                return left + right
+        return _UNKNOWN
+
+    # -- classes ---------------------------------------------------------------------------
+    def class_info(self, node: ast.ClassDef, nested: bool) -> ClassInfo:
+        prefix = self.tax.test_method_prefix
+        declarations = []
+        methods = []
+        for stmt in node.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                methods.append(self.method(stmt, prefix))
+            else:
+                decl = self.declaration(stmt)
+                if decl is not None:
+                    declarations.append(decl)
+        checks: list[Site] = []
+        if self.scan_checks:
+            first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+            text = "".join(self.lines[first - 1 : node.end_lineno])
+            if any(t in text for t in self.check_tails):
+                checks = self.availability_checks(node)
+        body = node.body
+        doc_end = 0
+        if (
+            body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            doc_end = body[0].end_lineno or body[0].lineno
+        return ClassInfo(
+            name=node.name,
+            site=self.site(node, f"class {node.name}"),
+            end_line=node.end_lineno or node.lineno,
+            bases=tuple(dotted_name(b) for b in node.bases),
+            decorators=tuple(self.decorator(d) for d in node.decorator_list),
+            declarations=tuple(declarations),
+            methods=tuple(methods),
+            availability_checks=tuple(checks),
+            nested=nested,
+            body_line=body[0].lineno if body else node.lineno,
+            docstring_end_line=doc_end,
+        )
+
+    def declaration(self, stmt: ast.stmt) -> Declaration | None:
+        attr = self.tax.attribute
+        if isinstance(stmt, ast.Assign):
+            if not any(isinstance(t, ast.Name) and t.id == attr for t in stmt.targets):
+                return None
+            value: ast.expr | None = stmt.value
+        elif isinstance(stmt, ast.AnnAssign):
+            if not (isinstance(stmt.target, ast.Name) and stmt.target.id == attr):
+                return None
+            value = stmt.value
+        else:
+            return None
+        if value is None:  # `hw_classification: HardwareClassification` assigns nothing
+            return Declaration(self.site(stmt), None)
+        return Declaration(self.site(value), self.enum_member(value))
+
+    def enum_member(self, node: ast.expr) -> str | None:
+        """``MEMBER`` for ``<enum>.MEMBER`` where <enum> is the enum, an alias, or a qualified name."""
+        if not isinstance(node, ast.Attribute):
+            return None
+        owner = dotted_name(node.value)
+        if not owner:
+            return None
+        last = owner.rpartition(".")[2]
+        if owner in self.enum_names or ("." in owner and last == self.tax.enum_name):
+            return node.attr
+        return None
+
+    def method(self, node: ast.FunctionDef | ast.AsyncFunctionDef, prefix: str) -> Method:
+        a = node.args
+        args = [*a.posonlyargs, *a.args, *a.kwonlyargs]
+        if a.vararg:
+            args.append(a.vararg)
+        if a.kwarg:
+            args.append(a.kwarg)
+        return Method(
+            name=node.name,
+            site=self.site(node, f"def {node.name}"),
+            is_test=node.name.startswith(prefix),
+            params=tuple(x.arg for x in args),
+            param_sites=tuple(self.site(x, x.arg) for x in args),
+            decorators=tuple(self.decorator(d) for d in node.decorator_list),
+        )
+
+    def decorator(self, node: ast.expr) -> Decorator:
+        target = node.func if isinstance(node, ast.Call) else node
+        name = dotted_name(target).rpartition(".")[2]
+        return Decorator(name, self.site(node))
+
+    def availability_checks(self, node: ast.ClassDef) -> list[Site]:
+        found = []
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call) and dotted_name(sub.func) in self.tax.availability_checks:
+                found.append(self.site(sub))
+        found.sort(key=lambda s: (s.line, s.col))
+        return found
+
+    # -- instantiation calls ---------------------------------------------------------------
+    def instantiation(self, call: ast.Call) -> Instantiation | None:
+        func = call.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if name not in self.functions:
+            return None
+        args: dict[str, ast.expr] = {}
+        dynamic = False
+        for i, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                dynamic = True
+                break
+            if i < len(self.tax.positional):
+                args[self.tax.positional[i]] = arg
+        for kw in call.keywords:
+            if kw.arg is None:
+                dynamic = True
+            else:
+                args[kw.arg] = kw.value
+        first_key = self.tax.positional[0] if self.tax.positional else ""
+        first = args.get(first_key, call.args[0] if call.args else None)
+        class_name = first.id if isinstance(first, ast.Name) else None
+        opt_ins = []
+        for kw in sorted(self.opt_in_keywords):
+            if kw in args:
+                v = self.literal(args[kw])
+                opt_ins.append((kw, bool(v) if isinstance(v, bool) or v is None else None))
+        return Instantiation(
+            site=self.site(call, self.segment(call)),
+            function=dotted_name(func) or name,
+            class_name=class_name,
+            only_for=self.device_filter(args.get("only_for")),
+            except_for=self.device_filter(args.get("except_for")),
+            opt_ins=tuple(opt_ins),
+            dynamic=dynamic,
+        )
+
+    def device_filter(self, node: ast.expr | None) -> DeviceFilter | None:
+        if node is None:
+            return None
+        value = self.literal(node)
+        if value is None:  # only_for=None is the default: no filter
+            return None
+        if isinstance(value, str):
+            return DeviceFilter(self.site(node), (value,))
+        if isinstance(value, tuple):
+            return DeviceFilter(self.site(node), value)
+        return DeviceFilter(self.site(node), None)
+
+    # -- comments --------------------------------------------------------------------------
+    def noqa(self) -> tuple[tuple[int, tuple[str, ...]], ...]:
+        if "noqa" not in self.source.lower():
+            return ()
+        out = []
+        for i, line in enumerate(self.lines, 1):
+            if "#" not in line:
+                continue
+            m = _NOQA.search(line)
+            if m:
+                codes = m.group("codes")
+                out.append((i, tuple(c.upper() for c in re.split(r"[,\s]+", codes) if c) if codes else ()))
+        return tuple(out)
+
+
+_UNKNOWN = object()

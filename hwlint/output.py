@@ -1,0 +1,175 @@
+"""Output formats for findings, ruff-style. Each machine-readable format is a pinned contract."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import TextIO
+
+from . import __version__
+from .checker import Finding
+from .rules import RULES
+
+FORMATS = ("concise", "full", "json", "json-lines", "github", "sarif")
+DOCS_URL = "https://github.com/hwlint/hwlint#rules"
+
+
+def _fix_mark(f: Finding, fixable: Callable[[Finding], bool] | None) -> str:
+    return "[*] " if fixable is not None and fixable(f) else ""
+
+
+def write_concise(findings: Sequence[Finding], out: TextIO, fixable=None, **_: object) -> None:
+    for f in findings:
+        out.write(f"{f.path}:{f.line}:{f.col + 1}: {f.code} {_fix_mark(f, fixable)}{f.message}\n")
+
+
+def write_full(findings: Sequence[Finding], out: TextIO, fixable=None, sources=None, **_: object) -> None:
+    """Each finding with the offending source line and a caret under it."""
+    for f in findings:
+        out.write(f"{f.path}:{f.line}:{f.col + 1}: {f.code} {_fix_mark(f, fixable)}{f.message}\n")
+        lines = sources(f.path) if sources else None
+        if lines and 0 < f.line <= len(lines):
+            text = lines[f.line - 1].rstrip("\r\n").expandtabs(4)
+            width = len(str(f.line))
+            end = f.end_col if f.end_line == f.line and f.end_col > f.col else len(text)
+            carets = "^" * max(1, min(end, len(text)) - f.col)
+            pad = " " * width
+            out.write(f"{pad} |\n{f.line} | {text}\n{pad} | {' ' * f.col}{carets} {f.code}\n{pad} |\n")
+        out.write("\n")
+
+
+def _as_dict(f: Finding, fixable=None) -> dict:
+    return {
+        "code": f.code,
+        "name": RULES[f.code].name,
+        "message": f.message,
+        "filename": f.path,
+        "location": {"row": f.line, "column": f.col + 1},
+        "end_location": {"row": f.end_line or f.line, "column": (f.end_col or f.col) + 1},
+        "fix": None,
+        "fixable": bool(fixable and fixable(f)),
+        "noqa_row": f.line,
+        "severity": RULES[f.code].severity,
+        "url": f"{DOCS_URL}-{f.code.lower()}",
+    }
+
+
+def write_json(findings: Sequence[Finding], out: TextIO, fixable=None, **_: object) -> None:
+    json.dump([_as_dict(f, fixable) for f in findings], out, indent=2)
+    out.write("\n")
+
+
+def write_json_lines(findings: Sequence[Finding], out: TextIO, fixable=None, **_: object) -> None:
+    for f in findings:
+        out.write(json.dumps(_as_dict(f, fixable)) + "\n")
+
+
+def _gh_escape(text: str, prop: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if prop:
+        text = text.replace(":", "%3A").replace(",", "%2C")
+    return text
+
+
+def write_github(findings: Sequence[Finding], out: TextIO, **_: object) -> None:
+    for f in findings:
+        level = "error" if RULES[f.code].severity == "error" else "warning"
+        props = (
+            f"title={_gh_escape(f'hwlint ({f.code})', True)},file={_gh_escape(f.path, True)},"
+            f"line={f.line},col={f.col + 1},endLine={f.end_line or f.line},"
+            f"endColumn={(f.end_col or f.col) + 1}"
+        )
+        out.write(
+            f"::{level} {props}::{_gh_escape(f'{f.path}:{f.line}:{f.col + 1}: {f.code} {f.message}')}\n"
+        )
+
+
+def write_sarif(findings: Sequence[Finding], out: TextIO, **_: object) -> None:
+    rules = [
+        {
+            "id": r.code,
+            "name": r.name,
+            "shortDescription": {"text": r.summary},
+            "fullDescription": {"text": r.doc},
+            "helpUri": f"{DOCS_URL}-{r.code.lower()}",
+            "defaultConfiguration": {"level": "error" if r.severity == "error" else "warning"},
+        }
+        for r in RULES.values()
+    ]
+    results = [
+        {
+            "ruleId": f.code,
+            "level": "error" if RULES[f.code].severity == "error" else "warning",
+            "message": {"text": f.message},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": f.path.replace("\\", "/")},
+                        "region": {
+                            "startLine": f.line,
+                            "startColumn": f.col + 1,
+                            "endLine": f.end_line or f.line,
+                            "endColumn": (f.end_col or f.col) + 1,
+                        },
+                    }
+                }
+            ],
+        }
+        for f in findings
+    ]
+    doc = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "hwlint",
+                        "version": __version__,
+                        "informationUri": DOCS_URL,
+                        "rules": rules,
+                    }
+                },
+                "results": results,
+            }
+        ],
+    }
+    json.dump(doc, out, indent=2)
+    out.write("\n")
+
+
+WRITERS: dict[str, Callable[..., None]] = {
+    "concise": write_concise,
+    "full": write_full,
+    "json": write_json,
+    "json-lines": write_json_lines,
+    "github": write_github,
+    "sarif": write_sarif,
+}
+
+
+def write_statistics(findings: Sequence[Finding], out: TextIO, fixable=None) -> None:
+    """One line per code, most frequent first: count, code, [*] when fixable, rule name."""
+    counts = Counter(f.code for f in findings)
+    fix_counts = Counter(f.code for f in findings if fixable and fixable(f))
+    width = len(str(max(counts.values(), default=0)))
+    for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        mark = "[*]" if fix_counts[code] else "   "
+        out.write(f"{n:>{width}}\t{code}\t{mark} {RULES[code].name}\n")
+
+
+def summary(n: int, fixable: int = 0, fixed: int = 0) -> str:
+    """ruff's closing line."""
+    parts = []
+    if fixed:
+        parts.append(
+            f"Found {n + fixed} error{'s' if n + fixed != 1 else ''} ({fixed} fixed, {n} remaining)."
+        )
+    elif n:
+        parts.append(f"Found {n} error{'s' if n != 1 else ''}.")
+    else:
+        parts.append("All checks passed!")
+    if fixable and n:
+        parts.append(f"[*] {fixable} fixable with the `--fix` option.")
+    return "\n".join(parts)

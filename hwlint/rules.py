@@ -1,0 +1,733 @@
+"""The rules. Each rule has one home here: its code, name, message template and documentation.
+
+A rule's check decides *where* (it yields a position and the message's fields); the rule's message
+template decides *what is said*. The docstring is the rule's documentation, with the headings
+What it does / Why is this bad? / Example / Use instead, printed by ``hwlint rule CODE``.
+The table :data:`RULES` is the only registry: the checker, the CLI, flake8 and the docs all read it.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cached_property
+
+from .model import ClassInfo, Declaration, FileModel, Instantiation, Resolver, Site, effective_declaration
+from .taxonomy import Classification, Taxonomy
+
+Hit = tuple[Site, dict[str, object]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    message: str  # str.format template over the fields a check yields
+    doc: str
+    check: Callable[[Context], Iterator[Hit]] | None
+    severity: str = "error"  # error | warning | advice (lintrunner's vocabulary)
+
+    @property
+    def summary(self) -> str:
+        """The first sentence of the doc's "What it does" section."""
+        body = self.doc.split("## What it does", 1)[-1].strip()
+        return body.split("\n\n", 1)[0].replace("\n", " ").split(". ")[0].rstrip(".") + "."
+
+
+RULES: dict[str, Rule] = {}
+
+
+def rule(code: str, name: str, message: str, severity: str = "error"):
+    """Register the decorated check (or, for file-level codes, a docstring holder) under *code*."""
+
+    def register(fn: Callable[[Context], Iterator[Hit]]) -> Callable[[Context], Iterator[Hit]]:
+        if code in RULES:
+            raise ValueError(f"duplicate rule code {code}")
+        check = None if getattr(fn, "__no_check__", False) else fn
+        RULES[code] = Rule(code, name, message, inspect.cleandoc(fn.__doc__ or ""), check, severity)
+        return fn
+
+    return register
+
+
+def _doc_only(fn):
+    fn.__no_check__ = True
+    return fn
+
+
+class Context:
+    """What rules need about one file: the model, the taxonomy, and the classification of each class."""
+
+    def __init__(self, model: FileModel, taxonomy: Taxonomy, resolver: Resolver | None = None):
+        self.model = model
+        self.taxonomy = taxonomy
+        self.resolver = resolver
+        self._effective: dict[int, tuple[Declaration, ClassInfo] | None] = {}
+
+    def effective(self, cls: ClassInfo) -> tuple[Declaration, ClassInfo] | None:
+        key = id(cls)
+        if key not in self._effective:
+            self._effective[key] = effective_declaration(self.model, cls, self.resolver)
+        return self._effective[key]
+
+    def classification(self, cls: ClassInfo) -> Classification | None:
+        """The taxonomy entry that applies to *cls* (own or inherited), if known."""
+        found = self.effective(cls)
+        if found is None or found[0].member is None:
+            return None
+        return self.taxonomy.classifications.get(found[0].member)
+
+    @cached_property
+    def classified_test_classes(self) -> list[tuple[ClassInfo, Classification]]:
+        out = []
+        for cls in self.model.test_classes:
+            c = self.classification(cls)
+            if c is not None:
+                out.append((cls, c))
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Declarations
+
+
+@rule("HWC001", "missing-hw-classification", "Test class `{cls}` does not declare `{attribute}`{inherited}.")
+def missing_hw_classification(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags a test class (a class whose own body defines a `test*` method) that does not declare
+    `hw_classification` in its own body. With `inherit: true` in the taxonomy, a classification
+    inherited from a base class in the same file is accepted, as the runtime's `getattr` does.
+
+    ## Why is this bad?
+    A run filtered by `--hw-classification` silently drops every unclassified class: its tests run
+    on no runner at all, and nobody notices.
+
+    ## Example
+    ```python
+    class TestAdd(TestCase):
+        def test_add(self): ...
+    ```
+
+    ## Use instead
+    ```python
+    class TestAdd(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def test_add(self): ...
+    ```
+    """
+    tax = ctx.taxonomy
+    for cls in ctx.model.test_classes:
+        if cls.declaration is not None:
+            continue
+        if tax.inherit and ctx.effective(cls) is not None:
+            continue
+        found = ctx.effective(cls)
+        note = ""
+        if found is not None:
+            note = f" (it inherits one from `{found[1].name}`)"
+        yield cls.site, {"cls": cls.name, "attribute": tax.attribute, "inherited": note}
+
+
+@rule(
+    "HWC002",
+    "unknown-hw-classification",
+    "Test class `{cls}` declares `{member}`, which is not a classification in the taxonomy ({known}).",
+)
+def unknown_hw_classification(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags a declaration whose enum member is not one of the taxonomy's classifications.
+
+    ## Why is this bad?
+    No runner executes an unknown classification, so the class's tests never run. At run time an
+    unknown member of `HardwareClassification` is an `AttributeError` when the module is imported.
+
+    ## Example
+    ```python
+    class TestMatmul(TestCase):
+        hw_classification = HardwareClassification.GPU
+    ```
+
+    ## Use instead
+    ```python
+    class TestMatmul(TestCase):
+        hw_classification = HardwareClassification.ACCELERATOR
+    ```
+    """
+    known = ", ".join(ctx.taxonomy.classifications)
+    for cls in ctx.model.classes:
+        decl = cls.declaration
+        if decl is not None and decl.member is not None and decl.member not in ctx.taxonomy.classifications:
+            yield decl.site, {"cls": cls.name, "member": decl.site.text, "known": known}
+
+
+@rule(
+    "HWC003",
+    "unresolvable-hw-classification",
+    "Test class `{cls}` sets `{attribute}` to `{value}`, which is not a static `{enum}.MEMBER`.",
+)
+def unresolvable_hw_classification(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags a declaration whose value is not written as `HardwareClassification.MEMBER` (or through an
+    alias or a qualified name of the enum): a string, a call, another variable, or no value at all.
+
+    ## Why is this bad?
+    Tools that route tests to runners (hwselect, the upstream linter, reviewers) read the declaration
+    without running the code. A value they cannot read is a class they cannot place.
+
+    ## Example
+    ```python
+    class TestConv(TestCase):
+        hw_classification = "generic"
+    ```
+
+    ## Use instead
+    ```python
+    class TestConv(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+    ```
+    """
+    for cls in ctx.model.classes:
+        decl = cls.declaration
+        if decl is not None and decl.member is None:
+            yield (
+                decl.site,
+                {
+                    "cls": cls.name,
+                    "attribute": ctx.taxonomy.attribute,
+                    "value": decl.site.text,
+                    "enum": ctx.taxonomy.enum_name,
+                },
+            )
+
+
+# ---------------------------------------------------------------------------------------------
+# Instantiation
+
+
+@rule("HWC101", "instantiation-forbidden", "{classification} test class `{cls}` is passed to `{function}`.")
+def instantiation_forbidden(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags an instantiation call (`instantiate_device_type_tests`) for a class whose classification
+    forbids it, such as GENERIC.
+
+    ## Why is this bad?
+    Instantiation generates one class per device type, so a device-independent test runs once per
+    device, and GENERIC runners (CPU-only) and accelerator runners all run copies of it.
+
+    ## Example
+    ```python
+    class TestParser(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def test_parse(self): ...
+
+    instantiate_device_type_tests(TestParser, globals())
+    ```
+
+    ## Use instead
+    Drop the instantiation call, or classify the class ACCELERATOR and give its tests a `device`.
+    """
+    for cls, c in ctx.classified_test_classes:
+        if c.instantiation != "forbidden":
+            continue
+        for call in ctx.model.instantiations_of(cls):
+            yield call.site, {"classification": c.name, "cls": cls.name, "function": call.function}
+
+
+@rule(
+    "HWC102",
+    "instantiation-missing",
+    "{classification} test class `{cls}` is never passed to `{function}` in this file.",
+)
+def instantiation_missing(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags a class whose classification requires instantiation (such as ACCELERATOR) when no
+    instantiation call in the file names it.
+
+    ## Why is this bad?
+    Without instantiation no per-device classes exist: the class runs as a plain class, its
+    `device` parameter has no value, and accelerator runners never see it.
+
+    ## Example
+    ```python
+    class TestOps(TestCase):
+        hw_classification = HardwareClassification.ACCELERATOR
+
+        def test_add(self, device): ...
+    ```
+
+    ## Use instead
+    ```python
+    instantiate_device_type_tests(TestOps, globals())
+    ```
+    """
+    function = ctx.taxonomy.instantiation_functions[0]
+    for cls, c in ctx.classified_test_classes:
+        if c.instantiation == "required" and not ctx.model.instantiations_of(cls):
+            yield cls.site, {"classification": c.name, "cls": cls.name, "function": function}
+
+
+@rule(
+    "HWC103",
+    "only-for-forbidden",
+    "{classification} test class `{cls}` is instantiated with `only_for={value}`.",
+)
+def only_for_forbidden(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags `only_for=` on the instantiation of a class whose classification forbids it (ACCELERATOR).
+
+    ## Why is this bad?
+    An allow-list of device types silently excludes every backend it does not name: a stale
+    `only_for=("cuda", "xpu")` drops MPS and every PrivateUse1 backend without a trace.
+
+    ## Example
+    ```python
+    instantiate_device_type_tests(TestOps, globals(), only_for=("cuda", "xpu"))
+    ```
+
+    ## Use instead
+    ```python
+    instantiate_device_type_tests(TestOps, globals(), except_for="cpu")
+    ```
+    """
+    for cls, c in ctx.classified_test_classes:
+        if c.only_for != "forbidden":
+            continue
+        for call in ctx.model.instantiations_of(cls):
+            if call.only_for is not None:
+                yield (
+                    call.only_for.site,
+                    {"classification": c.name, "cls": cls.name, "value": call.only_for.site.text},
+                )
+
+
+def _device_calls(
+    ctx: Context, setting: str, value: str
+) -> Iterator[tuple[ClassInfo, Classification, Instantiation]]:
+    for cls, c in ctx.classified_test_classes:
+        if getattr(c, setting) == value:
+            for call in ctx.model.instantiations_of(cls):
+                yield cls, c, call
+
+
+@rule("HWC104", "only-for-mismatch", "{classification} test class `{cls}` is instantiated {problem}.")
+def only_for_mismatch(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Where the taxonomy demands it (`only_for: device`), flags an instantiation of a device-specific
+    class whose `only_for` is absent or names other device types than the classification's device.
+
+    ## Why is this bad?
+    A CUDA class instantiated for every device generates `TestFooCPU` and `TestFooMPS` copies that
+    claim to be CUDA tests: the CPU runner skips them, and nothing runs them where they belong.
+
+    ## Example
+    ```python
+    class TestCudnn(TestCase):
+        hw_classification = HardwareClassification.CUDA
+
+        def test_conv(self, device): ...
+
+    instantiate_device_type_tests(TestCudnn, globals())
+    ```
+
+    ## Use instead
+    ```python
+    instantiate_device_type_tests(TestCudnn, globals(), only_for="cuda")
+    ```
+    """
+    tax = ctx.taxonomy
+    for cls, c, call in _device_calls(ctx, "only_for", "device"):
+        aliases = tax.device_aliases(c.device or "")
+        if call.only_for is None:
+            problem = f'without `only_for="{c.device}"`'
+            yield call.site, {"classification": c.name, "cls": cls.name, "problem": problem}
+        elif call.only_for.devices is not None and (
+            not call.only_for.devices or not set(call.only_for.devices) <= aliases
+        ):
+            problem = f'with `only_for={call.only_for.site.text}` instead of `"{c.device}"`'
+            yield call.only_for.site, {"classification": c.name, "cls": cls.name, "problem": problem}
+
+
+@rule(
+    "HWC105",
+    "except-for-forbidden",
+    "{classification} test class `{cls}` is instantiated with `except_for={value}`.",
+)
+def except_for_forbidden(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags `except_for=` on the instantiation of a class whose classification forbids it.
+
+    ## Why is this bad?
+    For a device-specific class the only device that matters is its own; `except_for` suggests the
+    class runs on others too, which contradicts its classification.
+
+    ## Example
+    ```python
+    instantiate_device_type_tests(TestCudnn, globals(), except_for="cpu")
+    ```
+
+    ## Use instead
+    ```python
+    instantiate_device_type_tests(TestCudnn, globals(), only_for="cuda")
+    ```
+    """
+    for cls, c in ctx.classified_test_classes:
+        if c.except_for != "forbidden":
+            continue
+        for call in ctx.model.instantiations_of(cls):
+            if call.except_for is not None:
+                yield (
+                    call.except_for.site,
+                    {"classification": c.name, "cls": cls.name, "value": call.except_for.site.text},
+                )
+
+
+@rule(
+    "HWC106",
+    "unresolvable-device-filter",
+    "{classification} test class `{cls}` is instantiated "
+    "with `{keyword}={value}`, which cannot be resolved statically.",
+)
+def unresolvable_device_filter(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags an `only_for` / `except_for` argument whose value hwlint cannot compute without running
+    the code (a call, an imported name, a reassigned variable) where a rule needs its value.
+    String literals, tuples and lists of them, and module-level constants built from them resolve.
+
+    ## Why is this bad?
+    Neither hwlint nor a reviewer can tell which device types the class runs on, so a stale list
+    that drops a backend goes unnoticed.
+
+    ## Example
+    ```python
+    instantiate_device_type_tests(TestCudnn, globals(), only_for=get_devices())
+    ```
+
+    ## Use instead
+    ```python
+    instantiate_device_type_tests(TestCudnn, globals(), only_for="cuda")
+    ```
+    """
+    for cls, c, call in _device_calls(ctx, "only_for", "device"):
+        if call.only_for is not None and call.only_for.devices is None:
+            yield (
+                call.only_for.site,
+                {
+                    "classification": c.name,
+                    "cls": cls.name,
+                    "keyword": "only_for",
+                    "value": call.only_for.site.text,
+                },
+            )
+
+
+def generated_devices(taxonomy: Taxonomy, call: Instantiation) -> list[str]:
+    """Device types *call* may generate classes for (filters applied where they can be resolved)."""
+    out = []
+    for name, dev in taxonomy.devices.items():
+        aliases = taxonomy.device_aliases(name)
+        only, excluded = call.only_for, call.except_for
+        if only is not None and only.devices is not None and not aliases & set(only.devices):
+            continue
+        if excluded is not None and excluded.devices is not None and aliases & set(excluded.devices):
+            continue
+        if dev.opt_in and call.opt_in(dev.opt_in) is False:
+            continue
+        out.append(name)
+    return out
+
+
+def generated_suffixes(taxonomy: Taxonomy, device: str) -> list[str]:
+    """Class-name suffixes instantiation may use for *device* (PrivateUse1 also uses backend names)."""
+    names = [device.upper()]
+    if device == "privateuse1":
+        names += [b.upper() for b in taxonomy.backends()]
+    return names
+
+
+@rule(
+    "HWC107",
+    "generated-name-collision",
+    "Class `{cls}` has the name that `{function}` generates for "
+    "`{generic}` on {device} (line {line}); at run time one replaces the other.",
+)
+def generated_name_collision(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags a class named like a class that instantiation generates in the same module: instantiating
+    `TestFoo` for cuda writes `TestFooCUDA` into the module's globals.
+
+    ## Why is this bad?
+    The generated class and the hand-written one share one global name, so whichever is bound last
+    silently replaces the other, and the replaced class's tests vanish from collection.
+
+    ## Example
+    ```python
+    class TestFoo(TestCase): ...
+    class TestFooCUDA(TestCase): ...  # replaced by the class generated below
+
+    instantiate_device_type_tests(TestFoo, globals())
+    ```
+
+    ## Use instead
+    Give the hand-written class a name no instantiation generates, such as `TestFooCudaOnly`.
+    """
+    generated: dict[str, tuple[str, str, Instantiation]] = {}
+    for call in ctx.model.instantiations:
+        if call.class_name is None:
+            continue
+        for device in generated_devices(ctx.taxonomy, call):
+            for suffix in generated_suffixes(ctx.taxonomy, device):
+                generated.setdefault(call.class_name + suffix, (call.class_name, device, call))
+    if not generated:
+        return
+    for cls in ctx.model.classes:
+        hit = generated.get(cls.name)
+        if hit is not None:
+            generic, device, call = hit
+            yield (
+                cls.site,
+                {
+                    "cls": cls.name,
+                    "function": call.function,
+                    "generic": generic,
+                    "device": device,
+                    "line": call.site.line,
+                },
+            )
+
+
+# ---------------------------------------------------------------------------------------------
+# Test methods and class bodies
+
+
+@rule(
+    "HWC201",
+    "device-param-forbidden",
+    "{classification} test method `{cls}.{method}` takes a `{param}` parameter.",
+)
+def device_param_forbidden(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags a test method that takes a `device` / `devices` parameter in a class whose classification
+    forbids it (GENERIC).
+
+    ## Why is this bad?
+    Only instantiation supplies `device`; a GENERIC class is not instantiated, so the parameter
+    signals a test that really depends on the device and is misclassified.
+
+    ## Example
+    ```python
+    class TestShapes(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def test_view(self, device): ...
+    ```
+
+    ## Use instead
+    Classify the class ACCELERATOR and instantiate it, or drop the parameter.
+    """
+    params = set(ctx.taxonomy.device_params)
+    for cls, c in ctx.classified_test_classes:
+        if c.device_param != "forbidden":
+            continue
+        for m in cls.test_methods:
+            for name, site in zip(m.params, m.param_sites, strict=True):
+                if name in params:
+                    yield site, {"classification": c.name, "cls": cls.name, "method": m.name, "param": name}
+
+
+@rule(
+    "HWC202",
+    "device-param-missing",
+    "{classification} test method `{cls}.{method}` takes no {params} parameter.",
+)
+def device_param_missing(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags a test method without a `device` / `devices` parameter in a class whose classification
+    requires one (ACCELERATOR).
+
+    ## Why is this bad?
+    A test that ignores the device it is instantiated for runs the same CPU code once per device:
+    it costs every accelerator runner time and tests nothing about the accelerator.
+
+    ## Example
+    ```python
+    class TestOps(TestCase):
+        hw_classification = HardwareClassification.ACCELERATOR
+
+        def test_add(self): ...
+    ```
+
+    ## Use instead
+    ```python
+    class TestOps(TestCase):
+        hw_classification = HardwareClassification.ACCELERATOR
+
+        def test_add(self, device): ...
+    ```
+    """
+    params = set(ctx.taxonomy.device_params)
+    wanted = " or ".join(f"`{p}`" for p in ctx.taxonomy.device_params)
+    for cls, c in ctx.classified_test_classes:
+        if c.device_param != "required":
+            continue
+        for m in cls.test_methods:
+            if not params & set(m.params):
+                yield m.site, {"classification": c.name, "cls": cls.name, "method": m.name, "params": wanted}
+
+
+@rule(
+    "HWC203",
+    "device-specific-decorator",
+    "{classification} test {kind} `{target}` is decorated with `@{decorator}`.",
+)
+def device_specific_decorator(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags a decorator the classification forbids, such as a device-specific `@onlyCUDA` on an
+    ACCELERATOR class or test method. `@onlyAccelerator` is device-neutral and allowed.
+
+    ## Why is this bad?
+    ACCELERATOR promises that every accelerator runs the test; `@onlyCUDA` quietly turns it into a
+    CUDA test that MPS, XPU and PrivateUse1 backends skip.
+
+    ## Example
+    ```python
+    class TestOps(TestCase):
+        hw_classification = HardwareClassification.ACCELERATOR
+
+        @onlyCUDA
+        def test_cudnn(self, device): ...
+    ```
+
+    ## Use instead
+    Move the test to a class classified CUDA, or use `@onlyAccelerator`.
+    """
+    for cls, c in ctx.classified_test_classes:
+        if not c.forbidden_decorators:
+            continue
+        for d in cls.decorators:
+            if d.name in c.forbidden_decorators:
+                yield (
+                    d.site,
+                    {"classification": c.name, "kind": "class", "target": cls.name, "decorator": d.name},
+                )
+        for m in cls.test_methods:
+            for d in m.decorators:
+                if d.name in c.forbidden_decorators:
+                    yield (
+                        d.site,
+                        {
+                            "classification": c.name,
+                            "kind": "method",
+                            "target": f"{cls.name}.{m.name}",
+                            "decorator": d.name,
+                        },
+                    )
+
+
+@rule(
+    "HWC204",
+    "availability-check",
+    "{classification} test class `{cls}` checks accelerator availability with `{call}`.",
+)
+def availability_check(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags an accelerator availability check (`torch.cuda.is_available()`,
+    `torch.accelerator.is_available()`, ...) anywhere in a class whose classification forbids it
+    (GENERIC), its decorators and methods included.
+
+    ## Why is this bad?
+    GENERIC runs once, on a CPU-only runner, where the check is always false: the guarded code never
+    runs anywhere, yet the class looks covered.
+
+    ## Example
+    ```python
+    class TestSerialization(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        @unittest.skipIf(not torch.cuda.is_available(), "needs CUDA")
+        def test_load_to_gpu(self): ...
+    ```
+
+    ## Use instead
+    Move the accelerator part to a class classified ACCELERATOR (or CUDA) and instantiate it.
+    """
+    for cls, c in ctx.classified_test_classes:
+        if c.availability_checks != "forbidden":
+            continue
+        for site in cls.availability_checks:
+            yield site, {"classification": c.name, "cls": cls.name, "call": site.text}
+
+
+# ---------------------------------------------------------------------------------------------
+# File-level findings, raised by the checker rather than by a check over the model
+
+
+@rule("HWC900", "internal-error", "Internal error in rule {rule}: {error}.")
+@_doc_only
+def internal_error(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Reports that one of hwlint's own rules failed on this file. The other rules and files still run.
+
+    ## Why is this bad?
+    The failed rule did not check the file, so its findings may be missing. It is a bug in hwlint:
+    please report it with the file that triggers it.
+
+    ## Example
+    ```
+    test_x.py:1:1: HWC900 Internal error in rule HWC204: RecursionError: maximum recursion depth.
+    ```
+
+    ## Use instead
+    Nothing to change in the file; upgrade hwlint or report the bug.
+    """
+    return iter(())
+
+
+@rule("HWC901", "unparsable-file", "Cannot check file: {reason}.")
+@_doc_only
+def unparsable_file(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Reports a file that cannot be read, decoded or parsed as Python.
+
+    ## Why is this bad?
+    A file hwlint cannot read is a file whose classes it cannot check; the upstream linter passes
+    such a file silently, which hides every problem in it.
+
+    ## Example
+    ```python
+    class TestFoo(TestCase)
+        def test_x(self): ...
+    ```
+
+    ## Use instead
+    Fix the syntax error (or the encoding, or the file's permissions).
+    """
+    return iter(())
+
+
+def rule_by_name_or_code(key: str) -> Rule | None:
+    key = key.strip()
+    if key.upper() in RULES:
+        return RULES[key.upper()]
+    for r in RULES.values():
+        if r.name == key:
+            return r
+    return None
