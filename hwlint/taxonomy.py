@@ -260,6 +260,8 @@ class _Validator:
                 raise self.error(prefix or full, f"missing required key {key!r}")
             return default
         value = mapping[key]
+        if value is None and default is None:  # an optional key written as null
+            return None
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             names = " or ".join(t.__name__ for t in (kind if isinstance(kind, tuple) else (kind,)))
             raise self.error(full, f"expected {_kind_name(names)}, got {_describe(value)}")

@@ -1,0 +1,43 @@
+"""Shared fixtures: the repository's taxonomies and a way to run the installed console scripts."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hwlint.taxonomy import Taxonomy, load_taxonomy
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+DEFAULT_TAXONOMY = ROOT / "taxonomy.yaml"
+STRICT_TAXONOMY = EXAMPLES / "taxonomy-strict.yaml"
+VENDOR_TAXONOMY = EXAMPLES / "taxonomy-vendor.yaml"
+
+
+@pytest.fixture(scope="session")
+def taxonomy() -> Taxonomy:
+    return load_taxonomy(DEFAULT_TAXONOMY)
+
+
+@pytest.fixture(scope="session")
+def strict_taxonomy() -> Taxonomy:
+    return load_taxonomy(STRICT_TAXONOMY)
+
+
+@pytest.fixture(scope="session")
+def vendor_taxonomy() -> Taxonomy:
+    return load_taxonomy(VENDOR_TAXONOMY)
+
+
+def run_tool(
+    *args: str, cwd: Path | str | None = None, input: str | None = None
+) -> subprocess.CompletedProcess:
+    """Run a console script installed next to this interpreter (hwlint, hwselect, flake8, ...)."""
+    exe = Path(sys.executable).parent / args[0]
+    cmd = [str(exe) if exe.exists() else args[0], *args[1:]]
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1"}
+    return subprocess.run(cmd, cwd=cwd, input=input, capture_output=True, text=True, env=env, timeout=300)

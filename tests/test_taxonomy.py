@@ -1,0 +1,167 @@
+"""The taxonomy loader: the shipped files load, and every malformed file is a precise error."""
+
+from __future__ import annotations
+
+import pytest
+
+from hwlint.taxonomy import TaxonomyError, load_taxonomy, parse_taxonomy
+
+from .conftest import DEFAULT_TAXONOMY, STRICT_TAXONOMY, VENDOR_TAXONOMY, run_tool
+
+
+def test_default_taxonomy_matches_the_upstream_rfc(taxonomy):
+    assert list(taxonomy.classifications) == ["GENERIC", "ACCELERATOR", "CPU", "CUDA", "MPS", "XPU"]
+    runs = {name: (r.device, r.runs) for name, r in taxonomy.runners.items()}
+    assert runs == {
+        "cpu": ("cpu", ("GENERIC", "ACCELERATOR", "CPU")),
+        "cuda": ("cuda", ("ACCELERATOR", "CUDA")),
+        "rocm": ("cuda", ("ACCELERATOR", "CUDA")),
+        "mps": ("mps", ("ACCELERATOR", "MPS")),
+        "xpu": ("xpu", ("ACCELERATOR", "XPU")),
+        "privateuse1": ("privateuse1", ("ACCELERATOR",)),
+    }
+    generic, accel, cuda = (taxonomy.classifications[k] for k in ("GENERIC", "ACCELERATOR", "CUDA"))
+    assert (generic.instantiation, generic.device_param, generic.availability_checks) == (
+        "forbidden",
+        "forbidden",
+        "forbidden",
+    )
+    assert (accel.instantiation, accel.device_param, accel.only_for) == ("required", "required", "forbidden")
+    assert "onlyCUDA" in accel.forbidden_decorators and "onlyAccelerator" not in accel.forbidden_decorators
+    # today's upstream linter: a device-specific class needs the declaration only
+    assert (cuda.device, cuda.instantiation, cuda.device_param, cuda.only_for, cuda.except_for) == (
+        "cuda",
+        "either",
+        "either",
+        "either",
+        "either",
+    )
+
+
+def test_strict_taxonomy_pins_device_classes(strict_taxonomy):
+    for name in ("CPU", "CUDA", "MPS", "XPU"):
+        c = strict_taxonomy.classifications[name]
+        assert (c.instantiation, c.device_param, c.only_for, c.except_for) == (
+            "required",
+            "required",
+            "device",
+            "forbidden",
+        )
+
+
+def test_vendor_taxonomy_adds_a_classification_and_runner_without_code(vendor_taxonomy):
+    npu = vendor_taxonomy.classifications["NPU"]
+    assert npu.device == "privateuse1"
+    runner = vendor_taxonomy.runners["npu"]
+    assert (runner.device, runner.runs, runner.backends) == ("privateuse1", ("ACCELERATOR", "NPU"), ("npu",))
+    assert vendor_taxonomy.device_aliases("privateuse1") == {"privateuse1", "npu"}
+
+
+BAD = [
+    ("", None, "", "taxonomy is empty"),
+    ("classifications: [", 1, "", "malformed YAML"),
+    ("- a\n- b\n", 1, "", "top level must be a mapping"),
+    ("classifications:\n  A: {}\n  A: {}\n", 3, "classifications.A", "duplicate key"),
+    ("classifications:\n  A: {}\nbogus: 1\n", 3, "bogus", "unknown key"),
+    (
+        "classifications:\n  A:\n    instantiation: sometimes\n",
+        3,
+        "classifications.A.instantiation",
+        "expected one of required, forbidden, either",
+    ),
+    ("classifications:\n  A:\n    device: tpu\n", 3, "classifications.A.device", "unknown device type 'tpu'"),
+    (
+        "classifications:\n  A: {device: cpu}\n  B: {device: cpu}\n",
+        3,
+        "classifications.B.device",
+        "already belongs to A",
+    ),
+    (
+        "classifications:\n  A:\n    only_for: device\n",
+        3,
+        "classifications.A.only_for",
+        "needs the classification's device",
+    ),
+    (
+        "classifications:\n  A: {}\nrunners:\n  r:\n    device: cpu\n    runs: [A, B]\n",
+        6,
+        "runners.r.runs[1]",
+        "unknown classification 'B'",
+    ),
+    (
+        "classifications:\n  A: {}\nrunners:\n  r:\n    runs: [A]\n",
+        4,
+        "runners.r",
+        "missing required key 'device'",
+    ),
+    (
+        "classifications:\n  A: {}\nrunners:\n  r: {device: cuda, backend: npu, runs: [A]}\n",
+        4,
+        "runners.r.backend",
+        "only a privateuse1 runner",
+    ),
+    ("classifications: !!python/object:os.system {}\n", 1, "classifications", "unsupported YAML tag"),
+    ("version: 2\nclassifications: {A: {}}\n", 1, "version", "unsupported taxonomy version 2"),
+    ("inherit: maybe\nclassifications: {A: {}}\n", 1, "inherit", "expected true or false, got a string"),
+    ("classifications: {}\n", 1, "classifications", "at least one classification"),
+    (
+        "device_params: [device, 3]\nclassifications: {A: {}}\n",
+        1,
+        "device_params[1]",
+        "expected an identifier",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "key", "message"), BAD, ids=[b[3] for b in BAD])
+def test_malformed_taxonomy_is_a_precise_error(text, line, key, message):
+    with pytest.raises(TaxonomyError) as info:
+        parse_taxonomy(text, "bad.yaml")
+    err = info.value
+    assert (err.path, err.line, err.key) == ("bad.yaml", line, key)
+    assert message in err.message
+
+
+def test_unreadable_and_huge_files(tmp_path):
+    with pytest.raises(TaxonomyError, match="cannot read taxonomy"):
+        load_taxonomy(tmp_path / "missing.yaml")
+    huge = tmp_path / "huge.yaml"
+    huge.write_text("# " + "x" * (1 << 20) + "\n")
+    with pytest.raises(TaxonomyError, match="larger than"):
+        load_taxonomy(huge)
+
+
+def test_cli_taxonomy_check_reports_file_line_and_key(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("classifications:\n  A:\n    device: tpu\n")
+    ok = run_tool(
+        "hwlint", "taxonomy", "check", str(DEFAULT_TAXONOMY), str(STRICT_TAXONOMY), str(VENDOR_TAXONOMY)
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.count(": ok (") == 3
+    res = run_tool("hwlint", "taxonomy", "check", str(bad))
+    assert res.returncode == 2
+    assert (
+        res.stderr
+        == f"hwlint: error: {bad}:3: classifications.A.device: unknown device type 'tpu' (not under devices)\n"
+    )
+    assert "Traceback" not in res.stderr
+
+
+def test_cli_check_with_bad_taxonomy_exits_2(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("classifications: [\n")
+    res = run_tool("hwlint", "check", "--taxonomy", str(bad), str(tmp_path))
+    assert res.returncode == 2
+    assert res.stderr.startswith(f"hwlint: error: {bad}:")
+
+
+def test_taxonomy_show_round_trips(tmp_path):
+    res = run_tool("hwlint", "taxonomy", "show", "--taxonomy", str(VENDOR_TAXONOMY))
+    assert res.returncode == 0, res.stderr
+    shown = tmp_path / "shown.yaml"
+    shown.write_text(res.stdout)
+    again = load_taxonomy(shown)
+    original = load_taxonomy(VENDOR_TAXONOMY)
+    assert again.classifications == original.classifications
+    assert again.runners == original.runners
