@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from . import __version__
@@ -22,8 +23,12 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
 
 
+def _patterns(value: str) -> list[str]:
+    return [c.strip() for c in value.split(",") if c.strip()]
+
+
 def _codes(value: str) -> list[str]:
-    return [c.strip().upper() for c in value.split(",") if c.strip()]
+    return [c.upper() for c in _patterns(value)]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,6 +43,13 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--taxonomy", metavar="FILE", help="taxonomy YAML (default: bundled)")
     check.add_argument("--config", metavar="FILE", help="pyproject.toml to read [tool.hwlint] from")
     check.add_argument("--isolated", action="store_true", help="ignore configuration files")
+    check.add_argument(
+        "--extend-exclude",
+        type=_patterns,
+        default=[],
+        metavar="PATTERNS",
+        help="comma-separated path patterns to skip, on top of the configured ones",
+    )
     check.add_argument("--select", type=_codes, metavar="CODES", help="comma-separated code prefixes")
     check.add_argument("--extend-select", type=_codes, default=[], metavar="CODES")
     check.add_argument("--ignore", type=_codes, metavar="CODES")
@@ -117,6 +129,8 @@ def cmd_check(args) -> int:
     from .output import WRITERS, summary, write_statistics
 
     config = _load_config(args)
+    if args.extend_exclude:
+        config = replace(config, exclude=(*config.exclude, *args.extend_exclude))
     taxonomy = _load_taxonomy(args.taxonomy or config.taxonomy)
     select = tuple(args.select) if args.select is not None else config.select
     ignore = tuple(args.ignore) if args.ignore is not None else config.ignore

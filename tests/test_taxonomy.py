@@ -141,10 +141,8 @@ def test_cli_taxonomy_check_reports_file_line_and_key(tmp_path):
     assert ok.stdout.count(": ok (") == 3
     res = run_tool("hwlint", "taxonomy", "check", str(bad))
     assert res.returncode == 2
-    assert (
-        res.stderr
-        == f"hwlint: error: {bad}:3: classifications.A.device: unknown device type 'tpu' (not under devices)\n"
-    )
+    expected = f"{bad}:3: classifications.A.device: unknown device type 'tpu' (not under devices)"
+    assert res.stderr == f"hwlint: error: {expected}\n"
     assert "Traceback" not in res.stderr
 
 
