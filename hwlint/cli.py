@@ -50,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATTERNS",
         help="comma-separated path patterns to skip, on top of the configured ones",
     )
+    check.add_argument(
+        "--force-exclude", action="store_true", help="apply exclusions to files named on the command line too"
+    )
     check.add_argument("--select", type=_codes, metavar="CODES", help="comma-separated code prefixes")
     check.add_argument("--extend-select", type=_codes, default=[], metavar="CODES")
     check.add_argument("--ignore", type=_codes, metavar="CODES")
@@ -109,7 +112,12 @@ def _load_config(args):
     if getattr(args, "isolated", False):
         return Config()
     try:
-        return load_config(Path(args.config) if args.config else None)
+        if args.config:
+            return load_config(Path(args.config))
+        # like ruff, the configuration nearest to what is checked applies
+        paths = getattr(args, "paths", None) or ["."]
+        start = Path(paths[0])
+        return load_config(start=start if start.is_dir() else start.parent)
     except ConfigError as e:
         raise _UserError(str(e)) from None
 
@@ -136,9 +144,10 @@ def cmd_check(args) -> int:
     ignore = tuple(args.ignore) if args.ignore is not None else config.ignore
     selection = Selection((*select, *args.extend_select), (*ignore, *args.extend_ignore))
     findings = []
-    for path in discover(args.paths or ["."], config):
+    for path in discover(args.paths or ["."], config, args.force_exclude):
         sel = selection.with_ignored(config.ignored_for(path))
         findings.extend(check_file(path, taxonomy, sel).findings)
+    findings.sort(key=lambda f: f.sort_key())
 
     out = sys.stdout
     if args.statistics:

@@ -146,9 +146,10 @@ def load_config(path: Path | None = None, start: Path | None = None) -> Config:
     )
 
 
-def discover(paths: Sequence[str], config: Config) -> Iterator[str]:
+def discover(paths: Sequence[str], config: Config, force_exclude: bool = False) -> Iterator[str]:
     """Files to check, in a stable order. Directories expand to files matching ``include``;
-    files named explicitly are always checked (missing ones too, so that they are reported)."""
+    files named explicitly are always checked (missing ones too, so that they are reported),
+    unless *force_exclude* applies the exclusions to them as well (for pre-commit)."""
     seen: set[str] = set()
     for given in paths:
         if os.path.isdir(given):
@@ -156,7 +157,7 @@ def discover(paths: Sequence[str], config: Config) -> Iterator[str]:
                 if found not in seen:
                     seen.add(found)
                     yield found
-        elif given not in seen:
+        elif given not in seen and not (force_exclude and config.is_excluded(given)):
             seen.add(given)
             yield given
 

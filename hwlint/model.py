@@ -328,6 +328,12 @@ class _Builder:
             text = self.segment(node)
         return Site(line, self.col(line, col), text, end_line, self.col(end_line, end_col))
 
+    def header_site(self, node: ast.AST, text: str) -> Site:
+        """A def/class statement's position, spanning its keyword and name only."""
+        line = node.lineno  # type: ignore[attr-defined]
+        col = self.col(line, node.col_offset)  # type: ignore[attr-defined]
+        return Site(line, col, text, line, col + len(text))
+
     def segment(self, node: ast.AST, limit: int = 120) -> str:
         """The node's source text on one line, shortened to *limit* characters."""
         l1, c1 = node.lineno, node.col_offset  # type: ignore[attr-defined]
@@ -461,7 +467,7 @@ class _Builder:
             doc_end = body[0].end_lineno or body[0].lineno
         return ClassInfo(
             name=node.name,
-            site=self.site(node, f"class {node.name}"),
+            site=self.header_site(node, f"class {node.name}"),
             end_line=node.end_lineno or node.lineno,
             bases=tuple(dotted_name(b) for b in node.bases),
             decorators=tuple(self.decorator(d) for d in node.decorator_list),
@@ -510,7 +516,9 @@ class _Builder:
             args.append(a.kwarg)
         return Method(
             name=node.name,
-            site=self.site(node, f"def {node.name}"),
+            site=self.header_site(
+                node, f"{'async ' if isinstance(node, ast.AsyncFunctionDef) else ''}def {node.name}"
+            ),
             is_test=node.name.startswith(prefix),
             params=tuple(x.arg for x in args),
             param_sites=tuple(self.site(x, x.arg) for x in args),

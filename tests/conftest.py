@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -41,3 +42,20 @@ def run_tool(
     cmd = [str(exe) if exe.exists() else args[0], *args[1:]]
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1"}
     return subprocess.run(cmd, cwd=cwd, input=input, capture_output=True, text=True, env=env, timeout=300)
+
+
+_MARK = re.compile(r"\b(HWC\d{3})(?:\[(!?\w+)\])?")
+
+
+def expected(path: Path, taxonomy: str = "default") -> set[tuple[int, str]]:
+    """(line, code) pairs marked in *path*'s trailing comments: `# HWC001`, `# HWC104[strict]`
+    (only under that taxonomy) or `# HWC002[!vendor]` (under every other one)."""
+    out = set()
+    for lineno, line in enumerate(path.read_text().splitlines(), 1):
+        if line.lstrip().startswith("#"):
+            continue  # whole-line comments describe; trailing comments mark
+        comment = line.partition("#")[2]
+        for code, only in _MARK.findall(comment):
+            if not only or only == taxonomy or (only.startswith("!") and only[1:] != taxonomy):
+                out.add((lineno, code))
+    return out

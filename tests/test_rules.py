@@ -20,7 +20,7 @@ from hwlint.checker import check_file
 from hwlint.rules import RULES
 from hwlint.taxonomy import load_taxonomy
 
-from .conftest import DEFAULT_TAXONOMY, ROOT, STRICT_TAXONOMY, VENDOR_TAXONOMY, run_tool
+from .conftest import DEFAULT_TAXONOMY, ROOT, STRICT_TAXONOMY, VENDOR_TAXONOMY, expected, run_tool
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -40,18 +40,7 @@ TAXONOMIES = {
     "vendor": VENDOR_TAXONOMY,
     "inherit": _inherit_taxonomy(),
 }
-MARK = re.compile(r"\b(HWC\d{3})(?:\[(!?\w+)\])?")
 FIXTURE_FILES = sorted(FIXTURES.glob("HWC*.py"))
-
-
-def expected(path: Path, taxonomy: str) -> set[tuple[int, str]]:
-    out = set()
-    for lineno, line in enumerate(path.read_text().splitlines(), 1):
-        comment = line.partition("#")[2] if lineno > 1 else ""
-        for code, only in MARK.findall(comment):
-            if not only or only == taxonomy or (only.startswith("!") and only[1:] != taxonomy):
-                out.add((lineno, code))
-    return out
 
 
 @pytest.mark.parametrize("taxonomy", TAXONOMIES)

@@ -1,0 +1,45 @@
+"""Device-specific tests: CUDA classes run only on CUDA (and ROCm) runners."""
+
+import torch
+from torch.testing._internal import common_utils
+from torch.testing._internal.common_device_type import instantiate_device_type_tests
+from torch.testing._internal.common_utils import TestCase, run_tests
+
+TEST_CUDA = torch.cuda.is_available()
+CUDA_ONLY = ("cuda",)
+
+
+class TestCudnn(TestCase):
+    hw_classification = common_utils.HardwareClassification.CUDA
+
+    def test_conv(self, device):
+        pass
+
+
+class TestCudnnDeterministic(TestCudnn):
+    hw_classification = common_utils.HardwareClassification.CUDA
+
+    def test_conv_deterministic(self, device):
+        pass
+
+
+if TEST_CUDA:
+
+    class TestCudaGraphs(TestCase):
+        hw_classification = common_utils.HardwareClassification.CUDA
+
+        def test_capture(self):
+            pass
+
+    class TestCudaStreams(TestCase):
+        hw_classification = common_utils.HardwareClassification.GPU  # HWC002: not a classification
+
+        def test_sync(self):
+            pass
+
+
+instantiate_device_type_tests(TestCudnn, globals(), only_for=CUDA_ONLY)
+instantiate_device_type_tests(TestCudnnDeterministic, globals(), only_for="cuda")
+
+if __name__ == "__main__":
+    run_tests()

@@ -1,0 +1,209 @@
+"""`hwlint check` as a user runs it: formats, selection, noqa, configuration and exit codes."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+from .conftest import run_tool
+
+SOURCE = textwrap.dedent(
+    """\
+    from torch.testing._internal.common_utils import HardwareClassification, TestCase
+
+
+    class TestA(TestCase):
+        def test_x(self):
+            pass
+
+
+    class TestB(TestCase):  # noqa: HWC001
+        def test_x(self):
+            pass
+
+
+    class TestC(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def test_x(self, device):  # noqa
+            pass
+
+        def test_y(self, device):
+            pass
+    """
+)
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "test_a.py").write_text(SOURCE)
+    (tmp_path / "helpers.py").write_text("class TestNotCollected:\n    def test_x(self):\n        pass\n")
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "ops_test.py").write_text("class TestD:\n    def test_x(self):\n        pass\n")
+    return tmp_path
+
+
+def hwlint(*args, cwd):
+    return run_tool("hwlint", *args, cwd=cwd)
+
+
+def test_concise_output_exit_code_and_summary(project):
+    res = hwlint("check", ".", cwd=project)
+    assert res.returncode == 1
+    assert res.stdout == (
+        "sub/ops_test.py:1:1: HWC001 Test class `TestD` does not declare `hw_classification`.\n"
+        "test_a.py:4:1: HWC001 Test class `TestA` does not declare `hw_classification`.\n"
+        "test_a.py:20:22: HWC201 GENERIC test method `TestC.test_y` takes a `device` parameter.\n"
+        "Found 3 errors.\n"
+    )
+    assert res.stderr == ""
+
+
+def test_explicit_files_are_always_checked(project):
+    res = hwlint("check", "helpers.py", cwd=project)
+    assert res.stdout.splitlines()[0].startswith("helpers.py:1:1: HWC001")
+
+
+def test_select_ignore_and_exit_zero(project):
+    assert hwlint("check", "--select", "HWC2", ".", cwd=project).stdout.count("HWC") == 1
+    res = hwlint("check", "--ignore", "HWC001", ".", cwd=project)
+    assert [line.split()[1] for line in res.stdout.splitlines()[:-1]] == ["HWC201"]
+    res = hwlint("check", "--select", "HWC2", "--extend-select", "HWC001", ".", cwd=project)
+    assert res.stdout.count("HWC") == 3
+    res = hwlint("check", "--ignore", "HWC", "--select", "HWC201", ".", cwd=project)
+    assert res.stdout.count("HWC201") == 1  # the more specific prefix wins, as in ruff
+    res = hwlint("check", "--exit-zero", ".", cwd=project)
+    assert res.returncode == 0 and "Found 3 errors." in res.stdout
+    clean = hwlint("check", "--ignore", "HWC", ".", cwd=project)
+    assert (clean.returncode, clean.stdout) == (0, "All checks passed!\n")
+
+
+def test_pyproject_configuration(project):
+    (project / "pyproject.toml").write_text(
+        textwrap.dedent(
+            """\
+        [tool.hwlint]
+        include = ["test_*.py"]
+        ignore = ["HWC201"]
+
+        [tool.hwlint.per-file-ignores]
+        "test_a.py" = ["HWC001"]
+        """
+        )
+    )
+    res = hwlint("check", ".", cwd=project)
+    assert (res.returncode, res.stdout) == (0, "All checks passed!\n")
+    res = hwlint("check", "--isolated", ".", cwd=project)
+    assert res.stdout.count("HWC") == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[tool.hwlint]\nselct = ['HWC']\n", "tool.hwlint.selct: unknown key"),
+        ("[tool.hwlint]\nselect = 'HWC'\n", "tool.hwlint.select: expected a list of strings"),
+        ("[tool.hwlint\n", "invalid TOML"),
+    ],
+)
+def test_bad_configuration_exits_2(project, text, message):
+    (project / "pyproject.toml").write_text(text)
+    if "selct" not in text and "select" not in text:
+        res = hwlint("check", "--config", "pyproject.toml", ".", cwd=project)
+    else:
+        res = hwlint("check", ".", cwd=project)
+    assert res.returncode == 2
+    assert res.stderr.startswith(f"hwlint: error: {project / 'pyproject.toml'}: ") or res.stderr.startswith(
+        "hwlint: error: pyproject.toml: "
+    )
+    assert message in res.stderr
+
+
+def test_usage_errors_exit_2(project):
+    res = hwlint("check", "--output-format", "xml", ".", cwd=project)
+    assert res.returncode == 2 and "invalid choice: 'xml'" in res.stderr
+    assert hwlint("frobnicate", cwd=project).returncode == 2
+
+
+def test_missing_path_is_reported_not_skipped(project):
+    res = hwlint("check", "missing_test.py", "test_a.py", cwd=project)
+    assert res.returncode == 1
+    first = res.stdout.splitlines()[0]
+    assert first == "missing_test.py:1:1: HWC901 Cannot check file: No such file or directory."
+    assert "test_a.py:4:1: HWC001" in res.stdout
+
+
+def test_json_contract(project):
+    res = hwlint("check", "--output-format", "json", "test_a.py", cwd=project)
+    data = json.loads(res.stdout)
+    assert data[1] == {
+        "code": "HWC201",
+        "name": "device-param-forbidden",
+        "message": "GENERIC test method `TestC.test_y` takes a `device` parameter.",
+        "filename": "test_a.py",
+        "location": {"row": 20, "column": 22},
+        "end_location": {"row": 20, "column": 28},
+        "fix": None,
+        "fixable": False,
+        "noqa_row": 20,
+        "severity": "error",
+        "url": "https://github.com/hwlint/hwlint#rules-hwc201",
+    }
+    lines = hwlint("check", "--output-format", "json-lines", "test_a.py", cwd=project).stdout.splitlines()
+    assert [json.loads(line) for line in lines] == data
+
+
+def test_github_format(project):
+    res = hwlint("check", "--output-format", "github", "test_a.py", cwd=project)
+    assert res.stdout.splitlines()[0] == (
+        "::error title=hwlint (HWC001),file=test_a.py,line=4,col=1,endLine=4,endColumn=12::"
+        "test_a.py:4:1: HWC001 Test class `TestA` does not declare `hw_classification`."
+    )
+
+
+def test_sarif_format(project):
+    res = hwlint("check", "--output-format", "sarif", "test_a.py", cwd=project)
+    doc = json.loads(res.stdout)
+    assert doc["version"] == "2.1.0"
+    run = doc["runs"][0]
+    assert {r["id"] for r in run["tool"]["driver"]["rules"]} >= {"HWC001", "HWC107", "HWC901"}
+    assert [
+        (r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in run["results"]
+    ] == [
+        ("HWC001", 4),
+        ("HWC201", 20),
+    ]
+
+
+def test_full_format_shows_the_source_line(project):
+    res = hwlint("check", "--output-format", "full", "test_a.py", cwd=project)
+    assert "20 |     def test_y(self, device):\n   |                      ^^^^^^ HWC201\n" in res.stdout
+
+
+def test_statistics(project):
+    res = hwlint("check", "--statistics", ".", cwd=project)
+    assert res.stdout.splitlines()[:2] == [
+        "2\tHWC001\t    missing-hw-classification",
+        "1\tHWC201\t    device-param-forbidden",
+    ]
+
+
+def test_rule_docs():
+    res = run_tool("hwlint", "rule", "HWC107")
+    assert res.returncode == 0
+    assert res.stdout.startswith("# generated-name-collision (HWC107)\n\n## What it does\n")
+    by_name = run_tool("hwlint", "rule", "missing-hw-classification")
+    assert by_name.stdout.startswith("# missing-hw-classification (HWC001)")
+    everything = run_tool("hwlint", "rule", "--all", "--output-format", "json")
+    codes = [r["code"] for r in json.loads(everything.stdout)]
+    assert codes[:3] == ["HWC001", "HWC002", "HWC003"] and "HWC901" in codes
+    unknown = run_tool("hwlint", "rule", "HWC999")
+    assert unknown.returncode == 2 and "unknown rule 'HWC999'" in unknown.stderr
+
+
+def test_version_and_module_entry():
+    from hwlint import __version__
+
+    assert run_tool("hwlint", "--version").stdout == f"hwlint {__version__}\n"
