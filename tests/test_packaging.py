@@ -44,7 +44,7 @@ def wheel_venv(tmp_path_factory):
 
 
 def test_wheel_bundles_the_default_taxonomy_and_lints_examples(wheel_venv, tmp_path):
-    env_dir, wheel = wheel_venv
+    env_dir, _ = wheel_venv
     suite = tmp_path / "suite"
     shutil.copytree(EXAMPLES / "test", suite / "test")
     python = env_dir / "bin" / "python"
