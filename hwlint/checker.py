@@ -6,10 +6,12 @@ about presentation: it returns :class:`Finding` objects in a stable order.
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from .cache import Cache, content_hash
 from .model import FileModel, Resolver, build_model
 from .rules import RULES, Context
 from .taxonomy import Taxonomy
@@ -146,3 +148,101 @@ def check_file(path: str, taxonomy: Taxonomy, selection: Selection | None = None
         return FileResult(path, findings)
     model = build_model(data, path, taxonomy)
     return FileResult(path, run_rules(model, taxonomy, selection), model)
+
+
+# ---------------------------------------------------------------------------------------------
+# Many files: parallel, cached, in a stable order
+
+_ALL = Selection(("HWC",), ())
+_worker_taxonomy: Taxonomy | None = None
+
+
+def _init_worker(taxonomy: Taxonomy) -> None:
+    global _worker_taxonomy
+    _worker_taxonomy = taxonomy
+    # Trees and models hold no reference cycles, so the cycle collector only costs time here.
+    gc.disable()
+
+
+def _check_task(
+    task: tuple[str, str | None],
+) -> tuple[str, tuple[int, int, str] | None, list[Finding] | None]:
+    """Worker: check one file with every rule. Returns (path, (mtime, size, hash), findings);
+    findings is None when the content hash equals *known* (the cached findings still hold)."""
+    path, known = task
+    assert _worker_taxonomy is not None
+    try:
+        st = os.stat(path)
+    except OSError:
+        st = None
+    data = read_source(path)
+    if isinstance(data, str) or st is None:
+        return path, None, check_file(path, _worker_taxonomy, _ALL).findings
+    sha = content_hash(data)
+    stamp = (st.st_mtime_ns, st.st_size, sha)
+    if known == sha:
+        return path, stamp, None
+    model = build_model(data, path, _worker_taxonomy)
+    return path, stamp, run_rules(model, _worker_taxonomy, _ALL)
+
+
+def check_paths(
+    files: Sequence[str], taxonomy: Taxonomy, jobs: int | None = None, cache: Cache | None = None
+) -> list[list[Finding]]:
+    """Every finding (all codes, noqa applied) for each of *files*, in the same order.
+
+    Files run in parallel on *jobs* processes (default: the number of cores); results are identical
+    to a serial run. With a *cache*, unchanged files are not read again.
+    """
+    results: list[list[Finding] | None] = [None] * len(files)
+    todo: list[tuple[int, str, str | None]] = []
+    for i, path in enumerate(files):
+        hit = cache.lookup(path, "check") if cache is not None else None
+        if hit is not None:
+            results[i] = hit
+        else:
+            todo.append((i, path, cache.known_hash(path, "check") if cache is not None else None))
+    for (i, path, _), (_, stamp, findings) in zip(todo, _run_tasks(todo, taxonomy, jobs), strict=True):
+        if findings is None:  # touched but unchanged
+            assert cache is not None and stamp is not None
+            findings = cache.value_for_hash(path, "check", stamp[2])
+        if cache is not None and stamp is not None:
+            cache.store(path, stamp[0], stamp[1], stamp[2], "check", findings)
+        results[i] = findings
+    if cache is not None:
+        cache.save()
+    return [r or [] for r in results]
+
+
+def _run_tasks(todo, taxonomy: Taxonomy, jobs: int | None):
+    tasks = [(path, known) for _, path, known in todo]
+    jobs = max(1, jobs or os.cpu_count() or 1)
+    if jobs == 1 or len(tasks) < 4 * jobs:
+        enabled = gc.isenabled()
+        _init_worker(taxonomy)
+        try:
+            return [_check_task(t) for t in tasks]
+        finally:
+            if enabled:
+                gc.enable()
+    import multiprocessing  # imported here: single-file front ends (flake8) never pay for it
+    from concurrent.futures import ProcessPoolExecutor
+
+    # Largest files first, in small chunks, so that no worker is left with a big file at the end.
+    order = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i][0]))
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+    chunksize = max(1, min(8, len(tasks) // (jobs * 16)))
+    with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init_worker, initargs=(taxonomy,)) as pool:
+        done = pool.map(_check_task, [tasks[i] for i in order], chunksize=chunksize)
+        results: list = [None] * len(tasks)
+        for i, result in zip(order, done, strict=True):
+            results[i] = result
+    return results
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0

@@ -60,6 +60,20 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--output-format", choices=FORMATS, default="concise")
     check.add_argument("--statistics", action="store_true", help="count findings per rule")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="files checked in parallel (default: number of cores)",
+    )
+    check.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    check.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="cache directory (default: .hwlint_cache next to the configuration)",
+    )
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
 
     rule = sub.add_parser("rule", help="explain a rule (What it does / Why is this bad? / ...)")
@@ -132,7 +146,7 @@ def _load_taxonomy(path: str | None):
 
 
 def cmd_check(args) -> int:
-    from .checker import Selection, check_file
+    from .checker import Selection, check_paths
     from .config import discover
     from .output import WRITERS, summary, write_statistics
 
@@ -143,10 +157,12 @@ def cmd_check(args) -> int:
     select = tuple(args.select) if args.select is not None else config.select
     ignore = tuple(args.ignore) if args.ignore is not None else config.ignore
     selection = Selection((*select, *args.extend_select), (*ignore, *args.extend_ignore))
+    files = list(discover(args.paths or ["."], config, args.force_exclude))
+    per_file = check_paths(files, taxonomy, args.jobs, _open_cache(args, config, taxonomy))
     findings = []
-    for path in discover(args.paths or ["."], config, args.force_exclude):
+    for path, found in zip(files, per_file, strict=True):
         sel = selection.with_ignored(config.ignored_for(path))
-        findings.extend(check_file(path, taxonomy, sel).findings)
+        findings.extend(f for f in found if sel.enabled(f.code))
     findings.sort(key=lambda f: f.sort_key())
 
     out = sys.stdout
@@ -157,6 +173,17 @@ def cmd_check(args) -> int:
     if args.output_format in ("concise", "full") and not args.quiet:
         out.write(summary(len(findings)) + "\n")
     return EXIT_CLEAN if args.exit_zero or not findings else EXIT_FINDINGS
+
+
+def _open_cache(args, config, taxonomy):
+    import os
+
+    from .cache import CACHE_DIR_NAME, Cache
+
+    if args.no_cache:
+        return None
+    directory = args.cache_dir or os.environ.get("HWLINT_CACHE_DIR") or config.root / CACHE_DIR_NAME
+    return Cache(Path(directory), taxonomy.digest)
 
 
 def _source_lines(path: str) -> list[str] | None:

@@ -1,0 +1,231 @@
+"""Benchmark hwlint against the cost of parsing, on a generated or a real test tree.
+
+    python benchmarks/run.py                     # generate ~1,000 files / 25 MB in a temp dir
+    python benchmarks/run.py --tree ~/pytorch/test --rounds 5
+
+Every measure runs as a fresh process (as a user or CI would run it), `--rounds` times; the table shows
+medians and their ratio to the reference, a single-process `ast.parse` of every file. All figures come
+from one run on one machine, so ratios stay meaningful on a noisy shared machine. Exits 1 when a target
+is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import venv
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generate import generate
+
+BIN = Path(sys.executable).parent
+PARSE_REFERENCE = """
+import ast, sys
+from pathlib import Path
+for p in sorted(Path(sys.argv[1]).rglob("*.py")):
+    try:
+        ast.parse(p.read_bytes())
+    except (SyntaxError, ValueError):
+        pass
+"""
+PEAK_RSS = """
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
+def timed(cmd: list[str], rounds: int, before=None, env=None) -> float:
+    """Median wall time of *cmd* over *rounds* runs; *before* runs untimed ahead of each."""
+    times = []
+    for _ in range(rounds):
+        if before:
+            before()
+        t = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def tool(name: str) -> str:
+    path = BIN / name
+    return str(path) if path.exists() else name
+
+
+def flake8_without_plugin(work: Path) -> str | None:
+    """A flake8 of the same version in a venv that does not have hwlint installed."""
+    import flake8
+
+    env_dir = work / "flake8-venv"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    pip = [str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q", f"flake8=={flake8.__version__}"]
+    if subprocess.run(pip, capture_output=True).returncode != 0:
+        return None
+    return str(env_dir / "bin" / "flake8")
+
+
+class Bench:
+    def __init__(self, tree: Path, work: Path, rounds: int, jobs: int | None):
+        self.tree, self.work, self.rounds = tree, work, rounds
+        self.cache = work / "cache"
+        self.jobs = ["--jobs", str(jobs)] if jobs else []
+        self.rows: list[tuple[str, float, str, bool | None]] = []
+
+    def check(self, *extra: str) -> list[str]:
+        return [
+            tool("hwlint"),
+            "check",
+            "-q",
+            "--exit-zero",
+            "--cache-dir",
+            str(self.cache),
+            *self.jobs,
+            *extra,
+            str(self.tree),
+        ]
+
+    def clear_cache(self) -> None:
+        shutil.rmtree(self.cache, ignore_errors=True)
+
+    def row(self, name: str, seconds: float, target: str = "", ok: bool | None = None) -> None:
+        self.rows.append((name, seconds, target, ok))
+        mark = "" if ok is None else ("ok" if ok else "MISSED")
+        print(f"  {name:<44} {seconds:8.3f} s  {target:<28} {mark}", flush=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tree", type=Path, help="benchmark this test tree instead of a generated one")
+    parser.add_argument("--files", type=int, default=1000)
+    parser.add_argument("--size-kb", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--jobs", type=int, default=None, help="hwlint --jobs (default: hwlint's own)")
+    parser.add_argument("--flake8-files", type=int, default=200, help="files in the flake8 comparison")
+    parser.add_argument("--skip-scaling", action="store_true")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="hwlint-bench-"))
+    try:
+        return run(args, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run(args, work: Path) -> int:
+    if args.tree:
+        tree = args.tree.resolve()
+    else:
+        tree = work / "tree"
+        generate(tree, args.files, args.size_kb)
+    files = sorted(tree.rglob("*.py"))
+    size = sum(p.stat().st_size for p in files)
+    print(f"tree: {tree} ({len(files)} files, {size / 1e6:.1f} MB)", end="; ")
+    print(f"cores: {os.cpu_count()}; rounds: {args.rounds}")
+    b = Bench(tree, work, args.rounds, args.jobs)
+
+    ref = timed([sys.executable, "-c", PARSE_REFERENCE, str(tree)], args.rounds)
+    b.row("ast.parse, one process (reference)", ref, "1.00x")
+    cold = timed(b.check(), args.rounds, before=b.clear_cache)
+    b.row("hwlint check, cold", cold, f"{cold / ref:.2f}x ref (<= 0.60x)", cold <= 0.6 * ref)
+    timed(b.check(), 1)  # fill the cache
+    warm = timed(b.check(), args.rounds)
+    b.row("hwlint check, warm", warm, f"{warm / cold:.3f}x cold (<= 0.05x)", warm <= 0.05 * cold)
+
+    rng = random.Random(1)
+    changed = rng.sample(files, max(1, len(files) // 100))
+
+    def edit_one_percent() -> None:
+        timed(b.check(), 1)  # start from a warm cache each round
+        for p in changed:
+            with open(p, "a") as f:
+                f.write(f"# edited {time.time_ns()}\n")
+
+    warm1 = timed(b.check(), args.rounds, before=edit_one_percent)
+    b.row(
+        "hwlint check, warm, 1% of files edited",
+        warm1,
+        f"{warm1 / cold:.3f}x cold (<= 0.10x)",
+        warm1 <= 0.1 * cold,
+    )
+    no_cache = timed(b.check("--no-cache"), args.rounds)
+    b.row("hwlint check --no-cache", no_cache, f"{no_cache / ref:.2f}x ref")
+    serial = timed(b.check("--no-cache", "--jobs", "1"), 1)
+    b.row("hwlint check --no-cache --jobs 1 (one round)", serial, f"{serial / ref:.2f}x ref")
+
+    hwselect = BIN / "hwselect"
+    if hwselect.exists():
+        from hwlint.taxonomy import load_taxonomy
+
+        for runner in load_taxonomy().runners:
+            cmd = [str(hwselect), runner, "--format", "nodeids", "--cache-dir", str(b.cache), str(tree)]
+            sel_cold = timed(cmd, args.rounds, before=b.clear_cache)
+            b.row(
+                f"hwselect {runner}, cold",
+                sel_cold,
+                f"{sel_cold / cold:.2f}x cold check (<= 1.00x)",
+                sel_cold <= cold,
+            )
+            timed(cmd, 1)
+            sel_warm = timed(cmd, args.rounds)
+            b.row(
+                f"hwselect {runner}, warm",
+                sel_warm,
+                f"{sel_warm / cold:.3f}x cold check (<= 0.05x)",
+                sel_warm <= 0.05 * cold,
+            )
+
+    bare = flake8_without_plugin(work)
+    subset = files[: args.flake8_files]
+    flake8_cmd = ["--select", "HWC,E,F,W", "-j", "2", *map(str, subset)]
+    if bare:
+        without = timed([bare, *flake8_cmd], args.rounds)
+        b.row(f"flake8 without hwlint ({len(subset)} files)", without, "")
+        with_plugin = timed([tool("flake8"), *flake8_cmd], args.rounds)
+        b.row(
+            f"flake8 with hwlint ({len(subset)} files)",
+            with_plugin,
+            f"{with_plugin / without:.2f}x without (<= 1.10x)",
+            with_plugin <= 1.10 * without,
+        )
+    else:
+        print("  flake8 comparison skipped: could not install a plugin-free flake8")
+
+    b.clear_cache()
+    peak = subprocess.run([sys.executable, "-c", PEAK_RSS, *b.check()], capture_output=True, text=True)
+    peak_mb = int(peak.stdout.strip() or 0) / 1024
+    b.row("peak memory of one process, cold check (MB)", peak_mb, "<= 300 MB", peak_mb <= 300)
+
+    if not args.tree and not args.skip_scaling:
+        per_file = {}
+        for n in (200, 2000):
+            t = work / f"scale{n}"
+            generate(t, n, args.size_kb, seed=7)
+            cmd = [tool("hwlint"), "check", "-q", "--exit-zero", "--no-cache", *b.jobs, str(t)]
+            per_file[n] = timed(cmd, args.rounds) / n
+            shutil.rmtree(t)
+            b.row(f"hwlint check, {n} files, per file (ms)", per_file[n] * 1000, "")
+        ratio = per_file[2000] / per_file[200]
+        b.row("scaling: per-file time 2,000 vs 200 files", ratio, f"{ratio:.2f}x (<= 1.20x)", ratio <= 1.2)
+
+    missed = [name for name, _, _, ok in b.rows if ok is False]
+    print("\n| measure | median | ratio / target | |\n|---|---:|---|---|")
+    for name, seconds, target, ok in b.rows:
+        unit = "" if "(MB)" in name or "(ms)" in name or name.startswith("scaling") else " s"
+        verdict = "" if ok is None else ("ok" if ok else "MISSED")
+        print(f"| {name} | {seconds:.3f}{unit} | {target} | {verdict} |")
+    if missed:
+        print(f"\nmissed targets: {', '.join(missed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,136 @@
+"""Parallel and cached checking gives exactly what a serial, uncached run gives."""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hwlint.cache import Cache
+from hwlint.checker import check_paths
+from hwlint.config import Config, discover
+
+from .conftest import ROOT, run_tool
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from generate import generate
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    tree = tmp_path_factory.mktemp("corpus")
+    generate(tree, files=60, size_kb=3, seed=3)
+    (tree / "test_broken.py").write_text("class TestX(TestCase)\n    def test_a(self): pass\n")
+    return tree
+
+
+def declared(member: str) -> str:
+    return (
+        "from torch.testing._internal.common_utils import HardwareClassification\n\n"
+        f"class TestA:\n    hw_classification = HardwareClassification.{member}\n\n"
+        "    def test_x(self):\n        pass\n"
+    )
+
+
+def files_of(tree: Path) -> list[str]:
+    return list(discover([str(tree)], Config()))
+
+
+def test_parallel_and_cached_equal_serial_uncached(corpus, taxonomy, tmp_path):
+    files = files_of(corpus)
+    serial = check_paths(files, taxonomy, jobs=1)
+    assert sum(map(len, serial)) > 10  # the corpus has findings to compare
+    assert any(f.code == "HWC901" for found in serial for f in found)
+    assert check_paths(files, taxonomy, jobs=2) == serial
+    cache = Cache(tmp_path / "cache", taxonomy.digest)
+    assert check_paths(files, taxonomy, jobs=2, cache=cache) == serial  # cold: fills the cache
+    warm = Cache(tmp_path / "cache", taxonomy.digest)
+    assert len(warm.entries) == len(files)
+    assert check_paths(files, taxonomy, jobs=2, cache=warm) == serial
+
+
+def test_cli_output_is_identical_serial_parallel_and_warm(corpus, tmp_path):
+    base = ["hwlint", "check", "--exit-zero", "--output-format", "json", str(corpus)]
+    serial = run_tool(*base, "--no-cache", "--jobs", "1").stdout
+    assert run_tool(*base, "--no-cache", "--jobs", "2").stdout == serial
+    cached = [*base, "--cache-dir", str(tmp_path / "c")]
+    assert run_tool(*cached).stdout == serial
+    assert run_tool(*cached).stdout == serial
+
+
+def test_edited_and_touched_files_are_rechecked_correctly(tmp_path, taxonomy):
+    src = tmp_path / "test_a.py"
+    src.write_text("class TestA:\n    def test_x(self):\n        pass\n")
+    cache_dir = tmp_path / "cache"
+    assert [f.code for f in check_paths([str(src)], taxonomy, 1, Cache(cache_dir, taxonomy.digest))[0]] == [
+        "HWC001"
+    ]
+    src.write_text(declared("GENERIC"))
+    assert check_paths([str(src)], taxonomy, 1, Cache(cache_dir, taxonomy.digest)) == [[]]
+    src.touch()  # new mtime, same content: the hash says the entry still holds
+    cache = Cache(cache_dir, taxonomy.digest)
+    assert check_paths([str(src)], taxonomy, 1, cache) == [[]]
+
+
+def test_cache_is_keyed_by_taxonomy(tmp_path, taxonomy, strict_taxonomy):
+    src = tmp_path / "test_a.py"
+    src.write_text(declared("CPU"))
+    cache_dir = tmp_path / "cache"
+    assert check_paths([str(src)], taxonomy, 1, Cache(cache_dir, taxonomy.digest)) == [[]]
+    strict = check_paths([str(src)], strict_taxonomy, 1, Cache(cache_dir, strict_taxonomy.digest))
+    assert [f.code for f in strict[0]] == ["HWC102", "HWC202"]
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [b"", b"not a pickle", pickle.dumps(("someone-else", {})), pickle.dumps({"a": 1}), b"\x80\x05\x95"],
+    ids=["empty", "text", "foreign-magic", "foreign-shape", "truncated"],
+)
+def test_corrupt_or_foreign_cache_is_ignored_and_rewritten(tmp_path, taxonomy, garbage):
+    src = tmp_path / "test_a.py"
+    src.write_text("class TestA:\n    def test_x(self):\n        pass\n")
+    cache = Cache(tmp_path / "cache", taxonomy.digest)
+    cache.path.parent.mkdir(parents=True)
+    cache.path.write_bytes(garbage)
+    cache = Cache(tmp_path / "cache", taxonomy.digest)
+    assert [f.code for f in check_paths([str(src)], taxonomy, 1, cache)[0]] == ["HWC001"]
+    rewritten = Cache(tmp_path / "cache", taxonomy.digest)
+    assert list(rewritten.entries) == [str(src)]
+
+
+def test_two_concurrent_runs_leave_a_valid_cache(corpus, tmp_path, taxonomy):
+    cache_dir = tmp_path / "shared-cache"
+    cmd = [
+        str(Path(sys.executable).parent / "hwlint"),
+        "check",
+        "--exit-zero",
+        "-q",
+        "--jobs",
+        "1",
+        "--cache-dir",
+        str(cache_dir),
+        str(corpus),
+    ]
+    procs = [
+        subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)
+    ]
+    outputs = [p.communicate(timeout=300) for p in procs]
+    assert all(p.returncode == 0 for p in procs), outputs
+    assert len({out for out, _ in outputs}) == 1
+    files = files_of(corpus)
+    cache = Cache(cache_dir, taxonomy.digest)
+    assert not cache.dirty and len(cache.entries) == len(files)
+    assert check_paths(files, taxonomy, 1, cache) == check_paths(files, taxonomy, 1)
+    assert not [p for p in cache_dir.iterdir() if p.name.startswith(".tmp-")]
+
+
+def test_unwritable_cache_directory_is_not_an_error(tmp_path, taxonomy):
+    src = tmp_path / "test_a.py"
+    src.write_text("class TestA:\n    def test_x(self):\n        pass\n")
+    blocker = tmp_path / "file-not-dir"
+    blocker.write_text("")
+    res = run_tool("hwlint", "check", "--cache-dir", str(blocker / "cache"), str(src))
+    assert res.returncode == 1 and "HWC001" in res.stdout and res.stderr == ""
