@@ -121,7 +121,19 @@ def check_source(
     source: str | bytes, path: str, taxonomy: Taxonomy, selection: Selection | None = None
 ) -> list[Finding]:
     """Check one file's contents."""
-    return run_rules(build_model(source, path, taxonomy), taxonomy, selection)
+    model = _build(source, path, taxonomy)
+    if isinstance(model, Finding):
+        return [model] if (selection or Selection()).enabled(model.code) else []
+    return run_rules(model, taxonomy, selection)
+
+
+def _build(source: str | bytes, path: str, taxonomy: Taxonomy) -> FileModel | Finding:
+    """The file's model, or an HWC900 finding if building it failed (a bug in hwlint, not the file)."""
+    try:
+        return build_model(source, path, taxonomy)
+    except Exception as e:
+        error = f"{type(e).__name__}: {e}".rstrip(".")
+        return _finding(path, "HWC900", 1, 0, {"rule": "model", "error": error})
 
 
 def read_source(path: str) -> bytes | str:
@@ -146,7 +158,9 @@ def check_file(path: str, taxonomy: Taxonomy, selection: Selection | None = None
         if selection.enabled("HWC901"):
             findings.append(_finding(path, "HWC901", 1, 0, {"reason": data}))
         return FileResult(path, findings)
-    model = build_model(data, path, taxonomy)
+    model = _build(data, path, taxonomy)
+    if isinstance(model, Finding):
+        return FileResult(path, [model] if selection.enabled(model.code) else [])
     return FileResult(path, run_rules(model, taxonomy, selection), model)
 
 
@@ -182,7 +196,9 @@ def _check_task(
     stamp = (st.st_mtime_ns, st.st_size, sha)
     if known == sha:
         return path, stamp, None
-    model = build_model(data, path, _worker_taxonomy)
+    model = _build(data, path, _worker_taxonomy)
+    if isinstance(model, Finding):
+        return path, stamp, [model]
     return path, stamp, run_rules(model, _worker_taxonomy, _ALL)
 
 

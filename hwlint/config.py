@@ -174,11 +174,12 @@ def _walk(top: str, config: Config) -> Iterator[str]:
 
 
 def _relative(path: str, root: Path) -> str:
-    p = Path(path)
+    # abspath, not resolve(): a symlink loop must not stop discovery, and links are judged by their name
+    absolute = Path(os.path.abspath(path))
     try:
-        return p.resolve().relative_to(root).as_posix()
-    except (ValueError, OSError):
-        return p.as_posix()
+        return absolute.relative_to(root).as_posix()
+    except ValueError:
+        return Path(path).as_posix()
 
 
 def _matches(rel: str, pattern: str) -> bool:

@@ -230,7 +230,12 @@ def effective_declaration(
 
 def decode_source(data: bytes) -> tuple[str, str]:
     """Decode file bytes as Python does (BOM, PEP 263 cookie). Returns (text, encoding)."""
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        # detect_encoding also refuses first lines that are not UTF-8; decoding says exactly where
+        data.decode("utf-8")
+        raise
     return data.decode(encoding), encoding
 
 
@@ -240,7 +245,10 @@ def build_model(source: str | bytes, path: str, taxonomy: Taxonomy) -> FileModel
     if isinstance(source, bytes):
         try:
             source, encoding = decode_source(source)
-        except (SyntaxError, UnicodeDecodeError, LookupError) as e:
+        except UnicodeDecodeError as e:
+            line = source.count(b"\n", 0, e.start) + 1
+            return FileModel(path, error=ParseError(line, 0, f"cannot decode file: {_reason(e)}"))
+        except (SyntaxError, LookupError) as e:
             return FileModel(path, error=ParseError(1, 0, f"cannot decode file: {_reason(e)}"))
     try:
         tree = ast.parse(source, filename=path)
@@ -251,7 +259,10 @@ def build_model(source: str | bytes, path: str, taxonomy: Taxonomy) -> FileModel
         )
     except (ValueError, RecursionError, MemoryError) as e:
         return FileModel(path, error=ParseError(1, 0, _reason(e)), encoding=encoding)
-    return model_from_tree(tree, source, path, taxonomy, encoding)
+    try:
+        return model_from_tree(tree, source, path, taxonomy, encoding)
+    except RecursionError as e:
+        return FileModel(path, error=ParseError(1, 0, _reason(e)), encoding=encoding)
 
 
 def model_from_tree(
@@ -266,8 +277,10 @@ def _reason(e: BaseException) -> str:
         return f"SyntaxError: {e.msg}"
     if isinstance(e, RecursionError):
         return "the file is nested too deeply to parse (recursion limit)"
+    if isinstance(e, MemoryError):
+        return "the file is nested too deeply to parse (parser out of memory)"
     if isinstance(e, UnicodeDecodeError):
-        return f"not valid {e.encoding} at byte {e.start}"
+        return f"not valid {e.encoding} (byte {e.object[e.start]:#04x} at offset {e.start})"
     return f"{type(e).__name__}: {e}"
 
 
@@ -406,7 +419,10 @@ class _Builder:
                     or dotted_name(stmt.value).endswith("." + self.tax.enum_name)
                 ):
                     self.enum_names.add(t.id)
-                value = self.literal(stmt.value)
+                try:
+                    value = self.literal(stmt.value)
+                except RecursionError:  # a 10,000-term `a + b + ...` is legal Python
+                    value = _UNKNOWN
                 if t.id in self.constants and self.constants[t.id] != value:
                     self.reassigned.add(t.id)
                 self.constants[t.id] = value

@@ -1,0 +1,73 @@
+"""No input makes hwlint raise: generated programs and mutated fixtures.
+
+The default run is short. Run it long with:
+    HWLINT_FUZZ_EXAMPLES=5000 python -m pytest tests/test_fuzz.py -q
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hwlint.checker import check_source
+from hwlint.rules import RULES
+from hwlint.taxonomy import load_taxonomy
+
+from .conftest import DEFAULT_TAXONOMY, STRICT_TAXONOMY
+
+hypothesmith = pytest.importorskip("hypothesmith")
+
+EXAMPLES = int(os.environ.get("HWLINT_FUZZ_EXAMPLES", "25"))
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+TAXONOMIES = [load_taxonomy(DEFAULT_TAXONOMY), load_taxonomy(STRICT_TAXONOMY)]
+SEEDS = [p.read_bytes() for p in sorted((Path(__file__).parent / "fixtures").glob("HWC*.py"))]
+
+
+def assert_sane(findings) -> None:
+    for f in findings:
+        assert f.code in RULES and f.code != "HWC900", f
+        assert f.line >= 1 and f.col >= 0
+
+
+@FUZZ
+@given(source=hypothesmith.from_grammar(), strict=st.booleans())
+def test_generated_programs(source: str, strict: bool):
+    assert_sane(check_source(source, "test_gen.py", TAXONOMIES[strict]))
+
+
+@FUZZ
+@given(
+    seed=st.sampled_from(SEEDS),
+    edits=st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 40), st.binary(max_size=12)), max_size=6),
+)
+def test_mutated_fixtures(seed: bytes, edits):
+    data = bytearray(seed)
+    for pos, cut, insert in edits:
+        pos %= len(data) + 1
+        data[pos : pos + cut] = insert
+    findings = check_source(bytes(data), "test_mut.py", TAXONOMIES[0])
+    assert_sane(findings)
+
+
+HOSTILE = [
+    "class TestZ(TestCase):\n    def test_z(self, device): pass\n",
+    "instantiate_device_type_tests(TestZ, globals(), only_for=X, except_for=('cpu',), allow_mps=Y)\n",
+    "X = ('cuda',) + X\n",
+    "class TestZCUDA(TestZ):\n"
+    "    hw_classification = HardwareClassification.CUDA\n"
+    "    def test_q(self): pass\n",
+    "instantiate_device_type_tests(*args, **kwargs)\n",
+    "class TestZ(TestZ):\n    hw_classification = HardwareClassification\n    def test_r(self): ...\n",
+]
+
+
+@FUZZ
+@given(seed=st.sampled_from(SEEDS), lines=st.lists(st.sampled_from(HOSTILE), max_size=6))
+def test_fixtures_with_hostile_statements_appended(seed: bytes, lines):
+    source = seed.decode() + "\n" + "".join(lines)
+    for taxonomy in TAXONOMIES:
+        assert_sane(check_source(source, "test_app.py", taxonomy))

@@ -1,0 +1,183 @@
+"""Hostile and broken input: every bad file is reported, none passes silently, nothing crashes."""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+
+import pytest
+
+from hwlint.checker import check_paths, check_source
+from hwlint.rules import RULES
+
+from .conftest import run_tool
+
+UNDECLARED = "class TestA(TestCase):\n    def test_x(self):\n        pass\n"
+
+
+def codes(findings):
+    return [(f.line, f.code) for f in findings]
+
+
+@pytest.mark.parametrize(
+    ("data", "expected", "message"),
+    [
+        (b"class TestA(TestCase)\n    pass\n", [(1, "HWC901")], "SyntaxError: expected ':'"),
+        (
+            b"x = '\xff\xfe'\n" + UNDECLARED.encode(),
+            [(1, "HWC901")],
+            "cannot decode file: not valid utf-8 (byte 0xff at offset 5)",
+        ),
+        (b"x = 1\x00\n", [(1, "HWC901")], "source code string cannot contain null bytes"),
+        (b"", [], None),
+        (b"# -*- coding: klingon -*-\nx = 1\n", [(1, "HWC901")], "cannot decode file"),
+        (b"(" * 300 + b")" * 300 + b"\n", [(1, "HWC901")], "too many nested parentheses"),
+        (b"x = " + b"+".join([b"'a'"] * 60000) + b"\n", [(1, "HWC901")], "nested too deeply"),
+        (b"x = " + b"-" * 100000 + b"1\n", [(1, "HWC901")], "nested too deeply"),
+    ],
+    ids=["syntax", "non-utf8", "nul", "empty", "bad-cookie", "parens", "deep-binop", "deep-unary"],
+)
+def test_bad_files_are_reported(data, expected, message, taxonomy):
+    found = check_source(data, "test_x.py", taxonomy)
+    assert codes(found) == expected
+    if message:
+        assert message in found[0].message
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "\ufeff" + UNDECLARED,  # UTF-8 BOM
+        UNDECLARED.replace("\n", "\r\n"),  # CRLF
+        UNDECLARED.replace("\n", "\r"),  # old Mac CR
+        UNDECLARED.replace("    ", "\t"),  # tabs
+    ],
+    ids=["bom", "crlf", "cr", "tabs"],
+)
+def test_unusual_but_valid_files_are_checked(data, taxonomy):
+    assert codes(check_source(data.encode("utf-8"), "test_x.py", taxonomy)) == [(1, "HWC001")]
+
+
+def test_pep263_latin1_file_keeps_character_columns(taxonomy):
+    src = (
+        "# -*- coding: latin-1 -*-\nclass TestÄ(TestCase):\n    def test_ü(self, device='é'):\n        pass\n"
+    )
+    found = check_source(src.encode("latin-1"), "test_x.py", taxonomy)
+    assert codes(found) == [(2, "HWC001")]
+    assert "TestÄ" in found[0].message
+    src = (
+        "# coding: latin-1\n"
+        "from torch.testing._internal.common_utils import HardwareClassification as HC\n"
+        "class TestÄ(TestCase):\n    hw_classification = HC.GENERIC\n"
+        "    def test_ü(self, é='é', device='é'):\n        pass\n"
+    )
+    (f,) = check_source(src.encode("latin-1"), "t.py", taxonomy)
+    line = src.splitlines()[4]
+    assert (f.code, f.line, f.col) == ("HWC201", 5, line.index("device"))  # characters, not bytes
+
+
+def test_huge_file(taxonomy):
+    body = "".join(f"    def test_{i}(self):\n        pass\n" for i in range(50000))
+    src = "class TestBig(TestCase):\n" + body
+    assert src.count("\n") == 100001
+    assert codes(check_source(src, "test_big.py", taxonomy)) == [(1, "HWC001")]
+
+
+def test_an_internal_error_in_one_rule_is_hwc900_and_others_still_run(monkeypatch, taxonomy):
+    def broken(ctx):
+        raise ZeroDivisionError("boom")
+        yield  # pragma: no cover
+
+    monkeypatch.setitem(
+        RULES, "HWC204", RULES["HWC204"].__class__(**{**RULES["HWC204"].__dict__, "check": broken})
+    )
+    found = check_source(UNDECLARED, "test_x.py", taxonomy)
+    assert codes(found) == [(1, "HWC001"), (1, "HWC900")]
+    assert found[1].message == "Internal error in rule HWC204: ZeroDivisionError: boom."
+
+
+def test_an_internal_error_while_modelling_is_hwc900(monkeypatch, taxonomy):
+    import hwlint.checker
+
+    def explode(*args, **kwargs):
+        raise KeyError("x")
+
+    monkeypatch.setattr(hwlint.checker, "build_model", explode)
+    (f,) = check_source(UNDECLARED, "test_x.py", taxonomy)
+    assert (f.code, f.message) == ("HWC900", "Internal error in rule model: KeyError: 'x'.")
+
+
+def test_unreadable_file_is_reported_and_others_still_checked(tmp_path, monkeypatch, taxonomy):
+    good = tmp_path / "test_good.py"
+    good.write_text(UNDECLARED)
+    secret = tmp_path / "test_secret.py"
+    secret.write_text(UNDECLARED)
+    real_open = open
+
+    def guarded_open(path, *args, **kwargs):
+        if os.fspath(path) == str(secret):
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", guarded_open)
+    results = check_paths([str(secret), str(good)], taxonomy, jobs=1)
+    assert [(f.code, f.message) for f in results[0]] == [("HWC901", "Cannot check file: Permission denied.")]
+    assert codes(results[1]) == [(1, "HWC001")]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_unreadable_file_through_the_cli(tmp_path):
+    secret = tmp_path / "test_secret.py"
+    secret.write_text(UNDECLARED)
+    secret.chmod(0)
+    res = run_tool("hwlint", "check", str(secret))
+    assert res.returncode == 1 and "HWC901 Cannot check file: Permission denied." in res.stdout
+
+
+def test_symlinks_missing_paths_and_noise(tmp_path):
+    (tmp_path / "test_good.py").write_text(UNDECLARED)
+    (tmp_path / "test_dangling.py").symlink_to(tmp_path / "nowhere.py")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    (tmp_path / "test_loop.py").symlink_to(tmp_path / "test_loop.py")
+    noise = tmp_path / "data"
+    noise.mkdir()
+    for i in range(3000):
+        (noise / f"blob_{i}.bin").write_bytes(b"\0\1")
+    res = run_tool(
+        "hwlint", "check", "--no-cache", "--output-format", "json", ".", "missing_dir/test_x.py", cwd=tmp_path
+    )
+    assert res.returncode == 1, res.stderr
+    found = sorted((f["filename"], f["code"], f["message"]) for f in json.loads(res.stdout))
+    assert found == [
+        ("missing_dir/test_x.py", "HWC901", "Cannot check file: No such file or directory."),
+        ("test_dangling.py", "HWC901", "Cannot check file: No such file or directory."),
+        ("test_good.py", "HWC001", "Test class `TestA` does not declare `hw_classification`."),
+        ("test_loop.py", "HWC901", "Cannot check file: Too many levels of symbolic links."),
+    ]
+
+
+def test_directory_named_like_a_test_file(tmp_path):
+    (tmp_path / "test_dir.py").mkdir()
+    res = run_tool("hwlint", "check", "--no-cache", str(tmp_path / "test_dir.py"))
+    assert res.returncode == 0 and res.stdout == "All checks passed!\n"
+
+
+def test_many_files_in_parallel_with_one_bad_one(tmp_path):
+    for i in range(40):
+        (tmp_path / f"test_{i}.py").write_text(UNDECLARED)
+    (tmp_path / "test_bad.py").write_bytes(b"\xff\xfe garbage\n")
+    res = run_tool("hwlint", "check", "--no-cache", "--jobs", "2", "--statistics", str(tmp_path))
+    assert res.returncode == 1
+    assert res.stdout.splitlines()[:2] == [
+        "40\tHWC001\t    missing-hw-classification",
+        " 1\tHWC901\t    unparsable-file",
+    ]
+
+
+def test_noqa_cannot_hide_a_broken_file_from_the_exit_code(tmp_path):
+    (tmp_path / "test_a.py").write_text(
+        textwrap.dedent("class TestA(TestCase):  # noqa\n    def test_x(self)\n")
+    )
+    res = run_tool("hwlint", "check", "--no-cache", str(tmp_path))
+    assert res.returncode == 1 and "HWC901" in res.stdout
