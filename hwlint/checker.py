@@ -136,21 +136,33 @@ def _build(source: str | bytes, path: str, taxonomy: Taxonomy) -> FileModel | Fi
         return _finding(path, "HWC900", 1, 0, {"rule": "model", "error": error})
 
 
-def read_source(path: str) -> bytes | str:
-    """The file's bytes, or a one-line reason it cannot be read."""
+MAX_FILE_BYTES = 10 * 1024 * 1024
+
+
+def read_source(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes | str:
+    """The file's bytes, or a one-line reason it cannot be read.
+
+    Files over *max_bytes* are refused: parsing costs about 15 bytes of memory per byte of source,
+    and one generated 50 MB file must not take the whole run down with it.
+    """
     try:
         with open(path, "rb") as f:
-            return f.read()
+            data = f.read(max_bytes + 1)
     except IsADirectoryError:
         return "Is a directory"
     except OSError as e:
         return e.strerror or str(e)
+    if len(data) > max_bytes:
+        return f"the file is larger than the {max_bytes // (1024 * 1024)} MB limit (--max-file-size)"
+    return data
 
 
-def check_file(path: str, taxonomy: Taxonomy, selection: Selection | None = None) -> FileResult:
+def check_file(
+    path: str, taxonomy: Taxonomy, selection: Selection | None = None, max_bytes: int = MAX_FILE_BYTES
+) -> FileResult:
     """Check one file on disk. A file that cannot be read is an HWC901 finding, never an exception."""
     selection = selection or Selection()
-    data = read_source(path)
+    data = read_source(path, max_bytes)
     if isinstance(data, str):
         if not os.path.lexists(path):
             data = "No such file or directory"
@@ -169,11 +181,12 @@ def check_file(path: str, taxonomy: Taxonomy, selection: Selection | None = None
 
 _ALL = Selection(("HWC",), ())
 _worker_taxonomy: Taxonomy | None = None
+_worker_max_bytes = MAX_FILE_BYTES
 
 
-def _init_worker(taxonomy: Taxonomy) -> None:
-    global _worker_taxonomy
-    _worker_taxonomy = taxonomy
+def _init_worker(taxonomy: Taxonomy, max_bytes: int = MAX_FILE_BYTES) -> None:
+    global _worker_taxonomy, _worker_max_bytes
+    _worker_taxonomy, _worker_max_bytes = taxonomy, max_bytes
     # Trees and models hold no reference cycles, so the cycle collector only costs time here.
     gc.disable()
 
@@ -189,9 +202,9 @@ def _check_task(
         st = os.stat(path)
     except OSError:
         st = None
-    data = read_source(path)
+    data = read_source(path, _worker_max_bytes)
     if isinstance(data, str) or st is None:
-        return path, None, check_file(path, _worker_taxonomy, _ALL).findings
+        return path, None, check_file(path, _worker_taxonomy, _ALL, _worker_max_bytes).findings
     sha = content_hash(data)
     stamp = (st.st_mtime_ns, st.st_size, sha)
     if known == sha:
@@ -203,7 +216,11 @@ def _check_task(
 
 
 def check_paths(
-    files: Sequence[str], taxonomy: Taxonomy, jobs: int | None = None, cache: Cache | None = None
+    files: Sequence[str],
+    taxonomy: Taxonomy,
+    jobs: int | None = None,
+    cache: Cache | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
 ) -> list[list[Finding]]:
     """Every finding (all codes, noqa applied) for each of *files*, in the same order.
 
@@ -218,7 +235,9 @@ def check_paths(
             results[i] = hit
         else:
             todo.append((i, path, cache.known_hash(path, "check") if cache is not None else None))
-    for (i, path, _), (_, stamp, findings) in zip(todo, _run_tasks(todo, taxonomy, jobs), strict=True):
+    for (i, path, _), (_, stamp, findings) in zip(
+        todo, _run_tasks(todo, taxonomy, jobs, max_bytes), strict=True
+    ):
         if findings is None:  # touched but unchanged
             assert cache is not None and stamp is not None
             findings = cache.value_for_hash(path, "check", stamp[2])
@@ -230,12 +249,12 @@ def check_paths(
     return [r or [] for r in results]
 
 
-def _run_tasks(todo, taxonomy: Taxonomy, jobs: int | None):
+def _run_tasks(todo, taxonomy: Taxonomy, jobs: int | None, max_bytes: int):
     tasks = [(path, known) for _, path, known in todo]
     jobs = max(1, jobs or os.cpu_count() or 1)
     if jobs == 1 or len(tasks) < 4 * jobs:
         enabled = gc.isenabled()
-        _init_worker(taxonomy)
+        _init_worker(taxonomy, max_bytes)
         try:
             return [_check_task(t) for t in tasks]
         finally:
@@ -249,7 +268,9 @@ def _run_tasks(todo, taxonomy: Taxonomy, jobs: int | None):
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
     chunksize = max(1, min(8, len(tasks) // (jobs * 16)))
-    with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init_worker, initargs=(taxonomy,)) as pool:
+    with ProcessPoolExecutor(
+        jobs, mp_context=ctx, initializer=_init_worker, initargs=(taxonomy, max_bytes)
+    ) as pool:
         done = pool.map(_check_task, [tasks[i] for i in order], chunksize=chunksize)
         results: list = [None] * len(tasks)
         for i, result in zip(order, done, strict=True):

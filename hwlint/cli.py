@@ -68,6 +68,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="files checked in parallel (default: number of cores)",
     )
+    check.add_argument(
+        "--max-file-size",
+        type=int,
+        default=None,
+        metavar="MB",
+        help="report larger files as HWC901 instead of parsing them (default: 10)",
+    )
     check.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     check.add_argument(
         "--cache-dir",
@@ -158,7 +165,9 @@ def cmd_check(args) -> int:
     ignore = tuple(args.ignore) if args.ignore is not None else config.ignore
     selection = Selection((*select, *args.extend_select), (*ignore, *args.extend_ignore))
     files = list(discover(args.paths or ["."], config, args.force_exclude))
-    per_file = check_paths(files, taxonomy, args.jobs, _open_cache(args, config, taxonomy))
+    max_mb = args.max_file_size if args.max_file_size is not None else config.max_file_size
+    cache = _open_cache(args, config, taxonomy)
+    per_file = check_paths(files, taxonomy, args.jobs, cache, max_mb * 1024 * 1024)
     findings = []
     for path, found in zip(files, per_file, strict=True):
         sel = selection.with_ignored(config.ignored_for(path))

@@ -49,6 +49,7 @@ class Config:
     select: tuple[str, ...] = ("HWC",)
     ignore: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    max_file_size: int = 10  # MB
 
     def ignored_for(self, path: str) -> tuple[str, ...]:
         """Codes that per-file-ignores switch off for *path*."""
@@ -71,6 +72,7 @@ _KEYS = {
     "include",
     "exclude",
     "extend-exclude",
+    "max-file-size",
     "select",
     "extend-select",
     "ignore",
@@ -130,6 +132,9 @@ def load_config(path: Path | None = None, start: Path | None = None) -> Config:
         if not isinstance(taxonomy, str):
             raise ConfigError(f"{path}: tool.hwlint.taxonomy: expected a path string")
         taxonomy = str(root / taxonomy)
+    max_size = table.get("max-file-size", cfg.max_file_size)
+    if not isinstance(max_size, int) or isinstance(max_size, bool) or max_size < 1:
+        raise ConfigError(f"{path}: tool.hwlint.max-file-size: expected a whole number of megabytes >= 1")
     pfi = table.get("per-file-ignores", {})
     if not isinstance(pfi, dict) or not all(
         isinstance(v, list) and all(isinstance(c, str) for c in v) for v in pfi.values()
@@ -143,6 +148,7 @@ def load_config(path: Path | None = None, start: Path | None = None) -> Config:
         select=(strings("select") or cfg.select) + (strings("extend-select") or ()),
         ignore=strings("ignore") or (),
         per_file_ignores=tuple((k, tuple(v)) for k, v in pfi.items()),
+        max_file_size=max_size,
     )
 
 

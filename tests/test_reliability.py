@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -181,3 +184,37 @@ def test_noqa_cannot_hide_a_broken_file_from_the_exit_code(tmp_path):
     )
     res = run_tool("hwlint", "check", "--no-cache", str(tmp_path))
     assert res.returncode == 1 and "HWC901" in res.stdout
+
+
+def test_oversized_file_is_reported_not_parsed(tmp_path):
+    big = tmp_path / "test_big.py"
+    big.write_bytes(b"x = 1\n" * (400_000))  # 2.4 MB
+    small = tmp_path / "test_small.py"
+    small.write_text(UNDECLARED)
+    res = run_tool("hwlint", "check", "--no-cache", "--max-file-size", "2", str(tmp_path))
+    assert res.returncode == 1
+    assert res.stdout.splitlines()[0] == (
+        f"{big}:1:1: HWC901 Cannot check file: the file is larger than the 2 MB limit (--max-file-size)."
+    )
+    assert f"{small}:1:1: HWC001" in res.stdout
+    assert run_tool("hwlint", "check", "--no-cache", str(big)).returncode == 0
+
+
+def test_ten_thousand_files_in_bounded_memory(tmp_path):
+    for i in range(10_000):
+        (tmp_path / f"test_{i}.py").write_text(UNDECLARED if i % 1000 == 0 else "x = 1\n")
+    script = (
+        "import resource, subprocess, sys\n"
+        "r = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+        "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
+        "print(r.returncode, r.stdout.count('HWC001'), peak)\n"
+    )
+    hwlint = str(Path(sys.executable).parent / "hwlint")
+    out = subprocess.run(
+        [sys.executable, "-c", script, hwlint, "check", "--no-cache", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    code, found, peak_kb = map(int, out)
+    assert (code, found) == (1, 10)
+    assert peak_kb < 150 * 1024
