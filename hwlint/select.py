@@ -261,8 +261,15 @@ def select_model(
         cand = _candidate(model, taxonomy, runner, entry, include_unclassified)
         if cand is not None:
             fs.candidates.append(cand)
-    fs.candidates.sort(key=lambda c: (c.source.site.line if c.source else 0, c.name))
+    fs.candidates.sort(key=_line)
     return fs
+
+
+def _line(c: Candidate) -> tuple[int, str]:
+    """Source order: a generated class sits at its instantiation call."""
+    if c.call is not None:
+        return c.call.site.line, c.name
+    return (c.source.site.line if c.source else 0), c.name
 
 
 # -- replaying the module ---------------------------------------------------------------------
@@ -382,8 +389,8 @@ def _candidate(
 ) -> Candidate | None:
     if isinstance(entry, ClassInfo):
         methods = _test_methods(model, entry)
-        if not methods:
-            return None  # no test methods that hwlint can see: nothing for pytest to collect
+        if not methods or not _collectable(model, entry):
+            return None
         status, member, holder, notes = _place(model, taxonomy, runner, entry, include_unclassified)
         return Candidate(
             model.path,
@@ -402,6 +409,8 @@ def _candidate(
             f"replaces the hand-written class {', '.join(entry.replaced)}: instantiating "
             f"{entry.generic} binds that name in the module"
         )
+    if entry.source is not None and not _test_methods(model, entry.source):
+        return None  # a generated class without tests: pytest collects no item from it
     if entry.source is None:
         status, member, holder = UNPLACED, None, None
         notes.append(f"{entry.generic} is not defined in this file, so its classification is unknown here")
@@ -450,6 +459,22 @@ def _test_methods(model: FileModel, cls: ClassInfo) -> tuple[str, ...]:
         for m in c.test_methods:
             names.setdefault(m.name)
     return tuple(names)
+
+
+def _collectable(model: FileModel, cls: ClassInfo) -> bool:
+    """Whether pytest collects *cls* at all.
+
+    A class whose every base is known and none comes from outside the file cannot be a
+    ``unittest.TestCase``: pytest then collects it only under its ``Test*`` naming rule (a mixin
+    such as ``class _OpsMixin:`` holding test methods is never collected on its own).
+    """
+    for c in mro(model, cls):
+        for base in c.bases:
+            if base == "object":
+                continue
+            if not base or "." in base or model.class_named(base, c.site.line) is None:
+                return True  # a base from outside the file, perhaps TestCase
+    return cls.name.startswith("Test")
 
 
 def _generated_methods(entry: _Generated) -> tuple[str, ...]:
@@ -565,5 +590,5 @@ def shard(candidates: Sequence[Candidate], shards: int) -> list[list[Candidate]]
         out[k].append(c)
         load[k] += c.test_count
     for part in out:
-        part.sort(key=lambda c: (c.path, c.source.site.line if c.source else 0, c.name))
+        part.sort(key=lambda c: (c.path, *_line(c)))
     return out
