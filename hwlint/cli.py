@@ -277,8 +277,10 @@ def cmd_taxonomy_show(args) -> int:
 
 
 def hwselect_main(argv: Sequence[str] | None = None) -> int:
-    print("hwselect: not yet available (see the hwselect issue)", file=sys.stderr)
-    return EXIT_ERROR
+    """The ``hwselect`` console script; its code lives in :mod:`hwlint.select_cli`."""
+    from .select_cli import main as select_main
+
+    return select_main(argv)
 
 
 if __name__ == "__main__":

@@ -438,7 +438,8 @@ def generated_devices(taxonomy: Taxonomy, call: Instantiation) -> list[str]:
     for name, dev in taxonomy.devices.items():
         aliases = taxonomy.device_aliases(name)
         only, excluded = call.only_for, call.except_for
-        if only is not None and only.devices is not None and not aliases & set(only.devices):
+        # An empty only_for is falsy, and the runtime then applies no filter at all.
+        if only is not None and only.devices and not aliases & set(only.devices):
             continue
         if excluded is not None and excluded.devices is not None and aliases & set(excluded.devices):
             continue

@@ -1,0 +1,246 @@
+"""Build a pytest ``-k`` expression that selects exactly a set of test classes.
+
+pytest's ``-k`` (``_pytest/mark/expression.py``) matches a term as a case-insensitive SUBSTRING of
+any name an item carries: its directory names, its module file name, its class name, its function
+name, marker names and attributes set on the function. So ``TestFoo`` also selects ``TestFooBar``,
+and a class called ``Foo`` selects everything in ``test_foo.py``. The builder works per file:
+
+* the file's module name (``test_foo.py``) is the *anchor* when no other collected file or
+  directory contains it (identifiers cannot contain a dot, so no class or test name can);
+* a file whose collected classes are all chosen is just its anchor;
+* otherwise ``anchor and (T1 or T2 ...)`` (inclusion) or ``anchor and not (U1 or ...)`` (exclusion),
+  whichever is shorter and exact, where a class term that also hits an unchosen class gets that
+  class excluded: ``(TestFoo and not TestFooBar)``;
+* without an anchor, class terms are checked against every collected class of every file.
+
+A file whose choice cannot be written exactly (a class name inside its module or a directory name,
+for instance) is reported in :attr:`Plan.inexact`; callers then fall back to node ids.
+
+Terms are grouped in balanced parentheses of at most :data:`FANOUT` terms: pytest compiles
+``a or b or c`` into a left-deep tree, and a flat chain of about 970 terms exceeds the recursion limit.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from .select import Candidate
+
+#: Longest single argument Linux passes to a program (MAX_ARG_STRLEN, 32 pages, minus the NUL).
+MAX_ARG_BYTES = 131_071
+#: Terms per parenthesised group.
+FANOUT = 16
+
+_IDENT = re.compile(r"^(?:\w|:|\+|-|\.|\[|\]|\\|/)+$")
+_KEYWORDS = {"or", "and", "not"}
+
+
+@dataclass
+class Plan:
+    """The expression, and the classes it cannot select exactly (with the reason)."""
+
+    expression: str
+    inexact: list[tuple[Candidate, str]] = field(default_factory=list)
+
+    @property
+    def exact(self) -> bool:
+        return not self.inexact
+
+    @property
+    def size(self) -> int:
+        return len(self.expression.encode())
+
+
+def is_term(text: str) -> bool:
+    """True when *text* is one identifier of pytest's expression grammar."""
+    return bool(_IDENT.match(text)) and text not in _KEYWORDS
+
+
+def item_names(c: Candidate) -> set[str]:
+    """Lower-cased names pytest's -k may see on the items of *c* (directories conservatively all)."""
+    path = os.path.abspath(c.path)
+    dirs = [d for d in os.path.dirname(path).split(os.sep) if d]
+    names = {*dirs, os.path.basename(path), *c.names, *c.methods, *c.keywords}
+    return {n.lower() for n in names}
+
+
+class _Index:
+    """Substring search over the item names of many candidates at once."""
+
+    def __init__(self, candidates: Sequence[Candidate], names: Sequence[set[str]]):
+        owners: dict[str, list[int]] = {}
+        for i, ns in enumerate(names):
+            for n in ns:
+                owners.setdefault(n, []).append(i)
+        self.keys = list(owners)
+        self.owners = [owners[k] for k in self.keys]
+        self.starts = []
+        pos = 0
+        for k in self.keys:
+            self.starts.append(pos)
+            pos += len(k) + 1
+        self.text = "\n".join(self.keys)
+        self.candidates = candidates
+
+    def hits(self, term: str) -> set[int]:
+        """Indexes of candidates with a name containing *term* (lower-case)."""
+        out: set[int] = set()
+        start = self.text.find(term)
+        while start != -1:
+            k = bisect.bisect_right(self.starts, start) - 1
+            out.update(self.owners[k])
+            # continue after this name: every other hit in it belongs to the same owners
+            start = self.text.find(term, self.starts[k] + len(self.keys[k]) + 1)
+        return out
+
+
+def build(all_candidates: Sequence[Candidate], chosen: Iterable[Candidate]) -> Plan:
+    """An expression selecting exactly *chosen* among *all_candidates* (everything collected)."""
+    chosen_ids = {id(c) for c in chosen}
+    names = [item_names(c) for c in all_candidates]
+    by_file: dict[str, list[int]] = {}
+    for i, c in enumerate(all_candidates):
+        by_file.setdefault(c.path, []).append(i)
+    basenames = {p: os.path.basename(p) for p in by_file}
+    dirnames = {d for p in by_file for d in _dirs(p)}
+    global_index: _Index | None = None
+    clauses: list[str] = []
+    plan = Plan("")
+    for path, idxs in by_file.items():
+        sel = [i for i in idxs if id(all_candidates[i]) in chosen_ids]
+        if not sel:
+            continue
+        anchor = basenames[path]
+        low = anchor.lower()
+        anchored = (
+            is_term(anchor)
+            and not any(low in d for d in dirnames)
+            and not any(low in b.lower() for p, b in basenames.items() if p != path)
+        )
+        if anchored:
+            clause = _file_clause(all_candidates, names, idxs, sel, anchor, plan)
+        else:
+            if global_index is None:
+                global_index = _Index(all_candidates, names)
+            clause = _class_clause(all_candidates, names, sel, chosen_ids, global_index, plan)
+        if clause:
+            clauses.append(clause)
+    plan.expression = balanced_or(clauses)
+    return plan
+
+
+def _dirs(path: str) -> list[str]:
+    return [d.lower() for d in os.path.dirname(os.path.abspath(path)).split(os.sep) if d]
+
+
+def _file_clause(
+    cands: Sequence[Candidate],
+    names: Sequence[set[str]],
+    idxs: list[int],
+    sel: list[int],
+    anchor: str,
+    plan: Plan,
+) -> str:
+    rest = [i for i in idxs if i not in set(sel)]
+    if not rest:
+        return anchor
+    local = _Index([cands[i] for i in idxs], [names[i] for i in idxs])
+    trial = Plan("")
+    include = _class_clause(cands, names, sel, {id(cands[i]) for i in sel}, local, trial)
+    exclude = _exclusion_clause(cands, names, sel, rest)
+    options = []
+    if trial.exact:
+        options.append(f"{anchor} and ({include})" if " " in include else f"{anchor} and {include}")
+    if exclude is not None:
+        options.append(f"{anchor} and not ({exclude})" if " " in exclude else f"{anchor} and not {exclude}")
+    if not options:
+        plan.inexact.extend(trial.inexact)
+        return f"{anchor} and ({include})" if include else ""
+    return "(" + min(options, key=len) + ")"
+
+
+def _class_term(c: Candidate) -> str:
+    return c.names[0] if len(c.names) == 1 else "(" + " or ".join(c.names) + ")"
+
+
+def _class_clause(
+    cands: Sequence[Candidate],
+    names: Sequence[set[str]],
+    sel: list[int],
+    chosen_ids: set[int],
+    index: _Index,
+    plan: Plan,
+) -> str:
+    """``T1 or (T2 and not U) ...`` for the chosen classes, each exact against the index's classes."""
+    parts = []
+    for i in sel:
+        c = cands[i]
+        hit: set[int] = set()
+        for n in c.names:
+            hit |= index.hits(n.lower())
+        # translate index positions to candidates and keep the unchosen ones
+        others = [index.candidates[k] for k in hit]
+        others = [o for o in others if id(o) not in chosen_ids]
+        term = _class_term(c)
+        if not others:
+            parts.append(term)
+            continue
+        own = names[i]
+        clash = [o for o in others if any(_contained(n.lower(), own) for n in o.names)]
+        if clash:
+            plan.inexact.append((c, _inexact_reason(c, clash[0])))
+            parts.append(term)
+            continue
+        excluded = balanced_or([_class_term(o) for o in sorted(others, key=lambda o: o.name)])
+        parts.append(f"({term} and not ({excluded}))")
+    return balanced_or(parts)
+
+
+def _exclusion_clause(
+    cands: Sequence[Candidate], names: Sequence[set[str]], sel: list[int], rest: list[int]
+) -> str | None:
+    """``U1 or U2`` naming every unchosen class, or None when a term would also drop a chosen one."""
+    for i in rest:
+        for n in cands[i].names:
+            if any(_contained(n.lower(), names[j]) for j in sel):
+                return None
+    return balanced_or([_class_term(cands[i]) for i in rest])
+
+
+def _contained(term: str, names: set[str]) -> bool:
+    return any(term in n for n in names)
+
+
+def _inexact_reason(c: Candidate, clash: Candidate) -> str:
+    for n in c.names:
+        low = n.lower()
+        for path in dict.fromkeys((c.path, clash.path)):
+            if low in os.path.basename(path).lower():
+                return f"its name is part of the module name {os.path.basename(path)}"
+            for d in _dirs(path):
+                if low in d:
+                    return f"its name is part of the directory name {d!r} of {path}"
+    return (
+        f"-k {c.name} also selects {clash.path}::{clash.name}, and excluding that class would drop "
+        f"{c.name} too"
+    )
+
+
+def balanced_or(parts: Sequence[str]) -> str:
+    """``a or b or ...`` nested in parentheses, at most FANOUT terms per level."""
+    parts = [p for p in parts if p]
+    if len(parts) <= FANOUT:
+        return " or ".join(parts)
+    size = FANOUT  # the smallest power of FANOUT that leaves at most FANOUT groups
+    while -(-len(parts) // size) > FANOUT:
+        size *= FANOUT
+    groups = [parts[i : i + size] for i in range(0, len(parts), size)]
+    return " or ".join(_group(balanced_or(g)) for g in groups)
+
+
+def _group(text: str) -> str:
+    return f"({text})" if " " in text else text

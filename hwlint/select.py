@@ -1,0 +1,594 @@
+"""Selection: which test classes a CI runner executes, computed statically from the file model.
+
+This mirrors the torch runtime (see the notes on ``instantiate_device_type_tests`` and the
+``--hw-classification`` filter) without importing torch or the test modules:
+
+* Each module is replayed in source order. A class definition binds its name; an instantiation call
+  deletes the generic class from the module and binds ``TestFoo`` + ``DEVICE`` for the runner's own
+  device type only (CI sets ``PYTORCH_TESTING_DEVICE_ONLY_FOR=<device>``), when that device survives
+  ``only_for`` / ``except_for`` and the device's opt-in keyword. A generated name replaces a
+  hand-written class of the same name, and a later class definition replaces a generated one.
+* What is bound at the end and has test methods is what pytest collects on that runner. Each such
+  class is then *selected* (its effective classification, own or inherited as ``getattr`` finds it,
+  is one the runner runs), *mismatched* (classified for other runners), *unclassified*, or
+  *unplaced* (a classification hwlint cannot read: not a static enum member, or a generic class
+  defined in another module).
+
+PrivateUse1 classes are named ``TestFooPRIVATEUSE1`` or after the backend (``TestFooOPENREG``)
+depending on collection order, so a selected PrivateUse1 class carries every name it may have.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from .checker import read_source
+from .model import ClassInfo, FileModel, Instantiation, build_model, effective_declaration, mro
+from .rules import generated_devices, generated_suffixes
+from .taxonomy import Runner, Taxonomy
+
+SELECTED, MISMATCHED, UNCLASSIFIED, UNPLACED = "selected", "mismatched", "unclassified", "unplaced"
+STATUSES = (SELECTED, MISMATCHED, UNCLASSIFIED, UNPLACED)
+
+
+class SelectionError(Exception):
+    """A request the selector cannot serve (unknown runner, for instance)."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A test class pytest collects from one module on the runner, and what the filter does with it."""
+
+    path: str
+    names: tuple[str, ...]  # the class's name; a PrivateUse1 class has one per possible name
+    status: str
+    classification: str | None  # enum member in effect, if any
+    holder: str | None  # the class whose body declares it (itself, a base, or the generic class)
+    source: ClassInfo | None  # the class written in the file (the generic class, for generated ones)
+    generic: str | None = None  # set for generated classes: the instantiated class's name
+    call: Instantiation | None = None
+    methods: tuple[str, ...] = ()  # test method names as collected (device suffix included)
+    keywords: tuple[str, ...] = ()  # decorator names: pytest's -k also matches marker names
+    notes: tuple[str, ...] = ()  # why the placement is uncertain, for stderr and explain
+
+    @property
+    def name(self) -> str:
+        return self.names[0]
+
+    @property
+    def nodeid(self) -> str:
+        return f"{self.path}::{self.name}"
+
+    @property
+    def uncertain_name(self) -> bool:
+        """True when the collected name depends on collection order (PrivateUse1)."""
+        return len(self.names) > 1
+
+    @property
+    def test_count(self) -> int:
+        return max(len(self.methods), 1)
+
+
+@dataclass(frozen=True)
+class NotGenerated:
+    """An instantiated class that generates nothing for the runner's device, and why."""
+
+    path: str
+    generic: str
+    call: Instantiation
+    reason: str
+    kind: str  # only_for | except_for | opt_in | unknown_device
+
+
+@dataclass
+class FileSelection:
+    path: str
+    candidates: list[Candidate] = field(default_factory=list)
+    not_generated: list[NotGenerated] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def selected(self) -> list[Candidate]:
+        return [c for c in self.candidates if c.status == SELECTED]
+
+
+@dataclass
+class RunnerSelection:
+    """The selection for one runner over a set of files."""
+
+    runner: Runner
+    backends: tuple[str, ...]
+    include_unclassified: bool
+    files: list[FileSelection]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        return [c for f in self.files for c in f.candidates]
+
+    @property
+    def selected(self) -> list[Candidate]:
+        return [c for f in self.files for c in f.selected]
+
+    def counts(self) -> dict[str, int]:
+        """Classes by status, plus ``total`` (every class collected on this runner), as torch counts."""
+        counter = Counter(c.status for c in self.candidates)
+        out = {"total": len(self.candidates)}
+        out.update({s: counter.get(s, 0) for s in STATUSES})
+        out["tests"] = sum(c.test_count for c in self.selected)
+        out["not_generated"] = sum(len(f.not_generated) for f in self.files)
+        return out
+
+    def summary(self) -> str:
+        """One line in the runtime's terms (``total=, passed=, unclassified=, mismatched=``)."""
+        c = self.counts()
+        mode = ", ".join(self.runner.runs) + (", unclassified" if self.include_unclassified else "")
+        line = (
+            f"hwselect {self.runner.name} (device {self.runner.device}, runs [{mode}]): "
+            f"total={c['total']}, selected={c['selected']}, unclassified={c['unclassified']}, "
+            f"mismatched={c['mismatched']}"
+        )
+        if c["unplaced"]:
+            line += f", unplaced={c['unplaced']}"
+        return line + f" classes; {c['tests']} test methods in {len(self.selected_files())} files"
+
+    def selected_files(self) -> list[str]:
+        return [f.path for f in self.files if f.selected]
+
+    def why_empty(self) -> list[str]:
+        """Reasons a selection came out empty, in the runtime's terms (empty when it is not empty)."""
+        if self.selected:
+            return []
+        reasons = []
+        c = self.counts()
+        if not self.files:
+            return ["no test files were found under the given paths"]
+        if c["total"] == 0 and not c["not_generated"]:
+            reasons.append("no test classes were found in the given files")
+        kinds = Counter(n.kind for f in self.files for n in f.not_generated)
+        for kind, n in sorted(kinds.items()):
+            example = next(x for f in self.files for x in f.not_generated if x.kind == kind)
+            reasons.append(
+                f"{n} instantiated classes generate nothing for {self.runner.device}: {example.reason}"
+            )
+        if c["mismatched"]:
+            seen = Counter(x.classification for x in self.candidates if x.status == MISMATCHED)
+            listed = ", ".join(f"{k} ({v})" for k, v in sorted(seen.items()))
+            reasons.append(
+                f"{c['mismatched']} classes are classified for other runners: {listed}; "
+                f"{self.runner.name} runs {', '.join(self.runner.runs)}"
+            )
+        if c["unclassified"] and not self.include_unclassified:
+            reasons.append(
+                f"{c['unclassified']} classes are unclassified (--include-unclassified selects them)"
+            )
+        if c["unplaced"]:
+            reasons.append(f"{c['unplaced']} classes have a classification hwlint cannot read")
+        return reasons
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def runner_backends(taxonomy: Taxonomy, runner: Runner, extra: Iterable[str] = ()) -> tuple[str, ...]:
+    """PrivateUse1 backend names the runner's generated classes may carry."""
+    if runner.device != "privateuse1":
+        return ()
+    seen = dict.fromkeys([*runner.backends, *extra])
+    return tuple(b for b in seen if b)
+
+
+def get_runner(taxonomy: Taxonomy, name: str) -> Runner:
+    """The taxonomy's runner called *name*; SelectionError listing the known ones otherwise."""
+    runner = taxonomy.runners.get(name)
+    if runner is None:
+        known = ", ".join(taxonomy.runners) or "none"
+        raise SelectionError(f"unknown runner {name!r} (the taxonomy defines: {known})")
+    return runner
+
+
+def select_paths(
+    taxonomy: Taxonomy,
+    runner: Runner | str,
+    paths: Sequence[str],
+    backends: Iterable[str] = (),
+    include_unclassified: bool = False,
+    config=None,
+) -> RunnerSelection:
+    """Select, for *runner*, the test classes of every test file under *paths* (hwlint's discovery)."""
+    from .config import Config, discover
+
+    files = list(discover(paths, config or Config()))
+    return select_files(taxonomy, runner, files, backends, include_unclassified)
+
+
+def select_files(
+    taxonomy: Taxonomy,
+    runner: Runner | str,
+    files: Iterable[str],
+    backends: Iterable[str] = (),
+    include_unclassified: bool = False,
+) -> RunnerSelection:
+    """Select, for *runner*, the test classes of each file in *files*."""
+    if isinstance(runner, str):
+        runner = get_runner(taxonomy, runner)
+    chosen = runner_backends(taxonomy, runner, backends)
+    result = RunnerSelection(runner, chosen, include_unclassified, [])
+    if runner.device == "privateuse1" and not chosen:
+        result.warnings.append(
+            f"runner {runner.name} has no PrivateUse1 backend name (taxonomy `backend:` or --backend): "
+            "generated classes are matched only as ...PRIVATEUSE1, but all but the first are named after "
+            "the backend"
+        )
+    for path in files:
+        data = read_source(path)
+        if isinstance(data, str):
+            result.files.append(FileSelection(path, error=data))
+            result.warnings.append(f"{path}: cannot read: {data}")
+            continue
+        model = build_model(data, path, taxonomy)
+        fs = select_model(model, taxonomy, runner, chosen, include_unclassified)
+        result.files.append(fs)
+        if fs.error:
+            result.warnings.append(f"{path}: cannot parse ({fs.error}); none of its classes are selected")
+        for c in fs.candidates:
+            for note in c.notes:
+                result.warnings.append(f"{c.nodeid}: {note}")
+    return result
+
+
+def select_model(
+    model: FileModel,
+    taxonomy: Taxonomy,
+    runner: Runner,
+    backends: Sequence[str] = (),
+    include_unclassified: bool = False,
+) -> FileSelection:
+    """The classes pytest collects from one file on *runner*, each with its status."""
+    fs = FileSelection(model.path)
+    if model.error is not None:
+        fs.error = f"line {model.error.line}: {model.error.message}"
+        return fs
+    bound = _replay(model, taxonomy, runner, backends, fs)
+    seen: set[int] = set()
+    for entry in bound.values():
+        if id(entry) in seen:
+            continue
+        seen.add(id(entry))
+        cand = _candidate(model, taxonomy, runner, entry, include_unclassified)
+        if cand is not None:
+            fs.candidates.append(cand)
+    fs.candidates.sort(key=_line)
+    return fs
+
+
+def _line(c: Candidate) -> tuple[int, str]:
+    """Source order: a generated class sits at its instantiation call."""
+    if c.call is not None:
+        return c.call.site.line, c.name
+    return (c.source.site.line if c.source else 0), c.name
+
+
+# -- replaying the module ---------------------------------------------------------------------
+
+
+@dataclass
+class _Generated:
+    names: tuple[str, ...]
+    generic: str
+    source: ClassInfo | None
+    call: Instantiation
+    device: str
+    notes: tuple[str, ...]
+    replaced: list[str] = field(default_factory=list)
+
+
+def _replay(
+    model: FileModel, taxonomy: Taxonomy, runner: Runner, backends: Sequence[str], fs: FileSelection
+) -> dict[str, ClassInfo | _Generated]:
+    """Module globals at the end of import: name -> hand-written class or generated class."""
+    events: list[tuple[int, int, ClassInfo | Instantiation]] = [(c.site.line, 0, c) for c in model.classes]
+    events += [(i.site.line, 1, i) for i in model.instantiations if i.class_name]
+    events.sort(key=lambda e: (e[0], e[1]))
+    bound: dict[str, ClassInfo | _Generated] = {}
+    for _, _, item in events:
+        if isinstance(item, ClassInfo):
+            bound[item.name] = item
+            continue
+        generic_name = item.class_name or ""
+        source = bound.get(generic_name)
+        # The runtime deletes the generic class from the module (scope[generic.__name__]).
+        bound.pop(generic_name, None)
+        generic = source if isinstance(source, ClassInfo) else None
+        gen = _generate(model, taxonomy, runner, backends, item, generic_name, generic, fs)
+        if gen is None:
+            continue
+        for name in gen.names:
+            old = bound.get(name)
+            if isinstance(old, ClassInfo) and old.is_test:
+                gen.replaced.append(f"{name} (line {old.site.line})")
+            bound[name] = gen
+    return bound
+
+
+def _generate(
+    model: FileModel,
+    taxonomy: Taxonomy,
+    runner: Runner,
+    backends: Sequence[str],
+    call: Instantiation,
+    generic_name: str,
+    generic: ClassInfo | None,
+    fs: FileSelection,
+) -> _Generated | None:
+    device = runner.device
+    if device not in taxonomy.devices:
+        fs.not_generated.append(
+            NotGenerated(
+                model.path,
+                generic_name,
+                call,
+                f"device type {device!r} is not in the taxonomy",
+                "unknown_device",
+            )
+        )
+        return None
+    if device not in generated_devices(taxonomy, call):
+        kind, reason = _why_not_generated(taxonomy, call, device)
+        fs.not_generated.append(NotGenerated(model.path, generic_name, call, reason, kind))
+        return None
+    suffixes = generated_suffixes(taxonomy, device)[:1] + [b.upper() for b in backends]
+    names = tuple(dict.fromkeys(generic_name + s for s in suffixes))
+    return _Generated(
+        names, generic_name, generic, call, device, _uncertain_generation(taxonomy, call, device)
+    )
+
+
+def _why_not_generated(taxonomy: Taxonomy, call: Instantiation, device: str) -> tuple[str, str]:
+    """Which of only_for / except_for / the opt-in keeps *device* out of *call*, in words."""
+    where = f"line {call.site.line}"
+    aliases = taxonomy.device_aliases(device)
+    only, excluded = call.only_for, call.except_for
+    if only is not None and only.devices and not aliases & set(only.devices):
+        return "only_for", f"only_for={only.site.text} leaves out {device} ({where})"
+    if excluded is not None and excluded.devices is not None and aliases & set(excluded.devices):
+        return "except_for", f"except_for={excluded.site.text} names {device} ({where})"
+    opt = taxonomy.devices[device].opt_in
+    return "opt_in", f"{opt}=True is not passed ({where})"
+
+
+def _uncertain_generation(taxonomy: Taxonomy, call: Instantiation, device: str) -> tuple[str, ...]:
+    """Reasons the runner's device may not be generated after all (arguments hwlint cannot read)."""
+    notes = []
+    for keyword, filt in (("only_for", call.only_for), ("except_for", call.except_for)):
+        if filt is not None and filt.devices is None:
+            notes.append(
+                f"{keyword}={filt.site.text} (line {call.site.line}) cannot be resolved statically; "
+                f"selected in case it generates {device}"
+            )
+    opt = taxonomy.devices[device].opt_in
+    if opt and call.opt_in(opt) is None:
+        notes.append(
+            f"{opt} (line {call.site.line}) cannot be resolved statically; selected in case it is set"
+        )
+    return tuple(notes)
+
+
+# -- classifying what is bound ----------------------------------------------------------------
+
+
+def _candidate(
+    model: FileModel,
+    taxonomy: Taxonomy,
+    runner: Runner,
+    entry: ClassInfo | _Generated,
+    include_unclassified: bool,
+) -> Candidate | None:
+    if isinstance(entry, ClassInfo):
+        methods = _test_methods(model, entry)
+        if not methods or not _collectable(model, entry):
+            return None
+        status, member, holder, notes = _place(model, taxonomy, runner, entry, include_unclassified)
+        return Candidate(
+            model.path,
+            (entry.name,),
+            status,
+            member,
+            holder,
+            entry,
+            methods=methods,
+            keywords=_keywords(entry),
+            notes=notes,
+        )
+    notes = list(entry.notes)
+    if entry.replaced:
+        notes.append(
+            f"replaces the hand-written class {', '.join(entry.replaced)}: instantiating "
+            f"{entry.generic} binds that name in the module"
+        )
+    if entry.source is not None and not _test_methods(model, entry.source):
+        return None  # a generated class without tests: pytest collects no item from it
+    if entry.source is None:
+        status, member, holder = UNPLACED, None, None
+        notes.append(f"{entry.generic} is not defined in this file, so its classification is unknown here")
+        methods: tuple[str, ...] = ()
+    else:
+        status, member, holder, more = _place(model, taxonomy, runner, entry.source, include_unclassified)
+        notes += more
+        methods = _generated_methods(entry)
+    return Candidate(
+        model.path,
+        entry.names,
+        status,
+        member,
+        holder,
+        entry.source,
+        generic=entry.generic,
+        call=entry.call,
+        methods=methods,
+        keywords=_keywords(entry.source) if entry.source else (),
+        notes=tuple(notes),
+    )
+
+
+def _place(
+    model: FileModel, taxonomy: Taxonomy, runner: Runner, cls: ClassInfo, include_unclassified: bool
+) -> tuple[str, str | None, str | None, tuple[str, ...]]:
+    """(status, member, holder, notes) for the classification ``getattr`` finds on *cls*."""
+    found = effective_declaration(model, cls)
+    if found is None:
+        return (SELECTED if include_unclassified else UNCLASSIFIED), None, None, ()
+    decl, holder = found
+    if decl.member is None:
+        note = f"{taxonomy.attribute} = {decl.site.text} (line {decl.site.line}) is not a static enum member"
+        return UNPLACED, None, holder.name, (note,)
+    if decl.member not in taxonomy.classifications:
+        note = f"{decl.member} (line {decl.site.line}) is not a classification in the taxonomy"
+        return UNPLACED, decl.member, holder.name, (note,)
+    status = SELECTED if decl.member in runner.runs else MISMATCHED
+    return status, decl.member, holder.name, ()
+
+
+def _test_methods(model: FileModel, cls: ClassInfo) -> tuple[str, ...]:
+    """Test methods a hand-written class has, its own and those inherited from bases in the file."""
+    names: dict[str, None] = {}
+    for c in mro(model, cls):
+        for m in c.test_methods:
+            names.setdefault(m.name)
+    return tuple(names)
+
+
+def _collectable(model: FileModel, cls: ClassInfo) -> bool:
+    """Whether pytest collects *cls* at all.
+
+    A class whose every base is known and none comes from outside the file cannot be a
+    ``unittest.TestCase``: pytest then collects it only under its ``Test*`` naming rule (a mixin
+    such as ``class _OpsMixin:`` holding test methods is never collected on its own).
+    """
+    for c in mro(model, cls):
+        for base in c.bases:
+            if base == "object":
+                continue
+            if not base or "." in base or model.class_named(base, c.site.line) is None:
+                return True  # a base from outside the file, perhaps TestCase
+    return cls.name.startswith("Test")
+
+
+def _generated_methods(entry: _Generated) -> tuple[str, ...]:
+    """Methods of a generated class: the generic class's own tests, with every possible device suffix."""
+    if entry.source is None:
+        return ()
+    suffixes = [n[len(entry.generic) :].lower() for n in entry.names]
+    return tuple(f"{m.name}_{s}" for m in entry.source.test_methods for s in suffixes)
+
+
+def _keywords(cls: ClassInfo) -> tuple[str, ...]:
+    names = {d.name for d in cls.decorators}
+    for m in cls.methods:
+        names.update(d.name for d in m.decorators)
+    return tuple(sorted(n for n in names if n))
+
+
+# -- explain ----------------------------------------------------------------------------------
+
+
+def explain(taxonomy: Taxonomy, runner: Runner | str, path: str, class_name: str, backends=()) -> list[str]:
+    """Why *class_name* in *path* does or does not run on *runner*: lines of text, verdict first."""
+    if isinstance(runner, str):
+        runner = get_runner(taxonomy, runner)
+    chosen = runner_backends(taxonomy, runner, backends)
+    data = read_source(path)
+    if isinstance(data, str):
+        return [f"{path}: cannot read: {data}"]
+    model = build_model(data, path, taxonomy)
+    fs = select_model(model, taxonomy, runner, chosen, include_unclassified=False)
+    if fs.error:
+        return [f"{path}: cannot parse ({fs.error})"]
+    lines: list[str] = []
+    for cand in fs.candidates:
+        if class_name in cand.names or class_name == cand.generic:
+            lines += _explain_candidate(taxonomy, runner, model, cand)
+    for ng in fs.not_generated:
+        if class_name == ng.generic or class_name.startswith(ng.generic):
+            lines += [
+                f"NOT RUN: {path}::{ng.generic} generates no class for {runner.device} "
+                f"on runner {runner.name}: {ng.reason}.",
+            ]
+    if not lines:
+        lines = _explain_absent(model, runner, class_name)
+    return lines
+
+
+def _explain_candidate(taxonomy: Taxonomy, runner: Runner, model: FileModel, cand: Candidate) -> list[str]:
+    verdict = "RUNS" if cand.status == SELECTED else "NOT RUN"
+    names = " or ".join(cand.names)
+    lines = [
+        f"{verdict}: {cand.path}::{names} on runner {runner.name} (device {runner.device}): {cand.status}."
+    ]
+    if cand.generic:
+        call = cand.call
+        assert call is not None
+        lines.append(
+            f"  generated by {call.function}({cand.generic}, ...) at line {call.site.line} "
+            f"for {runner.device}; the generic class {cand.generic} itself is not collected."
+        )
+        if len(cand.names) > 1:
+            lines.append(
+                "  PrivateUse1: the first class instantiated in a process is named ...PRIVATEUSE1, "
+                "later ones after the backend; both names are accepted."
+            )
+    if cand.classification:
+        where = "its own body" if cand.holder in (cand.name, cand.generic) else f"base class {cand.holder}"
+        lines.append(f"  classification {cand.classification}, declared in {where}.")
+    else:
+        lines.append(f"  no {taxonomy.attribute} in the class or its bases in this file.")
+    lines.append(f"  runner {runner.name} runs {', '.join(runner.runs)}.")
+    lines += [f"  note: {n}" for n in cand.notes]
+    return lines
+
+
+def _explain_absent(model: FileModel, runner: Runner, class_name: str) -> list[str]:
+    cls = model.class_named(class_name)
+    if cls is None:
+        return [
+            f"NOT RUN: {model.path} defines no class {class_name} and generates none on runner {runner.name}."
+        ]
+    if not _test_methods(model, cls):
+        return [f"NOT RUN: {model.path}::{class_name} has no test methods hwlint can see."]
+    return [
+        f"NOT RUN: {model.path}::{class_name} is not bound at the end of the module on runner {runner.name} "
+        "(it is instantiated, or replaced by a later definition)."
+    ]
+
+
+def relpath(path: str) -> str:
+    """*path* relative to the current directory when it lies below it (node ids are cwd-relative)."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+# -- sharding ---------------------------------------------------------------------------------
+
+
+def shard(candidates: Sequence[Candidate], shards: int) -> list[list[Candidate]]:
+    """Split *candidates* into *shards* lists balanced by test-method count (largest first, greedy).
+
+    Deterministic for a given input, so every CI job recomputes the same split on its own.
+    """
+    if shards < 1:
+        raise SelectionError("--shards must be at least 1")
+    out: list[list[Candidate]] = [[] for _ in range(shards)]
+    load = [0] * shards
+    for c in sorted(candidates, key=lambda c: (-c.test_count, c.path, c.name)):
+        k = min(range(shards), key=lambda i: (load[i], i))
+        out[k].append(c)
+        load[k] += c.test_count
+    for part in out:
+        part.sort(key=lambda c: (c.path, *_line(c)))
+    return out

@@ -1,0 +1,352 @@
+"""``hwselect``: print the tests a CI runner executes, in a form pytest or a CI matrix takes.
+
+A thin front end over :mod:`hwlint.select` (what runs) and :mod:`hwlint.kexpr` (how to say it to
+``pytest -k``). The summary and every warning go to stderr; stdout carries only the selection.
+
+Exit codes: 0 a non-empty selection; 2 usage, configuration or taxonomy error; 3 the selection is
+empty (with the reasons on stderr), because a runner that runs nothing must not look green.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+
+EXIT_OK, EXIT_ERROR, EXIT_EMPTY = 0, 2, 3
+FORMATS = ("k", "nodeids", "files", "json", "matrix")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
+
+
+class _UserError(Exception):
+    pass
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="hwselect",
+        description="Print the test classes a CI runner executes (hw_classification, instantiation).",
+        epilog="`hwselect explain RUNNER PATH::Class` says why a class does or does not run. "
+        "Exit codes: 0 selected, 2 error, 3 empty selection.",
+    )
+    p.add_argument("--version", action="version", version=f"hwselect {__version__}")
+    p.add_argument("runner", metavar="RUNNER", nargs="?", help="a runner of the taxonomy (not with matrix)")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files and directories (default: .)")
+    _common(p)
+    p.add_argument("--format", choices=FORMATS, default="nodeids", help="output format (default: nodeids)")
+    p.add_argument("--include-unclassified", action="store_true", help="select unclassified classes too")
+    p.add_argument("--runners", metavar="A,B", help="matrix: runners to include (default: all)")
+    p.add_argument("--shards", type=int, default=1, metavar="N", help="matrix: shards per runner")
+    p.add_argument("--shard", metavar="I/N", help="only shard I of N (1-based), as the matrix splits it")
+    p.add_argument("--argsfile", metavar="FILE", help="k: write a pytest argument file and print @FILE")
+    p.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
+    return p
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--taxonomy", metavar="FILE", help="taxonomy YAML (default: [tool.hwlint] or bundled)")
+    p.add_argument("--config", metavar="FILE", help="pyproject.toml to read [tool.hwlint] from")
+    p.add_argument(
+        "--backend", action="append", default=[], metavar="NAME", help="PrivateUse1 backend name (repeatable)"
+    )
+
+
+def build_explain_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="hwselect explain", description="Why a class does or does not run on a runner.")
+    p.add_argument("runner", metavar="RUNNER")
+    p.add_argument("target", metavar="PATH::CLASS")
+    _common(p)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``hwselect`` console script."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv[:1] == ["explain"]:
+            return cmd_explain(build_explain_parser().parse_args(argv[1:]))
+        return cmd_select(build_parser().parse_args(argv))
+    except _UserError as e:
+        print(f"hwselect: error: {e}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+def _setup(args):
+    from .config import ConfigError, load_config
+    from .taxonomy import TaxonomyError, load_taxonomy
+
+    try:
+        config = load_config(args.config and __import__("pathlib").Path(args.config))
+        taxonomy = load_taxonomy(args.taxonomy or config.taxonomy)
+    except (ConfigError, TaxonomyError) as e:
+        raise _UserError(str(e)) from None
+    return config, taxonomy
+
+
+def _select(taxonomy, config, runner: str, paths, args):
+    from .select import SelectionError, select_paths
+
+    try:
+        return select_paths(taxonomy, runner, paths, args.backend, args.include_unclassified, config)
+    except SelectionError as e:
+        raise _UserError(str(e)) from None
+
+
+def cmd_select(args) -> int:
+    config, taxonomy = _setup(args)
+    if args.format == "matrix":
+        paths = ([args.runner] if args.runner else []) + args.paths
+        return cmd_matrix(args, config, taxonomy, paths or ["."])
+    if not args.runner:
+        raise _UserError("give a RUNNER (one of: " + ", ".join(taxonomy.runners) + ")")
+    sel = _select(taxonomy, config, args.runner, args.paths or ["."], args)
+    chosen = _shard_of(sel.selected, args.shard)
+    _report(sel, args.quiet)
+    if not chosen:
+        _report_empty(sel, args.shard)
+        return EXIT_EMPTY
+    WRITERS[args.format](sel, chosen, args)
+    return EXIT_OK
+
+
+def _shard_of(selected, spec: str | None):
+    from .select import SelectionError, shard
+
+    if not spec:
+        return selected
+    try:
+        i, n = (int(x) for x in spec.split("/"))
+        if not 1 <= i <= n:
+            raise ValueError
+        return shard(selected, n)[i - 1]
+    except (ValueError, SelectionError):
+        raise _UserError(f"--shard expects I/N with 1 <= I <= N, got {spec!r}") from None
+
+
+def _report(sel, quiet: bool) -> None:
+    for w in sel.warnings:
+        print(f"hwselect: warning: {w}", file=sys.stderr)
+    if not quiet:
+        print(sel.summary(), file=sys.stderr)
+
+
+def _report_empty(sel, shard: str | None) -> None:
+    if shard and sel.selected:
+        print(f"hwselect: shard {shard} of runner {sel.runner.name} is empty", file=sys.stderr)
+        return
+    print(f"hwselect: runner {sel.runner.name} selects nothing:", file=sys.stderr)
+    for reason in sel.why_empty():
+        print(f"  - {reason}", file=sys.stderr)
+
+
+# -- formats ------------------------------------------------------------------------------------
+
+
+def write_nodeids(sel, chosen, args) -> None:
+    """One ``path::Class`` per line (a pytest argument file: ``pytest @ids.txt``)."""
+    for line in nodeid_lines(sel, chosen):
+        print(line)
+
+
+def nodeid_lines(sel, chosen) -> list[str]:
+    """Node ids of *chosen*, as pytest arguments one per line.
+
+    A PrivateUse1 class is named ``...PRIVATEUSE1`` or after the backend depending on collection
+    order, so no node id for it is certain: its file is listed instead and, when that file holds
+    classes that are not chosen, two more lines ``-k`` and an expression exact over the listed
+    scope (node ids of the other files select only chosen classes, so their module name suffices).
+    """
+    from .kexpr import build
+    from .select import relpath
+
+    ids = {id(c) for c in chosen}
+    lines: list[str] = []
+    scope = []
+    mixed = False
+    for f in sel.files:
+        mine = [c for c in f.candidates if id(c) in ids]
+        if not mine:
+            continue
+        if any(c.uncertain_name for c in mine):
+            lines.append(relpath(f.path))
+            scope += f.candidates
+            mixed = mixed or len(mine) < len(f.candidates)
+            continue
+        lines += [f"{relpath(c.path)}::{c.name}" for c in mine]
+        scope += mine
+    if mixed:
+        plan = build(scope, [c for c in scope if id(c) in ids])
+        if plan.exact:
+            lines += ["-k", plan.expression]
+        else:
+            for c, reason in plan.inexact:
+                print(
+                    f"hwselect: warning: {c.nodeid}: PrivateUse1 names depend on collection order and -k "
+                    f"cannot single it out ({reason}); its whole file is listed",
+                    file=sys.stderr,
+                )
+    return lines
+
+
+def write_files(sel, chosen, args) -> None:
+    """The files holding at least one chosen class."""
+    from .select import relpath
+
+    chosen_ids = {id(c) for c in chosen}
+    for f in sel.files:
+        if any(id(c) in chosen_ids for c in f.candidates):
+            print(relpath(f.path))
+
+
+def write_k(sel, chosen, args) -> None:
+    """A -k expression; falls back to a pytest argument file when one argument cannot say it."""
+    from .kexpr import MAX_ARG_BYTES, build
+
+    plan = build(sel.candidates, chosen)
+    for c, reason in plan.inexact:
+        print(f"hwselect: -k cannot select {c.nodeid} exactly: {reason}", file=sys.stderr)
+    if plan.exact:
+        lines = [*_chosen_files(sel, chosen), "-k", plan.expression]
+    else:
+        print("hwselect: falling back to node ids (a pytest argument file)", file=sys.stderr)
+        lines = nodeid_lines(sel, chosen)
+    if args.argsfile:
+        with open(args.argsfile, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+        print(f"@{args.argsfile}")
+        return
+    if plan.exact and plan.size <= MAX_ARG_BYTES:
+        print(plan.expression)
+        return
+    if plan.exact:
+        print(
+            f"hwselect: the -k expression is {plan.size} bytes, over the {MAX_ARG_BYTES}-byte "
+            "argument limit; printing a pytest argument file instead: save it and run `pytest @FILE`",
+            file=sys.stderr,
+        )
+    print("\n".join(lines))
+
+
+def _chosen_files(sel, chosen) -> list[str]:
+    from .select import relpath
+
+    ids = {id(c) for c in chosen}
+    return [relpath(f.path) for f in sel.files if any(id(c) in ids for c in f.candidates)]
+
+
+def write_json(sel, chosen, args) -> None:
+    """Per file: chosen classes, an expression exact for that file alone, and counts."""
+    print(json.dumps(selection_json(sel, chosen), indent=2))
+
+
+def selection_json(sel, chosen) -> dict:
+    """The json format's document (a contract: see the README)."""
+    from .kexpr import build
+    from .select import STATUSES, relpath
+
+    ids = {id(c) for c in chosen}
+    files = []
+    for f in sel.files:
+        mine = [c for c in f.candidates if id(c) in ids]
+        if not mine:
+            continue
+        plan = build(f.candidates, mine)
+        counts = {s: sum(1 for c in f.candidates if c.status == s) for s in STATUSES}
+        files.append(
+            {
+                "path": relpath(f.path),
+                "classes": [
+                    {
+                        "name": c.name,
+                        "names": list(c.names),
+                        "classification": c.classification,
+                        "generic": c.generic,
+                        "tests": c.test_count,
+                    }
+                    for c in mine
+                ],
+                "expression": plan.expression if plan.exact else None,
+                "counts": {"total": len(f.candidates), "chosen": len(mine), **counts},
+            }
+        )
+    plan = build(sel.candidates, chosen)
+    return {
+        "runner": sel.runner.name,
+        "device": sel.runner.device,
+        "runs": list(sel.runner.runs),
+        "backends": list(sel.backends),
+        "counts": {**sel.counts(), "chosen": len(chosen)},
+        "expression": plan.expression if plan.exact else None,
+        "inexact": [{"nodeid": c.nodeid, "reason": r} for c, r in plan.inexact],
+        "files": files,
+        "warnings": list(sel.warnings),
+    }
+
+
+WRITERS = {"k": write_k, "nodeids": write_nodeids, "files": write_files, "json": write_json}
+
+
+def cmd_matrix(args, config, taxonomy, paths) -> int:
+    """A GitHub Actions ``strategy.matrix`` object: ``{"include": [{runner, shard, ...}]}``."""
+    from .select import shard
+
+    names = [r for r in (args.runners or "").split(",") if r] or list(taxonomy.runners)
+    if args.shards < 1:
+        raise _UserError("--shards must be at least 1")
+    include = []
+    empty = []
+    for name in names:
+        sel = _select(taxonomy, config, name, paths, args)
+        _report(sel, args.quiet)
+        if not sel.selected:
+            empty.append(sel)
+            continue
+        parts = shard(sel.selected, args.shards)
+        for i, part in enumerate(parts, 1):
+            if not part:
+                continue
+            include.append(
+                {
+                    "runner": name,
+                    "device": sel.runner.device,
+                    "shard": i,
+                    "shards": args.shards,
+                    "classes": len(part),
+                    "tests": sum(c.test_count for c in part),
+                    "files": len({c.path for c in part}),
+                }
+            )
+    for sel in empty:
+        _report_empty(sel, None)
+    print(json.dumps({"include": include}))
+    return EXIT_OK if include else EXIT_EMPTY
+
+
+def cmd_explain(args) -> int:
+    from .select import SelectionError, explain
+
+    _, taxonomy = _setup(args)
+    path, sep, cls = args.target.partition("::")
+    if not sep or not cls:
+        raise _UserError(f"expected PATH::Class, got {args.target!r}")
+    if not os.path.exists(path):
+        raise _UserError(f"{path}: no such file")
+    try:
+        lines = explain(taxonomy, args.runner, path, cls, args.backend)
+    except SelectionError as e:
+        raise _UserError(str(e)) from None
+    print("\n".join(lines))
+    return EXIT_OK if lines[0].startswith("RUNS") else EXIT_EMPTY

@@ -1,0 +1,167 @@
+"""hwselect against real pytest collection: every runner, every format, the example suite.
+
+The ground truth is the runtime's own filter (the suite's conftest keeps the items whose class's
+``hw_classification``, found with getattr, is one the runner runs), applied to what pytest collects
+with the stand-in instantiation for the runner's device.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DEFAULT_TAXONOMY, run_tool
+from tests.select_suite import write_suite
+
+OPENREG_RUNNER = "  openreg:\n    device: privateuse1\n    backend: openreg\n    runs: [ACCELERATOR]\n"
+# runner -> (device, backend the stand-in registers, extra hwselect arguments)
+RUNNERS = {
+    "cpu": ("cpu", "", []),
+    "cuda": ("cuda", "", []),
+    "rocm": ("cuda", "", []),
+    "mps": ("mps", "", []),
+    "xpu": ("xpu", "", []),
+    "privateuse1": ("privateuse1", "openreg", ["--backend", "openreg"]),
+    "openreg": ("privateuse1", "openreg", []),
+}
+RUNS = {
+    "cpu": "GENERIC,ACCELERATOR,CPU",
+    "cuda": "ACCELERATOR,CUDA",
+    "rocm": "ACCELERATOR,CUDA",
+    "mps": "ACCELERATOR,MPS",
+    "xpu": "ACCELERATOR,XPU",
+    "privateuse1": "ACCELERATOR",
+    "openreg": "ACCELERATOR",
+}
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory) -> Path:
+    root = write_suite(tmp_path_factory.mktemp("suite"))
+    (root / "taxonomy.yaml").write_text(DEFAULT_TAXONOMY.read_text() + OPENREG_RUNNER)
+    return root
+
+
+def collect(root: Path, runner: str, *args: str) -> set[str]:
+    """Item node ids ``pytest --collect-only -q`` prints for the runner's device."""
+    device, backend, _ = RUNNERS[runner]
+    env = {**os.environ, "HW_DEVICE": device, "HW_BACKEND": backend, "PYTHONDONTWRITEBYTECODE": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", *args],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode in (0, 5), proc.stdout + proc.stderr
+    return {line for line in proc.stdout.splitlines() if "::" in line and not line.startswith("hwselect")}
+
+
+def truth(root: Path, runner: str) -> set[str]:
+    return collect(root, runner, "--truth-runs", RUNS[runner])
+
+
+def hwselect(root: Path, runner: str, *args: str) -> subprocess.CompletedProcess:
+    extra = RUNNERS[runner][2]
+    return run_tool("hwselect", runner, "--taxonomy", "taxonomy.yaml", *extra, *args, cwd=root)
+
+
+def as_args(root: Path, text: str, name: str) -> str:
+    """Save hwselect's output as a pytest argument file and return ``@file``."""
+    (root / name).write_text(text)
+    return "@" + name
+
+
+@pytest.mark.parametrize("runner", list(RUNNERS))
+def test_formats_collect_exactly_the_runtime_selection(suite, runner):
+    expected = truth(suite, runner)
+    assert expected, "the suite must give every runner something to run"
+
+    ids = hwselect(suite, runner, "--format", "nodeids")
+    assert ids.returncode == 0, ids.stderr
+    assert collect(suite, runner, as_args(suite, ids.stdout, f"ids-{runner}.txt")) == expected
+
+    k = hwselect(suite, runner, "--format", "k")
+    assert k.returncode == 0, k.stderr
+    lines = k.stdout.splitlines()
+    if len(lines) == 1:
+        assert collect(suite, runner, "-k", lines[0]) == expected
+    else:  # the documented fallback: a pytest argument file of node ids
+        assert "falling back to node ids" in k.stderr
+        assert collect(suite, runner, as_args(suite, k.stdout, f"k-{runner}.txt")) == expected
+
+    files = hwselect(suite, runner, "--format", "files")
+    assert set(files.stdout.split()) == {i.split("::")[0] for i in expected}
+
+    plugin_args = ["--hw-runner", runner, "--hw-taxonomy", "taxonomy.yaml"]
+    if RUNNERS[runner][2]:
+        plugin_args += ["--hw-backend", "openreg"]
+    assert collect(suite, runner, *plugin_args) == expected
+
+
+def test_expected_cpu_classes_spelled_out(suite):
+    """The cpu runner's selection, written by hand (not only compared with the runtime filter)."""
+    out = hwselect(suite, "cpu", "--format", "nodeids").stdout.split()
+    assert out == [
+        "test_collide.py::TestFooCPU",
+        "test_collide.py::TestFooBar",
+        "test_collide.py::TestFooBarCPUOnly",
+        "test_conv.py::Conv",
+        "test_filters.py::TestConstantCPU",
+        "test_filters.py::TestMpsCPU",
+        "test_filters.py::TestXpuOptInCPU",
+        "test_filters.py::TestNoPrivateUse1CPU",
+        "test_inherit.py::TestChild",
+        "test_inherit.py::TestDeviceChildCPU",
+        "test_nested.py::TestNestedGeneric",
+        "test_nested.py::TestNestedAccCPU",
+        "test_privateuse.py::TestPrivACPU",
+        "test_privateuse.py::TestPrivBCPU",
+        "testmatmul_suite/test_mm.py::TestMatmul",
+    ]
+
+
+def test_cuda_selection_replaces_handwritten_generated_name(suite):
+    proc = hwselect(suite, "cuda", "--format", "nodeids")
+    out = proc.stdout.split()
+    assert "test_collide.py::TestFooCUDA" in out
+    assert "replaces the hand-written class TestFooCUDA (line" in proc.stderr
+    assert collect(suite, "cuda", "test_collide.py::TestFooCUDA") == {
+        "test_collide.py::TestFooCUDA::test_add_cuda",
+        "test_collide.py::TestFooCUDA::test_sub_cuda",
+    }
+
+
+def test_k_says_why_it_falls_back(suite):
+    proc = hwselect(suite, "cpu", "--format", "k")
+    assert (
+        "-k cannot select testmatmul_suite/test_mm.py::TestMatmul exactly: "
+        "its name is part of the directory name 'testmatmul_suite'"
+    ) in proc.stderr
+
+
+def test_k_is_one_expression_when_exact(suite):
+    proc = hwselect(suite, "xpu", "--format", "k")
+    # test_filters.py generates only TestXpuOptInXPU for xpu, so its module name selects it exactly
+    assert proc.stdout.splitlines() == ["test_filters.py or (test_nested.py and TestNestedXPU)"]
+
+
+def test_include_unclassified(suite):
+    proc = hwselect(suite, "cuda", "--format", "nodeids", "--include-unclassified")
+    assert "test_collide.py::TestUnclassified" in proc.stdout.split()
+
+
+def test_privateuse1_accepts_both_names(suite):
+    proc = hwselect(suite, "openreg", "--format", "json")
+    data = json.loads(proc.stdout)
+    classes = {c["name"]: c["names"] for f in data["files"] for c in f["classes"]}
+    assert classes["TestPrivAPRIVATEUSE1"] == ["TestPrivAPRIVATEUSE1", "TestPrivAOPENREG"]
+    # except_for="openreg" maps back to privateuse1; only_for=("cuda", "openreg") keeps it
+    assert "TestNoPrivateUse1PRIVATEUSE1" not in classes
+    assert "TestBackendNamePRIVATEUSE1" in classes
