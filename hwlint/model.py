@@ -49,6 +49,15 @@ class Decorator:
 
 
 @dataclass(frozen=True)
+class DeviceUse:
+    """Code that names one device type: ``torch.cuda.synchronize()``, ``"cuda:0"``, ``.cuda()``,
+    ``TEST_CUDA``. ``device`` is a device name from the taxonomy."""
+
+    device: str
+    site: Site
+
+
+@dataclass(frozen=True)
 class Method:
     name: str
     site: Site  # the `def` line, column of `def`/`async`
@@ -56,6 +65,8 @@ class Method:
     params: tuple[str, ...]
     param_sites: tuple[Site, ...]
     decorators: tuple[Decorator, ...]
+    # Device uses in the method, its decorators included (filled in for test classes only).
+    device_uses: tuple[DeviceUse, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -71,6 +82,8 @@ class ClassInfo:
     nested: bool  # defined inside an if/try/with/for/while block rather than at module level
     body_line: int  # line of the first statement of the body
     docstring_end_line: int  # last line of the leading docstring, 0 when there is none
+    # Device uses anywhere in the class (decorators, class-level statements, methods); test classes only.
+    device_uses: tuple[DeviceUse, ...] = ()
 
     @property
     def is_test(self) -> bool:
@@ -116,6 +129,23 @@ class Instantiation:
 
 
 @dataclass(frozen=True)
+class ImportStatement:
+    """A module-level ``import`` or ``from ... import`` statement (the fixer places imports by these)."""
+
+    site: Site  # the whole statement: line..end_line
+    module: str | None  # ``from`` imports: the module ("" for ``from . import x``); None for ``import``
+    names: tuple[tuple[str, str | None], ...]  # (name, asname) as written; ("*", None) for a star
+    nested: bool  # inside an if/try/with/... block
+
+    def binding(self, name: str) -> str | None:
+        """The local name under which this statement binds *name* (a from-import), if it does."""
+        for imported, alias in self.names:
+            if imported == name:
+                return alias or name
+        return None
+
+
+@dataclass(frozen=True)
 class ParseError:
     line: int
     col: int
@@ -132,6 +162,7 @@ class FileModel:
     error: ParseError | None = None
     encoding: str = "utf-8"
     newline: str = "\n"
+    imports: tuple[ImportStatement, ...] = ()
     _index: dict[str, list[ClassInfo]] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -359,15 +390,27 @@ class _Builder:
             self.note_module_statement(stmt)
         classes = []
         calls = []
+        imports = []
         for stmt, nested in statements:
-            if isinstance(stmt, ast.ClassDef):
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                imports.append(self.import_statement(stmt, nested))
+            elif isinstance(stmt, ast.ClassDef):
                 classes.append(self.class_info(stmt, nested))
             elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
                 call = self.instantiation(stmt.value)
                 if call is not None:
                     calls.append(call)
         newline = "\r\n" if "\r\n" in self.source[:4096] else ("\r" if "\r" in self.source[:4096] else "\n")
-        return FileModel(self.path, tuple(classes), tuple(calls), self.noqa(), None, encoding, newline)
+        return FileModel(
+            self.path, tuple(classes), tuple(calls), self.noqa(), None, encoding, newline, tuple(imports)
+        )
+
+    def import_statement(self, stmt: ast.Import | ast.ImportFrom, nested: bool) -> ImportStatement:
+        module = None
+        if isinstance(stmt, ast.ImportFrom):
+            module = "." * stmt.level + (stmt.module or "")
+        names = tuple((a.name, a.asname) for a in stmt.names)
+        return ImportStatement(self.site(stmt, ""), module, names, nested)
 
     def module_statements(self, body: Iterable[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt, bool]]:
         """Module-level statements, descending into compound statements but not into defs."""
@@ -437,9 +480,13 @@ class _Builder:
         prefix = self.tax.test_method_prefix
         declarations = []
         methods = []
+        is_test = any(
+            isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name.startswith(prefix)
+            for s in node.body
+        )
         for stmt in node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                methods.append(self.method(stmt, prefix))
+                methods.append(self.method(stmt, prefix, with_uses=is_test))
             else:
                 decl = self.declaration(stmt)
                 if decl is not None:
@@ -471,6 +518,7 @@ class _Builder:
             nested=nested,
             body_line=body[0].lineno if body else node.lineno,
             docstring_end_line=doc_end,
+            device_uses=tuple(_DeviceUses(self, node).found) if is_test else (),
         )
 
     def declaration(self, stmt: ast.stmt) -> Declaration | None:
@@ -501,7 +549,9 @@ class _Builder:
             return node.attr
         return None
 
-    def method(self, node: ast.FunctionDef | ast.AsyncFunctionDef, prefix: str) -> Method:
+    def method(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef, prefix: str, with_uses: bool = False
+    ) -> Method:
         a = node.args
         args = [*a.posonlyargs, *a.args, *a.kwonlyargs]
         if a.vararg:
@@ -515,6 +565,7 @@ class _Builder:
             params=tuple(x.arg for x in args),
             param_sites=tuple(self.site(x, x.arg) for x in args),
             decorators=tuple(self.decorator(d) for d in node.decorator_list),
+            device_uses=tuple(_DeviceUses(self, node).found) if with_uses else (),
         )
 
     def decorator(self, node: ast.expr) -> Decorator:
@@ -595,3 +646,58 @@ class _Builder:
 
 
 _UNKNOWN = object()
+
+
+class _DeviceUses(ast.NodeVisitor):
+    """Collects the :class:`DeviceUse` s under one class or function node, in source order.
+
+    A use names a taxonomy device: an attribute chain under ``torch.<device>`` or
+    ``torch.backends.<device>`` (cuDNN counts as cuda), a ``.<device>()`` method call, a string literal
+    ``"<device>"`` or ``"<device>:N"``, or a ``TEST_<DEVICE>`` flag such as ``TEST_CUDA``.
+    """
+
+    def __init__(self, builder: _Builder, node: ast.AST):
+        self.b = builder
+        self.devices = tuple(builder.tax.devices)
+        self.found: list[DeviceUse] = []
+        self.visit(node)
+        self.found.sort(key=lambda u: (u.site.line, u.site.col))
+
+    def add(self, device: str, node: ast.AST) -> None:
+        self.found.append(DeviceUse(device, self.b.site(node)))
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        parts = dotted_name(node).split(".")
+        if len(parts) >= 2 and parts[0] == "torch":
+            device = self.torch_module_device(parts)
+            if device is not None:
+                self.add(device, node)
+                return  # the outermost chain is the use; its prefixes are not uses of their own
+        self.generic_visit(node)
+
+    def torch_module_device(self, parts: list[str]) -> str | None:
+        name = parts[2] if parts[1] == "backends" and len(parts) > 2 else parts[1]
+        if name == "cudnn":  # cuDNN only exists on CUDA (and ROCm, which reports cuda)
+            name = "cuda"
+        return name if name in self.devices else None
+
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in self.devices:
+            self.add(func.attr, node)  # tensor.cuda(), module.xpu()
+        self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        value = node.value
+        if isinstance(value, str) and len(value) <= 24:
+            head, _, index = value.partition(":")
+            if head in self.devices and (not index or index.isdigit()):
+                self.add(head, node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if node.id.startswith("TEST_"):
+            flag = node.id[5:].lower()
+            for device in self.devices:
+                if flag == device or flag.startswith(device + "_"):
+                    self.add(device, node)
+                    break

@@ -205,6 +205,54 @@ def unresolvable_hw_classification(ctx: Context) -> Iterator[Hit]:
             )
 
 
+@rule("HWC004", "mixed-device-test-class", "Test class `{cls}` mixes {mixed}.", severity="warning")
+def mixed_device_test_class(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags an undeclared test class whose own code points to two classifications at once: some tests
+    take `device` and some do not, some use `torch.cuda` and the rest no device, some are pinned by
+    `@onlyCUDA` and the rest run everywhere. No classification fits the whole class, so `--fix` leaves
+    it alone; the message says what is mixed and how to split it.
+
+    ## Why is this bad?
+    Whichever classification the class gets, part of its tests run on the wrong runners: CUDA code in
+    a GENERIC class runs on a CPU-only runner (and is skipped or fails there), and device-independent
+    tests in a CUDA class never run on CPU.
+
+    ## Example
+    ```python
+    class TestMemory(TestCase):
+        def test_sizes(self): ...
+
+        def test_cuda_cache(self):
+            torch.cuda.empty_cache()
+    ```
+
+    ## Use instead
+    ```python
+    class TestMemory(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def test_sizes(self): ...
+
+
+    class TestMemoryCudaCache(TestCase):
+        hw_classification = HardwareClassification.CUDA
+
+        def test_cuda_cache(self):
+            torch.cuda.empty_cache()
+    ```
+    """
+    from .infer import infer  # inference builds on this module's Context
+
+    for cls in ctx.model.test_classes:
+        if cls.declaration is not None:
+            continue
+        found = infer(ctx, cls)
+        if found.mixed:
+            yield cls.site, {"cls": cls.name, "mixed": found.mixed}
+
+
 # ---------------------------------------------------------------------------------------------
 # Instantiation
 
@@ -719,6 +767,37 @@ def unparsable_file(ctx: Context) -> Iterator[Hit]:
 
     ## Use instead
     Fix the syntax error (or the encoding, or the file's permissions).
+    """
+    return iter(())
+
+
+@rule(
+    "HWC902",
+    "stale-baseline-entry",
+    "Baseline entry `{entry}` has no findings any more; remove it from {baseline}.",
+    severity="warning",
+)
+@_doc_only
+def stale_baseline_entry(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Reports an entry of the baseline (the allowlist of files `check --baseline FILE` skips) whose file
+    now checks clean, or no longer exists.
+
+    ## Why is this bad?
+    The baseline exists so a project can adopt hwlint without fixing every file on day one; it
+    should only shrink. A stale entry lets new findings creep back into a file that was clean.
+
+    ## Example
+    ```json
+    ["test/test_ops.py", "test/test_already_fixed.py"]
+    ```
+
+    ## Use instead
+    ```json
+    ["test/test_ops.py"]
+    ```
+    or rewrite the file with `hwlint baseline --regenerate`.
     """
     return iter(())
 
