@@ -46,6 +46,14 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--statistics", action="store_true", help="count findings per rule")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+    check.add_argument(
+        "--fix", action="store_true", help="apply safe fixes (declare inferred classifications)"
+    )
+    check.add_argument("--unsafe-fixes", action="store_true", help="enable unsafe (heuristic) fixes too")
+    check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
+    check.add_argument(
+        "--show-fixes", action="store_true", help="list the fixes and the evidence behind them"
+    )
 
     rule = sub.add_parser("rule", help="explain a rule (What it does / Why is this bad? / ...)")
     rule.add_argument("code", nargs="?", help="code or name, e.g. HWC001 or missing-hw-classification")
@@ -112,8 +120,9 @@ def _load_taxonomy(path: str | None):
 
 
 def cmd_check(args) -> int:
-    from .checker import Selection, check_file
+    from .checker import Selection
     from .config import discover
+    from .fix import FixOptions, check_paths, write_fix_report
     from .output import WRITERS, summary, write_statistics
 
     config = _load_config(args)
@@ -121,18 +130,28 @@ def cmd_check(args) -> int:
     select = tuple(args.select) if args.select is not None else config.select
     ignore = tuple(args.ignore) if args.ignore is not None else config.ignore
     selection = Selection((*select, *args.extend_select), (*ignore, *args.extend_ignore))
-    findings = []
-    for path in discover(args.paths or ["."], config):
-        sel = selection.with_ignored(config.ignored_for(path))
-        findings.extend(check_file(path, taxonomy, sel).findings)
-
-    out = sys.stdout
+    options = FixOptions(fix=args.fix, unsafe=args.unsafe_fixes, diff=args.diff)
+    paths = list(discover(args.paths or ["."], config))
+    run = check_paths(paths, taxonomy, lambda p: selection.with_ignored(config.ignored_for(p)), options)
+    for warning in run.warnings:
+        print(f"hwlint: warning: {warning}", file=sys.stderr)
+    if args.diff:  # as in ruff: diff on stdout, count on stderr, exit 1 when something would change
+        sys.stdout.write(run.diff())
+        n = run.would_fix
+        print(
+            f"Would fix {n} error{'s' if n != 1 else ''}." if n else "No errors would be fixed.",
+            file=sys.stderr,
+        )
+        return EXIT_FINDINGS if n and not args.exit_zero else EXIT_CLEAN
+    findings, out = run.findings, sys.stdout
     if args.statistics:
-        write_statistics(findings, out)
+        write_statistics(findings, out, fixable=run.fixable)
     else:
-        WRITERS[args.output_format](findings, out, sources=_source_lines)
+        WRITERS[args.output_format](findings, out, sources=_source_lines, fixable=run.fixable)
     if args.output_format in ("concise", "full") and not args.quiet:
-        out.write(summary(len(findings)) + "\n")
+        out.write(summary(len(findings), run.fixable_count, run.fixed, run.hidden) + "\n")
+    if args.show_fixes:
+        write_fix_report(run, out)
     return EXIT_CLEAN if args.exit_zero or not findings else EXIT_FINDINGS
 
 

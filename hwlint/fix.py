@@ -408,3 +408,106 @@ def fixable_predicate(plans: Sequence[FilePlan], unsafe: bool) -> Callable[[Find
         (p.path, f.line, f.col, f.code) for p in plans for f in p.findings if p.fix_for(f, unsafe) is not None
     }
     return lambda f: (f.path, f.line, f.col, f.code) in keys
+
+
+# ---------------------------------------------------------------------------------------------
+# A whole check run with fixes (what `hwlint check --fix | --unsafe-fixes | --diff` does)
+
+
+@dataclass(frozen=True)
+class FixOptions:
+    fix: bool = False  # apply the enabled fixes and write the files
+    unsafe: bool = False  # unsafe fixes are enabled too
+    diff: bool = False  # compute the fixes and show them as a diff; write nothing
+
+
+@dataclass
+class CheckRun:
+    """Everything a front end reports after checking (and maybe fixing) a set of files."""
+
+    options: FixOptions
+    plans: list[FilePlan] = field(default_factory=list)  # the files as they are now (after writing)
+    results: list[FixResult] = field(default_factory=list)  # files with fixes computed
+    fixed: int = 0
+    hidden: int = 0  # unsafe fixes available but not enabled
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for p in self.plans for f in p.findings]
+
+    def fixable(self, finding: Finding) -> bool:
+        return finding in self._fixable
+
+    @property
+    def fixable_count(self) -> int:
+        return len(self._fixable)
+
+    @property
+    def _fixable(self) -> set[Finding]:
+        return {f for p in self.plans for f in p.findings if p.fix_for(f, self.options.unsafe) is not None}
+
+    @property
+    def would_fix(self) -> int:
+        """For --diff: findings the written fixes would remove."""
+        return sum(len(r.fixed) for r in self.results if r.changed)
+
+    def diff(self) -> str:
+        return "".join(unified_diff(r) for r in self.results)
+
+
+def check_paths(
+    paths: Sequence[str],
+    taxonomy: Taxonomy,
+    selection_for: Callable[[str], Selection],
+    options: FixOptions,
+) -> CheckRun:
+    """Check each path; with ``fix`` or ``diff``, compute its fixes, and with ``fix``, write them."""
+    run = CheckRun(options)
+    for path in paths:
+        selection = selection_for(path)
+        plan = plan_file(path, taxonomy, selection)
+        if not (options.fix or options.diff):
+            run.hidden += sum(1 for f in plan.findings if _hidden(plan, f, options.unsafe))
+            run.plans.append(plan)
+            continue
+        result = fix_plan(plan, taxonomy, selection, options.unsafe)
+        run.results.append(result)
+        written = not options.diff and result.changed and write_fixed(result)
+        if result.error:
+            run.warnings.append(f"{path}: {result.error}")
+        if not written:
+            run.hidden += result.hidden
+            run.plans.append(plan)
+            continue
+        run.fixed += len(result.fixed)
+        after = plan_source(encode(result), path, taxonomy, selection)
+        run.hidden += sum(1 for f in after.findings if _hidden(after, f, options.unsafe))
+        run.plans.append(after)
+    return run
+
+
+def _hidden(plan: FilePlan, finding: Finding, unsafe: bool) -> bool:
+    inf = plan.inference_for(finding)
+    return inf is not None and inf.fixable and not inf.safe and not unsafe
+
+
+def write_fix_report(run: CheckRun, out) -> None:
+    """``--show-fixes``: the fixes applied (ruff's enumeration), then what hwlint inferred per class."""
+    applied = [r for r in run.results if r.changed and not run.options.diff and r.applied and not r.error]
+    if applied:
+        n = sum(len(r.fixed) for r in applied)
+        out.write(f"\nFixed {n} error{'s' if n != 1 else ''}:\n")
+        for r in applied:
+            out.write(f"- {r.plan.path}:\n    {len(r.fixed)} × {FIXED_CODE} (missing-hw-classification)\n")
+            for inf in r.applied:
+                out.write(f"      {inf.cls.name}: {inf.describe()}\n")
+    pending = [(p, f, p.inference_for(f)) for p in run.plans for f in p.findings if p.inference_for(f)]
+    if pending:
+        out.write("\nNot fixed:\n" if applied else "\nFixes:\n")
+        for p, f, inf in pending:
+            assert inf is not None
+            state = "" if inf.fixable else "no fix: "
+            if inf.fixable and not inf.safe and not run.options.unsafe:
+                state = "needs --unsafe-fixes: "
+            out.write(f"- {p.path}:{f.line}: {inf.cls.name}: {state}{inf.describe()}\n")
