@@ -54,6 +54,17 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--show-fixes", action="store_true", help="list the fixes and the evidence behind them"
     )
+    check.add_argument("--baseline", metavar="FILE", help="skip the files listed in this JSON allowlist")
+
+    base = sub.add_parser("baseline", help="write the files that have findings to a JSON allowlist")
+    base.add_argument("paths", nargs="*", metavar="PATH")
+    base.add_argument(
+        "--output", metavar="FILE", help="default: [tool.hwlint] baseline, else hwlint-baseline.json"
+    )
+    base.add_argument("--regenerate", action="store_true", help="rewrite an existing baseline")
+    base.add_argument("--taxonomy", metavar="FILE", help="taxonomy YAML (default: bundled)")
+    base.add_argument("--config", metavar="FILE", help="pyproject.toml to read [tool.hwlint] from")
+    base.add_argument("--isolated", action="store_true", help="ignore configuration files")
 
     rule = sub.add_parser("rule", help="explain a rule (What it does / Why is this bad? / ...)")
     rule.add_argument("code", nargs="?", help="code or name, e.g. HWC001 or missing-hw-classification")
@@ -77,6 +88,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "check":
             return cmd_check(args)
+        if args.command == "baseline":
+            return cmd_baseline(args)
         if args.command == "rule":
             return cmd_rule(args, parser)
         if args.command == "taxonomy":
@@ -120,6 +133,7 @@ def _load_taxonomy(path: str | None):
 
 
 def cmd_check(args) -> int:
+    from .baseline import apply_baseline
     from .checker import Selection
     from .config import discover
     from .fix import FixOptions, check_paths, write_fix_report
@@ -132,7 +146,16 @@ def cmd_check(args) -> int:
     selection = Selection((*select, *args.extend_select), (*ignore, *args.extend_ignore))
     options = FixOptions(fix=args.fix, unsafe=args.unsafe_fixes, diff=args.diff)
     paths = list(discover(args.paths or ["."], config))
-    run = check_paths(paths, taxonomy, lambda p: selection.with_ignored(config.ignored_for(p)), options)
+
+    def selection_for(path: str) -> Selection:
+        return selection.with_ignored(config.ignored_for(path))
+
+    stale = []
+    baseline = _load_baseline(args.baseline or config.baseline, config)
+    if baseline is not None:
+        paths, stale = apply_baseline(baseline, paths, taxonomy, selection_for)
+        stale = [f for f in stale if selection.enabled(f.code)]
+    run = check_paths(paths, taxonomy, selection_for, options)
     for warning in run.warnings:
         print(f"hwlint: warning: {warning}", file=sys.stderr)
     if args.diff:  # as in ruff: diff on stdout, count on stderr, exit 1 when something would change
@@ -143,7 +166,7 @@ def cmd_check(args) -> int:
             file=sys.stderr,
         )
         return EXIT_FINDINGS if n and not args.exit_zero else EXIT_CLEAN
-    findings, out = run.findings, sys.stdout
+    findings, out = [*run.findings, *stale], sys.stdout
     if args.statistics:
         write_statistics(findings, out, fixable=run.fixable)
     else:
@@ -153,6 +176,38 @@ def cmd_check(args) -> int:
     if args.show_fixes:
         write_fix_report(run, out)
     return EXIT_CLEAN if args.exit_zero or not findings else EXIT_FINDINGS
+
+
+def _load_baseline(path: str | None, config):
+    from .baseline import BaselineError, load_baseline
+
+    if path is None:
+        return None
+    try:
+        return load_baseline(path, config.root)
+    except BaselineError as e:
+        raise _UserError(str(e)) from None
+
+
+def cmd_baseline(args) -> int:
+    """Write the allowlist of files that have findings now (``--regenerate`` to rewrite one)."""
+    from .baseline import baseline_entries, write_baseline
+    from .checker import Selection, check_file
+    from .config import discover
+
+    config = _load_config(args)
+    taxonomy = _load_taxonomy(args.taxonomy or config.taxonomy)
+    output = args.output or config.baseline or "hwlint-baseline.json"
+    if Path(output).exists() and not args.regenerate:
+        raise _UserError(f"{output} exists; pass --regenerate to rewrite it")
+    selection = Selection(config.select, config.ignore)
+    findings = []
+    for path in discover(args.paths or ["."], config):
+        findings.extend(check_file(path, taxonomy, selection.with_ignored(config.ignored_for(path))).findings)
+    entries = baseline_entries(findings, config.root)
+    write_baseline(output, entries)
+    print(f"hwlint: wrote {len(entries)} file{'s' if len(entries) != 1 else ''} to {output}", file=sys.stderr)
+    return EXIT_CLEAN
 
 
 def _source_lines(path: str) -> list[str] | None:

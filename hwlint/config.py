@@ -49,6 +49,7 @@ class Config:
     select: tuple[str, ...] = ("HWC",)
     ignore: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    baseline: str | None = None  # the allowlist of files `check` skips (absolute path)
 
     def ignored_for(self, path: str) -> tuple[str, ...]:
         """Codes that per-file-ignores switch off for *path*."""
@@ -67,6 +68,7 @@ class Config:
 
 
 _KEYS = {
+    "baseline",
     "taxonomy",
     "include",
     "exclude",
@@ -130,6 +132,11 @@ def load_config(path: Path | None = None, start: Path | None = None) -> Config:
         if not isinstance(taxonomy, str):
             raise ConfigError(f"{path}: tool.hwlint.taxonomy: expected a path string")
         taxonomy = str(root / taxonomy)
+    baseline = table.get("baseline")
+    if baseline is not None:
+        if not isinstance(baseline, str):
+            raise ConfigError(f"{path}: tool.hwlint.baseline: expected a path string")
+        baseline = str(root / baseline)
     pfi = table.get("per-file-ignores", {})
     if not isinstance(pfi, dict) or not all(
         isinstance(v, list) and all(isinstance(c, str) for c in v) for v in pfi.values()
@@ -138,6 +145,7 @@ def load_config(path: Path | None = None, start: Path | None = None) -> Config:
     return replace(
         cfg,
         taxonomy=taxonomy,
+        baseline=baseline,
         include=strings("include") or cfg.include,
         exclude=(strings("exclude") or cfg.exclude) + (strings("extend-exclude") or ()),
         select=(strings("select") or cfg.select) + (strings("extend-select") or ()),

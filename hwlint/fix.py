@@ -17,6 +17,7 @@ import stat
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from ast_grep_py import Edit, SgNode, SgRoot
 
@@ -443,7 +444,7 @@ class CheckRun:
     def fixable_count(self) -> int:
         return len(self._fixable)
 
-    @property
+    @cached_property  # read once all files are checked, by the writers, per finding
     def _fixable(self) -> set[Finding]:
         return {f for p in self.plans for f in p.findings if p.fix_for(f, self.options.unsafe) is not None}
 

@@ -99,8 +99,16 @@ def run(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         emit(message(code, None, "configuration-error", f"hwlint cannot start: {e}"))
         return 0
     selection = Selection(config.select, config.ignore)
+    baseline = None
+    if config.baseline is not None:  # the allowlist skips files here as in `hwlint check`
+        from .baseline import BaselineError, load_baseline
+
+        try:
+            baseline = load_baseline(config.baseline, config.root)
+        except BaselineError as e:
+            emit(message(code, None, "configuration-error", f"hwlint cannot read its baseline: {e}"))
     for path in (p.strip() for p in args.paths):
-        if not path:
+        if not path or (baseline is not None and path in baseline):
             continue
         try:
             for msg in file_messages(path, taxonomy, selection.with_ignored(config.ignored_for(path)), code):
