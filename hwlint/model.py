@@ -341,6 +341,9 @@ class _Builder:
         self.check_tails = {c.rpartition(".")[2] for c in taxonomy.availability_checks}
         self.scan_checks = any(t in source for t in self.check_tails)
         self.functions = set(taxonomy.instantiation_functions)
+        # Module-level helper functions and the devices their bodies use: a test that calls
+        # `_make_cuda_tensor()` uses cuda as surely as one that calls torch.cuda itself.
+        self.helper_devices: dict[str, tuple[str, ...]] = {}
 
     # -- positions -------------------------------------------------------------------------
     def col(self, line: int, col: int) -> int:
@@ -388,6 +391,11 @@ class _Builder:
         statements = list(self.module_statements(tree.body, nested=False))
         for stmt, _ in statements:
             self.note_module_statement(stmt)
+        for stmt, _ in statements:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                devices = sorted({u.device for u in _DeviceUses(self, stmt).found})
+                if devices:
+                    self.helper_devices[stmt.name] = tuple(devices)
         classes = []
         calls = []
         imports = []
@@ -647,13 +655,20 @@ class _Builder:
 
 _UNKNOWN = object()
 
+#: The device of a use that names accelerators without saying which (``requires_gpu``, ``HAS_GPU``).
+ANY_ACCELERATOR = "accelerator"
+_ACCELERATOR_WORDS = frozenset({"gpu", "gpus", "multigpu", "accelerator", "accelerators"})
+# Words of an identifier: snake_case parts and CamelCase humps, acronyms kept whole (skipIfNoCUDA).
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
 
 class _DeviceUses(ast.NodeVisitor):
     """Collects the :class:`DeviceUse` s under one class or function node, in source order.
 
     A use names a taxonomy device: an attribute chain under ``torch.<device>`` or
     ``torch.backends.<device>`` (cuDNN counts as cuda), a ``.<device>()`` method call, a string literal
-    ``"<device>"`` or ``"<device>:N"``, or a ``TEST_<DEVICE>`` flag such as ``TEST_CUDA``.
+    ``"<device>"`` or ``"<device>:N"``, a ``TEST_<DEVICE>`` flag such as ``TEST_CUDA``, or a call to a
+    module-level function of the same file whose body has such a use.
     """
 
     def __init__(self, builder: _Builder, node: ast.AST):
@@ -673,6 +688,8 @@ class _DeviceUses(ast.NodeVisitor):
             if device is not None:
                 self.add(device, node)
                 return  # the outermost chain is the use; its prefixes are not uses of their own
+        for device in self.identifier_devices(node.attr):
+            self.add(device, node)
         self.generic_visit(node)
 
     def torch_module_device(self, parts: list[str]) -> str | None:
@@ -685,6 +702,12 @@ class _DeviceUses(ast.NodeVisitor):
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in self.devices:
             self.add(func.attr, node)  # tensor.cuda(), module.xpu()
+            for child in (func.value, *node.args, *node.keywords):  # not func.attr a second time
+                self.visit(child)
+            return
+        if isinstance(func, ast.Name):
+            for device in self.b.helper_devices.get(func.id, ()):  # a helper of this module
+                self.add(device, node)
         self.generic_visit(node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
@@ -695,9 +718,13 @@ class _DeviceUses(ast.NodeVisitor):
                 self.add(head, node)
 
     def visit_Name(self, node: ast.Name) -> None:
-        if node.id.startswith("TEST_"):
-            flag = node.id[5:].lower()
-            for device in self.devices:
-                if flag == device or flag.startswith(device + "_"):
-                    self.add(device, node)
-                    break
+        for device in self.identifier_devices(node.id):
+            self.add(device, node)
+
+    def identifier_devices(self, identifier: str) -> list[str]:
+        """Devices a name spells out as a word: TEST_CUDA, requires_cuda, skipIfNoXPU, x.is_cuda."""
+        words = {w.lower() for w in _WORDS.findall(identifier)}
+        found = [d for d in self.devices if d in words]
+        if not found and words & _ACCELERATOR_WORDS:
+            found = [ANY_ACCELERATOR]
+        return found
