@@ -344,9 +344,14 @@ def _infer_plain(ctx: Context, ev: _Evidence) -> Inference:
         return _no_fix(
             cls, f"it checks for an accelerator with `{ev.neutral_checks[0].text}` but is not instantiated"
         )
-    if len(devices) > 1 or not devices <= set(tax.devices):
-        shown = ", ".join(sorted(d if d in tax.devices else f"an unnamed {d}" for d in devices))
-        return _no_fix(cls, f"it uses {shown} without being instantiated")
+    if len(devices) > 1:
+        shown = ", ".join(sorted(d for d in devices))
+        return _no_fix(cls, f"it uses several devices ({shown}) without being instantiated")
+    if not devices <= set(tax.devices):
+        first = (class_wide or [u for m in ev.tests for u in uses_by_test[m.name]])[0]
+        return _no_fix(
+            cls, f"it uses an accelerator without naming one ({_use(first)}) and is not instantiated"
+        )
     device = next(iter(devices))
     using = [m for m in ev.tests if uses_by_test[m.name]]
     if not class_wide and len(using) < len(ev.tests):
