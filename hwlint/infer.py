@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .model import ANY_ACCELERATOR, ClassInfo, DeviceUse, Method, Site
+from .model import ANY_ACCELERATOR, ClassInfo, DeviceUse, Method, Site, mro
 from .rules import Context
 from .taxonomy import Classification, Taxonomy
 
@@ -169,6 +169,9 @@ class _Evidence:
             for u in cls.device_uses
             if u.device not in ignored and (u.site.line, u.site.col) not in in_tests
         ]
+        # A base in the file lends the class its setUp and its tests: its device uses are the class's too.
+        for base in mro(ctx.model, cls, ctx.resolver)[1:]:
+            self.class_uses += [u for u in base.device_uses if u.device not in ignored]
         # Availability checks that name no device (torch.accelerator.is_available()) still say "accelerator".
         used = {(u.site.line, u.site.col) for u in cls.device_uses}
         self.neutral_checks = [s for s in cls.availability_checks if not _covered(s, used, cls.device_uses)]

@@ -82,7 +82,7 @@ class ClassInfo:
     nested: bool  # defined inside an if/try/with/for/while block rather than at module level
     body_line: int  # line of the first statement of the body
     docstring_end_line: int  # last line of the leading docstring, 0 when there is none
-    # Device uses anywhere in the class (decorators, class-level statements, methods); test classes only.
+    # Device uses anywhere in the class: decorators, bases, class-level statements, methods.
     device_uses: tuple[DeviceUse, ...] = ()
 
     @property
@@ -526,7 +526,7 @@ class _Builder:
             nested=nested,
             body_line=body[0].lineno if body else node.lineno,
             docstring_end_line=doc_end,
-            device_uses=tuple(_DeviceUses(self, node).found) if is_test else (),
+            device_uses=tuple(_DeviceUses(self, node).found),
         )
 
     def declaration(self, stmt: ast.stmt) -> Declaration | None:

@@ -83,6 +83,18 @@ CASES = [
         "CUDA (unsafe): never instantiated; every test uses cuda: `torch.cuda.synchronize` (line 7)",
     ),
     (
+        "a base in the file whose setUp uses cuda",
+        """
+        class MemoryBase(TestCase):
+            def setUp(self):
+                torch.cuda.empty_cache()
+        class TestX(MemoryBase):
+            def test_a(self): ...
+        """,
+        ("CUDA", False),
+        "CUDA (unsafe): never instantiated; the class uses cuda: `torch.cuda.empty_cache` (line 7)",
+    ),
+    (
         "a module helper that uses cuda",
         """
         def make():
