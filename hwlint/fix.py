@@ -299,8 +299,12 @@ def plan_source(data: bytes, path: str, taxonomy: Taxonomy, selection: Selection
     by_site = {(c.site.line, c.site.col): c for c in model.classes}
     for f in findings:
         cls = by_site.get((f.line, f.col)) if f.code == FIXED_CODE else None
-        if cls is not None:
+        if cls is None:
+            continue
+        try:
             plan.inferences[(f.line, f.col)] = infer(ctx, cls)
+        except Exception:  # a bug in the inference costs the class its fix, not the run (HWC004 reports it)
+            continue
     return plan
 
 
@@ -343,7 +347,11 @@ def fix_plan(
     text, _ = decode_source(plan.data)
     result.text = text
     wanted = [(inf.cls, inf.classification) for _, inf in chosen]
-    new_text = insert_declarations(text, plan.model, taxonomy, wanted)  # type: ignore[arg-type]
+    try:
+        new_text = insert_declarations(text, plan.model, taxonomy, wanted)  # type: ignore[arg-type]
+    except Exception as e:  # a bug in the fixer must leave the file alone, not stop the run
+        result.error = f"internal error while fixing ({type(e).__name__}: {e}); left unchanged"
+        return result
     new_model = build_model(new_text, plan.path, taxonomy)
     if new_model.error is not None:  # a fix must never break a file; refuse rather than write it
         result.error = f"the fixed file would not parse ({new_model.error.message}); left unchanged"

@@ -195,3 +195,20 @@ def test_fixed_file_has_no_hwc001_for_fixed_classes(tmp_path, taxonomy, capsys):
     target, _ = _fix(tmp_path, CASES / "several_classes.py", "--unsafe-fixes")
     remaining = {f.message for f in check_file(str(target), taxonomy).findings if f.code == "HWC001"}
     assert remaining == {"Test class `TestMixed` does not declare `hw_classification`."}
+
+
+def test_a_fixer_bug_leaves_the_file_alone_and_is_reported(tmp_path, capsys, monkeypatch):
+    import hwlint.fix
+
+    def broken(*args, **kwargs):
+        raise LookupError("no such node")
+
+    monkeypatch.setattr(hwlint.fix, "insert_declarations", broken)
+    target = tmp_path / "test_plain.py"
+    shutil.copyfile(CASES / "no_import.py", target)
+    assert main(["check", "--isolated", "--quiet", "--fix", str(target)]) == 1
+    assert target.read_bytes() == (CASES / "no_import.py").read_bytes()
+    assert capsys.readouterr().err == (
+        f"hwlint: warning: {target}: internal error while fixing "
+        "(LookupError: no such node); left unchanged\n"
+    )
