@@ -212,3 +212,24 @@ def test_a_fixer_bug_leaves_the_file_alone_and_is_reported(tmp_path, capsys, mon
         f"hwlint: warning: {target}: internal error while fixing "
         "(LookupError: no such node); left unchanged\n"
     )
+
+
+def test_show_fixes_without_fix_explains_every_missing_declaration(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shutil.copyfile(CASES / "several_classes.py", "test_several.py")
+    assert (
+        main(["check", "--isolated", "--quiet", "--select", "HWC001", "--show-fixes", "test_several.py"]) == 1
+    )
+    report = capsys.readouterr().out.split("\nFixes:\n", 1)[1]
+    assert report.splitlines() == [
+        "- test_several.py:6: TestGeneric: GENERIC (safe): never instantiated; no test takes `device`; "
+        "no device-specific code",
+        "- test_several.py:11: TestDevices: ACCELERATOR (safe): instantiated by "
+        "`instantiate_device_type_tests` (line 36) without `only_for`; every test takes `device`; "
+        "no device-pinning decorator",
+        "- test_several.py:16: TestMixed: no fix: tests that use cuda (`test_needs_cuda`, e.g. "
+        "`torch.cuda.synchronize` (line 21)) with tests that use no device (`test_cpu_only`): "
+        "split it into a GENERIC class and a CUDA class",
+        "- test_several.py:24: TestCudaOnly: needs --unsafe-fixes: CUDA (unsafe): never instantiated; "
+        "every test uses cuda: `torch.cuda.current_stream` (line 26)",
+    ]
