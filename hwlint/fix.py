@@ -229,8 +229,14 @@ def _new_import_edit(
     before = [i for i in model.imports if not i.nested and i.site.col == 0 and i.site.line < first_class_line]
     if before:
         last = max(before, key=lambda i: i.site.end_line)
-        node = _statement_node(root, "import_from_statement", last.site.line) or _statement_node(
-            root, "import_statement", last.site.line
+        # A module-level import is a child of the root; its kind varies (`from __future__` has its own).
+        node = next(
+            (
+                c
+                for c in root.children()
+                if c.range().start.line == last.site.line - 1 and c.kind() != "comment"
+            ),
+            None,
         )
         if node is not None:
             pos, newline = _line_end(source, node.range().end.index)

@@ -15,7 +15,7 @@ import pytest
 
 from hwlint.checker import check_file
 from hwlint.cli import main
-from hwlint.fix import fix_plan, insert_declarations, plan_file, write_fixed
+from hwlint.fix import fix_plan, insert_declarations, plan_file, plan_source, write_fixed
 from hwlint.model import build_model
 
 CASES = Path(__file__).parent / "fix_cases"
@@ -233,3 +233,50 @@ def test_show_fixes_without_fix_explains_every_missing_declaration(tmp_path, cap
         "- test_several.py:24: TestCudaOnly: needs --unsafe-fixes: CUDA (unsafe): never instantiated; "
         "every test uses cuda: `torch.cuda.current_stream` (line 26)",
     ]
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        pytest.param(
+            '"""Doc."""\nfrom __future__ import annotations\n'
+            "class TestA(TestCase):\n    def test_a(self): ...\n",
+            '"""Doc."""\nfrom __future__ import annotations\n'
+            "from torch.testing._internal.common_utils import HardwareClassification\n"
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+            "    def test_a(self): ...\n",
+            id="after-future-import",
+        ),
+        pytest.param(
+            "class TestA(TestCase):\n    def test_a(self): ...",
+            "from torch.testing._internal.common_utils import HardwareClassification\n"
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+            "    def test_a(self): ...",
+            id="no-import-no-final-newline",
+        ),
+        pytest.param(
+            "from torch.testing._internal.common_utils import TestCase, \\\n    run_tests\n"
+            "class TestA(TestCase):\n    def test_a(self): ...\n",
+            "from torch.testing._internal.common_utils import HardwareClassification, TestCase, \\\n"
+            "    run_tests\nclass TestA(TestCase):\n"
+            "    hw_classification = HardwareClassification.GENERIC\n\n"
+            "    def test_a(self): ...\n",
+            id="backslash-continued-import",
+        ),
+    ],
+)
+def test_small_snapshots(taxonomy, before, after):
+    result = fix_plan(plan_source(before.encode(), "test_x.py", taxonomy), taxonomy)
+    assert result.fixed_text == after
+
+
+def test_byte_order_mark_is_kept(tmp_path, capsys):
+    target = tmp_path / "test_bom.py"
+    target.write_bytes(b"\xef\xbb\xbfimport torch\r\nclass TestA(TestCase):\r\n    def test_a(self): ...\r\n")
+    main(["check", "--isolated", "--fix", str(target)])
+    assert target.read_bytes() == (
+        b"\xef\xbb\xbfimport torch\r\n"
+        b"from torch.testing._internal.common_utils import HardwareClassification\r\n"
+        b"class TestA(TestCase):\r\n    hw_classification = HardwareClassification.GENERIC\r\n\r\n"
+        b"    def test_a(self): ...\r\n"
+    )
