@@ -359,14 +359,28 @@ def fix_plan(
         result.error = f"internal error while fixing ({type(e).__name__}: {e}); left unchanged"
         return result
     new_model = build_model(new_text, plan.path, taxonomy)
-    if new_model.error is not None:  # a fix must never break a file; refuse rather than write it
-        result.error = f"the fixed file would not parse ({new_model.error.message}); left unchanged"
+    broken = new_model.error.message if new_model.error is not None else _compile_error(new_text, plan.path)
+    if broken is not None and _compile_error(text, plan.path) is None:
+        # A fix must never break a file: refuse rather than write it.
+        result.error = f"the fixed file would not compile ({broken}); left unchanged"
         return result
     result.fixed_text = new_text
     result.applied = [inf for _, inf in chosen]
     result.remaining = run_rules(new_model, taxonomy, selection)
     result.fixed = [f for f, _ in chosen]
     return result
+
+
+def _compile_error(text: str, path: str) -> str | None:
+    """Why *text* does not compile, if it does not. Compiling catches what parsing lets through,
+    such as a ``from __future__`` import that is no longer first."""
+    try:
+        compile(text, path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as e:
+        return f"{type(e).__name__}: {getattr(e, 'msg', e)}"
+    except RecursionError:
+        return None  # too deep to compile here; the parse above already passed
+    return None
 
 
 def encode(result: FixResult) -> bytes:

@@ -22,6 +22,8 @@ IMPORTS = [
     "import torch\n",
     '"""Module docstring."""\nimport torch\n',
     "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n",
+    '"""Module docstring."""\nfrom __future__ import annotations\n',
+    "import os; import sys\n",
 ]
 BODIES = [
     "def test_a(self):\n    pass\n",
@@ -85,6 +87,8 @@ def _without_fixes(tree: ast.Module) -> str:
 
 def _fix(text: str, taxonomy) -> str:
     result = fix_plan(plan_source(text.encode(), "test_gen.py", taxonomy), taxonomy, unsafe=True)
+    # The fixer refuses text that would not parse; a refusal here is a bug the property must see.
+    assert result.error is None
     return result.fixed_text if result.changed else text
 
 
@@ -92,7 +96,8 @@ def _fix(text: str, taxonomy) -> str:
 @given(files())
 def test_fix_parses_keeps_statements_and_is_idempotent(taxonomy, text):
     fixed = _fix(text, taxonomy)
-    tree = ast.parse(fixed)  # parses
+    compile(fixed, "test_gen.py", "exec", dont_inherit=True)  # parses, and compiles (__future__ first)
+    tree = ast.parse(fixed)
     assert _without_fixes(tree) == _without_fixes(ast.parse(text))  # every original statement kept
     assert _fix(fixed, taxonomy) == fixed  # idempotent
     if fixed != text:  # line endings are the file's own
