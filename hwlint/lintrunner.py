@@ -74,16 +74,29 @@ def file_messages(path: str, taxonomy, selection: Selection, code: str) -> list[
     return out
 
 
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse would exit 2, which lintrunner reports as "Linter failed"
+        raise _UsageError(message)
+
+
 def run(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Print the LintMessages for the given paths. Always returns 0."""
     out = out or sys.stdout
-    parser = argparse.ArgumentParser(prog="python -m hwlint.lintrunner", fromfile_prefix_chars="@")
+    parser = _Parser(prog="python -m hwlint.lintrunner", fromfile_prefix_chars="@")
     parser.add_argument(
         "--taxonomy", metavar="FILE", help="taxonomy YAML (default: [tool.hwlint] or bundled)"
     )
     parser.add_argument("--code", default=DEFAULT_CODE, help="the linter's code in .lintrunner.toml")
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files, or @PATHSFILE with one per line")
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except (_UsageError, OSError) as e:  # OSError: an unreadable @PATHSFILE
+        out.write(json.dumps(message(DEFAULT_CODE, None, "usage-error", f"hwlint.lintrunner: {e}")) + "\n")
+        return 0
     code = args.code
 
     def emit(msg: dict) -> None:

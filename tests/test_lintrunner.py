@@ -169,3 +169,13 @@ def test_real_lintrunner_reports_applies_and_is_clean_after(repo: Path, tmp_path
     again = run_tool("lintrunner", *data, "--all-files", cwd=repo)
     assert again.returncode == 0, again.stdout + again.stderr
     assert "No lint issues" in again.stdout
+
+
+def test_usage_errors_are_messages_too(tmp_path):
+    [msg] = _messages("--no-such-option", "x.py")
+    assert (msg["name"], msg["description"]) == (
+        "usage-error",
+        "hwlint.lintrunner: unrecognized arguments: --no-such-option",
+    )
+    [msg] = _messages(f"@{tmp_path / 'missing-pathsfile'}")
+    assert msg["name"] == "usage-error"
