@@ -31,11 +31,15 @@ class Baseline:
     entries: dict[str, int]  # entry -> its line in the file (for HWC902)
 
     def key(self, path: str) -> str:
-        """*path* as an entry: relative to the root, with forward slashes."""
-        return Path(os.path.relpath(os.path.abspath(path), self.root)).as_posix()
+        return entry_for(path, self.root)
 
     def __contains__(self, path: str) -> bool:
         return self.key(path) in self.entries
+
+
+def entry_for(path: str, root: Path) -> str:
+    """*path* as a baseline entry: relative to *root*, with forward slashes."""
+    return Path(os.path.relpath(os.path.abspath(path), root)).as_posix()
 
 
 def load_baseline(path: str, root: Path) -> Baseline:
@@ -59,8 +63,7 @@ def load_baseline(path: str, root: Path) -> Baseline:
 
 def baseline_entries(findings: Iterable[Finding], root: Path) -> list[str]:
     """The sorted entries for the files that have *findings*."""
-    base = Baseline("", root, {})
-    return sorted({base.key(f.path) for f in findings})
+    return sorted({entry_for(f.path, root) for f in findings})
 
 
 def write_baseline(path: str, entries: Sequence[str]) -> None:
