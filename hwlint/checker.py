@@ -73,8 +73,11 @@ def run_rules(
     selection: Selection | None = None,
     resolver: Resolver | None = None,
     noqa: bool = True,
+    context: Context | None = None,
 ) -> list[Finding]:
-    """All enabled findings for one file model, sorted; a rule that raises becomes HWC900."""
+    """All enabled findings for one file model, sorted; a rule that raises becomes HWC900.
+
+    Pass *context* to keep what the rules computed (classifications, inferences) for later use."""
     selection = selection or Selection()
     out: list[Finding] = []
     if model.error is not None:
@@ -82,7 +85,7 @@ def run_rules(
             err = model.error
             out.append(_finding(model.path, "HWC901", err.line, err.col, {"reason": err.message.rstrip(".")}))
         return out
-    ctx = Context(model, taxonomy, resolver)
+    ctx = context or Context(model, taxonomy, resolver)
     for code, rule in RULES.items():
         if rule.check is None or not selection.enabled(code):
             continue

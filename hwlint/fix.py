@@ -22,7 +22,7 @@ from functools import cached_property
 from ast_grep_py import Edit, SgNode, SgRoot
 
 from .checker import Finding, Selection, read_source, run_rules
-from .infer import Inference, infer
+from .infer import Inference
 from .model import ClassInfo, FileModel, build_model, decode_source, split_lines
 from .rules import Context
 from .taxonomy import Taxonomy
@@ -297,18 +297,18 @@ def plan_file(path: str, taxonomy: Taxonomy, selection: Selection | None = None)
 def plan_source(data: bytes, path: str, taxonomy: Taxonomy, selection: Selection | None = None) -> FilePlan:
     """Like :func:`plan_file`, for contents already read."""
     model = build_model(data, path, taxonomy)
-    findings = run_rules(model, taxonomy, selection)
+    ctx = Context(model, taxonomy)
+    findings = run_rules(model, taxonomy, selection, context=ctx)  # HWC004's inferences stay in ctx
     plan = FilePlan(path, data, model, findings)
     if model.error is not None:
         return plan
-    ctx = Context(model, taxonomy)
     by_site = {(c.site.line, c.site.col): c for c in model.classes}
     for f in findings:
         cls = by_site.get((f.line, f.col)) if f.code == FIXED_CODE else None
         if cls is None:
             continue
         try:
-            plan.inferences[(f.line, f.col)] = infer(ctx, cls)
+            plan.inferences[(f.line, f.col)] = ctx.inference(cls)
         except Exception:  # a bug in the inference costs the class its fix, not the run (HWC004 reports it)
             continue
     return plan

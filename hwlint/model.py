@@ -65,7 +65,7 @@ class Method:
     params: tuple[str, ...]
     param_sites: tuple[Site, ...]
     decorators: tuple[Decorator, ...]
-    # Device uses in the method, its decorators included (filled in for test classes only).
+    # Device uses in the method, its decorators included.
     device_uses: tuple[DeviceUse, ...] = ()
 
 
@@ -344,6 +344,11 @@ class _Builder:
         # Module-level helper functions and the devices their bodies use: a test that calls
         # `_make_cuda_tensor()` uses cuda as surely as one that calls torch.cuda itself.
         self.helper_devices: dict[str, tuple[str, ...]] = {}
+        # Words whose absence from a piece of source proves it has no device use; helper names join
+        # them once the helpers are known.
+        self.device_words = [*taxonomy.devices, *_ACCELERATOR_WORDS, *_TORCH_MODULE_DEVICES]
+        lowered = source.lower()
+        self.scan_devices = any(w in lowered for w in self.device_words)
 
     # -- positions -------------------------------------------------------------------------
     def col(self, line: int, col: int) -> int:
@@ -393,9 +398,10 @@ class _Builder:
             self.note_module_statement(stmt)
         for stmt, _ in statements:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                devices = sorted({u.device for u in _DeviceUses(self, stmt).found})
+                devices = sorted({u.device for u in self.device_uses(stmt)})
                 if devices:
                     self.helper_devices[stmt.name] = tuple(devices)
+                    self.device_words.append(stmt.name.lower())
         classes = []
         calls = []
         imports = []
@@ -488,13 +494,9 @@ class _Builder:
         prefix = self.tax.test_method_prefix
         declarations = []
         methods = []
-        is_test = any(
-            isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name.startswith(prefix)
-            for s in node.body
-        )
         for stmt in node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                methods.append(self.method(stmt, prefix, with_uses=is_test))
+                methods.append(self.method(stmt, prefix))
             else:
                 decl = self.declaration(stmt)
                 if decl is not None:
@@ -526,8 +528,27 @@ class _Builder:
             nested=nested,
             body_line=body[0].lineno if body else node.lineno,
             docstring_end_line=doc_end,
-            device_uses=tuple(_DeviceUses(self, node).found),
+            device_uses=self.class_device_uses(node, methods),
         )
+
+    def device_uses(self, *nodes: ast.AST) -> tuple[DeviceUse, ...]:
+        """The device uses under *nodes*; a walk only where their text names a device or a helper."""
+        if not self.scan_devices or not nodes:
+            return ()
+        # A def's lineno is its `def` line: its decorators start above it.
+        first = min(d.lineno for n in nodes for d in (n, *getattr(n, "decorator_list", ())))  # type: ignore[attr-defined]
+        last = max(getattr(n, "end_lineno", None) or n.lineno for n in nodes)  # type: ignore[attr-defined]
+        text = "".join(self.lines[first - 1 : last]).lower()
+        if not any(word in text for word in self.device_words):
+            return ()
+        return tuple(_DeviceUses(self, *nodes).found)
+
+    def class_device_uses(self, node: ast.ClassDef, methods: list[Method]) -> tuple[DeviceUse, ...]:
+        """The methods' uses (already collected) and those outside any method, in source order."""
+        outside = [s for s in node.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        uses = [u for m in methods for u in m.device_uses]
+        uses += self.device_uses(*node.decorator_list, *node.bases, *node.keywords, *outside)
+        return tuple(sorted(uses, key=lambda u: (u.site.line, u.site.col)))
 
     def declaration(self, stmt: ast.stmt) -> Declaration | None:
         attr = self.tax.attribute
@@ -557,9 +578,7 @@ class _Builder:
             return node.attr
         return None
 
-    def method(
-        self, node: ast.FunctionDef | ast.AsyncFunctionDef, prefix: str, with_uses: bool = False
-    ) -> Method:
+    def method(self, node: ast.FunctionDef | ast.AsyncFunctionDef, prefix: str) -> Method:
         a = node.args
         args = [*a.posonlyargs, *a.args, *a.kwonlyargs]
         if a.vararg:
@@ -573,7 +592,7 @@ class _Builder:
             params=tuple(x.arg for x in args),
             param_sites=tuple(self.site(x, x.arg) for x in args),
             decorators=tuple(self.decorator(d) for d in node.decorator_list),
-            device_uses=tuple(_DeviceUses(self, node).found) if with_uses else (),
+            device_uses=self.device_uses(node),
         )
 
     def decorator(self, node: ast.expr) -> Decorator:
@@ -657,72 +676,91 @@ _UNKNOWN = object()
 
 #: The device of a use that names accelerators without saying which (``requires_gpu``, ``HAS_GPU``).
 ANY_ACCELERATOR = "accelerator"
+# torch modules named after a library that exists for one device only (ROCm reports cuda too).
+_TORCH_MODULE_DEVICES = {"cudnn": "cuda"}
 _ACCELERATOR_WORDS = frozenset({"gpu", "gpus", "multigpu", "accelerator", "accelerators"})
 # Words of an identifier: snake_case parts and CamelCase humps, acronyms kept whole (skipIfNoCUDA).
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
-class _DeviceUses(ast.NodeVisitor):
-    """Collects the :class:`DeviceUse` s under one class or function node, in source order.
+class _DeviceUses:
+    """Collects the :class:`DeviceUse` s under some nodes, in source order.
 
     A use names a taxonomy device: an attribute chain under ``torch.<device>`` or
     ``torch.backends.<device>`` (cuDNN counts as cuda), a ``.<device>()`` method call, a string literal
-    ``"<device>"`` or ``"<device>:N"``, a ``TEST_<DEVICE>`` flag such as ``TEST_CUDA``, or a call to a
-    module-level function of the same file whose body has such a use.
+    ``"<device>"`` or ``"<device>:N"``, an identifier with the device as a word (``TEST_CUDA``,
+    ``requires_cuda``, ``x.is_cuda``), or a call to a module-level function of the same file whose body
+    has such a use. Identifiers that name accelerators without a device (``requires_gpu``) count as
+    :data:`ANY_ACCELERATOR`.
     """
 
-    def __init__(self, builder: _Builder, node: ast.AST):
+    def __init__(self, builder: _Builder, *nodes: ast.AST):
         self.b = builder
         self.devices = tuple(builder.tax.devices)
+        self.words = (*self.devices, *_ACCELERATOR_WORDS)
         self.found: list[DeviceUse] = []
-        self.visit(node)
+        stack = list(reversed(nodes))
+        while stack:  # iterative and pruning: ast.NodeVisitor costs a method lookup per node
+            node = stack.pop()
+            children = self.visit(node)
+            stack.extend(reversed(children if children is not None else list(ast.iter_child_nodes(node))))
         self.found.sort(key=lambda u: (u.site.line, u.site.col))
 
     def add(self, device: str, node: ast.AST) -> None:
         self.found.append(DeviceUse(device, self.b.site(node)))
 
-    def visit_Attribute(self, node: ast.Attribute) -> None:
+    def visit(self, node: ast.AST) -> list[ast.AST] | None:
+        """Record *node*'s use, if any; return the children still to visit (None: all of them)."""
+        kind = type(node)
+        if kind is ast.Attribute:
+            return self.attribute(node)  # type: ignore[arg-type]
+        if kind is ast.Call:
+            return self.call(node)  # type: ignore[arg-type]
+        if kind is ast.Constant:
+            self.constant(node)  # type: ignore[arg-type]
+        elif kind is ast.Name:
+            for device in self.identifier_devices(node.id):  # type: ignore[attr-defined]
+                self.add(device, node)
+        return None
+
+    def attribute(self, node: ast.Attribute) -> list[ast.AST] | None:
         parts = dotted_name(node).split(".")
         if len(parts) >= 2 and parts[0] == "torch":
             device = self.torch_module_device(parts)
             if device is not None:
                 self.add(device, node)
-                return  # the outermost chain is the use; its prefixes are not uses of their own
+                return []  # the outermost chain is the use; its prefixes are not uses of their own
         for device in self.identifier_devices(node.attr):
             self.add(device, node)
-        self.generic_visit(node)
+        return None
 
     def torch_module_device(self, parts: list[str]) -> str | None:
         name = parts[2] if parts[1] == "backends" and len(parts) > 2 else parts[1]
-        if name == "cudnn":  # cuDNN only exists on CUDA (and ROCm, which reports cuda)
-            name = "cuda"
+        name = _TORCH_MODULE_DEVICES.get(name, name)
         return name if name in self.devices else None
 
-    def visit_Call(self, node: ast.Call) -> None:
+    def call(self, node: ast.Call) -> list[ast.AST] | None:
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in self.devices:
             self.add(func.attr, node)  # tensor.cuda(), module.xpu()
-            for child in (func.value, *node.args, *node.keywords):  # not func.attr a second time
-                self.visit(child)
-            return
+            return [func.value, *node.args, *node.keywords]  # not func.attr a second time
         if isinstance(func, ast.Name):
             for device in self.b.helper_devices.get(func.id, ()):  # a helper of this module
                 self.add(device, node)
-        self.generic_visit(node)
+        return None
 
-    def visit_Constant(self, node: ast.Constant) -> None:
+    def constant(self, node: ast.Constant) -> None:
         value = node.value
         if isinstance(value, str) and len(value) <= 24:
             head, _, index = value.partition(":")
             if head in self.devices and (not index or index.isdigit()):
                 self.add(head, node)
 
-    def visit_Name(self, node: ast.Name) -> None:
-        for device in self.identifier_devices(node.id):
-            self.add(device, node)
-
     def identifier_devices(self, identifier: str) -> list[str]:
         """Devices a name spells out as a word: TEST_CUDA, requires_cuda, skipIfNoXPU, x.is_cuda."""
+        lowered = identifier.lower()
+        if not any(w in lowered for w in self.words):
+            return []
         words = {w.lower() for w in _WORDS.findall(identifier)}
         found = [d for d in self.devices if d in words]
         if not found and words & _ACCELERATOR_WORDS:

@@ -12,9 +12,13 @@ import inspect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from .model import ClassInfo, Declaration, FileModel, Instantiation, Resolver, Site, effective_declaration
 from .taxonomy import Classification, Taxonomy
+
+if TYPE_CHECKING:
+    from .infer import Inference
 
 Hit = tuple[Site, dict[str, object]]
 
@@ -64,12 +68,22 @@ class Context:
         self.taxonomy = taxonomy
         self.resolver = resolver
         self._effective: dict[int, tuple[Declaration, ClassInfo] | None] = {}
+        self._inferred: dict[int, Inference] = {}
 
     def effective(self, cls: ClassInfo) -> tuple[Declaration, ClassInfo] | None:
         key = id(cls)
         if key not in self._effective:
             self._effective[key] = effective_declaration(self.model, cls, self.resolver)
         return self._effective[key]
+
+    def inference(self, cls: ClassInfo) -> Inference:
+        """What the evidence says *cls* should declare (hwlint.infer), computed once per class."""
+        from .infer import infer  # infer builds on this module
+
+        key = id(cls)
+        if key not in self._inferred:
+            self._inferred[key] = infer(self, cls)
+        return self._inferred[key]
 
     def classification(self, cls: ClassInfo) -> Classification | None:
         """The taxonomy entry that applies to *cls* (own or inherited), if known."""
@@ -243,12 +257,10 @@ def mixed_device_test_class(ctx: Context) -> Iterator[Hit]:
             torch.cuda.empty_cache()
     ```
     """
-    from .infer import infer  # inference builds on this module's Context
-
     for cls in ctx.model.test_classes:
         if cls.declaration is not None:
             continue
-        found = infer(ctx, cls)
+        found = ctx.inference(cls)
         if found.mixed:
             yield cls.site, {"cls": cls.name, "mixed": found.mixed}
 

@@ -179,3 +179,30 @@ def test_measured_precision_matches_the_readme(taxonomy):
     assert summarize(found) == {"safe": (27, 27), "unsafe": (21, 20), "none": (13, 7)}
     heldout = [r for r in found if r.path == HELDOUT]
     assert summarize(heldout) == {"safe": (6, 6), "unsafe": (4, 4), "none": (2, 1)}
+
+
+def test_text_prefilter_never_hides_a_device_use(taxonomy, monkeypatch):
+    # The builder walks a method only when its text names a device, a device word or a helper; that
+    # shortcut must find exactly what a full walk finds.
+    from pathlib import Path
+
+    from hwlint import model as model_module
+
+    tests = Path(__file__).parent
+    files = [*sorted((tests / "infer_cases").glob("*.py")), *sorted((tests / "fix_cases").glob("*.py"))]
+
+    def uses() -> list:
+        out = []
+        for path in files:
+            m = build_model(path.read_bytes(), str(path), taxonomy)
+            out.append([(c.device_uses, [meth.device_uses for meth in c.methods]) for c in m.classes])
+        return out
+
+    fast = uses()
+    assert sum(len(c[0]) for f in fast for c in f) > 50  # the cases are full of device uses
+
+    def full_walk(self, *nodes):
+        return tuple(model_module._DeviceUses(self, *nodes).found) if nodes else ()
+
+    monkeypatch.setattr(model_module._Builder, "device_uses", full_walk)
+    assert uses() == fast
