@@ -136,7 +136,6 @@ def generic_runner_devices(tax: Taxonomy) -> frozenset[str]:
 class _Pin:
     """A device-pinning decorator on a test (or on the class): the device, or None for several."""
 
-    method: str | None
     decorator: str
     device: str | None
 
@@ -153,12 +152,10 @@ class _Evidence:
         self.calls = ctx.model.instantiations_of(cls)
         pinning = device_pinning_decorators(tax)
         self.class_pins = [
-            _Pin(None, d.name, decorator_device(tax, d.name)) for d in cls.decorators if d.name in pinning
+            _Pin(d.name, decorator_device(tax, d.name)) for d in cls.decorators if d.name in pinning
         ]
         self.method_pins = {
-            m.name: [
-                _Pin(m.name, d.name, decorator_device(tax, d.name)) for d in m.decorators if d.name in pinning
-            ]
+            m.name: [_Pin(d.name, decorator_device(tax, d.name)) for d in m.decorators if d.name in pinning]
             for m in self.tests
         }
         ignored = generic_runner_devices(tax)
@@ -316,7 +313,8 @@ def _infer_plain(ctx: Context, ev: _Evidence) -> Inference:
     tax, cls = ctx.taxonomy, ev.cls
     if ev.with_device:
         accel = instantiated_classification(tax)
-        where = f"{_names(ev.with_device)} take `{tax.device_params[0]}`"
+        verb = "takes" if len(ev.with_device) == 1 else "take"
+        where = f"{_names(ev.with_device)} {verb} `{tax.device_params[0]}`"
         if ev.without_device or accel is None:
             return _no_fix(cls, f"{where} but the class is never instantiated in this file")
         # Upstream instantiates some classes from another module (test_optim.py): likely, not certain.
@@ -324,59 +322,56 @@ def _infer_plain(ctx: Context, ev: _Evidence) -> Inference:
     distributed = sorted(DISTRIBUTED_BASES & {b.rpartition(".")[2] for b in cls.bases})
     if distributed:
         return _no_fix(cls, f"it derives from `{distributed[0]}`: distributed tests are classified by hand")
-    pins = list(ev.class_pins) + [p for pins in ev.method_pins.values() for p in pins]
-    uses_by_test = {
-        m.name: ev.test_uses[m.name] + [_pin_use(p) for p in ev.method_pins[m.name]] for m in ev.tests
-    }
+    return _infer_from_uses(ctx, ev)
+
+
+def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
+    """A plain class: the devices its code uses decide (pinning decorators count as uses)."""
+    tax, cls = ctx.taxonomy, ev.cls
+    by_test = {m.name: ev.test_uses[m.name] + [_pin_use(p) for p in ev.method_pins[m.name]] for m in ev.tests}
     class_wide = ev.class_uses + [_pin_use(p) for p in ev.class_pins]
-    devices = {u.device for u in class_wide} | {u.device for uses in uses_by_test.values() for u in uses}
-    if not devices and not ev.neutral_checks and not pins:
+    every = class_wide + [u for m in ev.tests for u in by_test[m.name]]
+    devices = {u.device for u in every}
+    if not devices:
+        if ev.neutral_checks:
+            check = ev.neutral_checks[0].text
+            return _no_fix(cls, f"it checks for an accelerator with `{check}` but is not instantiated")
         generic = generic_classification(tax)
         if generic is None:
             return _no_fix(cls, "no device evidence, and the taxonomy has no generic classification")
-        return _fix(
-            cls,
-            generic.name,
-            True,
+        evidence = (
             "never instantiated",
             f"no test takes `{tax.device_params[0]}`",
             "no device-specific code",
-            by_absence=True,
         )
-    if ev.neutral_checks and not devices:
-        return _no_fix(
-            cls, f"it checks for an accelerator with `{ev.neutral_checks[0].text}` but is not instantiated"
-        )
+        return _fix(cls, generic.name, True, *evidence, by_absence=True)
     if len(devices) > 1:
-        shown = ", ".join(sorted(d for d in devices))
-        return _no_fix(cls, f"it uses several devices ({shown}) without being instantiated")
-    if not devices <= set(tax.devices):
-        first = (class_wide or [u for m in ev.tests for u in uses_by_test[m.name]])[0]
         return _no_fix(
-            cls, f"it uses an accelerator without naming one ({_use(first)}) and is not instantiated"
+            cls, f"it uses several devices ({', '.join(sorted(devices))}) without being instantiated"
         )
     device = next(iter(devices))
-    using = [m for m in ev.tests if uses_by_test[m.name]]
+    if device not in tax.devices:
+        return _no_fix(
+            cls, f"it uses an accelerator without naming one ({_use(every[0])}) and is not instantiated"
+        )
+    using = [m for m in ev.tests if by_test[m.name]]
+    target = tax.classification_for_device(device)
     if not class_wide and len(using) < len(ev.tests):
         generic = generic_classification(tax)
-        target = tax.classification_for_device(device)
-        first = next(u for m in using for u in uses_by_test[m.name])
-        plain = [m for m in ev.tests if not uses_by_test[m.name]]
+        plain = [m for m in ev.tests if not by_test[m.name]]
         split = (
             f"split it into a {generic.name if generic else 'device-independent'} class and a "
             f"{target.name if target else device} class"
         )
         return _mixed(
             cls,
-            f"tests that use {device} ({_names(using)}, e.g. {_use(first)}) with tests that use no "
+            f"tests that use {device} ({_names(using)}, e.g. {_use(every[0])}) with tests that use no "
             f"device ({_names(plain)}): {split}",
         )
-    c = tax.classification_for_device(device)
-    if c is None:
+    if target is None:
         return _no_fix(cls, f"it uses {device}, and the taxonomy has no classification for {device}")
-    first = (class_wide or [u for m in ev.tests for u in uses_by_test[m.name]])[0]
     scope = "the class" if class_wide else "every test"
-    return _fix(cls, c.name, False, f"never instantiated; {scope} uses {device}: {_use(first)}")
+    return _fix(cls, target.name, False, f"never instantiated; {scope} uses {device}: {_use(every[0])}")
 
 
 def _pin_use(pin: _Pin) -> DeviceUse:
