@@ -174,15 +174,16 @@ def _enum_reference(
             return enum, None
     for imp in model.imports:
         if imp.module == taxonomy.enum_module and not imp.nested and imp.site.col == 0:
-            node = _statement_node(root, "import_from_statement", imp.site.line)
-            if node is not None:
+            node = _module_statement(root, imp.site.line)
+            if node is not None and node.kind() == "import_from_statement":
                 return enum, _add_name_edit(source, node, enum)
     return enum, _new_import_edit(source, root, model, taxonomy, first_class_line)
 
 
-def _statement_node(root: SgNode, kind: str, line: int) -> SgNode | None:
-    for node in root.find_all(kind=kind):
-        if node.range().start.line == line - 1:
+def _module_statement(root: SgNode, line: int) -> SgNode | None:
+    """The module-level statement that starts on *line* (1-based)."""
+    for node in root.children():
+        if node.range().start.line == line - 1 and node.kind() != "comment":
             return node
     return None
 
@@ -229,15 +230,7 @@ def _new_import_edit(
     before = [i for i in model.imports if not i.nested and i.site.col == 0 and i.site.line < first_class_line]
     if before:
         last = max(before, key=lambda i: i.site.end_line)
-        # A module-level import is a child of the root; its kind varies (`from __future__` has its own).
-        node = next(
-            (
-                c
-                for c in root.children()
-                if c.range().start.line == last.site.line - 1 and c.kind() != "comment"
-            ),
-            None,
-        )
+        node = _module_statement(root, last.site.line)  # any kind: `from __future__` has its own
         if node is not None:
             pos, newline = _line_end(source, node.range().end.index)
             if not newline:
