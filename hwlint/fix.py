@@ -275,6 +275,14 @@ class FilePlan:
             return None
         return inf
 
+    def hidden(self, unsafe: bool) -> int:
+        """How many findings have an unsafe fix that is not enabled."""
+        if unsafe:
+            return 0
+        return sum(
+            1 for f in self.findings if (inf := self.inference_for(f)) and inf.fixable and not inf.safe
+        )
+
 
 def plan_file(path: str, taxonomy: Taxonomy, selection: Selection | None = None) -> FilePlan:
     """Check one file on disk and infer a classification for each class HWC001 flags."""
@@ -314,10 +322,9 @@ class FixResult:
     plan: FilePlan
     text: str | None = None  # the decoded original text (None: not decodable / not read)
     fixed_text: str | None = None  # the text with the fixes applied (None: nothing to change)
+    after: FilePlan | None = None  # the fixed file, checked and planned again
     fixed: list[Finding] = field(default_factory=list)  # findings the fixes remove
-    remaining: list[Finding] = field(default_factory=list)
     applied: list[Inference] = field(default_factory=list)
-    hidden: int = 0  # unsafe fixes left out because they were not enabled
     error: str | None = None  # why the fixed text was not written
 
     @property
@@ -329,18 +336,10 @@ def fix_plan(
     plan: FilePlan, taxonomy: Taxonomy, selection: Selection | None = None, unsafe: bool = False
 ) -> FixResult:
     """Compute the fixed text of a planned file (nothing is written)."""
-    result = FixResult(plan, remaining=list(plan.findings))
+    result = FixResult(plan)
     if plan.data is None or plan.model is None or plan.model.error is not None:
         return result
-    chosen: list[tuple[Finding, Inference]] = []
-    for f in plan.findings:
-        inf = plan.inference_for(f)
-        if inf is None or not inf.fixable:
-            continue
-        if inf.safe or unsafe:
-            chosen.append((f, inf))
-        else:
-            result.hidden += 1
+    chosen = [(f, inf) for f in plan.findings if (inf := plan.fix_for(f, unsafe)) is not None]
     if not chosen:
         return result
     text, _ = decode_source(plan.data)
@@ -351,15 +350,17 @@ def fix_plan(
     except Exception as e:  # a bug in the fixer must leave the file alone, not stop the run
         result.error = f"internal error while fixing ({type(e).__name__}: {e}); left unchanged"
         return result
-    new_model = build_model(new_text, plan.path, taxonomy)
-    broken = new_model.error.message if new_model.error is not None else _compile_error(new_text, plan.path)
+    after = plan_source(new_text.encode(plan.model.encoding), plan.path, taxonomy, selection)
+    assert after.model is not None
+    broken = (
+        after.model.error.message if after.model.error is not None else _compile_error(new_text, plan.path)
+    )
     if broken is not None and _compile_error(text, plan.path) is None:
         # A fix must never break a file: refuse rather than write it.
         result.error = f"the fixed file would not compile ({broken}); left unchanged"
         return result
-    result.fixed_text = new_text
+    result.fixed_text, result.after = new_text, after
     result.applied = [inf for _, inf in chosen]
-    result.remaining = run_rules(new_model, taxonomy, selection)
     result.fixed = [f for f, _ in chosen]
     return result
 
@@ -376,12 +377,6 @@ def _compile_error(text: str, path: str) -> str | None:
     return None
 
 
-def encode(result: FixResult) -> bytes:
-    """The fixed text in the file's own encoding (a BOM stays a BOM)."""
-    assert result.fixed_text is not None and result.plan.model is not None
-    return result.fixed_text.encode(result.plan.model.encoding)
-
-
 def write_fixed(result: FixResult) -> bool:
     """Write the fixed file atomically. False (and ``result.error``) when the file changed on disk
     since it was read or cannot be written; the file is then left as it is."""
@@ -396,7 +391,7 @@ def write_fixed(result: FixResult) -> bool:
         fd, tmp = tempfile.mkstemp(prefix=".hwlint-", suffix=".tmp", dir=os.path.dirname(path) or ".")
         try:
             with os.fdopen(fd, "wb") as out:
-                out.write(encode(result))
+                out.write(result.after.data)  # type: ignore[union-attr]  # the file's own encoding
             os.chmod(tmp, mode)
             os.replace(tmp, path)
         except BaseException:
@@ -424,14 +419,6 @@ def unified_diff(result: FixResult) -> str:
     )
 
 
-def fixable_predicate(plans: Sequence[FilePlan], unsafe: bool) -> Callable[[Finding], bool]:
-    """For the writers' ``[*]`` mark: whether a finding has an enabled fix."""
-    keys = {
-        (p.path, f.line, f.col, f.code) for p in plans for f in p.findings if p.fix_for(f, unsafe) is not None
-    }
-    return lambda f: (f.path, f.line, f.col, f.code) in keys
-
-
 # ---------------------------------------------------------------------------------------------
 # A whole check run with fixes (what `hwlint check --fix | --unsafe-fixes | --diff` does)
 
@@ -451,7 +438,6 @@ class CheckRun:
     plans: list[FilePlan] = field(default_factory=list)  # the files as they are now (after writing)
     results: list[FixResult] = field(default_factory=list)  # files with fixes computed
     fixed: int = 0
-    hidden: int = 0  # unsafe fixes available but not enabled
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -468,6 +454,11 @@ class CheckRun:
     @cached_property  # read once all files are checked, by the writers, per finding
     def _fixable(self) -> set[Finding]:
         return {f for p in self.plans for f in p.findings if p.fix_for(f, self.options.unsafe) is not None}
+
+    @property
+    def hidden(self) -> int:
+        """Unsafe fixes available but not enabled."""
+        return sum(p.hidden(self.options.unsafe) for p in self.plans)
 
     @property
     def would_fix(self) -> int:
@@ -490,7 +481,6 @@ def check_paths(
         selection = selection_for(path)
         plan = plan_file(path, taxonomy, selection)
         if not (options.fix or options.diff):
-            run.hidden += sum(1 for f in plan.findings if _hidden(plan, f, options.unsafe))
             run.plans.append(plan)
             continue
         result = fix_plan(plan, taxonomy, selection, options.unsafe)
@@ -498,20 +488,10 @@ def check_paths(
         written = not options.diff and result.changed and write_fixed(result)
         if result.error:
             run.warnings.append(f"{path}: {result.error}")
-        if not written:
-            run.hidden += result.hidden
-            run.plans.append(plan)
-            continue
-        run.fixed += len(result.fixed)
-        after = plan_source(encode(result), path, taxonomy, selection)
-        run.hidden += sum(1 for f in after.findings if _hidden(after, f, options.unsafe))
-        run.plans.append(after)
+        if written:
+            run.fixed += len(result.fixed)
+        run.plans.append(result.after if written and result.after is not None else plan)
     return run
-
-
-def _hidden(plan: FilePlan, finding: Finding, unsafe: bool) -> bool:
-    inf = plan.inference_for(finding)
-    return inf is not None and inf.fixable and not inf.safe and not unsafe
 
 
 def write_fix_report(run: CheckRun, out) -> None:
