@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .checker import Finding, Selection, _finding, check_file
-from .taxonomy import Taxonomy
+from .checker import Finding, _finding
 
 STALE_CODE = "HWC902"
 
@@ -72,23 +71,15 @@ def write_baseline(path: str, entries: Sequence[str]) -> None:
 
 
 def apply_baseline(
-    baseline: Baseline,
-    paths: Sequence[str],
-    taxonomy: Taxonomy,
-    selection_for: Callable[[str], Selection],
-) -> tuple[list[str], list[Finding]]:
-    """The paths left to check, and an HWC902 finding for each stale entry.
+    baseline: Baseline, found: Sequence[tuple[str, list[Finding]]]
+) -> tuple[list[tuple[str, list[Finding]]], list[Finding]]:
+    """The checked files not in the baseline, and an HWC902 finding for each stale entry.
 
-    Baselined files among *paths* are checked only to see whether they are clean now; an entry whose
-    file does not exist is stale wherever it points.
+    *found* holds each checked file with its selected findings. A listed file among them that has no
+    finding now is stale; so is an entry whose file does not exist, wherever it points.
     """
-    keep: list[str] = []
-    clean: set[str] = set()
-    for path in paths:
-        if path not in baseline:
-            keep.append(path)
-        elif not check_file(path, taxonomy, selection_for(path)).findings:
-            clean.add(baseline.key(path))
+    keep = [(path, findings) for path, findings in found if path not in baseline]
+    clean = {baseline.key(path) for path, findings in found if not findings and path in baseline}
     stale = []
     for entry, line in baseline.entries.items():
         if entry in clean or not (baseline.root / entry).exists():

@@ -134,9 +134,9 @@ def _load_taxonomy(path: str | None):
 
 def cmd_check(args) -> int:
     from .baseline import apply_baseline
-    from .checker import Selection
+    from .checker import Selection, check_file
     from .config import discover
-    from .fix import FixOptions, check_paths, write_fix_report
+    from .fix import FixOptions, apply_fixes, write_fix_report
     from .output import WRITERS, summary, write_statistics
 
     config = _load_config(args)
@@ -150,12 +150,13 @@ def cmd_check(args) -> int:
     def selection_for(path: str) -> Selection:
         return selection.with_ignored(config.ignored_for(path))
 
+    found = [(path, check_file(path, taxonomy, selection_for(path)).findings) for path in paths]
     stale = []
     baseline = _load_baseline(args.baseline or config.baseline, config)
     if baseline is not None:
-        paths, stale = apply_baseline(baseline, paths, taxonomy, selection_for)
+        found, stale = apply_baseline(baseline, found)
         stale = [f for f in stale if selection.enabled(f.code)]
-    run = check_paths(paths, taxonomy, selection_for, options)
+    run = apply_fixes(found, taxonomy, selection_for, options)
     for warning in run.warnings:
         print(f"hwlint: warning: {warning}", file=sys.stderr)
     if args.diff:  # as in ruff: diff on stdout, count on stderr, exit 1 when something would change

@@ -469,15 +469,23 @@ class CheckRun:
         return "".join(unified_diff(r) for r in self.results)
 
 
-def check_paths(
-    paths: Sequence[str],
+def apply_fixes(
+    found: Sequence[tuple[str, list[Finding]]],
     taxonomy: Taxonomy,
     selection_for: Callable[[str], Selection],
     options: FixOptions,
 ) -> CheckRun:
-    """Check each path; with ``fix`` or ``diff``, compute its fixes, and with ``fix``, write them."""
+    """Plan the fixes of the checked files that have an HWC001 finding: with ``fix`` or ``diff``,
+    compute them, and with ``fix``, write them. Files without one pass through unchanged.
+
+    *found* holds each file with its selected findings, however they were computed (serially,
+    in parallel, from a cache): only files with something to fix are read again.
+    """
     run = CheckRun(options)
-    for path in paths:
+    for path, findings in found:
+        if not any(f.code == FIXED_CODE for f in findings):
+            run.plans.append(FilePlan(path, None, None, list(findings)))
+            continue
         selection = selection_for(path)
         plan = plan_file(path, taxonomy, selection)
         if not (options.fix or options.diff):
