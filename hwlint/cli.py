@@ -167,7 +167,7 @@ def cmd_check(args) -> int:
             file=sys.stderr,
         )
         return EXIT_FINDINGS if n and not args.exit_zero else EXIT_CLEAN
-    findings, out = [*run.findings, *stale], sys.stdout
+    findings, out = sorted([*run.findings, *stale], key=lambda f: f.sort_key()), sys.stdout
     if args.statistics:
         write_statistics(findings, out, fixable=run.fixable)
     else:
