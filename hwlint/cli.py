@@ -136,7 +136,7 @@ def cmd_check(args) -> int:
     from .baseline import apply_baseline
     from .checker import Selection, check_file
     from .config import discover
-    from .fix import FixOptions, apply_fixes, write_fix_report
+    from .fix import FixOptions, apply_fixes, write_diff, write_fix_report
     from .output import WRITERS, summary, write_statistics
 
     config = _load_config(args)
@@ -159,14 +159,9 @@ def cmd_check(args) -> int:
     run = apply_fixes(found, taxonomy, selection_for, options)
     for warning in run.warnings:
         print(f"hwlint: warning: {warning}", file=sys.stderr)
-    if args.diff:  # as in ruff: diff on stdout, count on stderr, exit 1 when something would change
-        sys.stdout.write(run.diff())
-        n = run.would_fix
-        print(
-            f"Would fix {n} error{'s' if n != 1 else ''}." if n else "No errors would be fixed.",
-            file=sys.stderr,
-        )
-        return EXIT_FINDINGS if n and not args.exit_zero else EXIT_CLEAN
+    if args.diff:  # as in ruff: exit 1 when something would change
+        would_fix = write_diff(run, sys.stdout, sys.stderr)
+        return EXIT_FINDINGS if would_fix and not args.exit_zero else EXIT_CLEAN
     findings, out = sorted([*run.findings, *stale], key=lambda f: f.sort_key()), sys.stdout
     if args.statistics:
         write_statistics(findings, out, fixable=run.fixable)

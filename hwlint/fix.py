@@ -502,6 +502,14 @@ def apply_fixes(
     return run
 
 
+def write_diff(run: CheckRun, out, err) -> int:
+    """``--diff``, as ruff does it: the diff on *out*, the count on *err*. Returns that count."""
+    out.write(run.diff())
+    n = run.would_fix
+    err.write(f"Would fix {n} error{'s' if n != 1 else ''}.\n" if n else "No errors would be fixed.\n")
+    return n
+
+
 def write_fix_report(run: CheckRun, out) -> None:
     """``--show-fixes``: the fixes applied (ruff's enumeration), then what hwlint inferred per class."""
     applied = [r for r in run.results if r.changed and not run.options.diff and r.applied and not r.error]
