@@ -280,3 +280,24 @@ def test_byte_order_mark_is_kept(tmp_path, capsys):
         b"class TestA(TestCase):\r\n    hw_classification = HardwareClassification.GENERIC\r\n\r\n"
         b"    def test_a(self): ...\r\n"
     )
+
+
+def test_check_fix_reports_a_file_changed_meanwhile(tmp_path, capsys, monkeypatch):
+    import hwlint.fix
+
+    target = tmp_path / "test_race.py"
+    shutil.copyfile(CASES / "no_import.py", target)
+    real_plan_file = hwlint.fix.plan_file
+
+    def plan_then_edit(path, *args, **kwargs):
+        plan = real_plan_file(path, *args, **kwargs)
+        with open(path, "a") as f:  # someone saves the file while hwlint works on it
+            f.write("# saved meanwhile\n")
+        return plan
+
+    monkeypatch.setattr(hwlint.fix, "plan_file", plan_then_edit)
+    assert main(["check", "--isolated", "--quiet", "--fix", str(target)]) == 1
+    assert target.read_text() == (CASES / "no_import.py").read_text() + "# saved meanwhile\n"
+    assert capsys.readouterr().err == (
+        f"hwlint: warning: {target}: the file changed on disk while hwlint was fixing it; left unchanged\n"
+    )
