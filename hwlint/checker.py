@@ -24,6 +24,7 @@ class Finding:
     message: str
     end_line: int = 0
     end_col: int = 0
+    fix: str | None = None  # "safe" or "unsafe" when hwlint can fix it (ruff's applicability)
 
     @property
     def rule(self):
@@ -108,7 +109,7 @@ def _finding(
     path: str, code: str, line: int, col: int, fields: dict, end_line: int = 0, end_col: int = 0
 ) -> Finding:
     message = RULES[code].message.format(**fields)
-    return Finding(path, line, col, code, message, end_line or line, end_col)
+    return Finding(path, line, col, code, message, end_line or line, end_col, fields.get("fix"))
 
 
 def _suppressed(model: FileModel, finding: Finding) -> bool:

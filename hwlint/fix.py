@@ -17,7 +17,6 @@ import stat
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 
 from ast_grep_py import Edit, SgNode, SgRoot
 
@@ -275,14 +274,6 @@ class FilePlan:
             return None
         return inf
 
-    def hidden(self, unsafe: bool) -> int:
-        """How many findings have an unsafe fix that is not enabled."""
-        if unsafe:
-            return 0
-        return sum(
-            1 for f in self.findings if (inf := self.inference_for(f)) and inf.fixable and not inf.safe
-        )
-
 
 def plan_file(path: str, taxonomy: Taxonomy, selection: Selection | None = None) -> FilePlan:
     """Check one file on disk and infer a classification for each class HWC001 flags."""
@@ -428,6 +419,7 @@ class FixOptions:
     fix: bool = False  # apply the enabled fixes and write the files
     unsafe: bool = False  # unsafe fixes are enabled too
     diff: bool = False  # compute the fixes and show them as a diff; write nothing
+    show: bool = False  # keep each class's inference, to report its evidence (--show-fixes)
 
 
 @dataclass
@@ -445,20 +437,17 @@ class CheckRun:
         return [f for p in self.plans for f in p.findings]
 
     def fixable(self, finding: Finding) -> bool:
-        return finding in self._fixable
+        """Whether *finding* has a fix that is enabled (the ``[*]`` mark)."""
+        return finding.fix == "safe" or (self.options.unsafe and finding.fix == "unsafe")
 
     @property
     def fixable_count(self) -> int:
-        return len(self._fixable)
-
-    @cached_property  # read once all files are checked, by the writers, per finding
-    def _fixable(self) -> set[Finding]:
-        return {f for p in self.plans for f in p.findings if p.fix_for(f, self.options.unsafe) is not None}
+        return sum(1 for f in self.findings if self.fixable(f))
 
     @property
     def hidden(self) -> int:
         """Unsafe fixes available but not enabled."""
-        return sum(p.hidden(self.options.unsafe) for p in self.plans)
+        return 0 if self.options.unsafe else sum(1 for f in self.findings if f.fix == "unsafe")
 
     @property
     def would_fix(self) -> int:
@@ -479,11 +468,12 @@ def apply_fixes(
     compute them, and with ``fix``, write them. Files without one pass through unchanged.
 
     *found* holds each file with its selected findings, however they were computed (serially,
-    in parallel, from a cache): only files with something to fix are read again.
+    in parallel, from a cache): only files with something to fix (or explain) are read again.
     """
     run = CheckRun(options)
+    planning = options.fix or options.diff or options.show
     for path, findings in found:
-        if not any(f.code == FIXED_CODE for f in findings):
+        if not planning or not any(f.code == FIXED_CODE for f in findings):
             run.plans.append(FilePlan(path, None, None, list(findings)))
             continue
         selection = selection_for(path)

@@ -1,8 +1,9 @@
 """The rules. Each rule has one home here: its code, name, message template and documentation.
 
-A rule's check decides *where* (it yields a position and the message's fields); the rule's message
-template decides *what is said*. The docstring is the rule's documentation, with the headings
-What it does / Why is this bad? / Example / Use instead, printed by ``hwlint rule CODE``.
+A rule's check decides *where* (it yields a position and the message's fields, plus ``fix``, "safe" or
+"unsafe", when hwlint can fix the finding); the rule's message template decides *what is said*. The
+docstring is the rule's documentation, with the headings What it does / Why is this bad? / Example /
+Use instead, printed by ``hwlint rule CODE``.
 The table :data:`RULES` is the only registry: the checker, the CLI, flake8 and the docs all read it.
 """
 
@@ -142,7 +143,9 @@ def missing_hw_classification(ctx: Context) -> Iterator[Hit]:
         note = ""
         if found is not None:
             note = f" (it inherits one from `{found[1].name}`)"
-        yield cls.site, {"cls": cls.name, "attribute": tax.attribute, "inherited": note}
+        inferred = ctx.inference(cls)
+        fix = ("safe" if inferred.safe else "unsafe") if inferred.fixable else None
+        yield cls.site, {"cls": cls.name, "attribute": tax.attribute, "inherited": note, "fix": fix}
 
 
 @rule(
