@@ -50,8 +50,9 @@ class Decorator:
 
 @dataclass(frozen=True)
 class DeviceUse:
-    """Code that names one device type: ``torch.cuda.synchronize()``, ``"cuda:0"``, ``.cuda()``,
-    ``TEST_CUDA``. ``device`` is a device name from the taxonomy."""
+    """Code that names a device type: ``torch.cuda.synchronize()``, ``"cuda:0"``, ``.cuda()``,
+    ``TEST_CUDA``. ``device`` is a device name from the taxonomy, or :data:`ANY_ACCELERATOR` for code
+    that asks for an accelerator without naming one (``requires_gpu``)."""
 
     device: str
     site: Site
