@@ -26,6 +26,7 @@ class Finding:
     message: str
     end_line: int = 0
     end_col: int = 0
+    fix: str | None = None  # "safe" or "unsafe" when hwlint can fix it (ruff's applicability)
 
     @property
     def rule(self):
@@ -75,8 +76,11 @@ def run_rules(
     selection: Selection | None = None,
     resolver: Resolver | None = None,
     noqa: bool = True,
+    context: Context | None = None,
 ) -> list[Finding]:
-    """All enabled findings for one file model, sorted; a rule that raises becomes HWC900."""
+    """All enabled findings for one file model, sorted; a rule that raises becomes HWC900.
+
+    Pass *context* to keep what the rules computed (classifications, inferences) for later use."""
     selection = selection or Selection()
     out: list[Finding] = []
     if model.error is not None:
@@ -84,7 +88,7 @@ def run_rules(
             err = model.error
             out.append(_finding(model.path, "HWC901", err.line, err.col, {"reason": err.message.rstrip(".")}))
         return out
-    ctx = Context(model, taxonomy, resolver)
+    ctx = context or Context(model, taxonomy, resolver)
     for code, rule in RULES.items():
         if rule.check is None or not selection.enabled(code):
             continue
@@ -107,7 +111,7 @@ def _finding(
     path: str, code: str, line: int, col: int, fields: dict, end_line: int = 0, end_col: int = 0
 ) -> Finding:
     message = RULES[code].message.format(**fields)
-    return Finding(path, line, col, code, message, end_line or line, end_col)
+    return Finding(path, line, col, code, message, end_line or line, end_col, fields.get("fix"))
 
 
 def _suppressed(model: FileModel, finding: Finding) -> bool:

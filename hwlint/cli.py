@@ -82,6 +82,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="cache directory (default: .hwlint_cache next to the configuration)",
     )
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+    check.add_argument(
+        "--fix", action="store_true", help="apply safe fixes (declare inferred classifications)"
+    )
+    check.add_argument("--unsafe-fixes", action="store_true", help="enable unsafe (heuristic) fixes too")
+    check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
+    check.add_argument(
+        "--show-fixes", action="store_true", help="list the fixes and the evidence behind them"
+    )
+    check.add_argument("--baseline", metavar="FILE", help="skip the files listed in this JSON allowlist")
+
+    base = sub.add_parser("baseline", help="write the files that have findings to a JSON allowlist")
+    base.add_argument("paths", nargs="*", metavar="PATH")
+    base.add_argument(
+        "--output", metavar="FILE", help="default: [tool.hwlint] baseline, else hwlint-baseline.json"
+    )
+    base.add_argument("--regenerate", action="store_true", help="rewrite an existing baseline")
+    base.add_argument("--taxonomy", metavar="FILE", help="taxonomy YAML (default: bundled)")
+    base.add_argument("--config", metavar="FILE", help="pyproject.toml to read [tool.hwlint] from")
+    base.add_argument("--isolated", action="store_true", help="ignore configuration files")
 
     rule = sub.add_parser("rule", help="explain a rule (What it does / Why is this bad? / ...)")
     rule.add_argument("code", nargs="?", help="code or name, e.g. HWC001 or missing-hw-classification")
@@ -105,6 +124,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "check":
             return cmd_check(args)
+        if args.command == "baseline":
+            return cmd_baseline(args)
         if args.command == "rule":
             return cmd_rule(args, parser)
         if args.command == "taxonomy":
@@ -153,8 +174,10 @@ def _load_taxonomy(path: str | None):
 
 
 def cmd_check(args) -> int:
-    from .checker import Selection, check_paths
+    from .baseline import apply_baseline
+    from .checker import Selection
     from .config import discover
+    from .fix import FixOptions, apply_fixes, write_diff, write_fix_report
     from .output import WRITERS, summary, write_statistics
 
     config = _load_config(args)
@@ -164,24 +187,79 @@ def cmd_check(args) -> int:
     select = tuple(args.select) if args.select is not None else config.select
     ignore = tuple(args.ignore) if args.ignore is not None else config.ignore
     selection = Selection((*select, *args.extend_select), (*ignore, *args.extend_ignore))
-    files = list(discover(args.paths or ["."], config, args.force_exclude))
-    max_mb = args.max_file_size if args.max_file_size is not None else config.max_file_size
-    cache = _open_cache(args, config, taxonomy)
-    per_file = check_paths(files, taxonomy, args.jobs, cache, max_mb * 1024 * 1024)
-    findings = []
-    for path, found in zip(files, per_file, strict=True):
-        sel = selection.with_ignored(config.ignored_for(path))
-        findings.extend(f for f in found if sel.enabled(f.code))
-    findings.sort(key=lambda f: f.sort_key())
+    options = FixOptions(args.fix, args.unsafe_fixes, args.diff, args.show_fixes)
+    paths = list(discover(args.paths or ["."], config, args.force_exclude))
 
-    out = sys.stdout
+    def selection_for(path: str) -> Selection:
+        return selection.with_ignored(config.ignored_for(path))
+
+    found = _check_all(args, config, taxonomy, paths, selection_for)
+    stale = []
+    baseline = _load_baseline(args.baseline or config.baseline, config)
+    if baseline is not None:
+        found, stale = apply_baseline(baseline, found)
+        stale = [f for f in stale if selection.enabled(f.code)]
+    run = apply_fixes(found, taxonomy, selection_for, options)
+    for warning in run.warnings:
+        print(f"hwlint: warning: {warning}", file=sys.stderr)
+    if args.diff:  # as in ruff: exit 1 when something would change
+        would_fix = write_diff(run, sys.stdout, sys.stderr)
+        return EXIT_FINDINGS if would_fix and not args.exit_zero else EXIT_CLEAN
+    findings, out = sorted([*run.findings, *stale], key=lambda f: f.sort_key()), sys.stdout
     if args.statistics:
-        write_statistics(findings, out)
+        write_statistics(findings, out, fixable=run.fixable)
     else:
-        WRITERS[args.output_format](findings, out, sources=_source_lines)
+        WRITERS[args.output_format](findings, out, sources=_source_lines, fixable=run.fixable)
     if args.output_format in ("concise", "full") and not args.quiet:
-        out.write(summary(len(findings)) + "\n")
+        out.write(summary(len(findings), run.fixable_count, run.fixed, run.hidden) + "\n")
+    if args.show_fixes:
+        write_fix_report(run, out)
     return EXIT_CLEAN if args.exit_zero or not findings else EXIT_FINDINGS
+
+
+def _load_baseline(path: str | None, config):
+    from .baseline import BaselineError, load_baseline
+
+    if path is None:
+        return None
+    try:
+        return load_baseline(path, config.root)
+    except BaselineError as e:
+        raise _UserError(str(e)) from None
+
+
+def cmd_baseline(args) -> int:
+    """Write the allowlist of files that have findings now (``--regenerate`` to rewrite one)."""
+    from .baseline import baseline_entries, write_baseline
+    from .checker import Selection
+    from .config import discover
+
+    config = _load_config(args)
+    taxonomy = _load_taxonomy(args.taxonomy or config.taxonomy)
+    output = args.output or config.baseline or "hwlint-baseline.json"
+    if Path(output).exists() and not args.regenerate:
+        raise _UserError(f"{output} exists; pass --regenerate to rewrite it")
+    selection = Selection(config.select, config.ignore)
+    paths = list(discover(args.paths or ["."], config))
+    found = _check_all(args, config, taxonomy, paths, lambda p: selection.with_ignored(config.ignored_for(p)))
+    entries = baseline_entries([f for _, findings in found for f in findings], config.root)
+    write_baseline(output, entries)
+    print(f"hwlint: wrote {len(entries)} file{'s' if len(entries) != 1 else ''} to {output}", file=sys.stderr)
+    return EXIT_CLEAN
+
+
+def _check_all(args, config, taxonomy, paths, selection_for):
+    """(path, enabled findings) for every path: parallel, cached, in the order given."""
+    from .checker import check_paths
+
+    max_mb = getattr(args, "max_file_size", None) or config.max_file_size
+    cache = _open_cache(args, config, taxonomy)
+    per_file = check_paths(paths, taxonomy, getattr(args, "jobs", None), cache, max_mb * 1024 * 1024)
+    found = []
+    for path, findings in zip(paths, per_file, strict=True):
+        selection = selection_for(path)
+        found.append((path, [f for f in findings if selection.enabled(f.code)]))
+    return found
 
 
 def _open_cache(args, config, taxonomy):
@@ -189,9 +267,10 @@ def _open_cache(args, config, taxonomy):
 
     from .cache import CACHE_DIR_NAME, Cache
 
-    if args.no_cache:
+    if getattr(args, "no_cache", False):
         return None
-    directory = args.cache_dir or os.environ.get("HWLINT_CACHE_DIR") or config.root / CACHE_DIR_NAME
+    directory = getattr(args, "cache_dir", None) or os.environ.get("HWLINT_CACHE_DIR")
+    directory = directory or config.root / CACHE_DIR_NAME
     return Cache(Path(directory), taxonomy.digest)
 
 

@@ -50,6 +50,7 @@ class Config:
     ignore: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     max_file_size: int = 10  # MB
+    baseline: str | None = None  # the allowlist of files `check` skips (absolute path)
 
     def ignored_for(self, path: str) -> tuple[str, ...]:
         """Codes that per-file-ignores switch off for *path*."""
@@ -68,6 +69,7 @@ class Config:
 
 
 _KEYS = {
+    "baseline",
     "taxonomy",
     "include",
     "exclude",
@@ -135,6 +137,11 @@ def load_config(path: Path | None = None, start: Path | None = None) -> Config:
     max_size = table.get("max-file-size", cfg.max_file_size)
     if not isinstance(max_size, int) or isinstance(max_size, bool) or max_size < 1:
         raise ConfigError(f"{path}: tool.hwlint.max-file-size: expected a whole number of megabytes >= 1")
+    baseline = table.get("baseline")
+    if baseline is not None:
+        if not isinstance(baseline, str):
+            raise ConfigError(f"{path}: tool.hwlint.baseline: expected a path string")
+        baseline = str(root / baseline)
     pfi = table.get("per-file-ignores", {})
     if not isinstance(pfi, dict) or not all(
         isinstance(v, list) and all(isinstance(c, str) for c in v) for v in pfi.values()
@@ -143,6 +150,7 @@ def load_config(path: Path | None = None, start: Path | None = None) -> Config:
     return replace(
         cfg,
         taxonomy=taxonomy,
+        baseline=baseline,
         include=strings("include") or cfg.include,
         exclude=(strings("exclude") or cfg.exclude) + (strings("extend-exclude") or ()),
         select=(strings("select") or cfg.select) + (strings("extend-select") or ()),

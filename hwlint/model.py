@@ -49,6 +49,16 @@ class Decorator:
 
 
 @dataclass(frozen=True)
+class DeviceUse:
+    """Code that names a device type: ``torch.cuda.synchronize()``, ``"cuda:0"``, ``.cuda()``,
+    ``TEST_CUDA``. ``device`` is a device name from the taxonomy, or :data:`ANY_ACCELERATOR` for code
+    that asks for an accelerator without naming one (``requires_gpu``)."""
+
+    device: str
+    site: Site
+
+
+@dataclass(frozen=True)
 class Method:
     name: str
     site: Site  # the `def` line, column of `def`/`async`
@@ -56,6 +66,8 @@ class Method:
     params: tuple[str, ...]
     param_sites: tuple[Site, ...]
     decorators: tuple[Decorator, ...]
+    # Device uses in the method, its decorators included.
+    device_uses: tuple[DeviceUse, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -71,6 +83,8 @@ class ClassInfo:
     nested: bool  # defined inside an if/try/with/for/while block rather than at module level
     body_line: int  # line of the first statement of the body
     docstring_end_line: int  # last line of the leading docstring, 0 when there is none
+    # Device uses anywhere in the class: decorators, bases, class-level statements, methods.
+    device_uses: tuple[DeviceUse, ...] = ()
 
     @property
     def is_test(self) -> bool:
@@ -116,6 +130,23 @@ class Instantiation:
 
 
 @dataclass(frozen=True)
+class ImportStatement:
+    """A module-level ``import`` or ``from ... import`` statement (the fixer places imports by these)."""
+
+    site: Site  # the whole statement: line..end_line
+    module: str | None  # ``from`` imports: the module ("" for ``from . import x``); None for ``import``
+    names: tuple[tuple[str, str | None], ...]  # (name, asname) as written; ("*", None) for a star
+    nested: bool  # inside an if/try/with/... block
+
+    def binding(self, name: str) -> str | None:
+        """The local name under which this statement binds *name* (a from-import), if it does."""
+        for imported, alias in self.names:
+            if imported == name:
+                return alias or name
+        return None
+
+
+@dataclass(frozen=True)
 class ParseError:
     line: int
     col: int
@@ -132,6 +163,7 @@ class FileModel:
     error: ParseError | None = None
     encoding: str = "utf-8"
     newline: str = "\n"
+    imports: tuple[ImportStatement, ...] = ()
     _index: dict[str, list[ClassInfo]] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -323,6 +355,14 @@ class _Builder:
         self.check_tails = {c.rpartition(".")[2] for c in taxonomy.availability_checks}
         self.scan_checks = any(t in source for t in self.check_tails)
         self.functions = set(taxonomy.instantiation_functions)
+        # Module-level helper functions and the devices their bodies use: a test that calls
+        # `_make_cuda_tensor()` uses cuda as surely as one that calls torch.cuda itself.
+        self.helper_devices: dict[str, tuple[str, ...]] = {}
+        # Words whose absence from a piece of source proves it has no device use; helper names join
+        # them once the helpers are known.
+        self.device_words = [*taxonomy.devices, *_ACCELERATOR_WORDS, *_TORCH_MODULE_DEVICES]
+        lowered = source.lower()
+        self.scan_devices = any(w in lowered for w in self.device_words)
 
     # -- positions -------------------------------------------------------------------------
     def col(self, line: int, col: int) -> int:
@@ -376,17 +416,35 @@ class _Builder:
         statements = list(self.module_statements(tree.body, nested=False))
         for stmt, _ in statements:
             self.note_module_statement(stmt)
+        for stmt, _ in statements:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                devices = sorted({u.device for u in self.device_uses(stmt)})
+                if devices:
+                    self.helper_devices[stmt.name] = tuple(devices)
+                    self.device_words.append(stmt.name.lower())
         classes = []
         calls = []
+        imports = []
         for stmt, nested in statements:
-            if isinstance(stmt, ast.ClassDef):
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                imports.append(self.import_statement(stmt, nested))
+            elif isinstance(stmt, ast.ClassDef):
                 classes.append(self.class_info(stmt, nested))
             elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
                 call = self.instantiation(stmt.value)
                 if call is not None:
                     calls.append(call)
         newline = "\r\n" if "\r\n" in self.source[:4096] else ("\r" if "\r" in self.source[:4096] else "\n")
-        return FileModel(self.path, tuple(classes), tuple(calls), self.noqa(), None, encoding, newline)
+        return FileModel(
+            self.path, tuple(classes), tuple(calls), self.noqa(), None, encoding, newline, tuple(imports)
+        )
+
+    def import_statement(self, stmt: ast.Import | ast.ImportFrom, nested: bool) -> ImportStatement:
+        module = None
+        if isinstance(stmt, ast.ImportFrom):
+            module = "." * stmt.level + (stmt.module or "")
+        names = tuple((a.name, a.asname) for a in stmt.names)
+        return ImportStatement(self.site(stmt, ""), module, names, nested)
 
     def module_statements(self, body: Iterable[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt, bool]]:
         """Module-level statements, descending into compound statements but not into defs."""
@@ -493,7 +551,27 @@ class _Builder:
             nested=nested,
             body_line=body[0].lineno if body else node.lineno,
             docstring_end_line=doc_end,
+            device_uses=self.class_device_uses(node, methods),
         )
+
+    def device_uses(self, *nodes: ast.AST) -> tuple[DeviceUse, ...]:
+        """The device uses under *nodes*; a walk only where their text names a device or a helper."""
+        if not self.scan_devices or not nodes:
+            return ()
+        # A def's lineno is its `def` line: its decorators start above it.
+        first = min(d.lineno for n in nodes for d in (n, *getattr(n, "decorator_list", ())))  # type: ignore[attr-defined]
+        last = max(getattr(n, "end_lineno", None) or n.lineno for n in nodes)  # type: ignore[attr-defined]
+        text = "".join(self.lines[first - 1 : last]).lower()
+        if not any(word in text for word in self.device_words):
+            return ()
+        return tuple(_DeviceUses(self, *nodes).found)
+
+    def class_device_uses(self, node: ast.ClassDef, methods: list[Method]) -> tuple[DeviceUse, ...]:
+        """The methods' uses (already collected) and those outside any method, in source order."""
+        outside = [s for s in node.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        uses = [u for m in methods for u in m.device_uses]
+        uses += self.device_uses(*node.decorator_list, *node.bases, *node.keywords, *outside)
+        return tuple(sorted(uses, key=lambda u: (u.site.line, u.site.col)))
 
     def declaration(self, stmt: ast.stmt) -> Declaration | None:
         attr = self.tax.attribute
@@ -539,6 +617,7 @@ class _Builder:
             params=tuple(x.arg for x in args),
             param_sites=tuple(self.site(x, x.arg) for x in args),
             decorators=tuple(self.decorator(d) for d in node.decorator_list),
+            device_uses=self.device_uses(node),
         )
 
     def decorator(self, node: ast.expr) -> Decorator:
@@ -619,3 +698,96 @@ class _Builder:
 
 
 _UNKNOWN = object()
+
+#: The device of a use that names accelerators without saying which (``requires_gpu``, ``HAS_GPU``).
+ANY_ACCELERATOR = "accelerator"
+# torch modules named after a library that exists for one device only (ROCm reports cuda too).
+_TORCH_MODULE_DEVICES = {"cudnn": "cuda"}
+_ACCELERATOR_WORDS = frozenset({"gpu", "gpus", "multigpu", "accelerator", "accelerators"})
+# Words of an identifier: snake_case parts and CamelCase humps, acronyms kept whole (skipIfNoCUDA).
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+class _DeviceUses:
+    """Collects the :class:`DeviceUse` s under some nodes, in source order.
+
+    A use names a taxonomy device: an attribute chain under ``torch.<device>`` or
+    ``torch.backends.<device>`` (cuDNN counts as cuda), a ``.<device>()`` method call, a string literal
+    ``"<device>"`` or ``"<device>:N"``, an identifier with the device as a word (``TEST_CUDA``,
+    ``requires_cuda``, ``x.is_cuda``), or a call to a module-level function of the same file whose body
+    has such a use. Identifiers that name accelerators without a device (``requires_gpu``) count as
+    :data:`ANY_ACCELERATOR`.
+    """
+
+    def __init__(self, builder: _Builder, *nodes: ast.AST):
+        self.b = builder
+        self.devices = tuple(builder.tax.devices)
+        self.words = (*self.devices, *_ACCELERATOR_WORDS)
+        self.found: list[DeviceUse] = []
+        stack = list(reversed(nodes))
+        while stack:  # iterative and pruning: ast.NodeVisitor costs a method lookup per node
+            node = stack.pop()
+            children = self.visit(node)
+            stack.extend(reversed(children if children is not None else list(ast.iter_child_nodes(node))))
+        self.found.sort(key=lambda u: (u.site.line, u.site.col))
+
+    def add(self, device: str, node: ast.AST) -> None:
+        self.found.append(DeviceUse(device, self.b.site(node)))
+
+    def visit(self, node: ast.AST) -> list[ast.AST] | None:
+        """Record *node*'s use, if any; return the children still to visit (None: all of them)."""
+        kind = type(node)
+        if kind is ast.Attribute:
+            return self.attribute(node)  # type: ignore[arg-type]
+        if kind is ast.Call:
+            return self.call(node)  # type: ignore[arg-type]
+        if kind is ast.Constant:
+            self.constant(node)  # type: ignore[arg-type]
+        elif kind is ast.Name:
+            for device in self.identifier_devices(node.id):  # type: ignore[attr-defined]
+                self.add(device, node)
+        return None
+
+    def attribute(self, node: ast.Attribute) -> list[ast.AST] | None:
+        parts = dotted_name(node).split(".")
+        if len(parts) >= 2 and parts[0] == "torch":
+            device = self.torch_module_device(parts)
+            if device is not None:
+                self.add(device, node)
+                return []  # the outermost chain is the use; its prefixes are not uses of their own
+        for device in self.identifier_devices(node.attr):
+            self.add(device, node)
+        return None
+
+    def torch_module_device(self, parts: list[str]) -> str | None:
+        name = parts[2] if parts[1] == "backends" and len(parts) > 2 else parts[1]
+        name = _TORCH_MODULE_DEVICES.get(name, name)
+        return name if name in self.devices else None
+
+    def call(self, node: ast.Call) -> list[ast.AST] | None:
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in self.devices:
+            self.add(func.attr, node)  # tensor.cuda(), module.xpu()
+            return [func.value, *node.args, *node.keywords]  # not func.attr a second time
+        if isinstance(func, ast.Name):
+            for device in self.b.helper_devices.get(func.id, ()):  # a helper of this module
+                self.add(device, node)
+        return None
+
+    def constant(self, node: ast.Constant) -> None:
+        value = node.value
+        if isinstance(value, str) and len(value) <= 24:
+            head, _, index = value.partition(":")
+            if head in self.devices and (not index or index.isdigit()):
+                self.add(head, node)
+
+    def identifier_devices(self, identifier: str) -> list[str]:
+        """Devices a name spells out as a word: TEST_CUDA, requires_cuda, skipIfNoXPU, x.is_cuda."""
+        lowered = identifier.lower()
+        if not any(w in lowered for w in self.words):
+            return []
+        words = {w.lower() for w in _WORDS.findall(identifier)}
+        found = [d for d in self.devices if d in words]
+        if not found and words & _ACCELERATOR_WORDS:
+            found = [ANY_ACCELERATOR]
+        return found

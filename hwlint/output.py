@@ -159,8 +159,8 @@ def write_statistics(findings: Sequence[Finding], out: TextIO, fixable=None) -> 
         out.write(f"{n:>{width}}\t{code}\t{mark} {RULES[code].name}\n")
 
 
-def summary(n: int, fixable: int = 0, fixed: int = 0) -> str:
-    """ruff's closing line."""
+def summary(n: int, fixable: int = 0, fixed: int = 0, hidden: int = 0) -> str:
+    """ruff's closing line; *hidden* counts unsafe fixes that ``--unsafe-fixes`` would enable."""
     parts = []
     if fixed:
         parts.append(
@@ -170,6 +170,12 @@ def summary(n: int, fixable: int = 0, fixed: int = 0) -> str:
         parts.append(f"Found {n} error{'s' if n != 1 else ''}.")
     else:
         parts.append("All checks passed!")
+    note = ""
+    if hidden:
+        fixes = "fix" if hidden == 1 else "fixes"
+        note = f"{hidden} hidden {fixes} can be enabled with the `--unsafe-fixes` option"
     if fixable and n:
-        parts.append(f"[*] {fixable} fixable with the `--fix` option.")
+        parts.append(f"[*] {fixable} fixable with the `--fix` option" + (f" ({note})." if note else "."))
+    elif note and n:
+        parts.append(f"No fixes available ({note}).")
     return "\n".join(parts)

@@ -1,8 +1,9 @@
 """The rules. Each rule has one home here: its code, name, message template and documentation.
 
-A rule's check decides *where* (it yields a position and the message's fields); the rule's message
-template decides *what is said*. The docstring is the rule's documentation, with the headings
-What it does / Why is this bad? / Example / Use instead, printed by ``hwlint rule CODE``.
+A rule's check decides *where* (it yields a position and the message's fields, plus ``fix``, "safe" or
+"unsafe", when hwlint can fix the finding); the rule's message template decides *what is said*. The
+docstring is the rule's documentation, with the headings What it does / Why is this bad? / Example /
+Use instead, printed by ``hwlint rule CODE``.
 The table :data:`RULES` is the only registry: the checker, the CLI, flake8 and the docs all read it.
 """
 
@@ -12,9 +13,13 @@ import inspect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from .model import ClassInfo, Declaration, FileModel, Instantiation, Resolver, Site, effective_declaration
 from .taxonomy import Classification, Taxonomy
+
+if TYPE_CHECKING:
+    from .infer import Inference
 
 Hit = tuple[Site, dict[str, object]]
 
@@ -64,12 +69,22 @@ class Context:
         self.taxonomy = taxonomy
         self.resolver = resolver
         self._effective: dict[int, tuple[Declaration, ClassInfo] | None] = {}
+        self._inferred: dict[int, Inference] = {}
 
     def effective(self, cls: ClassInfo) -> tuple[Declaration, ClassInfo] | None:
         key = id(cls)
         if key not in self._effective:
             self._effective[key] = effective_declaration(self.model, cls, self.resolver)
         return self._effective[key]
+
+    def inference(self, cls: ClassInfo) -> Inference:
+        """What the evidence says *cls* should declare (hwlint.infer), computed once per class."""
+        from .infer import infer  # infer builds on this module
+
+        key = id(cls)
+        if key not in self._inferred:
+            self._inferred[key] = infer(self, cls)
+        return self._inferred[key]
 
     def classification(self, cls: ClassInfo) -> Classification | None:
         """The taxonomy entry that applies to *cls* (own or inherited), if known."""
@@ -128,7 +143,9 @@ def missing_hw_classification(ctx: Context) -> Iterator[Hit]:
         note = ""
         if found is not None:
             note = f" (it inherits one from `{found[1].name}`)"
-        yield cls.site, {"cls": cls.name, "attribute": tax.attribute, "inherited": note}
+        inferred = ctx.inference(cls)
+        fix = ("safe" if inferred.safe else "unsafe") if inferred.fixable else None
+        yield cls.site, {"cls": cls.name, "attribute": tax.attribute, "inherited": note, "fix": fix}
 
 
 @rule(
@@ -203,6 +220,52 @@ def unresolvable_hw_classification(ctx: Context) -> Iterator[Hit]:
                     "enum": ctx.taxonomy.enum_name,
                 },
             )
+
+
+@rule("HWC004", "mixed-device-test-class", "Test class `{cls}` mixes {mixed}.", severity="warning")
+def mixed_device_test_class(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags an undeclared test class whose own code points to two classifications at once: some tests
+    take `device` and some do not, some use `torch.cuda` and the rest no device, some are pinned by
+    `@onlyCUDA` and the rest run everywhere. No classification fits the whole class, so `--fix` leaves
+    it alone; the message says what is mixed and how to split it.
+
+    ## Why is this bad?
+    Whichever classification the class gets, part of its tests run on the wrong runners: CUDA code in
+    a GENERIC class runs on a CPU-only runner (and is skipped or fails there), and device-independent
+    tests in a CUDA class never run on CPU.
+
+    ## Example
+    ```python
+    class TestMemory(TestCase):
+        def test_sizes(self): ...
+
+        def test_cuda_cache(self):
+            torch.cuda.empty_cache()
+    ```
+
+    ## Use instead
+    ```python
+    class TestMemory(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def test_sizes(self): ...
+
+
+    class TestMemoryCudaCache(TestCase):
+        hw_classification = HardwareClassification.CUDA
+
+        def test_cuda_cache(self):
+            torch.cuda.empty_cache()
+    ```
+    """
+    for cls in ctx.model.test_classes:
+        if cls.declaration is not None:
+            continue
+        found = ctx.inference(cls)
+        if found.mixed:
+            yield cls.site, {"cls": cls.name, "mixed": found.mixed}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -720,6 +783,37 @@ def unparsable_file(ctx: Context) -> Iterator[Hit]:
 
     ## Use instead
     Fix the syntax error (or the encoding, or the file's permissions).
+    """
+    return iter(())
+
+
+@rule(
+    "HWC902",
+    "stale-baseline-entry",
+    "Baseline entry `{entry}` has no findings any more; remove it from {baseline}.",
+    severity="warning",
+)
+@_doc_only
+def stale_baseline_entry(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Reports an entry of the baseline (the allowlist of files `check --baseline FILE` skips) whose file
+    now checks clean, or no longer exists.
+
+    ## Why is this bad?
+    The baseline exists so a project can adopt hwlint without fixing every file on day one; it
+    should only shrink. A stale entry lets new findings creep back into a file that was clean.
+
+    ## Example
+    ```json
+    ["test/test_ops.py", "test/test_already_fixed.py"]
+    ```
+
+    ## Use instead
+    ```json
+    ["test/test_ops.py"]
+    ```
+    or rewrite the file with `hwlint baseline --regenerate`.
     """
     return iter(())
 

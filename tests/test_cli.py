@@ -54,10 +54,11 @@ def test_concise_output_exit_code_and_summary(project):
     res = hwlint("check", ".", cwd=project)
     assert res.returncode == 1
     assert res.stdout == (
-        "sub/ops_test.py:1:1: HWC001 Test class `TestD` does not declare `hw_classification`.\n"
-        "test_a.py:4:1: HWC001 Test class `TestA` does not declare `hw_classification`.\n"
+        "sub/ops_test.py:1:1: HWC001 [*] Test class `TestD` does not declare `hw_classification`.\n"
+        "test_a.py:4:1: HWC001 [*] Test class `TestA` does not declare `hw_classification`.\n"
         "test_a.py:20:22: HWC201 GENERIC test method `TestC.test_y` takes a `device` parameter.\n"
         "Found 3 errors.\n"
+        "[*] 2 fixable with the `--fix` option.\n"
     )
     assert res.stderr == ""
 
@@ -185,7 +186,7 @@ def test_full_format_shows_the_source_line(project):
 def test_statistics(project):
     res = hwlint("check", "--statistics", ".", cwd=project)
     assert res.stdout.splitlines()[:2] == [
-        "2\tHWC001\t    missing-hw-classification",
+        "2\tHWC001\t[*] missing-hw-classification",
         "1\tHWC201\t    device-param-forbidden",
     ]
 

@@ -173,7 +173,7 @@ def test_many_files_in_parallel_with_one_bad_one(tmp_path):
     res = run_tool("hwlint", "check", "--no-cache", "--jobs", "2", "--statistics", str(tmp_path))
     assert res.returncode == 1
     assert res.stdout.splitlines()[:2] == [
-        "40\tHWC001\t    missing-hw-classification",
+        "40\tHWC001\t[*] missing-hw-classification",
         " 1\tHWC901\t    unparsable-file",
     ]
 

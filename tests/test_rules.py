@@ -55,7 +55,8 @@ def test_every_rule_has_a_doc_a_fixture_and_a_test():
     headings = ["## What it does", "## Why is this bad?", "## Example", "## Use instead"]
     fixture_codes = {p.stem for p in FIXTURE_FILES}
     marked = {code for p in FIXTURE_FILES for t in TAXONOMIES for _, code in expected(p, t)}
-    tested_elsewhere = {"HWC900"}  # an internal error cannot come from a file: see test_internal_error
+    # an internal error and a stale baseline entry cannot come from one file: see their own tests
+    tested_elsewhere = {"HWC900", "HWC902"}
     for code, rule in RULES.items():
         positions = [rule.doc.find(h) for h in headings]
         assert -1 not in positions and positions == sorted(positions), f"{code} doc headings"

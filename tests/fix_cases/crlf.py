@@ -1,0 +1,7 @@
+# A Windows file: every line ends with CRLF, and so do the inserted lines.
+from torch.testing._internal.common_utils import TestCase, run_tests
+
+
+class TestCrlf(TestCase):
+    def test_a(self):
+        pass

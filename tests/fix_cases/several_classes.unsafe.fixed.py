@@ -1,0 +1,45 @@
+import torch
+from torch.testing._internal.common_device_type import instantiate_device_type_tests, onlyCUDA
+from torch.testing._internal.common_utils import HardwareClassification, TestCase, run_tests
+
+
+class TestGeneric(TestCase):
+    hw_classification = HardwareClassification.GENERIC
+
+    def test_shape(self):
+        self.assertEqual(torch.zeros(2, 3).shape, (2, 3))
+
+
+class TestDevices(TestCase):
+    hw_classification = HardwareClassification.ACCELERATOR
+
+    def test_add(self, device):
+        torch.ones(1, device=device)
+
+
+class TestMixed(TestCase):
+    def test_cpu_only(self):
+        pass
+
+    def test_needs_cuda(self):
+        torch.cuda.synchronize()
+
+
+class TestCudaOnly(TestCase):
+    hw_classification = HardwareClassification.CUDA
+
+    def test_stream(self):
+        torch.cuda.current_stream()
+
+
+class TestAlreadyDeclared(TestCase):
+    hw_classification = HardwareClassification.GENERIC
+
+    def test_x(self):
+        pass
+
+
+instantiate_device_type_tests(TestDevices, globals())
+
+if __name__ == "__main__":
+    run_tests()

@@ -1,0 +1,303 @@
+"""Fixes, snapshot style: each file in tests/fix_cases/ against its ``.fixed.py`` twin, byte for byte.
+
+A case with a ``.unsafe.fixed.py`` twin is also fixed with ``--unsafe-fixes``. Every fixed file must
+re-check without the findings that were fixed, and a second ``--fix`` must change nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+
+from hwlint.checker import check_file
+from hwlint.cli import main
+from hwlint.fix import fix_plan, insert_declarations, plan_file, plan_source, write_fixed
+from hwlint.model import build_model
+
+CASES = Path(__file__).parent / "fix_cases"
+SAFE = sorted(p for p in CASES.glob("*.py") if not p.name.endswith(".fixed.py"))
+UNSAFE = sorted(CASES.glob("*.unsafe.fixed.py"))
+
+
+def _fix(tmp_path: Path, case: Path, *flags: str) -> tuple[Path, int]:
+    target = tmp_path / case.name
+    shutil.copyfile(case, target)
+    code = main(["check", "--isolated", "--quiet", "--fix", *flags, str(target)])
+    return target, code
+
+
+@pytest.mark.parametrize("case", SAFE, ids=lambda p: p.stem)
+def test_fix_matches_snapshot(case: Path, tmp_path, taxonomy, capsys):
+    target, _ = _fix(tmp_path, case)
+    assert target.read_bytes() == case.with_suffix(".fixed.py").read_bytes()
+
+
+@pytest.mark.parametrize("case", UNSAFE, ids=lambda p: p.name.split(".")[0])
+def test_unsafe_fix_matches_snapshot(case: Path, tmp_path, capsys):
+    source = CASES / (case.name.split(".")[0] + ".py")
+    target, _ = _fix(tmp_path, source, "--unsafe-fixes")
+    assert target.read_bytes() == case.read_bytes()
+
+
+@pytest.mark.parametrize("flags", [(), ("--unsafe-fixes",)], ids=["safe", "unsafe"])
+@pytest.mark.parametrize("case", SAFE, ids=lambda p: p.stem)
+def test_fixed_file_rechecks_clean_and_second_fix_changes_nothing(case, flags, tmp_path, taxonomy, capsys):
+    target, _ = _fix(tmp_path, case, *flags)
+    once = target.read_bytes()
+    plan = plan_file(str(target), taxonomy)
+    # Whatever HWC001 is left has no enabled fix: it was left alone on purpose.
+    unsafe = bool(flags)
+    assert [f for f in plan.findings if plan.fix_for(f, unsafe)] == []
+    _fix_again = main(["check", "--isolated", "--quiet", "--fix", *flags, str(target)])
+    assert target.read_bytes() == once
+    assert _fix_again in (0, 1)
+
+
+def test_several_classes_report_fixed_and_remaining(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shutil.copyfile(CASES / "several_classes.py", "test_several.py")
+    assert main(["check", "--isolated", "--fix", "test_several.py"]) == 1
+    assert capsys.readouterr().out == (
+        "test_several.py:20:1: HWC001 Test class `TestMixed` does not declare `hw_classification`.\n"
+        "test_several.py:20:1: HWC004 Test class `TestMixed` mixes tests that use cuda (`test_needs_cuda`, "
+        "e.g. `torch.cuda.synchronize` (line 25)) with tests that use no device (`test_cpu_only`): "
+        "split it into a GENERIC class and a CUDA class.\n"
+        "test_several.py:28:1: HWC001 Test class `TestCudaOnly` does not declare `hw_classification`.\n"
+        "Found 5 errors (2 fixed, 3 remaining).\n"
+        "No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option).\n"
+    )
+
+
+def test_concise_output_marks_fixable_findings(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shutil.copyfile(CASES / "several_classes.py", "test_several.py")
+    assert main(["check", "--isolated", "--select", "HWC001", "test_several.py"]) == 1
+    assert capsys.readouterr().out == (
+        "test_several.py:6:1: HWC001 [*] Test class `TestGeneric` does not declare `hw_classification`.\n"
+        "test_several.py:11:1: HWC001 [*] Test class `TestDevices` does not declare `hw_classification`.\n"
+        "test_several.py:16:1: HWC001 Test class `TestMixed` does not declare `hw_classification`.\n"
+        "test_several.py:24:1: HWC001 Test class `TestCudaOnly` does not declare `hw_classification`.\n"
+        "Found 4 errors.\n"
+        "[*] 2 fixable with the `--fix` option "
+        "(1 hidden fix can be enabled with the `--unsafe-fixes` option).\n"
+    )
+    assert main(["check", "--isolated", "--select", "HWC001", "--unsafe-fixes", "test_several.py"]) == 1
+    out = capsys.readouterr().out
+    assert "test_several.py:24:1: HWC001 [*] Test class `TestCudaOnly`" in out
+    assert out.endswith("Found 4 errors.\n[*] 3 fixable with the `--fix` option.\n")
+
+
+def test_fix_everything_exits_zero(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shutil.copyfile(CASES / "docstring_first.py", "test_doc.py")
+    assert main(["check", "--isolated", "--fix", "test_doc.py"]) == 0
+    assert capsys.readouterr().out == "Found 2 errors (2 fixed, 0 remaining).\n"
+    assert main(["check", "--isolated", "--fix", "test_doc.py"]) == 0
+    assert capsys.readouterr().out == "All checks passed!\n"
+
+
+def test_diff_writes_nothing_and_exits_one(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shutil.copyfile(CASES / "no_import.py", "test_plain.py")
+    before = Path("test_plain.py").read_bytes()
+    assert main(["check", "--isolated", "--diff", "test_plain.py"]) == 1
+    captured = capsys.readouterr()
+    assert Path("test_plain.py").read_bytes() == before
+    assert captured.out == (
+        "--- test_plain.py\n"
+        "+++ test_plain.py\n"
+        "@@ -5,8 +5,11 @@\n"
+        " import unittest\n"
+        " \n"
+        " import torch\n"
+        "+from torch.testing._internal.common_utils import HardwareClassification\n"
+        " \n"
+        " \n"
+        " class TestPlain(unittest.TestCase):\n"
+        "+    hw_classification = HardwareClassification.GENERIC\n"
+        "+\n"
+        "     def test_one(self):\n"
+        "         self.assertEqual(torch.tensor(1).item(), 1)\n"
+    )
+    assert captured.err == "Would fix 1 error.\n"
+    shutil.copyfile(CASES / "no_import.fixed.py", "test_plain.py")
+    assert main(["check", "--isolated", "--diff", "test_plain.py"]) == 0
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", "No errors would be fixed.\n")
+
+
+def test_show_fixes_lists_what_was_fixed_and_why(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shutil.copyfile(CASES / "aliased_import.py", "test_alias.py")
+    assert main(["check", "--isolated", "--fix", "--show-fixes", "test_alias.py"]) == 0
+    assert capsys.readouterr().out == (
+        "Found 1 error (1 fixed, 0 remaining).\n"
+        "\n"
+        "Fixed 1 error:\n"
+        "- test_alias.py:\n"
+        "    1 × HWC001 (missing-hw-classification)\n"
+        "      TestMps: MPS (safe): instantiated by `instantiate_device_type_tests` (line 17) "
+        'with `only_for="mps"`\n'
+    )
+
+
+def test_body_on_the_header_line(taxonomy):
+    # Not a test class (a test method cannot share the header line), but the engine handles it.
+    source = 'class T(TestCase): pass\n\n\nclass U(TestCase):  """Doc."""\n'
+    model = build_model(source, "t.py", taxonomy)
+    wanted = [(c, "GENERIC") for c in model.classes]
+    assert insert_declarations(source, model, taxonomy, wanted) == (
+        "from torch.testing._internal.common_utils import HardwareClassification\n"
+        "class T(TestCase):\n"
+        "    hw_classification = HardwareClassification.GENERIC\n"
+        "    pass\n"
+        "\n"
+        "\n"
+        "class U(TestCase):\n"
+        '    """Doc."""\n'
+        "    hw_classification = HardwareClassification.GENERIC\n"
+    )
+
+
+def test_unparsable_file_is_never_touched(tmp_path, capsys):
+    target = tmp_path / "test_broken.py"
+    target.write_text("class TestBroken(TestCase)\n    def test_a(self):\n        pass\n")
+    before = target.read_bytes()
+    assert main(["check", "--isolated", "--fix", "--unsafe-fixes", str(target)]) == 1
+    assert target.read_bytes() == before
+    assert "HWC901" in capsys.readouterr().out
+
+
+def test_file_changed_on_disk_is_left_alone(tmp_path, taxonomy):
+    target = tmp_path / "test_race.py"
+    shutil.copyfile(CASES / "no_import.py", target)
+    result = fix_plan(plan_file(str(target), taxonomy), taxonomy)
+    target.write_text("# edited by someone else meanwhile\n")
+    assert write_fixed(result) is False
+    assert result.error == "the file changed on disk while hwlint was fixing it; left unchanged"
+    assert target.read_text() == "# edited by someone else meanwhile\n"
+
+
+def test_fix_keeps_file_mode_and_leaves_no_temporary_file(tmp_path, capsys):
+    target = tmp_path / "test_mode.py"
+    shutil.copyfile(CASES / "no_import.py", target)
+    os.chmod(target, 0o750)
+    main(["check", "--isolated", "--fix", str(target)])
+    assert stat.S_IMODE(target.stat().st_mode) == 0o750
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["test_mode.py"]
+
+
+def test_fixed_file_has_no_hwc001_for_fixed_classes(tmp_path, taxonomy, capsys):
+    target, _ = _fix(tmp_path, CASES / "several_classes.py", "--unsafe-fixes")
+    remaining = {f.message for f in check_file(str(target), taxonomy).findings if f.code == "HWC001"}
+    assert remaining == {"Test class `TestMixed` does not declare `hw_classification`."}
+
+
+def test_a_fixer_bug_leaves_the_file_alone_and_is_reported(tmp_path, capsys, monkeypatch):
+    import hwlint.fix
+
+    def broken(*args, **kwargs):
+        raise LookupError("no such node")
+
+    monkeypatch.setattr(hwlint.fix, "insert_declarations", broken)
+    target = tmp_path / "test_plain.py"
+    shutil.copyfile(CASES / "no_import.py", target)
+    assert main(["check", "--isolated", "--quiet", "--fix", str(target)]) == 1
+    assert target.read_bytes() == (CASES / "no_import.py").read_bytes()
+    assert capsys.readouterr().err == (
+        f"hwlint: warning: {target}: internal error while fixing "
+        "(LookupError: no such node); left unchanged\n"
+    )
+
+
+def test_show_fixes_without_fix_explains_every_missing_declaration(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shutil.copyfile(CASES / "several_classes.py", "test_several.py")
+    assert (
+        main(["check", "--isolated", "--quiet", "--select", "HWC001", "--show-fixes", "test_several.py"]) == 1
+    )
+    report = capsys.readouterr().out.split("\nFixes:\n", 1)[1]
+    assert report.splitlines() == [
+        "- test_several.py:6: TestGeneric: GENERIC (safe): never instantiated; no test takes `device`; "
+        "no device-specific code",
+        "- test_several.py:11: TestDevices: ACCELERATOR (safe): instantiated by "
+        "`instantiate_device_type_tests` (line 36) without `only_for`; every test takes `device`; "
+        "no device-pinning decorator",
+        "- test_several.py:16: TestMixed: no fix: tests that use cuda (`test_needs_cuda`, e.g. "
+        "`torch.cuda.synchronize` (line 21)) with tests that use no device (`test_cpu_only`): "
+        "split it into a GENERIC class and a CUDA class",
+        "- test_several.py:24: TestCudaOnly: needs --unsafe-fixes: CUDA (unsafe): never instantiated; "
+        "every test uses cuda: `torch.cuda.current_stream` (line 26)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        pytest.param(
+            '"""Doc."""\nfrom __future__ import annotations\n'
+            "class TestA(TestCase):\n    def test_a(self): ...\n",
+            '"""Doc."""\nfrom __future__ import annotations\n'
+            "from torch.testing._internal.common_utils import HardwareClassification\n"
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+            "    def test_a(self): ...\n",
+            id="after-future-import",
+        ),
+        pytest.param(
+            "class TestA(TestCase):\n    def test_a(self): ...",
+            "from torch.testing._internal.common_utils import HardwareClassification\n"
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+            "    def test_a(self): ...",
+            id="no-import-no-final-newline",
+        ),
+        pytest.param(
+            "from torch.testing._internal.common_utils import TestCase, \\\n    run_tests\n"
+            "class TestA(TestCase):\n    def test_a(self): ...\n",
+            "from torch.testing._internal.common_utils import HardwareClassification, TestCase, \\\n"
+            "    run_tests\nclass TestA(TestCase):\n"
+            "    hw_classification = HardwareClassification.GENERIC\n\n"
+            "    def test_a(self): ...\n",
+            id="backslash-continued-import",
+        ),
+    ],
+)
+def test_small_snapshots(taxonomy, before, after):
+    result = fix_plan(plan_source(before.encode(), "test_x.py", taxonomy), taxonomy)
+    assert result.fixed_text == after
+
+
+def test_byte_order_mark_is_kept(tmp_path, capsys):
+    target = tmp_path / "test_bom.py"
+    target.write_bytes(b"\xef\xbb\xbfimport torch\r\nclass TestA(TestCase):\r\n    def test_a(self): ...\r\n")
+    main(["check", "--isolated", "--fix", str(target)])
+    assert target.read_bytes() == (
+        b"\xef\xbb\xbfimport torch\r\n"
+        b"from torch.testing._internal.common_utils import HardwareClassification\r\n"
+        b"class TestA(TestCase):\r\n    hw_classification = HardwareClassification.GENERIC\r\n\r\n"
+        b"    def test_a(self): ...\r\n"
+    )
+
+
+def test_check_fix_reports_a_file_changed_meanwhile(tmp_path, capsys, monkeypatch):
+    import hwlint.fix
+
+    target = tmp_path / "test_race.py"
+    shutil.copyfile(CASES / "no_import.py", target)
+    real_plan_file = hwlint.fix.plan_file
+
+    def plan_then_edit(path, *args, **kwargs):
+        plan = real_plan_file(path, *args, **kwargs)
+        with open(path, "a") as f:  # someone saves the file while hwlint works on it
+            f.write("# saved meanwhile\n")
+        return plan
+
+    monkeypatch.setattr(hwlint.fix, "plan_file", plan_then_edit)
+    assert main(["check", "--isolated", "--quiet", "--fix", str(target)]) == 1
+    assert target.read_text() == (CASES / "no_import.py").read_text() + "# saved meanwhile\n"
+    assert capsys.readouterr().err == (
+        f"hwlint: warning: {target}: the file changed on disk while hwlint was fixing it; left unchanged\n"
+    )

@@ -1,0 +1,208 @@
+"""Inference: exact answers for each kind of evidence, and the measured precision the README reports."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from hwlint.infer import infer
+from hwlint.model import build_model
+from hwlint.rules import Context
+
+from .measure_inference import HELDOUT, rows, summarize
+
+HEADER = """\
+import torch
+from torch.testing._internal.common_device_type import instantiate_device_type_tests, onlyCUDA
+from torch.testing._internal.common_utils import HardwareClassification, TestCase
+"""
+
+
+def _infer(taxonomy, body: str, name: str = "TestX"):
+    source = HEADER + textwrap.dedent(body)
+    model = build_model(source, "test_x.py", taxonomy)
+    cls = model.class_named(name)
+    assert cls is not None
+    return infer(Context(model, taxonomy), cls)
+
+
+CASES = [
+    (
+        "instantiated, every test takes device",
+        """
+        class TestX(TestCase):
+            def test_a(self, device): ...
+        instantiate_device_type_tests(TestX, globals(), except_for="mps")
+        """,
+        ("ACCELERATOR", True),
+        "ACCELERATOR (safe): instantiated by `instantiate_device_type_tests` (line 7) without `only_for`; "
+        "every test takes `device`; no device-pinning decorator",
+    ),
+    (
+        "instantiated only for one device",
+        """
+        class TestX(TestCase):
+            def test_a(self, device): ...
+        instantiate_device_type_tests(TestX, globals(), only_for=["xpu"], allow_xpu=True)
+        """,
+        ("XPU", True),
+        'XPU (safe): instantiated by `instantiate_device_type_tests` (line 7) with `only_for="xpu"`',
+    ),
+    (
+        "nothing device-specific",
+        """
+        class TestX(TestCase):
+            def test_a(self):
+                torch.ones(1, device="cpu").cpu()
+        """,
+        ("GENERIC", True),
+        "GENERIC (safe): never instantiated; no test takes `device`; no device-specific code",
+    ),
+    (
+        "inherited from a base in the file",
+        """
+        class Base(TestCase):
+            hw_classification = HardwareClassification.CUDA
+        class TestX(Base):
+            def test_a(self): ...
+        """,
+        ("CUDA", True),
+        "CUDA (safe): inherits CUDA from `Base`, which `getattr` already returns at run time",
+    ),
+    (
+        "every test uses cuda",
+        """
+        class TestX(TestCase):
+            def test_a(self):
+                torch.cuda.synchronize()
+            def test_b(self):
+                x = torch.ones(1).cuda()
+        """,
+        ("CUDA", False),
+        "CUDA (unsafe): never instantiated; every test uses cuda: `torch.cuda.synchronize` (line 7)",
+    ),
+    (
+        "a base in the file whose setUp uses cuda",
+        """
+        class MemoryBase(TestCase):
+            def setUp(self):
+                torch.cuda.empty_cache()
+        class TestX(MemoryBase):
+            def test_a(self): ...
+        """,
+        ("CUDA", False),
+        "CUDA (unsafe): never instantiated; the class uses cuda: `torch.cuda.empty_cache` (line 7)",
+    ),
+    (
+        "a module helper that uses cuda",
+        """
+        def make():
+            return torch.ones(1, device="cuda")
+        class TestX(TestCase):
+            def test_a(self):
+                make()
+        """,
+        ("CUDA", False),
+        "CUDA (unsafe): never instantiated; every test uses cuda: `make()` (line 9)",
+    ),
+    (
+        "only for a PrivateUse1 backend",
+        """
+        class TestX(TestCase):
+            def test_a(self, device): ...
+        instantiate_device_type_tests(TestX, globals(), only_for="privateuse1")
+        """,
+        ("ACCELERATOR", False),
+        "ACCELERATOR (unsafe): instantiated by `instantiate_device_type_tests` (line 7) only for "
+        '"privateuse1", whose runners run only ACCELERATOR',
+    ),
+    (
+        "mixed: some tests use cuda",
+        """
+        class TestX(TestCase):
+            def test_a(self):
+                torch.cuda.synchronize()
+            def test_b(self): ...
+        """,
+        (None, False),
+        "tests that use cuda (`test_a`, e.g. `torch.cuda.synchronize` (line 7)) with tests that use no "
+        "device (`test_b`): split it into a GENERIC class and a CUDA class",
+    ),
+    (
+        "mixed: some tests pinned",
+        """
+        class TestX(TestCase):
+            @onlyCUDA
+            def test_a(self, device): ...
+            def test_b(self, device): ...
+        instantiate_device_type_tests(TestX, globals())
+        """,
+        (None, False),
+        "tests pinned by @onlyCUDA (`test_a`) with tests for every device (`test_b`): move the pinned "
+        "ones to a class classified for their device",
+    ),
+    (
+        "unresolvable only_for",
+        """
+        class TestX(TestCase):
+            def test_a(self, device): ...
+        instantiate_device_type_tests(TestX, globals(), only_for=devices())
+        """,
+        (None, False),
+        "instantiated by `instantiate_device_type_tests` (line 7) with `only_for=devices()`, which "
+        "cannot be resolved",
+    ),
+]
+
+
+@pytest.mark.parametrize(("body", "answer", "described"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_inference(taxonomy, body, answer, described):
+    found = _infer(taxonomy, body)
+    assert (found.classification, found.safe) == answer
+    assert found.describe() == described
+
+
+def test_vendor_classification_for_its_backend(vendor_taxonomy):
+    body = """
+    class TestX(TestCase):
+        def test_a(self, device): ...
+    instantiate_device_type_tests(TestX, globals(), only_for="npu")
+    """
+    found = _infer(vendor_taxonomy, body)
+    assert (found.classification, found.safe) == ("NPU", True)
+
+
+def test_measured_precision_matches_the_readme(taxonomy):
+    found = rows(taxonomy)
+    assert len(found) >= 40
+    assert summarize(found) == {"safe": (27, 27), "unsafe": (21, 20), "none": (13, 7)}
+    heldout = [r for r in found if r.path == HELDOUT]
+    assert summarize(heldout) == {"safe": (6, 6), "unsafe": (4, 4), "none": (2, 1)}
+
+
+def test_text_prefilter_never_hides_a_device_use(taxonomy, monkeypatch):
+    # The builder walks a method only when its text names a device, a device word or a helper; that
+    # shortcut must find exactly what a full walk finds.
+    from pathlib import Path
+
+    from hwlint import model as model_module
+
+    tests = Path(__file__).parent
+    files = [*sorted((tests / "infer_cases").glob("*.py")), *sorted((tests / "fix_cases").glob("*.py"))]
+
+    def uses() -> list:
+        out = []
+        for path in files:
+            m = build_model(path.read_bytes(), str(path), taxonomy)
+            out.append([(c.device_uses, [meth.device_uses for meth in c.methods]) for c in m.classes])
+        return out
+
+    fast = uses()
+    assert sum(len(c[0]) for f in fast for c in f) > 50  # the cases are full of device uses
+
+    def full_walk(self, *nodes):
+        return tuple(model_module._DeviceUses(self, *nodes).found) if nodes else ()
+
+    monkeypatch.setattr(model_module._Builder, "device_uses", full_walk)
+    assert uses() == fast

@@ -1,0 +1,181 @@
+"""The lintrunner adapter: its JSON contract, and the real ``lintrunner`` binary driving it."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hwlint import lintrunner as adapter
+
+from .conftest import EXAMPLES, run_tool
+
+CASES = Path(__file__).parent / "fix_cases"
+KEYS = ["path", "line", "char", "code", "severity", "name", "original", "replacement", "description"]
+
+
+def _messages(*argv: str) -> list[dict]:
+    out = io.StringIO()
+    assert adapter.run(list(argv), out) == 0
+    lines = out.getvalue().splitlines()
+    messages = [json.loads(line) for line in lines]
+    assert all(list(m) == KEYS for m in messages)
+    return messages
+
+
+def test_one_message_per_finding_and_one_replacement_per_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    target = tmp_path / "test_doc.py"
+    shutil.copyfile(CASES / "docstring_first.py", target)
+    pathsfile = tmp_path / "paths.txt"
+    pathsfile.write_text(f"{target}\n")
+    messages = _messages(f"@{pathsfile}")
+    assert [(m["path"], m["line"], m["char"], m["code"], m["severity"], m["name"]) for m in messages] == [
+        (str(target), 6, 1, "HW_CLASSIFICATION", "error", "HWC001"),
+        (str(target), 16, 1, "HW_CLASSIFICATION", "error", "HWC001"),
+    ]
+    first, second = messages
+    assert first["original"] == (CASES / "docstring_first.py").read_text()
+    assert first["replacement"] == (CASES / "docstring_first.fixed.py").read_text()
+    assert (second["original"], second["replacement"]) == (None, None)
+    assert first["description"] == (
+        "Test class `TestParser` does not declare `hw_classification`. "
+        "(HWC001 missing-hw-classification; `hwlint rule HWC001` explains it)\n"
+        "Inferred: GENERIC (safe): never instantiated; no test takes `device`; no device-specific code\n"
+        "The replacement applies every safe fix in this file (2)."
+    )
+
+
+def test_unparsable_missing_and_mixed_files_become_messages(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    broken = tmp_path / "test_broken.py"
+    broken.write_text("class TestBroken(TestCase)\n    pass\n")
+    mixed = tmp_path / "test_mixed.py"
+    shutil.copyfile(CASES / "several_classes.py", mixed)
+    messages = _messages("--code", "HWLINT", str(broken), str(tmp_path / "test_missing.py"), str(mixed))
+    brief = [(Path(m["path"]).name, m["line"], m["name"], m["severity"]) for m in messages]
+    assert brief == [
+        ("test_broken.py", 1, "HWC901", "error"),
+        ("test_missing.py", 1, "HWC901", "error"),
+        ("test_mixed.py", 6, "HWC001", "error"),
+        ("test_mixed.py", 11, "HWC001", "error"),
+        ("test_mixed.py", 16, "HWC001", "error"),
+        ("test_mixed.py", 16, "HWC004", "warning"),
+        ("test_mixed.py", 24, "HWC001", "error"),
+    ]
+    assert {m["code"] for m in messages} == {"HWLINT"}
+    assert [m["name"] for m in messages if m["replacement"] is not None] == ["HWC001"]
+    assert messages[0]["description"].startswith("Cannot check file: SyntaxError: expected ':'.")
+
+
+def test_bad_taxonomy_is_a_message_and_exit_zero(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("version: 99\n")
+    [msg] = _messages("--taxonomy", str(bad), str(tmp_path / "test_x.py"))
+    assert (msg["path"], msg["name"], msg["severity"]) == (None, "configuration-error", "error")
+    assert msg["description"].startswith("hwlint cannot start: ")
+
+
+def test_internal_error_is_a_message(tmp_path, monkeypatch):
+    import hwlint.fix
+
+    def explode(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(hwlint.fix, "plan_file", explode)
+    [msg] = _messages(str(tmp_path / "test_x.py"))
+    assert (msg["name"], msg["description"]) == (
+        "HWC900",
+        "Internal error in hwlint: RuntimeError: boom. Please report it.",
+    )
+
+
+def test_module_entry_point_exits_zero(tmp_path):
+    res = subprocess.run(
+        [sys.executable, "-m", "hwlint.lintrunner", str(tmp_path / "test_gone.py")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["name"] == "HWC901"
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A git repository laid out like PyTorch, with the shipped .lintrunner.toml pasted in."""
+    repo = tmp_path / "repo"
+    (repo / "test" / "nn").mkdir(parents=True)
+    (repo / "test" / "cpython").mkdir()
+    (repo / "tools" / "linter" / "adapters").mkdir(parents=True)
+    # PyTorch's pip_init.py installs the pinned package; here it only records how it was called.
+    (repo / "tools/linter/adapters/pip_init.py").write_text(
+        'import sys\nopen("init-args.txt", "w").write(" ".join(sys.argv[1:]))\n'
+    )
+    config = (EXAMPLES / "lintrunner" / ".lintrunner.toml").read_text()
+    assert config.count("'python3'") == 2
+    (repo / ".lintrunner.toml").write_text(config.replace("'python3'", repr(sys.executable)))
+    shutil.copyfile(CASES / "docstring_first.py", repo / "test/test_doc.py")
+    shutil.copyfile(CASES / "crlf.py", repo / "test/nn/test_crlf.py")
+    shutil.copyfile(CASES / "multiline_import.py", repo / "test/nn/cudnn_test.py")
+    shutil.copyfile(CASES / "no_import.py", repo / "test/cpython/test_excluded.py")
+    shutil.copyfile(CASES / "no_import.py", repo / "test/helpers.py")  # not a test file name
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "initial")
+    return repo
+
+
+def test_real_lintrunner_reports_applies_and_is_clean_after(repo: Path, tmp_path: Path):
+    data = ["--data-path", str(tmp_path / "lintrunner-data")]
+    init = run_tool("lintrunner", *data, "init", cwd=repo)
+    assert init.returncode == 0, init.stdout + init.stderr
+    assert (repo / "init-args.txt").read_text() == "--dry-run=0 hwlint==0.1.0"
+
+    report = run_tool("lintrunner", *data, "--all-files", "--output=oneline", cwd=repo)
+    assert report.returncode == 1, report.stdout + report.stderr
+    lines = sorted(line for line in report.stdout.splitlines() if "HW_CLASSIFICATION" in line)
+    assert len(lines) == 4, report.stdout
+    for path, line in [
+        ("test/nn/cudnn_test.py", 15),
+        ("test/nn/test_crlf.py", 5),
+        ("test/test_doc.py", 6),
+        ("test/test_doc.py", 16),
+    ]:
+        assert any(entry.startswith(f"{path}:{line}:") for entry in lines), (path, report.stdout)
+    assert "cpython" not in report.stdout and "helpers" not in report.stdout
+
+    applied = run_tool("lintrunner", *data, "--all-files", "-a", cwd=repo)
+    assert applied.returncode == 1, applied.stdout + applied.stderr  # it reports what it fixed
+    assert (repo / "test/test_doc.py").read_bytes() == (CASES / "docstring_first.fixed.py").read_bytes()
+    assert (repo / "test/nn/test_crlf.py").read_bytes() == (CASES / "crlf.fixed.py").read_bytes()
+    assert (repo / "test/nn/cudnn_test.py").read_bytes() == (CASES / "multiline_import.fixed.py").read_bytes()
+    assert (repo / "test/cpython/test_excluded.py").read_bytes() == (CASES / "no_import.py").read_bytes()
+
+    again = run_tool("lintrunner", *data, "--all-files", cwd=repo)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "No lint issues" in again.stdout
+
+
+def test_usage_errors_are_messages_too(tmp_path):
+    [msg] = _messages("--no-such-option", "x.py")
+    assert (msg["name"], msg["description"]) == (
+        "usage-error",
+        "hwlint.lintrunner: unrecognized arguments: --no-such-option",
+    )
+    [msg] = _messages(f"@{tmp_path / 'missing-pathsfile'}")
+    assert msg["name"] == "usage-error"
