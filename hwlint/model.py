@@ -363,6 +363,7 @@ class _Builder:
         self.device_words = [*taxonomy.devices, *_ACCELERATOR_WORDS, *_TORCH_MODULE_DEVICES]
         lowered = source.lower()
         self.scan_devices = any(w in lowered for w in self.device_words)
+        self.scan_classes: set[int] = set()
 
     # -- positions -------------------------------------------------------------------------
     def col(self, line: int, col: int) -> int:
@@ -416,6 +417,10 @@ class _Builder:
         statements = list(self.module_statements(tree.body, nested=False))
         for stmt, _ in statements:
             self.note_module_statement(stmt)
+        # Device uses feed only the inference of undeclared test classes (and of their bases): on a
+        # migrated file the scan, a walk of every method body, would be pure cost.
+        self.scan_classes = self.classes_needing_inference(statements)
+        self.scan_devices = self.scan_devices and bool(self.scan_classes)
         for stmt, _ in statements:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 devices = sorted({u.device for u in self.device_uses(stmt)})
@@ -513,13 +518,39 @@ class _Builder:
         return _UNKNOWN
 
     # -- classes ---------------------------------------------------------------------------
+    def classes_needing_inference(self, statements: list[tuple[ast.stmt, bool]]) -> set[int]:
+        """ids of the class nodes whose device uses inference may read: undeclared test classes
+        and, transitively, their bases in the file."""
+        prefix = self.tax.test_method_prefix
+        by_name: dict[str, list[ast.ClassDef]] = {}
+        todo: list[ast.ClassDef] = []
+        for stmt, _ in statements:
+            if not isinstance(stmt, ast.ClassDef):
+                continue
+            by_name.setdefault(stmt.name, []).append(stmt)
+            is_test = any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name.startswith(prefix)
+                          for s in stmt.body)  # fmt: skip
+            if is_test and not any(self.declaration(s) is not None for s in stmt.body):
+                todo.append(stmt)
+        wanted: set[int] = set()
+        while todo:
+            node = todo.pop()
+            if id(node) in wanted:
+                continue
+            wanted.add(id(node))
+            for base in node.bases:
+                if isinstance(base, ast.Name):
+                    todo.extend(by_name.get(base.id, ()))
+        return wanted
+
     def class_info(self, node: ast.ClassDef, nested: bool) -> ClassInfo:
         prefix = self.tax.test_method_prefix
         declarations = []
         methods = []
+        scan = id(node) in self.scan_classes
         for stmt in node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                methods.append(self.method(stmt, prefix))
+                methods.append(self.method(stmt, prefix, scan))
             else:
                 decl = self.declaration(stmt)
                 if decl is not None:
@@ -551,7 +582,7 @@ class _Builder:
             nested=nested,
             body_line=body[0].lineno if body else node.lineno,
             docstring_end_line=doc_end,
-            device_uses=self.class_device_uses(node, methods),
+            device_uses=self.class_device_uses(node, methods) if scan else (),
         )
 
     def device_uses(self, *nodes: ast.AST) -> tuple[DeviceUse, ...]:
@@ -601,7 +632,7 @@ class _Builder:
             return node.attr
         return None
 
-    def method(self, node: ast.FunctionDef | ast.AsyncFunctionDef, prefix: str) -> Method:
+    def method(self, node: ast.FunctionDef | ast.AsyncFunctionDef, prefix: str, scan: bool = True) -> Method:
         a = node.args
         args = [*a.posonlyargs, *a.args, *a.kwonlyargs]
         if a.vararg:
@@ -617,7 +648,7 @@ class _Builder:
             params=tuple(x.arg for x in args),
             param_sites=tuple(self.site(x, x.arg) for x in args),
             decorators=tuple(self.decorator(d) for d in node.decorator_list),
-            device_uses=self.device_uses(node),
+            device_uses=self.device_uses(node) if scan else (),
         )
 
     def decorator(self, node: ast.expr) -> Decorator:
