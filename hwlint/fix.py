@@ -379,6 +379,11 @@ def write_fixed(result: FixResult) -> bool:
             result.error = "the file changed on disk while hwlint was fixing it; left unchanged"
             return False
         mode = stat.S_IMODE(os.stat(path).st_mode)
+        if not mode & 0o222:
+            # os.replace would succeed (it needs only the directory), and root may write anything:
+            # the mode is the owner's word that the file is not to be changed.
+            result.error = "the file is read-only; left unchanged"
+            return False
         fd, tmp = tempfile.mkstemp(prefix=".hwlint-", suffix=".tmp", dir=os.path.dirname(path) or ".")
         try:
             with os.fdopen(fd, "wb") as out:

@@ -301,3 +301,17 @@ def test_check_fix_reports_a_file_changed_meanwhile(tmp_path, capsys, monkeypatc
     assert capsys.readouterr().err == (
         f"hwlint: warning: {target}: the file changed on disk while hwlint was fixing it; left unchanged\n"
     )
+
+
+def test_read_only_file_is_reported_and_the_others_are_fixed(tmp_path, capsys):
+    locked = tmp_path / "test_locked.py"
+    shutil.copyfile(CASES / "no_import.py", locked)
+    os.chmod(locked, 0o444)
+    other = tmp_path / "test_other.py"
+    shutil.copyfile(CASES / "no_import.py", other)
+    before = locked.read_bytes()
+    main(["check", "--isolated", "--no-cache", "--fix", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert f"hwlint: warning: {locked}: the file is read-only; left unchanged" in err
+    assert locked.read_bytes() == before and stat.S_IMODE(locked.stat().st_mode) == 0o444
+    assert other.read_bytes() != before
