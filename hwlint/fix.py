@@ -15,6 +15,7 @@ import itertools
 import os
 import stat
 import tempfile
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -360,7 +361,9 @@ def _compile_error(text: str, path: str) -> str | None:
     """Why *text* does not compile, if it does not. Compiling catches what parsing lets through,
     such as a ``from __future__`` import that is no longer first."""
     try:
-        compile(text, path, "exec", dont_inherit=True)
+        with warnings.catch_warnings():  # the file's own warnings (invalid escapes...) are not ours
+            warnings.simplefilter("ignore")
+            compile(text, path, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as e:
         return f"{type(e).__name__}: {getattr(e, 'msg', e)}"
     except RecursionError:

@@ -16,6 +16,7 @@ import ast
 import io
 import re
 import tokenize
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -283,7 +284,9 @@ def build_model(source: str | bytes, path: str, taxonomy: Taxonomy) -> FileModel
         except (SyntaxError, LookupError) as e:
             return FileModel(path, error=ParseError(1, 0, f"cannot decode file: {_reason(e)}"))
     try:
-        tree = ast.parse(source, filename=path)
+        with warnings.catch_warnings():  # invalid escapes and the like are the file's business
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source, filename=path)
     except SyntaxError as e:
         line = e.lineno or 1
         return FileModel(

@@ -14,7 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hwlint.checker import check_source
+from hwlint.fix import fix_plan, plan_source
+from hwlint.model import build_model
 from hwlint.rules import RULES
+from hwlint.select import select_model
 from hwlint.taxonomy import load_taxonomy
 
 from .conftest import DEFAULT_TAXONOMY, STRICT_TAXONOMY
@@ -33,10 +36,21 @@ def assert_sane(findings) -> None:
         assert f.line >= 1 and f.col >= 0
 
 
+def exercise(source: str | bytes, taxonomy) -> None:
+    """The checker, the fixer (in memory, unsafe fixes included) and the selector, on one input."""
+    assert_sane(check_source(source, "test_fz.py", taxonomy))
+    data = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
+    result = fix_plan(plan_source(data, "test_fz.py", taxonomy), taxonomy, unsafe=True)
+    assert result.error is None or "would not compile" in result.error, result.error
+    model = build_model(data, "test_fz.py", taxonomy)
+    for runner in taxonomy.runners.values():
+        select_model(model, taxonomy, runner, ("openreg",), include_unclassified=True)
+
+
 @FUZZ
 @given(source=hypothesmith.from_grammar(), strict=st.booleans())
 def test_generated_programs(source: str, strict: bool):
-    assert_sane(check_source(source, "test_gen.py", TAXONOMIES[strict]))
+    exercise(source, TAXONOMIES[strict])
 
 
 @FUZZ
@@ -49,8 +63,7 @@ def test_mutated_fixtures(seed: bytes, edits):
     for pos, cut, insert in edits:
         pos %= len(data) + 1
         data[pos : pos + cut] = insert
-    findings = check_source(bytes(data), "test_mut.py", TAXONOMIES[0])
-    assert_sane(findings)
+    exercise(bytes(data), TAXONOMIES[0])
 
 
 HOSTILE = [
@@ -70,4 +83,4 @@ HOSTILE = [
 def test_fixtures_with_hostile_statements_appended(seed: bytes, lines):
     source = seed.decode() + "\n" + "".join(lines)
     for taxonomy in TAXONOMIES:
-        assert_sane(check_source(source, "test_app.py", taxonomy))
+        exercise(source, taxonomy)
