@@ -246,9 +246,8 @@ def cmd_report(args) -> int:
     doc = report.to_json()
     if old is not None:
         doc["compare"] = compare(doc, old, args.compare)
-    if args.format == "html":
-        doc["output"] = args.output  # the page links to sources relative to where it is written
-    text = renderers()[args.format](doc)
+    # the HTML page links to sources relative to where it is written
+    text = renderers()[args.format](doc, output=args.output)
     if not args.output:
         sys.stdout.write(text)
         return EXIT_CLEAN

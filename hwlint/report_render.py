@@ -102,7 +102,7 @@ def _grid(headers: Sequence[str], rows: Sequence[Sequence[object]], align: str =
     return out
 
 
-def render_table(doc: dict) -> str:
+def render_table(doc: dict, **_: object) -> str:
     """The report for a terminal: headline, directories, runners, never-run classes, findings."""
     lines = [f"hwlint report: {doc['root']}", "  " + " · ".join(_headline(doc)), ""]
     if doc["compare"]:
@@ -227,7 +227,7 @@ def _details(summary: str, body: list[str]) -> list[str]:
     return ["", f"<details><summary>{summary}</summary>", "", *body, "", "</details>"]
 
 
-def render_markdown(doc: dict) -> str:
+def render_markdown(doc: dict, **_: object) -> str:
     """A pull-request comment: headline and runners in view, everything long inside <details>."""
     head = _headline(doc)
     lines = [
@@ -299,17 +299,17 @@ def _md_compare(cmp: dict) -> list[str]:
 # -- json -------------------------------------------------------------------------------------
 
 
-def render_json(doc: dict) -> str:
+def render_json(doc: dict, **_: object) -> str:
     return json.dumps(doc, indent=2) + "\n"
 
 
-def renderers() -> dict[str, Callable[[dict], str]]:
-    """Format name -> renderer; HTML is imported only when asked for."""
+def renderers() -> dict[str, Callable[..., str]]:
+    """Format name -> renderer ``(doc, output=FILE or None) -> text``; HTML is imported when asked for."""
 
-    def html(doc: dict) -> str:
+    def html(doc: dict, output: str | None = None, **_: object) -> str:
         from .report_html import render_html
 
-        return render_html(doc)
+        return render_html(doc, output)
 
     return {"table": render_table, "markdown": render_markdown, "json": render_json, "html": html}
 
