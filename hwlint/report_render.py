@@ -216,11 +216,23 @@ def _md_cell(value: object) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
+# A GitHub comment holds at most 65,536 characters: long lists are cut, the JSON and HTML have them all.
+MD_ROWS = 100
+
+
+def _more(n: int) -> list[str]:
+    return ["", f"*… and {n} more: see the JSON or HTML report.*"] if n > 0 else []
+
+
 def _md_table(headers: Sequence[str], rows: Sequence[Sequence[object]], align: str = "lr") -> list[str]:
     rule = ["---" if a == "l" else "---:" for a in _align(align, len(headers))]
     out = ["| " + " | ".join(headers) + " |", "| " + " | ".join(rule) + " |"]
-    out += ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in rows]
-    return out
+    out += ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in rows[:MD_ROWS]]
+    return out + _more(len(rows) - MD_ROWS)
+
+
+def _md_list(items: Sequence[str]) -> list[str]:
+    return [f"- {item}" for item in items[:MD_ROWS]] + _more(len(items) - MD_ROWS)
 
 
 def _details(summary: str, body: list[str]) -> list[str]:
@@ -283,11 +295,12 @@ def _md_compare(cmp: dict) -> list[str]:
     body: list[str] = []
     for title, key in _CHANGE_LISTS:
         if cmp[key]:
-            body += [f"**{title}**", ""] + [f"- `{_class_change(c)}`" for c in cmp[key]] + [""]
+            body += [f"**{title}**", "", *_md_list([f"`{_class_change(c)}`" for c in cmp[key]]), ""]
     for title, key in (("New findings", "new_findings"), ("Fixed findings", "fixed_findings")):
         if cmp[key]:
             body += [f"**{title}**", ""]
-            body += [f"- `{f['path']}:{f['line']}` `{f['code']}` {f['message']}" for f in cmp[key]] + [""]
+            body += _md_list([f"`{f['path']}:{f['line']}` `{f['code']}` {f['message']}" for f in cmp[key]])
+            body.append("")
     if cmp["directories"]:
         headers, rows = _directory_change_table(cmp)
         body += _md_table(headers, [[f"`{r[0]}`", *r[1:]] for r in rows])

@@ -719,3 +719,17 @@ def test_usage_and_input_errors_exit_2(tmp_path, args, message):
     assert res.returncode == 2
     assert res.stdout == ""
     assert message in res.stderr
+
+
+def test_markdown_cuts_long_lists_to_fit_a_comment(tmp_path):
+    # a GitHub comment holds 65,536 characters; the JSON and HTML reports keep every row
+    body = "".join(f"class TestU{i}(TestCase):\n    def test_u(self): ...\n\n" for i in range(105))
+    write(tmp_path, {"test_many.py": body})
+    res = run_tool("hwlint", "report", "--isolated", "--no-cache", "--format", "markdown", ".", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    never = res.stdout.split("<summary>Never run by any runner: 105 classes, 105 test methods</summary>")[1]
+    never = never.split("</details>")[0]
+    assert never.count("| `test_many.py:") == 100
+    assert "| `test_many.py:298` `TestU99` | 1 | unclassified" in never
+    assert never.endswith("\n\n*… and 5 more: see the JSON or HTML report.*\n\n")
+    assert len(report("--isolated", ".", cwd=tmp_path)["never_run"]) == 105
