@@ -29,7 +29,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from . import __version__
-from .checker import Finding, Selection, check_paths, read_source
+from .cache import Cache
+from .checker import MAX_FILE_BYTES, Finding, Selection, check_paths, read_source
+from .config import Config, discover
 from .model import ClassInfo, FileModel, ParseError, build_model, effective_declaration, mro
 from .select import FileSelection, RunnerSelection, runner_backends, select_model
 from .taxonomy import Runner, Taxonomy
@@ -218,14 +220,12 @@ class Report:
 def report_paths(
     paths: Sequence[str],
     taxonomy: Taxonomy,
-    config,
+    config: Config,
     depth: int | None = None,
     jobs: int | None = None,
-    cache=None,
+    cache: Cache | None = None,
 ) -> Report:
     """The report over every test file under *paths*, with *config*'s discovery and code selection."""
-    from .config import discover
-
     files = list(discover(paths, config))
     max_bytes = config.max_file_size * 1024 * 1024
     selection = Selection(config.select, config.ignore)
@@ -233,7 +233,7 @@ def report_paths(
     for path, found in zip(files, check_paths(files, taxonomy, jobs, cache, max_bytes), strict=True):
         sel = selection.with_ignored(config.ignored_for(path))
         findings.append([f for f in found if sel.enabled(f.code)])
-    return build_report(files, taxonomy, findings, report_root(paths), depth)
+    return build_report(files, taxonomy, findings, report_root(paths), depth, max_bytes)
 
 
 def report_root(paths: Sequence[str]) -> str:
@@ -250,9 +250,10 @@ def build_report(
     findings: Sequence[Sequence[Finding]],
     root: str = ".",
     depth: int | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
 ) -> Report:
     """The report over *files*, given the findings of each (in the same order)."""
-    models = [_model(path, taxonomy) for path in files]
+    models = [_model(path, taxonomy, max_bytes) for path in files]
     selections = [_select(models, taxonomy, r) for r in taxonomy.runners.values()]
     rows_by_file = []
     for i, model in enumerate(models):
@@ -285,8 +286,8 @@ def build_report(
     )
 
 
-def _model(path: str, taxonomy: Taxonomy) -> FileModel:
-    data = read_source(path)
+def _model(path: str, taxonomy: Taxonomy, max_bytes: int) -> FileModel:
+    data = read_source(path, max_bytes)
     if isinstance(data, str):  # unreadable: a file without classes, counted as unparsable
         return FileModel(path, error=ParseError(1, 0, data))
     return build_model(data, path, taxonomy)
@@ -379,7 +380,8 @@ def _not_collected(model: FileModel, cls: ClassInfo, fs: FileSelection) -> str:
         if cand.generic and cls.name in cand.names and cand.source is not cls:
             assert cand.call is not None
             return f"replaced by the class {cand.generic} generates (line {cand.call.site.line})"
-    return "not collected"
+    # what is left: a class pytest does not collect at all (see select._collectable)
+    return "not collected: its name does not start with Test and no base can be a TestCase"
 
 
 def _runner_row(runner: Runner, sel: RunnerSelection) -> RunnerRow:

@@ -478,6 +478,10 @@ def test_filtered_instantiation_and_runnerless_classification(tmp_path):
             class TestXpu(TestCase):
                 hw_classification = HardwareClassification.XPU
                 def test_x(self): ...
+
+            class Helper:
+                hw_classification = HardwareClassification.GENERIC
+                def test_h(self): ...
             """
         },
     )
@@ -485,6 +489,7 @@ def test_filtered_instantiation_and_runnerless_classification(tmp_path):
     assert [(c["name"], c["never_run"]) for c in doc["never_run"]] == [
         ("TestOnlyMps", 'cuda, rocm: not generated, only_for="mps" leaves out cuda (line 5)'),
         ("TestXpu", "no runner runs XPU"),
+        ("Helper", "cpu: not collected: its name does not start with Test and no base can be a TestCase"),
     ]
 
 
