@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from html import escape
 from urllib.parse import quote
 
+from .report_render import changed_runners
 from .rules import RULES
 
 # Okabe-Ito, in an order that keeps neighbouring classifications apart; vermillion is kept for
@@ -391,13 +392,14 @@ def _compare(cmp: dict, link: Callable[[str, int], str]) -> str:
                 for c in cmp[key]
             )
             parts.append(f"<h3>{escape(title)} ({len(cmp[key])})</h3><ul class='changes'>{items}</ul>")
-    if cmp["new_findings"]:
-        items = "".join(
-            f"<li>{_source_link(link, f['path'], f['line'])} "
-            f"<code>{escape(f['code'])}</code> {escape(f['message'])}</li>"
-            for f in cmp["new_findings"]
-        )
-        parts.append(f"<h3>New findings ({len(cmp['new_findings'])})</h3><ul class='changes'>{items}</ul>")
+    for title, key in (("New findings", "new_findings"), ("Fixed findings", "fixed_findings")):
+        if cmp[key]:
+            items = "".join(
+                f"<li>{_source_link(link, f['path'], f['line'])} "
+                f"<code>{escape(f['code'])}</code> {escape(f['message'])}</li>"
+                for f in cmp[key]
+            )
+            parts.append(f"<h3>{title} ({len(cmp[key])})</h3><ul class='changes'>{items}</ul>")
     if cmp["directories"]:
         rows = [
             [
@@ -417,6 +419,17 @@ def _compare(cmp: dict, link: Callable[[str, int], str]) -> str:
             ("Findings", "num"),
         ]
         parts.append("<h3>Directories that changed</h3>" + _table("compare-table", headers, rows))
+    if changed_runners(cmp):
+        rows = [
+            [
+                (escape(r["name"]), r["name"]),
+                (escape(_arrow(r["classes"])), r["classes"][1] or 0),
+                (escape(_arrow(r["tests"])), r["tests"][1] or 0),
+            ]
+            for r in changed_runners(cmp)
+        ]
+        headers = [("Runner", "text"), ("Classes", "num"), ("Tests", "num")]
+        parts.append("<h3>Runners that changed</h3>" + _table("compare-runner-table", headers, rows))
     return _section(
         "compare", f"Since {cmp['against']}", "What changed since the earlier report.", "".join(parts)
     )

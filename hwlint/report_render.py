@@ -177,7 +177,20 @@ def _table_changes(cmp: dict) -> list[str]:
     if cmp["directories"]:
         lines += ["", "Directories that changed:"]
         lines += ["  " + line for line in _grid(*_directory_change_table(cmp))]
+    if changed_runners(cmp):
+        lines += ["", "Runners that changed:"]
+        lines += ["  " + line for line in _grid(*_runner_change_table(cmp))]
     return lines
+
+
+def changed_runners(cmp: dict) -> list[dict]:
+    """The runners whose classes or tests changed (a new runner too)."""
+    return [r for r in cmp["runners"] if r["classes"][0] != r["classes"][1] or r["tests"][0] != r["tests"][1]]
+
+
+def _runner_change_table(cmp: dict) -> tuple[list[str], list[list[str]]]:
+    rows = [[r["name"], _arrow(r["classes"]), _arrow(r["tests"])] for r in changed_runners(cmp)]
+    return ["Runner", "Classes", "Tests"], rows
 
 
 _CHANGE_LISTS = (
@@ -303,7 +316,9 @@ def _md_compare(cmp: dict) -> list[str]:
             body.append("")
     if cmp["directories"]:
         headers, rows = _directory_change_table(cmp)
-        body += _md_table(headers, [[f"`{r[0]}`", *r[1:]] for r in rows])
+        body += [*_md_table(headers, [[f"`{r[0]}`", *r[1:]] for r in rows]), ""]
+    if changed_runners(cmp):
+        body += _md_table(*_runner_change_table(cmp))
     while body and body[-1] == "":
         body.pop()
     return lines + (_details("What changed", body) if body else [])

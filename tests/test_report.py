@@ -604,7 +604,7 @@ def test_compare_in_markdown_and_table(changed_suite):
     )
     assert res.returncode == 0, res.stderr
     start = res.stdout.index("**Since `old.json`:**")
-    assert res.stdout[start:].split("\n\n| Runner |")[0] == textwrap.dedent(
+    assert res.stdout[start:].split("\n\n| Runner | Device |")[0] == textwrap.dedent(
         """\
         **Since `old.json`:**
 
@@ -640,6 +640,11 @@ def test_compare_in_markdown_and_table(changed_suite):
         | `test` | 18 → 19 | 88.9% → 89.5% | 3 → 4 | 9 |
         | `test/nn` | 5 → 6 | 100.0% → 83.3% | 0 → 2 | 3 → 4 |
 
+        | Runner | Classes | Tests |
+        | --- | ---: | ---: |
+        | cpu | 10 → 11 | 14 → 15 |
+        | mps | 3 → 2 | 4 → 3 |
+
         </details>"""  # noqa: E501
     )
     res = run_tool(
@@ -652,6 +657,10 @@ def test_compare_in_markdown_and_table(changed_suite):
         in res.stdout
     )
     assert "\nNew findings:\n  test/nn/test_new.py:1: HWC001 Test class `TestNew` does not" in res.stdout
+    assert res.stdout.endswith(
+        "\nRunners that changed:\n  Runner  Classes    Tests\n"
+        "  cpu     10 → 11  14 → 15\n  mps       3 → 2    4 → 3\n"
+    )
 
 
 def test_compare_with_itself_changes_nothing(tmp_path):

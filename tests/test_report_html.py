@@ -166,12 +166,19 @@ def test_compare_page_loads_in_chromium(tmp_path):
     (tmp_path / "test" / "nn" / "test_new.py").write_text(
         "class TestNew(TestCase):\n    def test_n(self): ...\n"
     )
+    (tmp_path / "test" / "nn" / "test_gen.py").write_text(
+        "class TestGen(TestCase):\n"
+        "    hw_classification = HardwareClassification.GENERIC\n"
+        "    def test_g(self): ...\n"
+    )
     page = render(tmp_path, "--isolated", "--compare", "old.json", "test", cwd=tmp_path)
     dom, log = chromium(page, tmp_path)
     assert console_errors(log) == []
     assert re.search(r'<body[^>]* data-ready="1"', dom)
     assert '<h2 id="compare-title">Since old.json</h2>' in dom
     assert '<table id="compare-table" class="sortable">' in dom
+    assert '<table id="compare-runner-table" class="sortable">' in dom
+    assert "<h3>New findings (1)</h3>" in dom
 
 
 @needs_chromium
