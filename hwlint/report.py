@@ -18,7 +18,10 @@ Counts of "test methods" are the ``test*`` methods written in a class body. A ru
 the classes and methods it collects (a subclass collects its bases' tests too; a generated class
 counts once per device), before ``@dtypes`` and ``@parametrize`` multiply them.
 
-:meth:`Report.to_json` is the ``hwlint-report/1`` contract: renderers and ``--compare`` read only it.
+Each file is reduced once to a :class:`FileSummary`, on as many processes as the checker uses and
+kept in the checker's cache under its own kind, so a second report over an unchanged tree reads
+no file. :meth:`Report.to_json` is the ``hwlint-report/1`` contract: renderers and ``--compare``
+read only it.
 """
 
 from __future__ import annotations
@@ -26,10 +29,10 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import __version__
-from .cache import Cache
+from .cache import Cache, content_hash
 from .checker import MAX_FILE_BYTES, Finding, Selection, check_paths, read_source
 from .config import Config, discover
 from .model import ClassInfo, FileModel, ParseError, build_model, effective_declaration, mro
@@ -97,10 +100,10 @@ class Stats:
         """Classified classes in percent, one decimal; None when there are no test classes."""
         return round(100 * self.classified / self.classes, 1) if self.classes else None
 
-    def add_file(self, model: FileModel, rows: Sequence[ClassRow], findings: Sequence[Finding]) -> None:
+    def add_file(self, summary: FileSummary, findings: Sequence[Finding]) -> None:
         self.files += 1
-        self.unparsable_files += model.error is not None
-        for row in rows:
+        self.unparsable_files += summary.unparsable
+        for row in summary.rows:
             self.classes += 1
             self.tests += row.tests
             if row.status == CLASSIFIED:
@@ -136,31 +139,56 @@ class Stats:
 
 
 @dataclass
-class RunnerRow:
-    """What one runner of the taxonomy collects and runs."""
+class RunnerTally:
+    """What one runner collects and runs, in one file or summed over many."""
 
-    runner: Runner
-    counts: dict[str, int]  # RunnerSelection.counts(): classes by status
+    counts: Counter = field(default_factory=Counter)  # RunnerSelection.counts(): classes by status
     classes: Counter = field(default_factory=Counter)  # selected classes by classification
     tests: Counter = field(default_factory=Counter)  # their test methods by classification
     files: int = 0  # files with at least one selected class
 
+    def add(self, other: RunnerTally) -> None:
+        self.counts.update(other.counts)
+        self.classes.update(other.classes)
+        self.tests.update(other.tests)
+        self.files += other.files
+
+
+@dataclass
+class FileSummary:
+    """All the report needs from one file: computed once per content, cached and shipped between
+    processes as the checker's findings are."""
+
+    path: str
+    unparsable: bool
+    rows: list[ClassRow]
+    runners: dict[str, RunnerTally]  # by runner name
+
+
+@dataclass
+class RunnerRow:
+    """What one runner of the taxonomy collects and runs over the whole report."""
+
+    runner: Runner
+    tally: RunnerTally = field(default_factory=RunnerTally)
+
     def to_json(self) -> dict:
         order = list(self.runner.runs)
+        t = self.tally
         return {
             "name": self.runner.name,
             "device": self.runner.device,
             "runs": order,
-            "classes": sum(self.classes.values()),
-            "tests": sum(self.tests.values()),
-            "files": self.files,
-            "classes_by_classification": {c: self.classes.get(c, 0) for c in order},
-            "tests_by_classification": {c: self.tests.get(c, 0) for c in order},
-            "collected": self.counts["total"],
-            "mismatched": self.counts["mismatched"],
-            "unclassified": self.counts["unclassified"],
-            "unplaced": self.counts["unplaced"],
-            "not_generated": self.counts["not_generated"],
+            "classes": sum(t.classes.values()),
+            "tests": sum(t.tests.values()),
+            "files": t.files,
+            "classes_by_classification": {c: t.classes.get(c, 0) for c in order},
+            "tests_by_classification": {c: t.tests.get(c, 0) for c in order},
+            "collected": t.counts["total"],
+            "mismatched": t.counts["mismatched"],
+            "unclassified": t.counts["unclassified"],
+            "unplaced": t.counts["unplaced"],
+            "not_generated": t.counts["not_generated"],
         }
 
 
@@ -233,7 +261,8 @@ def report_paths(
     for path, found in zip(files, check_paths(files, taxonomy, jobs, cache, max_bytes), strict=True):
         sel = selection.with_ignored(config.ignored_for(path))
         findings.append([f for f in found if sel.enabled(f.code)])
-    return build_report(files, taxonomy, findings, report_root(paths), depth, max_bytes)
+    summaries = summarize_paths(files, taxonomy, jobs, cache, max_bytes)
+    return build_report(summaries, findings, taxonomy, report_root(paths), depth)
 
 
 def report_root(paths: Sequence[str]) -> str:
@@ -245,59 +274,55 @@ def report_root(paths: Sequence[str]) -> str:
 
 
 def build_report(
-    files: Sequence[str],
-    taxonomy: Taxonomy,
+    summaries: Sequence[FileSummary],
     findings: Sequence[Sequence[Finding]],
+    taxonomy: Taxonomy,
     root: str = ".",
     depth: int | None = None,
-    max_bytes: int = MAX_FILE_BYTES,
 ) -> Report:
-    """The report over *files*, given the findings of each (in the same order)."""
-    models = [_model(path, taxonomy, max_bytes) for path in files]
-    selections = [_select(models, taxonomy, r) for r in taxonomy.runners.values()]
-    rows_by_file = []
-    for i, model in enumerate(models):
-        per_runner = [(s.runner.name, s.files[i]) for s in selections]
-        runs = _runs(model, per_runner)
-        rows_by_file.append([_class_row(model, c, taxonomy, runs, per_runner) for c in model.test_classes])
+    """The report from each file's summary and findings (two lists in the same order)."""
     names = tuple(taxonomy.classifications)
     total = Stats(names)
     dirs: dict[str, Stats] = {}
-    for model, rows, found in zip(models, rows_by_file, findings, strict=True):
-        total.add_file(model, rows, found)
-        for d in _ancestors(model.path, root):
-            dirs.setdefault(d, Stats(names)).add_file(model, rows, found)
+    runners = [RunnerRow(r) for r in taxonomy.runners.values()]
+    for summary, found in zip(summaries, findings, strict=True):
+        total.add_file(summary, found)
+        for d in _ancestors(summary.path, root):
+            dirs.setdefault(d, Stats(names)).add_file(summary, found)
+        for row in runners:
+            row.tally.add(summary.runners[row.runner.name])
     directories = [
         (d, _depth(d, root), stats)
         for d, stats in sorted(dirs.items(), key=lambda kv: _tree_key(kv[0], root))
         if depth is None or _depth(d, root) <= depth
     ]
     every_finding = sorted((f for found in findings for f in found), key=Finding.sort_key)
-    classes = [row for rows in rows_by_file for row in rows]
-    return Report(
-        root,
-        depth,
-        taxonomy,
-        total,
-        directories,
-        [_runner_row(s.runner, s) for s in selections],
-        classes,
-        every_finding,
-    )
+    classes = [row for summary in summaries for row in summary.rows]
+    return Report(root, depth, taxonomy, total, directories, runners, classes, every_finding)
 
 
-def _model(path: str, taxonomy: Taxonomy, max_bytes: int) -> FileModel:
+# -- one file ---------------------------------------------------------------------------------
+
+
+def summarize_file(path: str, taxonomy: Taxonomy, max_bytes: int = MAX_FILE_BYTES) -> FileSummary:
+    """The summary of the file at *path*; an unreadable file is an unparsable one, never an error."""
     data = read_source(path, max_bytes)
-    if isinstance(data, str):  # unreadable: a file without classes, counted as unparsable
-        return FileModel(path, error=ParseError(1, 0, data))
-    return build_model(data, path, taxonomy)
+    if isinstance(data, str):
+        return summarize_model(FileModel(path, error=ParseError(1, 0, data)), taxonomy)
+    return summarize_model(build_model(data, path, taxonomy), taxonomy)
 
 
-def _select(models: Sequence[FileModel], taxonomy: Taxonomy, runner: Runner) -> RunnerSelection:
-    """The selector's result for *runner*, over models built once for every runner."""
-    backends = runner_backends(taxonomy, runner)
-    files = [select_model(m, taxonomy, runner, backends) for m in models]
-    return RunnerSelection(runner, backends, False, files)
+def summarize_model(model: FileModel, taxonomy: Taxonomy) -> FileSummary:
+    """Each test class of *model* with its status and runners, and what each runner does with the file."""
+    per_runner = []
+    for runner in taxonomy.runners.values():
+        backends = runner_backends(taxonomy, runner)
+        per_runner.append((runner, select_model(model, taxonomy, runner, backends)))
+    named = [(runner.name, fs) for runner, fs in per_runner]
+    runs = _runs(model, named)
+    rows = [_class_row(model, cls, taxonomy, runs, named) for cls in model.test_classes]
+    tallies = {runner.name: _tally(runner, fs) for runner, fs in per_runner}
+    return FileSummary(model.path, model.error is not None, rows, tallies)
 
 
 def _runs(model: FileModel, per_runner: Sequence[tuple[str, FileSelection]]) -> dict[int, list[str]]:
@@ -384,15 +409,102 @@ def _not_collected(model: FileModel, cls: ClassInfo, fs: FileSelection) -> str:
     return "not collected: its name does not start with Test and no base can be a TestCase"
 
 
-def _runner_row(runner: Runner, sel: RunnerSelection) -> RunnerRow:
-    row = RunnerRow(runner, sel.counts())
-    for fs in sel.files:
-        row.files += bool(fs.selected)
-        for cand in fs.selected:
-            row.classes[cand.classification] += 1
-            # a PrivateUse1 class lists its methods once per possible name: count them once
-            row.tests[cand.classification] += len(cand.methods) // len(cand.names)
-    return row
+def _tally(runner: Runner, fs: FileSelection) -> RunnerTally:
+    tally = RunnerTally(
+        Counter(RunnerSelection(runner, (), False, [fs]).counts()), files=int(bool(fs.selected))
+    )
+    for cand in fs.selected:
+        tally.classes[cand.classification] += 1
+        # a PrivateUse1 class lists its methods once per possible name: count them once
+        tally.tests[cand.classification] += len(cand.methods) // len(cand.names)
+    return tally
+
+
+# -- many files: in parallel, cached ----------------------------------------------------------
+
+_worker: tuple[Taxonomy, int] | None = None
+
+
+def _init_worker(taxonomy: Taxonomy, max_bytes: int) -> None:
+    global _worker
+    _worker = (taxonomy, max_bytes)
+
+
+def _summarize_task(task: tuple[str, str | None]) -> tuple[tuple[int, int, str] | None, FileSummary | None]:
+    """Worker: ((mtime, size, hash), summary) of one file; summary is None when the hash is *known*."""
+    path, known = task
+    assert _worker is not None
+    taxonomy, max_bytes = _worker
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None, summarize_file(path, taxonomy, max_bytes)
+    data = read_source(path, max_bytes)
+    if isinstance(data, str):
+        return None, summarize_file(path, taxonomy, max_bytes)
+    sha = content_hash(data)
+    if sha == known:
+        return (st.st_mtime_ns, st.st_size, sha), None
+    return (st.st_mtime_ns, st.st_size, sha), summarize_model(build_model(data, path, taxonomy), taxonomy)
+
+
+def summarize_paths(
+    files: Sequence[str],
+    taxonomy: Taxonomy,
+    jobs: int | None = None,
+    cache: Cache | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
+) -> list[FileSummary]:
+    """The summary of each of *files*, in the same order: on *jobs* processes, and read from *cache*
+    for files whose content it has seen (the cache the checker uses, under its own kind)."""
+    out: list[FileSummary | None] = [None] * len(files)
+    todo: list[tuple[int, str | None]] = []
+    for i, path in enumerate(files):
+        hit = cache.lookup(path, _KIND) if cache is not None else None
+        if hit is not None:
+            out[i] = _at(hit, path)
+        else:
+            todo.append((i, cache.known_hash(path, _KIND) if cache is not None else None))
+    tasks = [(files[i], known) for i, known in todo]
+    for (i, _), (stamp, summary) in zip(todo, _run(tasks, taxonomy, jobs, max_bytes), strict=True):
+        if summary is None:  # touched but unchanged
+            assert cache is not None and stamp is not None
+            summary = _at(cache.value_for_hash(files[i], _KIND, stamp[2]), files[i])
+        if cache is not None and stamp is not None:
+            cache.store(files[i], stamp[0], stamp[1], stamp[2], _KIND, summary)
+        out[i] = summary
+    if cache is not None:
+        cache.save()
+    return [s for s in out if s is not None]
+
+
+_KIND = "report"
+
+
+def _at(summary: FileSummary, path: str) -> FileSummary:
+    """A cached summary under the path it is asked for now (the cache is keyed by absolute path)."""
+    if summary.path == path:
+        return summary
+    rows = [replace(r, path=path) for r in summary.rows]
+    return replace(summary, path=path, rows=rows)
+
+
+def _run(tasks: list[tuple[str, str | None]], taxonomy: Taxonomy, jobs: int | None, max_bytes: int) -> list:
+    """Run _summarize_task over *tasks*, in this process when there are few (as the checker does)."""
+    jobs = max(1, jobs or os.cpu_count() or 1)
+    if jobs == 1 or len(tasks) < 4 * jobs:
+        _init_worker(taxonomy, max_bytes)
+        return [_summarize_task(t) for t in tasks]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+    chunksize = max(1, min(8, len(tasks) // (jobs * 16)))
+    with ProcessPoolExecutor(
+        jobs, mp_context=ctx, initializer=_init_worker, initargs=(taxonomy, max_bytes)
+    ) as pool:
+        return list(pool.map(_summarize_task, tasks, chunksize=chunksize))
 
 
 # ---------------------------------------------------------------------------------------------

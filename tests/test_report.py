@@ -7,6 +7,7 @@ example files (see the comments) and against hwselect's own counts.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import textwrap
 from pathlib import Path
@@ -15,8 +16,10 @@ import pytest
 import yaml
 
 from hwlint import __version__
+from hwlint import report as report_module
+from hwlint.cache import Cache
 from hwlint.config import Config
-from hwlint.report import SCHEMA, report_paths
+from hwlint.report import SCHEMA, report_paths, summarize_paths
 from hwlint.select import select_paths
 from hwlint.taxonomy import load_taxonomy
 
@@ -458,7 +461,7 @@ def test_a_base_run_through_its_subclass_is_not_never_run(tmp_path, taxonomy):
         ("_Checks", "unclassified", ["cpu"], None),
         ("TestUses", "classified", ["cpu"], None),
     ]
-    assert rep.runners[0].tests["GENERIC"] == 2
+    assert rep.runners[0].tally.tests["GENERIC"] == 2
 
 
 def test_filtered_instantiation_and_runnerless_classification(tmp_path):
@@ -747,3 +750,54 @@ def test_markdown_cuts_long_lists_to_fit_a_comment(tmp_path):
     assert "| `test_many.py:298` `TestU99` | 1 | unclassified" in never
     assert never.endswith("\n\n*… and 5 more: see the JSON or HTML report.*\n\n")
     assert len(report("--isolated", ".", cwd=tmp_path)["never_run"]) == 105
+
+
+# ---------------------------------------------------------------------------------------------
+# The per-file summaries: parallel and cached like the checker's findings
+
+
+def many_files(root: Path, n: int = 12) -> list[str]:
+    files = {
+        f"test/d{i % 3}/test_{i}.py": f"""\
+        class TestA{i}(TestCase):
+            hw_classification = HardwareClassification.ACCELERATOR
+            def test_a(self, device): ...
+
+        instantiate_device_type_tests(TestA{i}, globals(), except_for="mps")
+
+        class TestB{i}(TestCase):
+            def test_b(self): ...
+        """
+        for i in range(n)
+    }
+    write(root, files)
+    return [str(root / name) for name in files]
+
+
+def test_parallel_summaries_equal_serial_ones(tmp_path, taxonomy):
+    files = many_files(tmp_path)
+    serial = summarize_paths(files, taxonomy, jobs=1)
+    assert summarize_paths(files, taxonomy, jobs=2) == serial
+    assert [len(s.rows) for s in serial] == [2] * 12
+    assert serial[0].runners["cpu"].tests == {"ACCELERATOR": 1}
+
+
+def test_summaries_come_from_the_cache_until_a_file_changes(tmp_path, taxonomy, monkeypatch):
+    files = many_files(tmp_path, 3)
+    cache_dir = tmp_path / "cache"
+    first = summarize_paths(files, taxonomy, jobs=1, cache=Cache(cache_dir, taxonomy.digest))
+    built = []
+    real = report_module.build_model
+    monkeypatch.setattr(report_module, "build_model", lambda *a: built.append(a[1]) or real(*a))
+    os.utime(files[1], ns=(1, 1))  # touched, same content: the hash says it is unchanged
+    assert summarize_paths(files, taxonomy, jobs=1, cache=Cache(cache_dir, taxonomy.digest)) == first
+    assert built == []
+    Path(files[2]).write_text("class TestC(TestCase):\n    def test_c(self): ...\n")
+    again = summarize_paths(files, taxonomy, jobs=1, cache=Cache(cache_dir, taxonomy.digest))
+    assert built == [files[2]]
+    assert [r.name for r in again[2].rows] == ["TestC"]
+    # asked for under another spelling of the same file, a cached summary carries the new one
+    other = os.path.relpath(files[0])
+    (moved,) = summarize_paths([other], taxonomy, jobs=1, cache=Cache(cache_dir, taxonomy.digest))
+    assert built == [files[2]]
+    assert (moved.path, moved.rows[0].path) == (other, other)
