@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from html import escape
 from urllib.parse import quote
 
-from .report_render import changed_runners
+from .report_render import arrow, changed_runners
 from .rules import RULES
 
 # Okabe-Ito, in an order that keeps neighbouring classifications apart; vermillion is kept for
@@ -352,24 +352,15 @@ def _findings_table(doc: dict) -> str:
     return _table("findings-table", [("Rule", "text"), ("Name", "text"), ("Count", "num")], rows)
 
 
-def _arrow(pair: Sequence, fmt: Callable[[object], str] = str) -> str:
-    before, after = pair
-    if before is None:
-        return f"new: {fmt(after)}"
-    if after is None:
-        return f"{fmt(before)}, removed"
-    return fmt(after) if before == after else f"{fmt(before)} → {fmt(after)}"
-
-
 def _compare(cmp: dict, link: Callable[[str, int], str]) -> str:
     t = cmp["total"]
     facts = [
-        ("Classified", _arrow(t["classified_percent"], _pct)),
-        ("Test classes", _arrow(t["classes"])),
-        ("Tests never run", _arrow(t["never_run_tests"])),
+        ("Classified", arrow(t["classified_percent"], _pct)),
+        ("Test classes", arrow(t["classes"])),
+        ("Tests never run", arrow(t["never_run_tests"])),
         (
             "Findings",
-            f"{_arrow(t['findings_total'])} "
+            f"{arrow(t['findings_total'])} "
             f"({len(cmp['new_findings'])} new, {len(cmp['fixed_findings'])} fixed)",
         ),
     ]
@@ -404,10 +395,10 @@ def _compare(cmp: dict, link: Callable[[str, int], str]) -> str:
         rows = [
             [
                 (escape(d["path"]), d["path"]),
-                (escape(_arrow(d["classes"])), d["classes"][1] or 0),
-                (escape(_arrow(d["classified_percent"], _pct)), d["classified_percent"][1] or 0),
-                (escape(_arrow(d["never_run_tests"])), d["never_run_tests"][1] or 0),
-                (escape(_arrow(d["findings_total"])), d["findings_total"][1] or 0),
+                (escape(arrow(d["classes"])), d["classes"][1] or 0),
+                (escape(arrow(d["classified_percent"], _pct)), d["classified_percent"][1] or 0),
+                (escape(arrow(d["never_run_tests"])), d["never_run_tests"][1] or 0),
+                (escape(arrow(d["findings_total"])), d["findings_total"][1] or 0),
             ]
             for d in cmp["directories"]
         ]
@@ -423,8 +414,8 @@ def _compare(cmp: dict, link: Callable[[str, int], str]) -> str:
         rows = [
             [
                 (escape(r["name"]), r["name"]),
-                (escape(_arrow(r["classes"])), r["classes"][1] or 0),
-                (escape(_arrow(r["tests"])), r["tests"][1] or 0),
+                (escape(arrow(r["classes"])), r["classes"][1] or 0),
+                (escape(arrow(r["tests"])), r["tests"][1] or 0),
             ]
             for r in changed_runners(cmp)
         ]

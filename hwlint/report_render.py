@@ -49,7 +49,8 @@ def _status_columns(doc: dict) -> list[tuple[str, Callable[[dict], object]]]:
     return cols
 
 
-def _arrow(pair: Sequence, fmt: Callable[[object], str] = str) -> str:
+def arrow(pair: Sequence, fmt: Callable[[object], str] = str) -> str:
+    """A [before, after] pair in words: ``3 → 4``, ``4`` when equal, ``(new) 4``, ``3 (removed)``."""
     before, after = pair
     if before is None:
         return f"(new) {fmt(after)}"
@@ -70,10 +71,10 @@ def _compare_lines(cmp: dict) -> list[str]:
     """The compare headline, one fact per line."""
     t = cmp["total"]
     return [
-        f"classified: {_arrow(t['classified'])} of {_arrow(t['classes'])} classes "
-        f"({_arrow(t['classified_percent'], _percent)})",
-        f"tests never run: {_arrow(t['never_run_tests'])}",
-        f"findings: {_arrow(t['findings_total'])} ({len(cmp['new_findings'])} new, "
+        f"classified: {arrow(t['classified'])} of {arrow(t['classes'])} classes "
+        f"({arrow(t['classified_percent'], _percent)})",
+        f"tests never run: {arrow(t['never_run_tests'])}",
+        f"findings: {arrow(t['findings_total'])} ({len(cmp['new_findings'])} new, "
         f"{len(cmp['fixed_findings'])} fixed)",
         f"classes: {_change_counts(cmp)}",
     ]
@@ -189,7 +190,7 @@ def changed_runners(cmp: dict) -> list[dict]:
 
 
 def _runner_change_table(cmp: dict) -> tuple[list[str], list[list[str]]]:
-    rows = [[r["name"], _arrow(r["classes"]), _arrow(r["tests"])] for r in changed_runners(cmp)]
+    rows = [[r["name"], arrow(r["classes"]), arrow(r["tests"])] for r in changed_runners(cmp)]
     return ["Runner", "Classes", "Tests"], rows
 
 
@@ -212,10 +213,10 @@ def _directory_change_table(cmp: dict) -> tuple[list[str], list[list[str]]]:
     rows = [
         [
             d["path"],
-            _arrow(d["classes"]),
-            _arrow(d["classified_percent"], _percent),
-            _arrow(d["never_run_tests"]),
-            _arrow(d["findings_total"]),
+            arrow(d["classes"]),
+            arrow(d["classified_percent"], _percent),
+            arrow(d["never_run_tests"]),
+            arrow(d["findings_total"]),
         ]
         for d in cmp["directories"]
     ]
