@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from html import escape
 from urllib.parse import quote
 
-from .report_render import arrow, changed_runners
+from .report_render import arrow, changed_runners, plural
 from .rules import RULES
 
 # Okabe-Ito, in an order that keeps neighbouring classifications apart; vermillion is kept for
@@ -144,17 +144,17 @@ def _cards(doc: dict) -> str:
         (
             "Classified",
             _pct(pct),
-            f"{t['classified']} of {t['classes']} test classes",
+            f"{t['classified']:,} of {plural(t['classes'], 'test class')}",
             _progress(pct, large=True),
         ),
-        ("Test methods", f"{t['tests']:,}", f"in {t['files']:,} files", ""),
+        ("Test methods", f"{t['tests']:,}", f"in {plural(t['files'], 'file')}", ""),
         (
             "Never run",
             f"{t['never_run_tests']:,}",
-            f"test methods in {t['never_run_classes']} classes no runner runs",
+            f"test methods in {plural(t['never_run_classes'], 'class')} no runner runs",
             "",
         ),
-        ("Findings", f"{t['findings_total']:,}", f"{len(t['findings'])} rules", ""),
+        ("Findings", f"{t['findings_total']:,}", plural(len(t["findings"]), "rule"), ""),
     ]
     html = "".join(
         f'<div class="card"><div class="label">{escape(label)}</div><div class="value">{escape(value)}</div>'
@@ -207,9 +207,12 @@ def _stacked_chart(
     for i, (label, _, segs) in enumerate(rows):
         y = 4 + i * row_h
         total = sum(v for _, v in segs)
+        # a label too long for the column keeps its end, the part that tells directories apart
+        fits = int((label_w - 14) / 7.2)
+        shown = label if len(label) <= fits else "…" + label[-(fits - 1) :]
         out.append(
             f'<text x="{label_w - 10:g}" y="{y + bar_h / 2 + 4.5:g}" text-anchor="end" class="axis">'
-            f"{escape(label)}</text>"
+            f"<title>{escape(label)}</title>{escape(shown)}</text>"
         )
         out.append(
             f'<rect x="{label_w:g}" y="{y}" width="{bar_w:g}" height="{bar_h}" class="track" rx="3"></rect>'

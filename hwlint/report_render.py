@@ -19,22 +19,22 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}%"
 
 
-def _plural(n: int, word: str) -> str:
-    """``1 class``, ``2 classes``, ``2 tests``."""
+def plural(n: int, word: str) -> str:
+    """``1 class``, ``2 classes``, ``1,234 tests``."""
     if n == 1:
         return f"{n} {word}"
-    return f"{n} {word}es" if word.endswith("s") else f"{n} {word}s"
+    return f"{n:,} {word}es" if word.endswith("s") else f"{n:,} {word}s"
 
 
 def _headline(doc: dict) -> list[str]:
     """The four headline facts: classified share, size, never-run tests, findings."""
     t = doc["total"]
     parts = [
-        f"{t['classified']} of {_plural(t['classes'], 'test class')} classified "
+        f"{t['classified']} of {plural(t['classes'], 'test class')} classified "
         f"({_percent(t['classified_percent'])})",
-        f"{_plural(t['tests'], 'test method')} in {_plural(t['files'], 'file')}",
-        f"{_plural(t['never_run_classes'], 'class')} ({_plural(t['never_run_tests'], 'test')}) never run",
-        _plural(t["findings_total"], "finding"),
+        f"{plural(t['tests'], 'test method')} in {plural(t['files'], 'file')}",
+        f"{plural(t['never_run_classes'], 'class')} ({plural(t['never_run_tests'], 'test')}) never run",
+        plural(t["findings_total"], "finding"),
     ]
     return parts
 
@@ -61,7 +61,7 @@ def arrow(pair: Sequence, fmt: Callable[[object], str] = str) -> str:
 
 def _change_counts(cmp: dict) -> str:
     return (
-        f"{_plural(len(cmp['newly_classified']), 'class')} newly classified, "
+        f"{plural(len(cmp['newly_classified']), 'class')} newly classified, "
         f"{len(cmp['declassified'])} declassified, {len(cmp['reclassified'])} reclassified; "
         f"{len(cmp['new_classes'])} new, {len(cmp['removed_classes'])} removed"
     )
@@ -135,9 +135,9 @@ def render_table(doc: dict, **_: object) -> str:
         "lllr",
     )
     never = doc["never_run"]
-    lines += ["", f"Never run by any runner: {_plural(len(never), 'class')}"]
+    lines += ["", f"Never run by any runner: {plural(len(never), 'class')}"]
     lines += [
-        f"  {c['path']}:{c['line']}: {c['name']} ({_plural(c['tests'], 'test')}): {c['never_run']}"
+        f"  {c['path']}:{c['line']}: {c['name']} ({plural(c['tests'], 'test')}): {c['never_run']}"
         for c in never
     ]
     findings = doc["total"]["findings"]
@@ -270,8 +270,8 @@ def render_markdown(doc: dict, **_: object) -> str:
     never = doc["never_run"]
     if never:
         summary = (
-            f"Never run by any runner: {_plural(len(never), 'class')}, "
-            f"{_plural(doc['total']['never_run_tests'], 'test method')}"
+            f"Never run by any runner: {plural(len(never), 'class')}, "
+            f"{plural(doc['total']['never_run_tests'], 'test method')}"
         )
         rows = [[f"`{c['path']}:{c['line']}` `{c['name']}`", c["tests"], c["never_run"]] for c in never]
         lines += _details(summary, _md_table(["Class", "Tests", "Why"], rows, "lrl"))
