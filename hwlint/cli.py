@@ -107,6 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     rule.add_argument("--all", action="store_true", help="every rule")
     rule.add_argument("--output-format", choices=("text", "json"), default="text")
 
+    _add_report_parser(sub)
+
     tax = sub.add_parser("taxonomy", help="validate or show a taxonomy")
     tax_sub = tax.add_subparsers(dest="taxonomy_command", metavar="ACTION", parser_class=_Parser)
     tcheck = tax_sub.add_parser("check", help="validate taxonomy files")
@@ -118,6 +120,48 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_report_parser(sub) -> None:
+    from .report_render import FORMATS as REPORT_FORMATS
+
+    report = sub.add_parser(
+        "report",
+        help="migration report: classified share per directory, tests per runner, tests never run",
+        description="Where a suite stands: per directory and per runner. Findings do not fail a report: "
+        "it exits 0, or 2 on a usage, configuration, taxonomy or --compare error.",
+    )
+    report.add_argument("paths", nargs="*", metavar="PATH")
+    report.add_argument("--taxonomy", metavar="FILE", help="taxonomy YAML (default: bundled)")
+    report.add_argument("--config", metavar="FILE", help="pyproject.toml to read [tool.hwlint] from")
+    report.add_argument("--isolated", action="store_true", help="ignore configuration files")
+    report.add_argument(
+        "--format", choices=REPORT_FORMATS, default="table", help="output format (default: table)"
+    )
+    report.add_argument(
+        "--depth",
+        type=_depth,
+        default=None,
+        metavar="N",
+        help="list directories down to N levels below the root",
+    )
+    report.add_argument(
+        "--compare", metavar="OLD.json", help="show what changed since an earlier JSON report"
+    )
+    report.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
+    report.add_argument("-j", "--jobs", type=int, default=None, metavar="N", help="files checked in parallel")
+    report.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    report.add_argument("--cache-dir", metavar="DIR", help="cache directory (default: .hwlint_cache)")
+
+
+def _depth(value: str) -> int:
+    try:
+        depth = int(value)
+    except ValueError:
+        depth = -1
+    if depth < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {value!r}")
+    return depth
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -126,6 +170,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_check(args)
         if args.command == "baseline":
             return cmd_baseline(args)
+        if args.command == "report":
+            return cmd_report(args)
         if args.command == "rule":
             return cmd_rule(args, parser)
         if args.command == "taxonomy":
@@ -260,6 +306,35 @@ def _check_all(args, config, taxonomy, paths, selection_for):
         selection = selection_for(path)
         found.append((path, [f for f in findings if selection.enabled(f.code)]))
     return found
+
+
+def cmd_report(args) -> int:
+    from .report import ReportError, compare, load_report, report_paths
+    from .report_render import renderers
+
+    config = _load_config(args)
+    taxonomy = _load_taxonomy(args.taxonomy or config.taxonomy)
+    try:
+        old = load_report(args.compare) if args.compare else None
+    except ReportError as e:
+        raise _UserError(str(e)) from None
+    report = report_paths(
+        args.paths or ["."], taxonomy, config, args.depth, args.jobs, _open_cache(args, config, taxonomy)
+    )
+    doc = report.to_json()
+    if old is not None:
+        doc["compare"] = compare(doc, old, args.compare)
+    # the HTML page links to sources relative to where it is written
+    text = renderers()[args.format](doc, output=args.output)
+    if not args.output:
+        sys.stdout.write(text)
+        return EXIT_CLEAN
+    try:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise _UserError(f"{args.output}: cannot write: {e.strerror or e}") from None
+    return EXIT_CLEAN
 
 
 def _open_cache(args, config, taxonomy):

@@ -1,0 +1,670 @@
+"""The migration report: where a suite stands, per directory and per runner.
+
+The report computes nothing on its own account. It reads what the rest of hwlint already knows:
+
+* the file model (:mod:`hwlint.model`): the test classes of each file and the classification
+  ``getattr`` finds on each, its own or inherited;
+* the checker's findings (:func:`hwlint.checker.check_paths`, parallel and cached);
+* the selector's result for every runner of the taxonomy (:func:`hwlint.select.select_model`),
+  which says which classes each runner collects and runs.
+
+From these it derives, per directory and in total, how many test classes and test methods are
+classified, and which test classes *no runner ever runs*: unclassified ones (every
+classification-filtered run drops them silently), ones whose classification is unknown or
+unreadable, and classified ones that no runner collects (an instantiation filtered out for the
+device, a name replaced by a generated class, no runner running the classification).
+
+Counts of "test methods" are the ``test*`` methods written in a class body. A runner's counts are
+the classes and methods it collects (a subclass collects its bases' tests too; a generated class
+counts once per device), before ``@dtypes`` and ``@parametrize`` multiply them.
+
+Each file is reduced once to a :class:`FileSummary`, on as many processes as the checker uses and
+kept in the checker's cache under its own kind, so a second report over an unchanged tree reads
+no file. :meth:`Report.to_json` is the ``hwlint-report/1`` contract: renderers and ``--compare``
+read only it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from . import __version__
+from .cache import Cache, content_hash
+from .checker import MAX_FILE_BYTES, Finding, Selection, check_paths, read_source
+from .config import Config, discover
+from .model import ClassInfo, FileModel, ParseError, build_model, effective_declaration, mro
+from .select import FileSelection, RunnerSelection, runner_backends, select_model
+from .taxonomy import Runner, Taxonomy
+
+SCHEMA = "hwlint-report/1"
+CLASSIFIED, UNCLASSIFIED, UNKNOWN, UNRESOLVABLE = "classified", "unclassified", "unknown", "unresolvable"
+STATUSES = (CLASSIFIED, UNCLASSIFIED, UNKNOWN, UNRESOLVABLE)
+
+
+class ReportError(Exception):
+    """A report that cannot be made (a --compare file that is not a report, for instance)."""
+
+
+@dataclass
+class ClassRow:
+    """One test class written in a file (a class whose own body defines ``test*`` methods)."""
+
+    path: str
+    name: str
+    line: int
+    tests: int  # test methods written in its body
+    status: str  # classified | unclassified | unknown | unresolvable
+    classification: str | None  # the member in effect (also for an unknown one)
+    runners: list[str] = field(default_factory=list)  # runners that run its tests
+    never_run: str | None = None  # why no runner runs it, when none does
+
+    def to_json(self) -> dict:
+        return {
+            "path": _posix(self.path),
+            "line": self.line,
+            "name": self.name,
+            "tests": self.tests,
+            "status": self.status,
+            "classification": self.classification,
+            "runners": list(self.runners),
+            "never_run": self.never_run,
+        }
+
+
+@dataclass
+class Stats:
+    """Counts over a set of files: one directory (with everything below it) or the whole report."""
+
+    classifications: tuple[str, ...]
+    files: int = 0
+    unparsable_files: int = 0
+    classes: int = 0
+    tests: int = 0
+    by_classification: Counter = field(default_factory=Counter)
+    unclassified: int = 0
+    unknown: int = 0
+    unresolvable: int = 0
+    never_run_classes: int = 0
+    never_run_tests: int = 0
+    findings: Counter = field(default_factory=Counter)
+
+    @property
+    def classified(self) -> int:
+        return sum(self.by_classification.values())
+
+    @property
+    def classified_percent(self) -> float | None:
+        """Classified classes in percent, one decimal; None when there are no test classes."""
+        return round(100 * self.classified / self.classes, 1) if self.classes else None
+
+    def add_file(self, summary: FileSummary, findings: Sequence[Finding]) -> None:
+        self.files += 1
+        self.unparsable_files += summary.unparsable
+        for row in summary.rows:
+            self.classes += 1
+            self.tests += row.tests
+            if row.status == CLASSIFIED:
+                self.by_classification[row.classification] += 1
+            elif row.status == UNCLASSIFIED:
+                self.unclassified += 1
+            elif row.status == UNKNOWN:
+                self.unknown += 1
+            else:
+                self.unresolvable += 1
+            if row.never_run is not None:
+                self.never_run_classes += 1
+                self.never_run_tests += row.tests
+        self.findings.update(f.code for f in findings)
+
+    def to_json(self) -> dict:
+        return {
+            "files": self.files,
+            "unparsable_files": self.unparsable_files,
+            "classes": self.classes,
+            "tests": self.tests,
+            "classified": self.classified,
+            "classified_percent": self.classified_percent,
+            "by_classification": {c: self.by_classification.get(c, 0) for c in self.classifications},
+            "unclassified": self.unclassified,
+            "unknown": self.unknown,
+            "unresolvable": self.unresolvable,
+            "never_run_classes": self.never_run_classes,
+            "never_run_tests": self.never_run_tests,
+            "findings": dict(sorted(self.findings.items())),
+            "findings_total": sum(self.findings.values()),
+        }
+
+
+@dataclass
+class RunnerTally:
+    """What one runner collects and runs, in one file or summed over many."""
+
+    counts: Counter = field(default_factory=Counter)  # RunnerSelection.counts(): classes by status
+    classes: Counter = field(default_factory=Counter)  # selected classes by classification
+    tests: Counter = field(default_factory=Counter)  # their test methods by classification
+    files: int = 0  # files with at least one selected class
+
+    def add(self, other: RunnerTally) -> None:
+        self.counts.update(other.counts)
+        self.classes.update(other.classes)
+        self.tests.update(other.tests)
+        self.files += other.files
+
+
+@dataclass
+class FileSummary:
+    """All the report needs from one file: computed once per content, cached and shipped between
+    processes as the checker's findings are."""
+
+    path: str
+    unparsable: bool
+    rows: list[ClassRow]
+    runners: dict[str, RunnerTally]  # by runner name
+
+
+@dataclass
+class RunnerRow:
+    """What one runner of the taxonomy collects and runs over the whole report."""
+
+    runner: Runner
+    tally: RunnerTally = field(default_factory=RunnerTally)
+
+    def to_json(self) -> dict:
+        order = list(self.runner.runs)
+        t = self.tally
+        return {
+            "name": self.runner.name,
+            "device": self.runner.device,
+            "runs": order,
+            "classes": sum(t.classes.values()),
+            "tests": sum(t.tests.values()),
+            "files": t.files,
+            "classes_by_classification": {c: t.classes.get(c, 0) for c in order},
+            "tests_by_classification": {c: t.tests.get(c, 0) for c in order},
+            "collected": t.counts["total"],
+            "mismatched": t.counts["mismatched"],
+            "unclassified": t.counts["unclassified"],
+            "unplaced": t.counts["unplaced"],
+            "not_generated": t.counts["not_generated"],
+        }
+
+
+@dataclass
+class Report:
+    root: str
+    depth: int | None
+    taxonomy: Taxonomy
+    total: Stats
+    directories: list[tuple[str, int, Stats]]  # (path, depth below the root, stats), tree order
+    runners: list[RunnerRow]
+    classes: list[ClassRow]
+    findings: list[Finding]
+    compare: dict | None = None  # see compare(): what changed since an earlier report
+
+    @property
+    def never_run(self) -> list[ClassRow]:
+        return [c for c in self.classes if c.never_run is not None]
+
+    def to_json(self) -> dict:
+        """The ``hwlint-report/1`` document: stable keys, paths with forward slashes."""
+        return {
+            "schema": SCHEMA,
+            "hwlint_version": __version__,
+            "taxonomy": {
+                "digest": self.taxonomy.digest,
+                "classifications": list(self.taxonomy.classifications),
+            },
+            "root": _posix(self.root),
+            "depth": self.depth,
+            "total": self.total.to_json(),
+            "directories": [
+                {"path": _posix(path), "depth": depth, **stats.to_json()}
+                for path, depth, stats in self.directories
+            ],
+            "runners": [r.to_json() for r in self.runners],
+            "classes": [c.to_json() for c in self.classes],
+            "never_run": [c.to_json() for c in self.never_run],
+            "findings": [
+                {
+                    "path": _posix(f.path),
+                    "line": f.line,
+                    "col": f.col + 1,
+                    "code": f.code,
+                    "message": f.message,
+                }
+                for f in self.findings
+            ],
+            "compare": self.compare,
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+# Building the report
+
+
+def report_paths(
+    paths: Sequence[str],
+    taxonomy: Taxonomy,
+    config: Config,
+    depth: int | None = None,
+    jobs: int | None = None,
+    cache: Cache | None = None,
+) -> Report:
+    """The report over every test file under *paths*, with *config*'s discovery and code selection."""
+    files = list(discover(paths, config))
+    max_bytes = config.max_file_size * 1024 * 1024
+    selection = Selection(config.select, config.ignore)
+    findings = []
+    for path, found in zip(files, check_paths(files, taxonomy, jobs, cache, max_bytes), strict=True):
+        sel = selection.with_ignored(config.ignored_for(path))
+        findings.append([f for f in found if sel.enabled(f.code)])
+    summaries = summarize_paths(files, taxonomy, jobs, cache, max_bytes)
+    return build_report(summaries, findings, taxonomy, report_root(paths), depth)
+
+
+def report_root(paths: Sequence[str]) -> str:
+    """The directory the report's tree starts at: the deepest one holding every given path."""
+    dirs = [os.path.abspath(p if os.path.isdir(p) else os.path.dirname(p) or ".") for p in paths or ["."]]
+    root = os.path.commonpath(dirs)
+    rel = os.path.relpath(root)
+    return root if rel.startswith("..") else rel
+
+
+def build_report(
+    summaries: Sequence[FileSummary],
+    findings: Sequence[Sequence[Finding]],
+    taxonomy: Taxonomy,
+    root: str = ".",
+    depth: int | None = None,
+) -> Report:
+    """The report from each file's summary and findings (two lists in the same order)."""
+    names = tuple(taxonomy.classifications)
+    total = Stats(names)
+    dirs: dict[str, Stats] = {}
+    runners = [RunnerRow(r) for r in taxonomy.runners.values()]
+    for summary, found in zip(summaries, findings, strict=True):
+        total.add_file(summary, found)
+        for d in _ancestors(summary.path, root):
+            dirs.setdefault(d, Stats(names)).add_file(summary, found)
+        for row in runners:
+            row.tally.add(summary.runners[row.runner.name])
+    directories = [
+        (d, _depth(d, root), stats)
+        for d, stats in sorted(dirs.items(), key=lambda kv: _tree_key(kv[0], root))
+        if depth is None or _depth(d, root) <= depth
+    ]
+    every_finding = sorted((f for found in findings for f in found), key=Finding.sort_key)
+    classes = [row for summary in summaries for row in summary.rows]
+    return Report(root, depth, taxonomy, total, directories, runners, classes, every_finding)
+
+
+# -- one file ---------------------------------------------------------------------------------
+
+
+def summarize_file(path: str, taxonomy: Taxonomy, max_bytes: int = MAX_FILE_BYTES) -> FileSummary:
+    """The summary of the file at *path*; an unreadable file is an unparsable one, never an error."""
+    data = read_source(path, max_bytes)
+    if isinstance(data, str):
+        return summarize_model(FileModel(path, error=ParseError(1, 0, data)), taxonomy)
+    return summarize_model(build_model(data, path, taxonomy), taxonomy)
+
+
+def summarize_model(model: FileModel, taxonomy: Taxonomy) -> FileSummary:
+    """Each test class of *model* with its status and runners, and what each runner does with the file."""
+    per_runner = []
+    for runner in taxonomy.runners.values():
+        backends = runner_backends(taxonomy, runner)
+        per_runner.append((runner, select_model(model, taxonomy, runner, backends)))
+    named = [(runner.name, fs) for runner, fs in per_runner]
+    runs = _runs(model, named)
+    rows = [_class_row(model, cls, taxonomy, runs, named) for cls in model.test_classes]
+    tallies = {runner.name: _tally(runner, fs) for runner, fs in per_runner}
+    return FileSummary(model.path, model.error is not None, rows, tallies)
+
+
+def _runs(model: FileModel, per_runner: Sequence[tuple[str, FileSelection]]) -> dict[int, list[str]]:
+    """Names of the runners that run each class's tests (keyed by id): a selected class and its
+    bases in the file, since a collected class runs the test methods it inherits."""
+    out: dict[int, list[str]] = {}
+    for name, fs in per_runner:
+        for cand in fs.selected:
+            if cand.source is None:
+                continue
+            for cls in mro(model, cand.source):
+                names = out.setdefault(id(cls), [])
+                if name not in names:
+                    names.append(name)
+    return out
+
+
+def _class_row(
+    model: FileModel,
+    cls: ClassInfo,
+    taxonomy: Taxonomy,
+    runs: dict[int, list[str]],
+    per_runner: Sequence[tuple[str, FileSelection]],
+) -> ClassRow:
+    status, member, value = _status(model, cls, taxonomy)
+    row = ClassRow(model.path, cls.name, cls.site.line, len(cls.test_methods), status, member)
+    row.runners = runs.get(id(cls), [])
+    if not row.runners:
+        row.never_run = _never_run(model, cls, taxonomy, status, member, value, per_runner)
+    return row
+
+
+def _status(model: FileModel, cls: ClassInfo, taxonomy: Taxonomy) -> tuple[str, str | None, str]:
+    """(status, member, source text of the value) of the classification ``getattr`` finds."""
+    found = effective_declaration(model, cls)
+    if found is None:
+        return UNCLASSIFIED, None, ""
+    decl = found[0]
+    if decl.member is None:
+        return UNRESOLVABLE, None, decl.site.text
+    if decl.member not in taxonomy.classifications:
+        return UNKNOWN, decl.member, decl.site.text
+    return CLASSIFIED, decl.member, decl.site.text
+
+
+def _never_run(
+    model: FileModel,
+    cls: ClassInfo,
+    taxonomy: Taxonomy,
+    status: str,
+    member: str | None,
+    value: str,
+    per_runner: Sequence[tuple[str, FileSelection]],
+) -> str:
+    """Why no runner runs *cls*, in one line."""
+    if status == UNCLASSIFIED:
+        return "unclassified: every classification-filtered run drops it"
+    if status == UNKNOWN:
+        return f"{member} is not a classification in the taxonomy"
+    if status == UNRESOLVABLE:
+        return f"{taxonomy.attribute} = {value} cannot be read statically"
+    last = model.class_named(cls.name)
+    if last is not None and last is not cls:
+        return f"redefined at line {last.site.line}, which replaces it"
+    runners = [(name, fs) for name, fs in per_runner if member in taxonomy.runners[name].runs]
+    if not runners:
+        return f"no runner runs {member}"
+    why: dict[str, list[str]] = {}
+    for name, fs in runners:
+        why.setdefault(_not_collected(model, cls, fs), []).append(name)
+    return "; ".join(f"{', '.join(names)}: {reason}" for reason, names in why.items())
+
+
+def _not_collected(model: FileModel, cls: ClassInfo, fs: FileSelection) -> str:
+    """Why a runner that runs *cls*'s classification does not collect it, in the selector's words."""
+    for ng in fs.not_generated:
+        if ng.generic == cls.name and model.class_named(cls.name, ng.call.site.line) is cls:
+            return f"not generated, {ng.reason}"
+    for cand in fs.candidates:
+        if cand.generic and cls.name in cand.names and cand.source is not cls:
+            assert cand.call is not None
+            return f"replaced by the class {cand.generic} generates (line {cand.call.site.line})"
+    # what is left: a class pytest does not collect at all (see select._collectable)
+    return "not collected: its name does not start with Test and no base can be a TestCase"
+
+
+def _tally(runner: Runner, fs: FileSelection) -> RunnerTally:
+    tally = RunnerTally(
+        Counter(RunnerSelection(runner, (), False, [fs]).counts()), files=int(bool(fs.selected))
+    )
+    for cand in fs.selected:
+        tally.classes[cand.classification] += 1
+        # a PrivateUse1 class lists its methods once per possible name: count them once
+        tally.tests[cand.classification] += len(cand.methods) // len(cand.names)
+    return tally
+
+
+# -- many files: in parallel, cached ----------------------------------------------------------
+
+_worker: tuple[Taxonomy, int] | None = None
+
+
+def _init_worker(taxonomy: Taxonomy, max_bytes: int) -> None:
+    global _worker
+    _worker = (taxonomy, max_bytes)
+
+
+def _summarize_task(task: tuple[str, str | None]) -> tuple[tuple[int, int, str] | None, FileSummary | None]:
+    """Worker: ((mtime, size, hash), summary) of one file; summary is None when the hash is *known*."""
+    path, known = task
+    assert _worker is not None
+    taxonomy, max_bytes = _worker
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None, summarize_file(path, taxonomy, max_bytes)
+    data = read_source(path, max_bytes)
+    if isinstance(data, str):
+        return None, summarize_file(path, taxonomy, max_bytes)
+    sha = content_hash(data)
+    if sha == known:
+        return (st.st_mtime_ns, st.st_size, sha), None
+    return (st.st_mtime_ns, st.st_size, sha), summarize_model(build_model(data, path, taxonomy), taxonomy)
+
+
+def summarize_paths(
+    files: Sequence[str],
+    taxonomy: Taxonomy,
+    jobs: int | None = None,
+    cache: Cache | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
+) -> list[FileSummary]:
+    """The summary of each of *files*, in the same order: on *jobs* processes, and read from *cache*
+    for files whose content it has seen (the cache the checker uses, under its own kind)."""
+    out: list[FileSummary | None] = [None] * len(files)
+    todo: list[tuple[int, str | None]] = []
+    for i, path in enumerate(files):
+        hit = cache.lookup(path, _KIND) if cache is not None else None
+        if hit is not None:
+            out[i] = _at(hit, path)
+        else:
+            todo.append((i, cache.known_hash(path, _KIND) if cache is not None else None))
+    tasks = [(files[i], known) for i, known in todo]
+    for (i, _), (stamp, summary) in zip(todo, _run(tasks, taxonomy, jobs, max_bytes), strict=True):
+        if summary is None:  # touched but unchanged
+            assert cache is not None and stamp is not None
+            summary = _at(cache.value_for_hash(files[i], _KIND, stamp[2]), files[i])
+        if cache is not None and stamp is not None:
+            cache.store(files[i], stamp[0], stamp[1], stamp[2], _KIND, summary)
+        out[i] = summary
+    if cache is not None:
+        cache.save()
+    return [s for s in out if s is not None]
+
+
+_KIND = "report"
+
+
+def _at(summary: FileSummary, path: str) -> FileSummary:
+    """A cached summary under the path it is asked for now (the cache is keyed by absolute path)."""
+    if summary.path == path:
+        return summary
+    rows = [replace(r, path=path) for r in summary.rows]
+    return replace(summary, path=path, rows=rows)
+
+
+def _run(tasks: list[tuple[str, str | None]], taxonomy: Taxonomy, jobs: int | None, max_bytes: int) -> list:
+    """Run _summarize_task over *tasks*, in this process when there are few (as the checker does)."""
+    jobs = max(1, jobs or os.cpu_count() or 1)
+    if jobs == 1 or len(tasks) < 4 * jobs:
+        _init_worker(taxonomy, max_bytes)
+        return [_summarize_task(t) for t in tasks]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+    chunksize = max(1, min(8, len(tasks) // (jobs * 16)))
+    with ProcessPoolExecutor(
+        jobs, mp_context=ctx, initializer=_init_worker, initargs=(taxonomy, max_bytes)
+    ) as pool:
+        return list(pool.map(_summarize_task, tasks, chunksize=chunksize))
+
+
+# ---------------------------------------------------------------------------------------------
+# Comparing with an earlier report
+
+
+def load_report(path: str) -> dict:
+    """An earlier ``hwlint report --format json``; ReportError when it is not one."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as e:
+        raise ReportError(f"{path}: cannot read: {e.strerror or e}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ReportError(f"{path}: not a JSON report: {e}") from None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        found = data.get("schema") if isinstance(data, dict) else None
+        raise ReportError(f"{path}: not a {SCHEMA} report (schema: {found!r})")
+    return data
+
+
+def compare(new: dict, old: dict, against: str) -> dict:
+    """What changed from *old* to *new* (both ``to_json()`` documents without their compare).
+
+    Classes are matched by (path, name), findings by (path, code, message): line numbers move with
+    every edit above them. Both reports must be made from the same directory for paths to match.
+    """
+    old_classes, new_classes = _by_key(old["classes"]), _by_key(new["classes"])
+    changed = {"newly_classified": [], "declassified": [], "reclassified": []}
+    for key, row in new_classes.items():
+        before = old_classes.get(key)
+        if before is None:
+            continue
+        was, now = before["status"] == CLASSIFIED, row["status"] == CLASSIFIED
+        entry = {**_class_ref(row), "before": _label(before), "after": _label(row)}
+        if now and not was:
+            changed["newly_classified"].append(entry)
+        elif was and not now:
+            changed["declassified"].append(entry)
+        elif was and before["classification"] != row["classification"]:
+            changed["reclassified"].append(entry)
+    new_findings, fixed = _finding_changes(old["findings"], new["findings"])
+    return {
+        "against": against,
+        "total": _delta(old["total"], new["total"]),
+        "directories": _directory_deltas(old["directories"], new["directories"]),
+        "runners": _runner_deltas(old["runners"], new["runners"]),
+        **changed,
+        "new_classes": [_class_ref(r) for k, r in new_classes.items() if k not in old_classes],
+        "removed_classes": [_class_ref(r) for k, r in old_classes.items() if k not in new_classes],
+        "new_findings": new_findings,
+        "fixed_findings": fixed,
+    }
+
+
+_DELTA_KEYS = (
+    "files",
+    "classes",
+    "tests",
+    "classified",
+    "classified_percent",
+    "never_run_tests",
+    "findings_total",
+)
+
+
+def _delta(old: dict | None, new: dict | None) -> dict:
+    """[before, after] for each headline count; None on the side where the directory is absent."""
+    return {k: [old.get(k) if old else None, new.get(k) if new else None] for k in _DELTA_KEYS}
+
+
+def _directory_deltas(old: list[dict], new: list[dict]) -> list[dict]:
+    """Directories whose headline counts changed (added and removed ones too), in path order."""
+    before, after = {d["path"]: d for d in old}, {d["path"]: d for d in new}
+    out = []
+    for path in sorted(before.keys() | after.keys(), key=lambda p: p.split("/")):
+        delta = _delta(before.get(path), after.get(path))
+        if any(a != b for a, b in delta.values()):
+            out.append({"path": path, **delta})
+    return out
+
+
+def _runner_deltas(old: list[dict], new: list[dict]) -> list[dict]:
+    before = {r["name"]: r for r in old}
+    out = []
+    for r in new:
+        b = before.get(r["name"], {})
+        out.append(
+            {
+                "name": r["name"],
+                "classes": [b.get("classes"), r["classes"]],
+                "tests": [b.get("tests"), r["tests"]],
+            }
+        )
+    return out
+
+
+def _by_key(rows: list[dict]) -> dict[tuple, dict]:
+    """Rows keyed by (path, name, n): n tells apart classes of one name defined twice in a file."""
+    seen: Counter = Counter()
+    out = {}
+    for row in rows:
+        seen[(row["path"], row["name"])] += 1
+        out[(row["path"], row["name"], seen[(row["path"], row["name"])])] = row
+    return out
+
+
+def _class_ref(row: dict) -> dict:
+    return {"path": row["path"], "line": row["line"], "name": row["name"], "tests": row["tests"]}
+
+
+def _label(row: dict) -> str:
+    """A class's state in one word: its classification, or its status when it has none."""
+    return row["classification"] if row["status"] == CLASSIFIED else row["status"]
+
+
+def _finding_changes(old: list[dict], new: list[dict]) -> tuple[list[dict], list[dict]]:
+    """(new findings, fixed findings), matched as multisets of (path, code, message)."""
+
+    def key(f: dict) -> tuple:
+        return f["path"], f["code"], f["message"]
+
+    left = Counter(key(f) for f in old)
+    added = []
+    for f in new:
+        if left[key(f)]:
+            left[key(f)] -= 1
+        else:
+            added.append(f)
+    right = Counter(key(f) for f in new)
+    fixed = []
+    for f in old:
+        if right[key(f)]:
+            right[key(f)] -= 1
+        else:
+            fixed.append(f)
+    return added, fixed
+
+
+# -- directories ------------------------------------------------------------------------------
+
+
+def _ancestors(path: str, root: str) -> list[str]:
+    """The directories from *root* down to *path*'s own, as display paths."""
+    rel = os.path.relpath(os.path.dirname(os.path.abspath(path)), os.path.abspath(root))
+    parts = [] if rel == "." else rel.split(os.sep)
+    return [os.path.normpath(os.path.join(root, *parts[:i])) for i in range(len(parts) + 1)]
+
+
+def _depth(directory: str, root: str) -> int:
+    rel = os.path.relpath(directory, root)
+    return 0 if rel == "." else rel.count(os.sep) + 1
+
+
+def _tree_key(directory: str, root: str) -> tuple[str, ...]:
+    rel = os.path.relpath(directory, root)
+    return () if rel == "." else tuple(rel.split(os.sep))
+
+
+def _posix(path: str) -> str:
+    return path.replace(os.sep, "/")

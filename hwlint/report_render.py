@@ -1,0 +1,346 @@
+"""Renderings of a migration report: a terminal table, a pull-request comment, JSON.
+
+Every renderer reads only the ``hwlint-report/1`` document (:meth:`hwlint.report.Report.to_json`),
+so what a dashboard reads from the JSON is exactly what the table and the comment show.
+The HTML page lives in :mod:`hwlint.report_html`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+
+from .rules import RULES
+
+# -- shared wording ---------------------------------------------------------------------------
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}%"
+
+
+def plural(n: int, word: str) -> str:
+    """``1 class``, ``2 classes``, ``1,234 tests``."""
+    if n == 1:
+        return f"{n} {word}"
+    return f"{n:,} {word}es" if word.endswith("s") else f"{n:,} {word}s"
+
+
+def _headline(doc: dict) -> list[str]:
+    """The four headline facts: classified share, size, never-run tests, findings."""
+    t = doc["total"]
+    parts = [
+        f"{t['classified']} of {plural(t['classes'], 'test class')} classified "
+        f"({_percent(t['classified_percent'])})",
+        f"{plural(t['tests'], 'test method')} in {plural(t['files'], 'file')}",
+        f"{plural(t['never_run_classes'], 'class')} ({plural(t['never_run_tests'], 'test')}) never run",
+        plural(t["findings_total"], "finding"),
+    ]
+    return parts
+
+
+def _status_columns(doc: dict) -> list[tuple[str, Callable[[dict], object]]]:
+    """(header, getter) of the per-classification columns, then unclassified / unknown / unresolvable."""
+    cols: list[tuple[str, Callable[[dict], object]]] = [
+        (name, lambda s, name=name: s["by_classification"][name])
+        for name in doc["taxonomy"]["classifications"]
+    ]
+    cols += [(k, lambda s, k=k: s[k]) for k in ("unclassified", "unknown", "unresolvable")]
+    return cols
+
+
+def arrow(pair: Sequence, fmt: Callable[[object], str] = str) -> str:
+    """A [before, after] pair in words: ``3 → 4``, ``4`` when equal, ``(new) 4``, ``3 (removed)``."""
+    before, after = pair
+    if before is None:
+        return f"(new) {fmt(after)}"
+    if after is None:
+        return f"{fmt(before)} (removed)"
+    return fmt(after) if before == after else f"{fmt(before)} → {fmt(after)}"
+
+
+def _change_counts(cmp: dict) -> str:
+    return (
+        f"{plural(len(cmp['newly_classified']), 'class')} newly classified, "
+        f"{len(cmp['declassified'])} declassified, {len(cmp['reclassified'])} reclassified; "
+        f"{len(cmp['new_classes'])} new, {len(cmp['removed_classes'])} removed"
+    )
+
+
+def _compare_lines(cmp: dict) -> list[str]:
+    """The compare headline, one fact per line."""
+    t = cmp["total"]
+    return [
+        f"classified: {arrow(t['classified'])} of {arrow(t['classes'])} classes "
+        f"({arrow(t['classified_percent'], _percent)})",
+        f"tests never run: {arrow(t['never_run_tests'])}",
+        f"findings: {arrow(t['findings_total'])} ({len(cmp['new_findings'])} new, "
+        f"{len(cmp['fixed_findings'])} fixed)",
+        f"classes: {_change_counts(cmp)}",
+    ]
+
+
+# -- table ------------------------------------------------------------------------------------
+
+
+def _align(align: str, n: int) -> str:
+    """*align* ("l"/"r" per column) padded to *n* columns with its last letter."""
+    return (align + align[-1] * n)[:n]
+
+
+def _grid(headers: Sequence[str], rows: Sequence[Sequence[object]], align: str = "lr") -> list[str]:
+    """Columns padded to their widest cell, aligned left ("l") or right ("r") per *align*."""
+    align = _align(align, len(headers))
+    cells = [[str(c) for c in headers], *[[str(c) for c in r] for r in rows]]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    out = []
+    for r in cells:
+        parts = [
+            c.ljust(w) if align[i] == "l" else c.rjust(w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        ]
+        out.append("  ".join(parts).rstrip())
+    return out
+
+
+def render_table(doc: dict, **_: object) -> str:
+    """The report for a terminal: headline, directories, runners, never-run classes, findings."""
+    lines = [f"hwlint report: {doc['root']}", "  " + " · ".join(_headline(doc)), ""]
+    if doc["compare"]:
+        lines.append(f"Since {doc['compare']['against']}:")
+        lines += ["  " + line for line in _compare_lines(doc["compare"])] + [""]
+    cols = _status_columns(doc)
+    lines += _grid(
+        ["Directory", "Files", "Classes", "Tests", "Classified", *[h for h, _ in cols], "Findings"],
+        [
+            [
+                "  " * d["depth"] + d["path"],
+                d["files"],
+                d["classes"],
+                d["tests"],
+                _percent(d["classified_percent"]),
+                *[get(d) for _, get in cols],
+                d["findings_total"],
+            ]
+            for d in doc["directories"]
+        ],
+    )
+    lines.append("")
+    lines += _grid(
+        ["Runner", "Device", "Runs", "Classes", "Tests", "Files"],
+        [
+            [r["name"], r["device"], ", ".join(r["runs"]), r["classes"], r["tests"], r["files"]]
+            for r in doc["runners"]
+        ],
+        "lllr",
+    )
+    never = doc["never_run"]
+    lines += ["", f"Never run by any runner: {plural(len(never), 'class')}"]
+    lines += [
+        f"  {c['path']}:{c['line']}: {c['name']} ({plural(c['tests'], 'test')}): {c['never_run']}"
+        for c in never
+    ]
+    findings = doc["total"]["findings"]
+    lines += ["", f"Findings by rule: {doc['total']['findings_total']}"]
+    if findings:
+        lines += ["  " + line for line in _grid(["Count", "Code", "Rule"], _rule_rows(findings), "rl")]
+        lines += ["", "Findings by directory:"]
+        lines += ["  " + line for line in _grid(*_findings_by_directory(doc, str))]
+    if doc["compare"]:
+        lines += _table_changes(doc["compare"])
+    return "\n".join(lines) + "\n"
+
+
+def _findings_by_directory(doc: dict, name: Callable[[str], str]) -> tuple[list[str], list[list[object]]]:
+    """A directory x rule table of finding counts, over the codes found anywhere."""
+    codes = sorted(doc["total"]["findings"])
+    rows = [[name(d["path"]), *[d["findings"].get(c, 0) for c in codes]] for d in doc["directories"]]
+    return ["Directory", *codes], rows
+
+
+def _rule_rows(findings: dict[str, int]) -> list[list[object]]:
+    """Most frequent first, as `hwlint check --statistics` orders them."""
+    return [
+        [n, code, RULES[code].name] for code, n in sorted(findings.items(), key=lambda kv: (-kv[1], kv[0]))
+    ]
+
+
+def _table_changes(cmp: dict) -> list[str]:
+    lines = []
+    for title, key in _CHANGE_LISTS:
+        if cmp[key]:
+            lines += ["", f"{title}:"] + [f"  {_class_change(c)}" for c in cmp[key]]
+    for title, key in (("New findings", "new_findings"), ("Fixed findings", "fixed_findings")):
+        if cmp[key]:
+            lines += ["", f"{title}:"] + [
+                f"  {f['path']}:{f['line']}: {f['code']} {f['message']}" for f in cmp[key]
+            ]
+    if cmp["directories"]:
+        lines += ["", "Directories that changed:"]
+        lines += ["  " + line for line in _grid(*_directory_change_table(cmp))]
+    if changed_runners(cmp):
+        lines += ["", "Runners that changed:"]
+        lines += ["  " + line for line in _grid(*_runner_change_table(cmp))]
+    return lines
+
+
+def changed_runners(cmp: dict) -> list[dict]:
+    """The runners whose classes or tests changed (a new runner too)."""
+    return [r for r in cmp["runners"] if r["classes"][0] != r["classes"][1] or r["tests"][0] != r["tests"][1]]
+
+
+def _runner_change_table(cmp: dict) -> tuple[list[str], list[list[str]]]:
+    rows = [[r["name"], arrow(r["classes"]), arrow(r["tests"])] for r in changed_runners(cmp)]
+    return ["Runner", "Classes", "Tests"], rows
+
+
+_CHANGE_LISTS = (
+    ("Newly classified", "newly_classified"),
+    ("No longer classified", "declassified"),
+    ("Classification changed", "reclassified"),
+    ("New test classes", "new_classes"),
+    ("Removed test classes", "removed_classes"),
+)
+
+
+def _class_change(c: dict) -> str:
+    change = f": {c['before']} → {c['after']}" if "before" in c else ""
+    return f"{c['path']}:{c['line']}: {c['name']}{change}"
+
+
+def _directory_change_table(cmp: dict) -> tuple[list[str], list[list[str]]]:
+    headers = ["Directory", "Classes", "Classified", "Tests never run", "Findings"]
+    rows = [
+        [
+            d["path"],
+            arrow(d["classes"]),
+            arrow(d["classified_percent"], _percent),
+            arrow(d["never_run_tests"]),
+            arrow(d["findings_total"]),
+        ]
+        for d in cmp["directories"]
+    ]
+    return headers, rows
+
+
+# -- markdown ---------------------------------------------------------------------------------
+
+
+def _md_cell(value: object) -> str:
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+# A GitHub comment holds at most 65,536 characters: long lists are cut, the JSON and HTML have them all.
+MD_ROWS = 100
+
+
+def _more(n: int) -> list[str]:
+    return ["", f"*… and {n} more: see the JSON or HTML report.*"] if n > 0 else []
+
+
+def _md_table(headers: Sequence[str], rows: Sequence[Sequence[object]], align: str = "lr") -> list[str]:
+    rule = ["---" if a == "l" else "---:" for a in _align(align, len(headers))]
+    out = ["| " + " | ".join(headers) + " |", "| " + " | ".join(rule) + " |"]
+    out += ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in rows[:MD_ROWS]]
+    return out + _more(len(rows) - MD_ROWS)
+
+
+def _md_list(items: Sequence[str]) -> list[str]:
+    return [f"- {item}" for item in items[:MD_ROWS]] + _more(len(items) - MD_ROWS)
+
+
+def _details(summary: str, body: list[str]) -> list[str]:
+    return ["", f"<details><summary>{summary}</summary>", "", *body, "", "</details>"]
+
+
+def render_markdown(doc: dict, **_: object) -> str:
+    """A pull-request comment: headline and runners in view, everything long inside <details>."""
+    head = _headline(doc)
+    lines = [
+        f"### hwlint report: `{doc['root']}`",
+        "",
+        f"**{head[0]}** · {head[1]} · **{head[2]}** · {head[3]}",
+    ]
+    if doc["compare"]:
+        lines += _md_compare(doc["compare"])
+    runners = [
+        [r["name"], r["device"], ", ".join(r["runs"]), r["classes"], r["tests"]] for r in doc["runners"]
+    ]
+    lines += ["", *_md_table(["Runner", "Device", "Runs", "Classes", "Tests"], runners, "lllr")]
+    never = doc["never_run"]
+    if never:
+        summary = (
+            f"Never run by any runner: {plural(len(never), 'class')}, "
+            f"{plural(doc['total']['never_run_tests'], 'test method')}"
+        )
+        rows = [[f"`{c['path']}:{c['line']}` `{c['name']}`", c["tests"], c["never_run"]] for c in never]
+        lines += _details(summary, _md_table(["Class", "Tests", "Why"], rows, "lrl"))
+    cols = _status_columns(doc)
+    rows = [
+        [
+            f"`{d['path']}`",
+            d["files"],
+            d["classes"],
+            d["tests"],
+            _percent(d["classified_percent"]),
+            *[get(d) for _, get in cols],
+            d["findings_total"],
+        ]
+        for d in doc["directories"]
+    ]
+    headers = ["Directory", "Files", "Classes", "Tests", "Classified", *[h for h, _ in cols], "Findings"]
+    lines += _details(f"Directories ({len(rows)})", _md_table(headers, rows))
+    findings = doc["total"]["findings"]
+    if findings:
+        rows = [[f"`{code}`", RULES[code].name, n] for n, code, _ in _rule_rows(findings)]
+        lines += _details(
+            f"Findings by rule ({doc['total']['findings_total']})",
+            [
+                *_md_table(["Rule", "Name", "Count"], rows, "llr"),
+                "",
+                *_md_table(*_findings_by_directory(doc, lambda p: f"`{p}`")),
+            ],
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _md_compare(cmp: dict) -> list[str]:
+    lines = ["", f"**Since `{cmp['against']}`:**", ""] + [f"- {line}" for line in _compare_lines(cmp)]
+    body: list[str] = []
+    for title, key in _CHANGE_LISTS:
+        if cmp[key]:
+            body += [f"**{title}**", "", *_md_list([f"`{_class_change(c)}`" for c in cmp[key]]), ""]
+    for title, key in (("New findings", "new_findings"), ("Fixed findings", "fixed_findings")):
+        if cmp[key]:
+            body += [f"**{title}**", ""]
+            body += _md_list([f"`{f['path']}:{f['line']}` `{f['code']}` {f['message']}" for f in cmp[key]])
+            body.append("")
+    if cmp["directories"]:
+        headers, rows = _directory_change_table(cmp)
+        body += [*_md_table(headers, [[f"`{r[0]}`", *r[1:]] for r in rows]), ""]
+    if changed_runners(cmp):
+        body += _md_table(*_runner_change_table(cmp))
+    while body and body[-1] == "":
+        body.pop()
+    return lines + (_details("What changed", body) if body else [])
+
+
+# -- json -------------------------------------------------------------------------------------
+
+
+def render_json(doc: dict, **_: object) -> str:
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def renderers() -> dict[str, Callable[..., str]]:
+    """Format name -> renderer ``(doc, output=FILE or None) -> text``; HTML is imported when asked for."""
+
+    def html(doc: dict, output: str | None = None, **_: object) -> str:
+        from .report_html import render_html
+
+        return render_html(doc, output)
+
+    return {"table": render_table, "markdown": render_markdown, "json": render_json, "html": html}
+
+
+FORMATS = ("table", "markdown", "json", "html")

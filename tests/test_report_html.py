@@ -1,0 +1,191 @@
+"""`hwlint report --format html`: one offline page, checked as text and in a real headless chromium.
+
+The chromium tests need Debian's `chromium` package (.ci/run installs it) and skip without it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT, run_tool
+
+CHROMIUM = "/usr/bin/chromium"
+needs_chromium = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="chromium is not installed")
+
+
+def render(tmp_path: Path, *args: str, cwd: Path = ROOT, name: str = "report.html") -> Path:
+    out = tmp_path / name
+    res = run_tool("hwlint", "report", "--no-cache", "--format", "html", "-o", str(out), *args, cwd=cwd)
+    assert (res.returncode, res.stdout, res.stderr) == (0, "", "")
+    return out
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory) -> Path:
+    return render(tmp_path_factory.mktemp("html"), "examples")
+
+
+def test_page_is_self_contained(page):
+    html = page.read_text()
+    assert html.startswith("<!DOCTYPE html>\n")
+    # the only URL is the SVG namespace, which is a name, not a fetch
+    assert set(re.findall(r"https?://[^\"' )]+", html)) == {"http://www.w3.org/2000/svg"}
+    for fetch in ("<script src", "<link", "@import", "url(", "<img", "<iframe"):
+        assert fetch not in html
+    assert "default-src 'none'" in html  # and the page's own policy forbids fetching anything
+
+
+def test_page_has_charts_tables_and_source_links(page):
+    html = page.read_text()
+    for ident in ("chart-classes", "chart-runners"):
+        assert f'<svg id="{ident}" class="chart"' in html
+    for ident in ("directory-table", "runner-table", "attention-table", "findings-table"):
+        assert f'<table id="{ident}" class="sortable">' in html
+    # the links are relative to where the page is written and end in #L<line>
+    links = re.findall(r'<a href="([^"]+)"><code>([^<]+)</code></a>', html)
+    assert [text for _, text in links] == [
+        "examples/test/test_cuda_kernels.py:34",
+        "examples/test/test_ops.py:41",
+        "examples/test/test_serialization.py:39",
+    ]
+    for href, text in links:
+        path, line = text.rsplit(":", 1)
+        target, anchor = href.split("#")
+        assert anchor == f"L{line}"
+        assert Path(os.path.normpath(page.parent / target)) == ROOT / path
+    # one segment per non-zero count: directories 7 + 7 + 2 + 3, runners 3 + 2 + 2 + 2 + 1 + 1
+    assert html.count('class="seg"') == 30
+    assert 'aria-valuenow="88.9"' in html
+
+
+def test_text_is_escaped(tmp_path):
+    weird = tmp_path / "a&b <dir>"
+    weird.mkdir()
+    (weird / "test_x.py").write_text("class TestX(TestCase):\n    def test_x(self): ...\n")
+    html = render(tmp_path, "--isolated", ".", cwd=weird).read_text()
+    assert "<dir>" not in html
+    assert 'href="test_x.py#L1"' not in html  # the page is written one level up
+    assert 'href="a%26b%20%3Cdir%3E/test_x.py#L1"' in html
+
+
+# ---------------------------------------------------------------------------------------------
+# In a real browser
+
+
+def chromium(page: Path, tmp_path: Path) -> tuple[str, str]:
+    """(DOM after the page's scripts ran, chromium's log) for *page*, opened from disk."""
+    profile = tmp_path / "profile"
+    res = subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={profile}",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert res.returncode == 0, res.stderr[-2000:]
+    return res.stdout, res.stderr
+
+
+def console_errors(log: str) -> list[str]:
+    """Console messages and script errors chromium logged for the page."""
+    return [line for line in log.splitlines() if "CONSOLE" in line or "Uncaught" in line]
+
+
+@needs_chromium
+def test_page_loads_without_errors_in_chromium(page, tmp_path):
+    dom, log = chromium(page, tmp_path)
+    assert console_errors(log) == []
+    assert re.search(r'<body[^>]* data-ready="1"', dom), "the page's script did not run to its end"
+    assert dom.count('class="seg"') == 30
+    for ident in ("chart-classes", "chart-runners"):
+        assert f'<svg id="{ident}"' in dom
+    rows = {
+        ident: dom.split(f'<table id="{ident}"')[1].split("</table>")[0].count("<tr")
+        for ident in ("directory-table", "runner-table", "attention-table", "findings-table")
+    }
+    assert rows == {"directory-table": 5, "runner-table": 7, "attention-table": 4, "findings-table": 10}
+
+
+@needs_chromium
+def test_tables_sort_when_a_header_is_clicked(page, tmp_path):
+    # A test-only script clicks the runner table's "Tests" header twice and records the runner order.
+    probe = """<script>
+    const th = document.querySelectorAll("#runner-table th")[4];
+    const order = () => Array.from(document.querySelectorAll("#runner-table tbody tr"))
+        .map((r) => r.cells[0].dataset.sort).join(",");
+    th.querySelector("button").click();
+    document.body.dataset.ascending = order() + "|" + th.getAttribute("aria-sort");
+    th.querySelector("button").click();
+    document.body.dataset.descending = order() + "|" + th.getAttribute("aria-sort");
+    </script></body>"""
+    probed = tmp_path / "probed.html"
+    probed.write_text(page.read_text().replace("</body>", probe))
+    dom, log = chromium(probed, tmp_path)
+    assert console_errors(log) == []
+    # ties keep the page's order (cuda before rocm); xpu 3, mps 4, privateuse1 7, cuda/rocm 11, cpu 14
+    assert 'data-ascending="xpu,mps,privateuse1,cuda,rocm,cpu|ascending"' in dom
+    assert 'data-descending="cpu,cuda,rocm,privateuse1,mps,xpu|descending"' in dom
+
+
+@needs_chromium
+def test_compare_page_loads_in_chromium(tmp_path):
+    shutil.copytree(ROOT / "examples" / "test", tmp_path / "test")
+    res = run_tool(
+        "hwlint",
+        "report",
+        "--isolated",
+        "--no-cache",
+        "--format",
+        "json",
+        "-o",
+        "old.json",
+        "test",
+        cwd=tmp_path,
+    )
+    assert res.returncode == 0, res.stderr
+    (tmp_path / "test" / "nn" / "test_new.py").write_text(
+        "class TestNew(TestCase):\n    def test_n(self): ...\n"
+    )
+    (tmp_path / "test" / "nn" / "test_gen.py").write_text(
+        "class TestGen(TestCase):\n"
+        "    hw_classification = HardwareClassification.GENERIC\n"
+        "    def test_g(self): ...\n"
+    )
+    page = render(tmp_path, "--isolated", "--compare", "old.json", "test", cwd=tmp_path)
+    dom, log = chromium(page, tmp_path)
+    assert console_errors(log) == []
+    assert re.search(r'<body[^>]* data-ready="1"', dom)
+    assert '<h2 id="compare-title">Since old.json</h2>' in dom
+    assert '<table id="compare-table" class="sortable">' in dom
+    assert '<table id="compare-runner-table" class="sortable">' in dom
+    assert "<h3>New findings (1)</h3>" in dom
+
+
+@needs_chromium
+def test_a_script_error_would_be_caught(page, tmp_path):
+    # the checks above are only worth something if a broken page fails them
+    broken = tmp_path / "broken.html"
+    broken.write_text(page.read_text().replace("</body>", "<script>undefinedFunction();</script></body>"))
+    _, log = chromium(broken, tmp_path)
+    assert len(console_errors(log)) == 1
+    assert "Uncaught ReferenceError: undefinedFunction is not defined" in console_errors(log)[0]
