@@ -235,8 +235,8 @@ def balanced_or(parts: Sequence[str]) -> str:
     parts = [p for p in parts if p]
     if len(parts) <= FANOUT:
         return " or ".join(parts)
-    size = -(-len(parts) // FANOUT)
-    while -(-len(parts) // size) > FANOUT:  # keep each level at most FANOUT wide
+    size = FANOUT  # the smallest power of FANOUT that leaves at most FANOUT groups
+    while -(-len(parts) // size) > FANOUT:
         size *= FANOUT
     groups = [parts[i : i + size] for i in range(0, len(parts), size)]
     return " or ".join(_group(balanced_or(g)) for g in groups)

@@ -244,17 +244,17 @@ def test_balanced_or_never_chains_more_than_fanout_terms():
 
     terms = [f"T{i}" for i in range(5000)]
     expr = balanced_or(terms)
-    depth = max_chain = chain = 0
+    ors = [0]  # "or" count of each open parenthesis level
+    widest = 0
     for token in expr.replace("(", " ( ").replace(")", " ) ").split():
         if token == "(":
-            depth += 1
-            chain = 0
+            ors.append(0)
         elif token == ")":
-            depth -= 1
+            widest = max(widest, ors.pop())
         elif token == "or":
-            chain += 1
-            max_chain = max(max_chain, chain)
-    assert depth == 0 and max_chain < FANOUT
+            ors[-1] += 1
+    widest = max(widest, *ors)
+    assert len(ors) == 1 and widest == FANOUT - 1  # at most FANOUT terms per level
     compiled = Expression.compile(expr)
     assert compiled.evaluate(lambda name, **kw: name == "T4321")
     assert not compiled.evaluate(lambda name, **kw: name == "T5000")

@@ -1,0 +1,81 @@
+"""hwselect at scale: 10,000 selected classes, and an expression too long for one argument."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.conftest import run_tool
+from tests.select_suite import HEADER
+
+FILES, PER_FILE = 50, 200  # 10,000 selected classes
+CLASS = (
+    "class {name}(TestCase):\n"
+    "    hw_classification = HardwareClassification.{member}\n"
+    "    def test_a(self): pass\n"
+)
+
+
+def pytest_collect(root: Path, *args: str) -> set[str]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
+    return {line for line in proc.stdout.splitlines() if "::" in line}
+
+
+def test_ten_thousand_selected_classes(tmp_path):
+    """Every tenth class has a CUDA twin whose name contains it (TestS3x40 / TestS3x40Cuda)."""
+    expected = set()
+    for f in range(FILES):
+        parts = []
+        for i in range(PER_FILE):
+            parts.append(CLASS.format(name=f"TestS{f}x{i}", member="GENERIC"))
+            expected.add(f"test_big{f}.py::TestS{f}x{i}::test_a")
+            if i % 10 == 0:
+                parts.append(CLASS.format(name=f"TestS{f}x{i}Cuda", member="CUDA"))
+        (tmp_path / f"test_big{f}.py").write_text(HEADER + "\n".join(parts))
+    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider\n")
+
+    start = time.perf_counter()
+    proc = run_tool("hwselect", "cpu", "--format", "k", cwd=tmp_path)
+    elapsed = time.perf_counter() - start
+    assert proc.returncode == 0, proc.stderr
+    assert "total=11000, selected=10000, unclassified=0, mismatched=1000 classes" in proc.stderr
+    expression = proc.stdout.strip()
+    assert "\n" not in expression and len(expression.encode()) < 131_071
+    assert elapsed < 30
+    assert pytest_collect(tmp_path, "-k", expression) == expected
+
+
+def test_expression_over_the_argument_limit_becomes_an_argsfile(tmp_path):
+    """800 of 1,600 classes with 200-character names: either way about 160 KB, too much for one argument."""
+    expected = set()
+    for f in range(4):
+        parts = []
+        for i in range(200):
+            name = f"TestLong{f}x{i}".ljust(200, "Z")
+            parts.append(CLASS.format(name=name, member="GENERIC"))
+            expected.add(f"test_long{f}.py::{name}::test_a")
+            parts.append(CLASS.format(name=f"TestOther{f}x{i}".ljust(200, "Y"), member="CUDA"))
+        (tmp_path / f"test_long{f}.py").write_text(HEADER + "\n".join(parts))
+    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider\n")
+
+    proc = run_tool("hwselect", "cpu", "--format", "k", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "over the 131071-byte argument limit; printing a pytest argument file instead" in proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[:5] == ["test_long0.py", "test_long1.py", "test_long2.py", "test_long3.py", "-k"]
+    assert len(lines) == 6 and len(lines[5].encode()) > 131_071
+    (tmp_path / "args.txt").write_text(proc.stdout)
+    assert pytest_collect(tmp_path, "@args.txt") == expected
+
+    written = run_tool("hwselect", "cpu", "--format", "k", "--argsfile", "sel.args", cwd=tmp_path)
+    assert written.stdout == "@sel.args\n"
+    assert (tmp_path / "sel.args").read_text() == proc.stdout
