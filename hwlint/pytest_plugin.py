@@ -63,7 +63,8 @@ class _HwSelect:
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = kept
-        self.warnings = sel.warnings
+        root = str(config.rootpath) + os.sep
+        self.warnings = [w.replace(root, "") for w in sel.warnings]
         self.summary = f"{sel.summary()}; items: kept={len(kept)}, deselected={len(dropped)}"
 
     def pytest_report_collectionfinish(self, config: pytest.Config) -> list[str]:

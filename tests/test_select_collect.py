@@ -165,3 +165,79 @@ def test_privateuse1_accepts_both_names(suite):
     # except_for="openreg" maps back to privateuse1; only_for=("cuda", "openreg") keeps it
     assert "TestNoPrivateUse1PRIVATEUSE1" not in classes
     assert "TestBackendNamePRIVATEUSE1" in classes
+
+
+def test_plugin_reports_and_keeps_paths_after_its_options(suite):
+    env = {**os.environ, "HW_DEVICE": "cuda"}
+    args = ["--hw-runner", "cuda", "--hw-taxonomy", "taxonomy.yaml", "test_collide.py", "test_conv.py"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", *args], cwd=suite, env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stdout
+    lines = proc.stdout.splitlines()
+    assert "collected 7 items / 4 deselected / 3 selected" in lines
+    assert (
+        "hwselect warning: test_collide.py::TestFooCUDA: replaces the hand-written class TestFooCUDA "
+        "(line 52): instantiating TestFoo binds that name in the module"
+    ) in lines
+    assert (
+        "hwselect cuda (device cuda, runs [ACCELERATOR, CUDA]): total=6, selected=2, unclassified=1, "
+        "mismatched=3 classes; 3 test methods in 2 files; items: kept=3, deselected=4"
+    ) in lines
+
+
+def test_plugin_rejects_an_unknown_runner(suite):
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "--hw-runner", "tpu"],
+        cwd=suite,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 4
+    assert "--hw-runner: unknown runner 'tpu'" in proc.stderr
+
+
+def test_json_contract(suite):
+    data = json.loads(hwselect(suite, "mps", "--format", "json").stdout)
+    assert data == {
+        "runner": "mps",
+        "device": "mps",
+        "runs": ["ACCELERATOR", "MPS"],
+        "backends": [],
+        "counts": {
+            "total": 14,
+            "selected": 1,
+            "mismatched": 12,
+            "unclassified": 1,
+            "unplaced": 0,
+            "tests": 1,
+            "not_generated": 11,
+            "chosen": 1,
+        },
+        "expression": "test_filters.py",
+        "inexact": [],
+        "files": [
+            {
+                "path": "test_filters.py",
+                "classes": [
+                    {
+                        "name": "TestMpsMPS",
+                        "names": ["TestMpsMPS"],
+                        "classification": "ACCELERATOR",
+                        "generic": "TestMps",
+                        "tests": 1,
+                    }
+                ],
+                "expression": "test_filters.py",
+                "counts": {
+                    "total": 1,
+                    "chosen": 1,
+                    "selected": 1,
+                    "mismatched": 0,
+                    "unclassified": 0,
+                    "unplaced": 0,
+                },
+            }
+        ],
+        "warnings": [],
+    }
