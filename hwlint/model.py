@@ -132,6 +132,10 @@ class FileModel:
     error: ParseError | None = None
     encoding: str = "utf-8"
     newline: str = "\n"
+    # `del Name` statements at module level (also nested in if/try/...): (name, line)
+    deletions: tuple[tuple[str, int], ...] = ()
+    # line ranges (first, last) of `if __name__ == "__main__":` bodies, which pytest never runs
+    main_guards: tuple[tuple[int, int], ...] = ()
     _index: dict[str, list[ClassInfo]] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -156,6 +160,10 @@ class FileModel:
             for i in self.instantiations
             if i.class_name == cls.name and self.class_named(cls.name, i.site.line) is cls
         ]
+
+    def under_main_guard(self, line: int) -> bool:
+        """True when *line* is inside an ``if __name__ == "__main__":`` block."""
+        return any(first <= line <= last for first, last in self.main_guards)
 
     def noqa_codes(self, line: int) -> tuple[str, ...] | None:
         """None: no noqa on *line*; (): blanket noqa; otherwise the listed codes."""
@@ -359,7 +367,13 @@ class _Builder:
             self.note_module_statement(stmt)
         classes = []
         calls = []
+        deletions = []
+        guards = []
         for stmt, nested in statements:
+            if isinstance(stmt, ast.Delete):
+                deletions += [(t.id, stmt.lineno) for t in stmt.targets if isinstance(t, ast.Name)]
+            elif isinstance(stmt, ast.If) and _is_main_guard(stmt.test):
+                guards.append((stmt.lineno, stmt.end_lineno or stmt.lineno))
             if isinstance(stmt, ast.ClassDef):
                 classes.append(self.class_info(stmt, nested))
             elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
@@ -367,7 +381,17 @@ class _Builder:
                 if call is not None:
                     calls.append(call)
         newline = "\r\n" if "\r\n" in self.source[:4096] else ("\r" if "\r" in self.source[:4096] else "\n")
-        return FileModel(self.path, tuple(classes), tuple(calls), self.noqa(), None, encoding, newline)
+        return FileModel(
+            self.path,
+            tuple(classes),
+            tuple(calls),
+            self.noqa(),
+            None,
+            encoding,
+            newline,
+            tuple(deletions),
+            tuple(guards),
+        )
 
     def module_statements(self, body: Iterable[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt, bool]]:
         """Module-level statements, descending into compound statements but not into defs."""
@@ -592,6 +616,16 @@ class _Builder:
                 codes = m.group("codes")
                 out.append((i, tuple(c.upper() for c in re.split(r"[,\s]+", codes) if c) if codes else ()))
         return tuple(out)
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    """``__name__ == "__main__"`` (either way round)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = (test.left, test.comparators[0])
+    return any(isinstance(x, ast.Name) and x.id == "__name__" for x in sides) and any(
+        isinstance(x, ast.Constant) and x.value == "__main__" for x in sides
+    )
 
 
 _UNKNOWN = object()

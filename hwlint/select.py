@@ -290,11 +290,22 @@ def _replay(
     model: FileModel, taxonomy: Taxonomy, runner: Runner, backends: Sequence[str], fs: FileSelection
 ) -> dict[str, ClassInfo | _Generated]:
     """Module globals at the end of import: name -> hand-written class or generated class."""
-    events: list[tuple[int, int, ClassInfo | Instantiation]] = [(c.site.line, 0, c) for c in model.classes]
-    events += [(i.site.line, 1, i) for i in model.instantiations if i.class_name]
+    # pytest imports the module under its own name, so `if __name__ == "__main__":` bodies never run
+    events: list[tuple[int, int, ClassInfo | Instantiation | str]] = [
+        (c.site.line, 0, c) for c in model.classes if not model.under_main_guard(c.site.line)
+    ]
+    events += [
+        (i.site.line, 1, i)
+        for i in model.instantiations
+        if i.class_name and not model.under_main_guard(i.site.line)
+    ]
+    events += [(line, 2, name) for name, line in model.deletions if not model.under_main_guard(line)]
     events.sort(key=lambda e: (e[0], e[1]))
     bound: dict[str, ClassInfo | _Generated] = {}
     for _, _, item in events:
+        if isinstance(item, str):  # `del Name`
+            bound.pop(item, None)
+            continue
         if isinstance(item, ClassInfo):
             bound[item.name] = item
             continue
