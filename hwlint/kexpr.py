@@ -154,12 +154,12 @@ def _file_clause(
     exclude = _exclusion_clause(cands, names, sel, rest)
     options = []
     if trial.exact:
-        options.append(f"{anchor} and ({include})" if " " in include else f"{anchor} and {include}")
+        options.append(f"{anchor} and {_group(include)}")
     if exclude is not None:
-        options.append(f"{anchor} and not ({exclude})" if " " in exclude else f"{anchor} and not {exclude}")
+        options.append(f"{anchor} and not {_group(exclude)}")
     if not options:
         plan.inexact.extend(trial.inexact)
-        return f"{anchor} and ({include})" if include else ""
+        return f"{anchor} and {_group(include)}" if include else ""
     return "(" + min(options, key=len) + ")"
 
 
@@ -196,7 +196,7 @@ def _class_clause(
             parts.append(term)
             continue
         excluded = balanced_or([_class_term(o) for o in sorted(others, key=lambda o: o.name)])
-        parts.append(f"({term} and not ({excluded}))")
+        parts.append(f"({term} and not {_group(excluded)})")
     return balanced_or(parts)
 
 
@@ -243,4 +243,15 @@ def balanced_or(parts: Sequence[str]) -> str:
 
 
 def _group(text: str) -> str:
-    return f"({text})" if " " in text else text
+    """*text* as one operand: parenthesised unless it is a single term or already one group."""
+    if " " not in text:
+        return text
+    if text.startswith("("):
+        depth = 0
+        for i, ch in enumerate(text):
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            if depth == 0:
+                if i == len(text) - 1:
+                    return text
+                break
+    return f"({text})"

@@ -53,19 +53,39 @@ class _HwSelect:
         paths = sorted({str(item.path) for item in items})
         sel = select_files(self.taxonomy, self.runner, paths, self.backends, self.include_unclassified)
         keep_names: dict[str, set[str]] = {}
+        generics: dict[str, set[str]] = {}
         for c in sel.selected:
-            keep_names.setdefault(os.path.normcase(c.path), set()).update(c.names)
+            key = os.path.normcase(c.path)
+            keep_names.setdefault(key, set()).update(c.names)
+            if c.generic and self.runner.device == "privateuse1":
+                generics.setdefault(key, set()).add(c.generic)
         kept, dropped = [], []
         for item in items:
+            key = os.path.normcase(str(item.path))
             cls = getattr(item, "cls", None)
-            names = keep_names.get(os.path.normcase(str(item.path)), ())
-            (kept if cls is not None and cls.__name__ in names else dropped).append(item)
+            keep = cls is not None and (
+                cls.__name__ in keep_names.get(key, ()) or self._backend_named(cls, generics.get(key, ()))
+            )
+            (kept if keep else dropped).append(item)
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = kept
         root = str(config.rootpath) + os.sep
         self.warnings = [w.replace(root, "") for w in sel.warnings]
         self.summary = f"{sel.summary()}; items: kept={len(kept)}, deselected={len(dropped)}"
+
+    def _backend_named(self, cls: type, generics: set[str] | tuple[()]) -> bool:
+        """A PrivateUse1 class named after a backend nobody told hwselect about.
+
+        The live class shows what no static view can: it was generated from a selected generic
+        class (its bases include it) under a suffix that is no other device type's.
+        """
+        others = {d.upper() for d in self.taxonomy.devices if d != "privateuse1"}
+        for base in cls.__bases__:
+            name = base.__name__
+            if name in generics and cls.__name__.startswith(name):
+                return cls.__name__[len(name) :] not in others
+        return False
 
     def pytest_report_collectionfinish(self, config: pytest.Config) -> list[str]:
         return [*(f"hwselect warning: {w}" for w in getattr(self, "warnings", ())), self.summary]

@@ -69,7 +69,8 @@ class Candidate:
 
     @property
     def test_count(self) -> int:
-        return max(len(self.methods), 1)
+        """Test methods in the class (``methods`` lists each one under every possible name)."""
+        return max(len(self.methods) // len(self.names), 1)
 
 
 @dataclass(frozen=True)

@@ -242,3 +242,13 @@ def test_json_contract(suite):
         ],
         "warnings": [],
     }
+
+
+def test_plugin_finds_backend_named_classes_without_being_told_the_backend(suite):
+    """The runtime names all but the first PrivateUse1 class after the backend (here: openreg)."""
+    expected = truth(suite, "privateuse1")
+    assert any("OPENREG::" in i for i in expected)
+    assert (
+        collect(suite, "privateuse1", "--hw-runner", "privateuse1", "--hw-taxonomy", "taxonomy.yaml")
+        == expected
+    )
