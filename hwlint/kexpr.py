@@ -25,7 +25,7 @@ from __future__ import annotations
 import bisect
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .select import Candidate
@@ -98,9 +98,18 @@ class _Index:
         return out
 
 
-def build(all_candidates: Sequence[Candidate], chosen: Iterable[Candidate]) -> Plan:
-    """An expression selecting exactly *chosen* among *all_candidates* (everything collected)."""
+def build(
+    all_candidates: Sequence[Candidate],
+    chosen: Iterable[Candidate],
+    functions: Mapping[str, Sequence[str]] | None = None,
+) -> Plan:
+    """An expression selecting exactly *chosen* among *all_candidates* (every class collected).
+
+    *functions* (path -> names) are the module-level test functions pytest also collects there;
+    they are never chosen.
+    """
     chosen_ids = {id(c) for c in chosen}
+    all_candidates = [*all_candidates, *_function_items(functions or {})]
     names = [item_names(c) for c in all_candidates]
     by_file: dict[str, list[int]] = {}
     for i, c in enumerate(all_candidates):
@@ -131,6 +140,15 @@ def build(all_candidates: Sequence[Candidate], chosen: Iterable[Candidate]) -> P
             clauses.append(clause)
     plan.expression = balanced_or(clauses)
     return plan
+
+
+def _function_items(functions: Mapping[str, Sequence[str]]) -> list[Candidate]:
+    """Stand-ins for test functions: one name each, never chosen."""
+    return [
+        Candidate(path, (name,), "function", None, None, None)
+        for path, names in functions.items()
+        for name in names
+    ]
 
 
 def _dirs(path: str) -> list[str]:

@@ -136,6 +136,8 @@ class FileModel:
     deletions: tuple[tuple[str, int], ...] = ()
     # line ranges (first, last) of `if __name__ == "__main__":` bodies, which pytest never runs
     main_guards: tuple[tuple[int, int], ...] = ()
+    # module-level test functions (pytest collects them; the runtime filter drops them): (name, line)
+    test_functions: tuple[tuple[str, int], ...] = ()
     _index: dict[str, list[ClassInfo]] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -369,11 +371,16 @@ class _Builder:
         calls = []
         deletions = []
         guards = []
+        functions = []
         for stmt, nested in statements:
             if isinstance(stmt, ast.Delete):
                 deletions += [(t.id, stmt.lineno) for t in stmt.targets if isinstance(t, ast.Name)]
             elif isinstance(stmt, ast.If) and _is_main_guard(stmt.test):
                 guards.append((stmt.lineno, stmt.end_lineno or stmt.lineno))
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name.startswith(
+                self.tax.test_method_prefix
+            ):
+                functions.append((stmt.name, stmt.lineno))
             if isinstance(stmt, ast.ClassDef):
                 classes.append(self.class_info(stmt, nested))
             elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
@@ -391,6 +398,7 @@ class _Builder:
             newline,
             tuple(deletions),
             tuple(guards),
+            tuple(functions),
         )
 
     def module_statements(self, body: Iterable[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt, bool]]:

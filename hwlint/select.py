@@ -90,6 +90,8 @@ class FileSelection:
     candidates: list[Candidate] = field(default_factory=list)
     not_generated: list[NotGenerated] = field(default_factory=list)
     error: str | None = None
+    # module-level test functions pytest collects; never selected (the runtime drops classless tests)
+    functions: list[str] = field(default_factory=list)
 
     @property
     def selected(self) -> list[Candidate]:
@@ -135,6 +137,10 @@ class RunnerSelection:
         if c["unplaced"]:
             line += f", unplaced={c['unplaced']}"
         return line + f" classes; {c['tests']} test methods in {len(self.selected_files())} files"
+
+    def functions(self) -> dict[str, list[str]]:
+        """Module-level test functions by file: pytest collects them, so -k must not match them."""
+        return {f.path: f.functions for f in self.files if f.functions}
 
     def selected_files(self) -> list[str]:
         return [f.path for f in self.files if f.selected]
@@ -254,6 +260,12 @@ def select_model(
         fs.error = f"line {model.error.line}: {model.error.message}"
         return fs
     bound = _replay(model, taxonomy, runner, backends, fs)
+    deleted = {name for name, _ in model.deletions}
+    fs.functions = [
+        name
+        for name, line in model.test_functions
+        if not model.under_main_guard(line) and name not in deleted
+    ]
     seen: set[int] = set()
     for entry in bound.values():
         if id(entry) in seen:

@@ -175,6 +175,7 @@ def nodeid_lines(sel, chosen) -> list[str]:
     ids = {id(c) for c in chosen}
     lines: list[str] = []
     scope = []
+    scope_functions = {}
     mixed = False
     for f in sel.files:
         mine = [c for c in f.candidates if id(c) in ids]
@@ -183,12 +184,13 @@ def nodeid_lines(sel, chosen) -> list[str]:
         if any(c.uncertain_name for c in mine):
             lines.append(relpath(f.path))
             scope += f.candidates
-            mixed = mixed or len(mine) < len(f.candidates)
+            scope_functions[f.path] = f.functions
+            mixed = mixed or len(mine) < len(f.candidates) or bool(f.functions)
             continue
         lines += [f"{relpath(c.path)}::{c.name}" for c in mine]
         scope += mine
     if mixed:
-        plan = build(scope, [c for c in scope if id(c) in ids])
+        plan = build(scope, [c for c in scope if id(c) in ids], scope_functions)
         if plan.exact:
             lines += ["-k", plan.expression]
         else:
@@ -215,7 +217,7 @@ def write_k(sel, chosen, args) -> None:
     """A -k expression; falls back to a pytest argument file when one argument cannot say it."""
     from .kexpr import MAX_ARG_BYTES, build
 
-    plan = build(sel.candidates, chosen)
+    plan = build(sel.candidates, chosen, sel.functions())
     for c, reason in plan.inexact:
         print(f"hwselect: -k cannot select {c.nodeid} exactly: {reason}", file=sys.stderr)
     if plan.exact:
@@ -263,7 +265,7 @@ def selection_json(sel, chosen) -> dict:
         mine = [c for c in f.candidates if id(c) in ids]
         if not mine:
             continue
-        plan = build(f.candidates, mine)
+        plan = build(f.candidates, mine, {f.path: f.functions})
         counts = {s: sum(1 for c in f.candidates if c.status == s) for s in STATUSES}
         files.append(
             {
@@ -282,7 +284,7 @@ def selection_json(sel, chosen) -> dict:
                 "counts": {"total": len(f.candidates), "chosen": len(mine), **counts},
             }
         )
-    plan = build(sel.candidates, chosen)
+    plan = build(sel.candidates, chosen, sel.functions())
     return {
         "runner": sel.runner.name,
         "device": sel.runner.device,

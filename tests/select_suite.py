@@ -286,6 +286,10 @@ class TestNoPrivateUse1(TestCase):
 
 
 instantiate_device_type_tests(TestNoPrivateUse1, globals(), except_for="openreg")
+
+
+def test_plain_function():  # collected by pytest, dropped by the runtime filter: never selected
+    pass
 """,
     # PrivateUse1 only: every class here is ACCELERATOR and instantiated.
     "test_privateuse.py": """
