@@ -163,13 +163,14 @@ def _file_clause(
     anchor: str,
     plan: Plan,
 ) -> str:
-    rest = [i for i in idxs if i not in set(sel)]
+    chosen = set(sel)
+    rest = [i for i in idxs if i not in chosen]
     if not rest:
         return anchor
     local = _Index([cands[i] for i in idxs], [names[i] for i in idxs])
     trial = Plan("")
     include = _class_clause(cands, names, sel, {id(cands[i]) for i in sel}, local, trial)
-    exclude = _exclusion_clause(cands, names, sel, rest)
+    exclude = _exclusion_clause(cands, rest, local, {k for k, i in enumerate(idxs) if i in chosen})
     options = []
     if trial.exact:
         options.append(f"{anchor} and {_group(include)}")
@@ -219,12 +220,15 @@ def _class_clause(
 
 
 def _exclusion_clause(
-    cands: Sequence[Candidate], names: Sequence[set[str]], sel: list[int], rest: list[int]
+    cands: Sequence[Candidate], rest: list[int], local: _Index, chosen_positions: set[int]
 ) -> str | None:
-    """``U1 or U2`` naming every unchosen class, or None when a term would also drop a chosen one."""
+    """``U1 or U2`` naming every unchosen class, or None when a term would also drop a chosen one.
+
+    *local* indexes the file's classes; *chosen_positions* are the chosen ones' places in it.
+    """
     for i in rest:
         for n in cands[i].names:
-            if any(_contained(n.lower(), names[j]) for j in sel):
+            if local.hits(n.lower()) & chosen_positions:
                 return None
     return balanced_or([_class_term(cands[i]) for i in rest])
 

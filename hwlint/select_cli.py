@@ -14,6 +14,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from . import __version__
 
@@ -89,7 +90,7 @@ def _setup(args):
     from .taxonomy import TaxonomyError, load_taxonomy
 
     try:
-        config = load_config(args.config and __import__("pathlib").Path(args.config))
+        config = load_config(Path(args.config) if args.config else None)
         taxonomy = load_taxonomy(args.taxonomy or config.taxonomy)
     except (ConfigError, TaxonomyError) as e:
         raise _UserError(str(e)) from None
@@ -109,9 +110,11 @@ def cmd_select(args) -> int:
     config, taxonomy = _setup(args)
     if args.format == "matrix":
         paths = ([args.runner] if args.runner else []) + args.paths
+        _check_paths(paths)
         return cmd_matrix(args, config, taxonomy, paths or ["."])
     if not args.runner:
         raise _UserError("give a RUNNER (one of: " + ", ".join(taxonomy.runners) + ")")
+    _check_paths(args.paths)
     sel = _select(taxonomy, config, args.runner, args.paths or ["."], args)
     chosen = _shard_of(sel.selected, args.shard)
     _report(sel, args.quiet)
@@ -120,6 +123,13 @@ def cmd_select(args) -> int:
         return EXIT_EMPTY
     WRITERS[args.format](sel, chosen, args)
     return EXIT_OK
+
+
+def _check_paths(paths: Sequence[str]) -> None:
+    """A path that does not exist is a typo, not an empty selection."""
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        raise _UserError(f"no such file or directory: {', '.join(missing)}")
 
 
 def _shard_of(selected, spec: str | None):

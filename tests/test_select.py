@@ -291,3 +291,35 @@ def test_build_excludes_longer_names(taxonomy, tmp_path):
     plan = build(sel.candidates, sel.selected)
     assert plan.exact
     assert plan.expression == "(test_k.py and ((TestFoo and not (TestFooBar or TestFooBaz)) or TestQux))"
+
+
+def test_missing_path_and_missing_runner_are_usage_errors(tmp_path):
+    proc = run_tool("hwselect", "cpu", "nope/", cwd=tmp_path)
+    assert (proc.returncode, proc.stderr) == (2, "hwselect: error: no such file or directory: nope/\n")
+    proc = run_tool("hwselect", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr == (
+        "hwselect: error: give a RUNNER (one of: cpu, cuda, rocm, mps, xpu, privateuse1)\n"
+    )
+
+
+def test_test_functions_are_never_selected_and_block_a_bare_module_term(taxonomy, tmp_path):
+    path = write(
+        tmp_path,
+        "test_f.py",
+        f"""
+        class TestF(TestCase):
+            {ACC}
+            def test_a(self, device): ...
+
+        instantiate_device_type_tests(TestF, globals())
+
+        def test_helper():
+            pass
+        """,
+    )
+    sel = select_files(taxonomy, "cpu", [path])
+    assert [c.name for c in sel.selected] == ["TestFCPU"]
+    assert sel.functions() == {path: ["test_helper"]}
+    plan = build(sel.candidates, sel.selected, sel.functions())
+    assert plan.expression == "(test_f.py and TestFCPU)"
