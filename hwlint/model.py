@@ -138,6 +138,8 @@ class FileModel:
     main_guards: tuple[tuple[int, int], ...] = ()
     # module-level test functions (pytest collects them; the runtime filter drops them): (name, line)
     test_functions: tuple[tuple[str, int], ...] = ()
+    # line ranges of blocks that may not run on import: if/else, for/while, except/else of a try
+    conditional_blocks: tuple[tuple[int, int], ...] = ()
     _index: dict[str, list[ClassInfo]] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -166,6 +168,10 @@ class FileModel:
     def under_main_guard(self, line: int) -> bool:
         """True when *line* is inside an ``if __name__ == "__main__":`` block."""
         return any(first <= line <= last for first, last in self.main_guards)
+
+    def is_conditional(self, line: int) -> bool:
+        """True when *line* is inside a block that importing the module may skip."""
+        return any(first <= line <= last for first, last in self.conditional_blocks)
 
     def noqa_codes(self, line: int) -> tuple[str, ...] | None:
         """None: no noqa on *line*; (): blanket noqa; otherwise the listed codes."""
@@ -372,6 +378,7 @@ class _Builder:
         deletions = []
         guards = []
         functions = []
+        blocks: list[tuple[int, int]] = []
         for stmt, nested in statements:
             if isinstance(stmt, ast.Delete):
                 deletions += [(t.id, stmt.lineno) for t in stmt.targets if isinstance(t, ast.Name)]
@@ -381,6 +388,7 @@ class _Builder:
                 self.tax.test_method_prefix
             ):
                 functions.append((stmt.name, stmt.lineno))
+            blocks += _conditional_blocks(stmt)
             if isinstance(stmt, ast.ClassDef):
                 classes.append(self.class_info(stmt, nested))
             elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
@@ -399,6 +407,7 @@ class _Builder:
             tuple(deletions),
             tuple(guards),
             tuple(functions),
+            tuple(blocks),
         )
 
     def module_statements(self, body: Iterable[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt, bool]]:
@@ -624,6 +633,21 @@ class _Builder:
                 codes = m.group("codes")
                 out.append((i, tuple(c.upper() for c in re.split(r"[,\s]+", codes) if c) if codes else ()))
         return tuple(out)
+
+
+def _conditional_blocks(stmt: ast.stmt) -> list[tuple[int, int]]:
+    """Line ranges of *stmt*'s bodies that may be skipped (a with body, a try body always run)."""
+    bodies: list[list[ast.stmt]] = []
+    if isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While)):
+        bodies = [stmt.body, stmt.orelse]
+    elif isinstance(stmt, _TRY):
+        bodies = [h.body for h in stmt.handlers] + [stmt.orelse]
+    elif hasattr(ast, "Match") and isinstance(stmt, ast.Match):
+        bodies = [case.body for case in stmt.cases]
+    return [(b[0].lineno, b[-1].end_lineno or b[-1].lineno) for b in bodies if b]
+
+
+_TRY = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
 
 
 def _is_main_guard(test: ast.expr) -> bool:

@@ -53,6 +53,7 @@ class Candidate:
     methods: tuple[str, ...] = ()  # test method names as collected (device suffix included)
     keywords: tuple[str, ...] = ()  # decorator names: pytest's -k also matches marker names
     notes: tuple[str, ...] = ()  # why the placement is uncertain, for stderr and explain
+    conditional: bool = False  # defined or generated in a block importing may skip (if, except...)
 
     @property
     def name(self) -> str:
@@ -66,6 +67,15 @@ class Candidate:
     def uncertain_name(self) -> bool:
         """True when the collected name depends on collection order (PrivateUse1)."""
         return len(self.names) > 1
+
+    @property
+    def uncertain_nodeid(self) -> bool:
+        """True when no single node id is sure to exist at collection time.
+
+        pytest aborts the whole run on a node id it cannot find, so such classes are better
+        addressed through their file (and a -k).
+        """
+        return self.uncertain_name or self.conditional
 
     @property
     def test_count(self) -> int:
@@ -426,6 +436,7 @@ def _candidate(
             methods=methods,
             keywords=_keywords(entry),
             notes=notes,
+            conditional=model.is_conditional(entry.site.line),
         )
     notes = list(entry.notes)
     if entry.replaced:
@@ -455,6 +466,7 @@ def _candidate(
         methods=methods,
         keywords=_keywords(entry.source) if entry.source else (),
         notes=tuple(notes),
+        conditional=model.is_conditional(entry.call.site.line),
     )
 
 

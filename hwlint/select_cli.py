@@ -174,10 +174,12 @@ def write_nodeids(sel, chosen, args) -> None:
 def nodeid_lines(sel, chosen) -> list[str]:
     """Node ids of *chosen*, as pytest arguments one per line.
 
-    A PrivateUse1 class is named ``...PRIVATEUSE1`` or after the backend depending on collection
-    order, so no node id for it is certain: its file is listed instead and, when that file holds
-    classes that are not chosen, two more lines ``-k`` and an expression exact over the listed
-    scope (node ids of the other files select only chosen classes, so their module name suffices).
+    Some classes have no node id certain to exist, and pytest aborts the run on one it cannot
+    find: a PrivateUse1 class is named ``...PRIVATEUSE1`` or after the backend depending on
+    collection order, and a class defined (or instantiated) under an ``if`` may not exist. Their
+    file is listed instead and, when that file holds anything not chosen, two more lines ``-k`` and
+    an expression exact over the listed scope (node ids of the other files select only chosen
+    classes, so their module name suffices).
     """
     from .kexpr import build
     from .select import relpath
@@ -191,7 +193,7 @@ def nodeid_lines(sel, chosen) -> list[str]:
         mine = [c for c in f.candidates if id(c) in ids]
         if not mine:
             continue
-        if any(c.uncertain_name for c in mine):
+        if any(c.uncertain_nodeid for c in mine):
             lines.append(relpath(f.path))
             scope += f.candidates
             scope_functions[f.path] = f.functions
@@ -206,8 +208,8 @@ def nodeid_lines(sel, chosen) -> list[str]:
         else:
             for c, reason in plan.inexact:
                 print(
-                    f"hwselect: warning: {c.nodeid}: PrivateUse1 names depend on collection order and -k "
-                    f"cannot single it out ({reason}); its whole file is listed",
+                    f"hwselect: warning: {c.nodeid}: no certain node id, and -k cannot single it "
+                    f"out ({reason}); its whole file is listed",
                     file=sys.stderr,
                 )
     return lines

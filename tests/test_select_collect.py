@@ -107,7 +107,7 @@ def test_formats_collect_exactly_the_runtime_selection(suite, runner):
 
 def test_expected_cpu_classes_spelled_out(suite):
     """The cpu runner's selection, written by hand (not only compared with the runtime filter)."""
-    out = hwselect(suite, "cpu", "--format", "nodeids").stdout.split()
+    out = hwselect(suite, "cpu", "--format", "nodeids").stdout.splitlines()
     assert out == [
         "test_collide.py::TestFooCPU",
         "test_collide.py::TestFooBar",
@@ -120,11 +120,13 @@ def test_expected_cpu_classes_spelled_out(suite):
         "test_inherit.py::TestChild",
         "test_inherit.py::TestDeviceChildCPU",
         "test_inherit.py::TestUsesShared",
-        "test_nested.py::TestNestedGeneric",
-        "test_nested.py::TestNestedAccCPU",
+        "test_nested.py",  # TestNestedGeneric is defined under an `if`: no node id is certain
         "test_privateuse.py::TestPrivACPU",
         "test_privateuse.py::TestPrivBCPU",
         "testmatmul_suite/test_mm.py::TestMatmul",
+        "-k",
+        "test_collide.py or test_conv.py or test_filters.py or test_inherit.py "
+        "or (test_nested.py and not TestNestedXPU) or test_privateuse.py or test_mm.py",
     ]
 
 
