@@ -547,8 +547,13 @@ def explain(taxonomy: Taxonomy, runner: Runner | str, path: str, class_name: str
     for cand in fs.candidates:
         if class_name in cand.names or class_name == cand.generic:
             lines += _explain_candidate(taxonomy, runner, model, cand)
+    suffixes = {
+        "",
+        *(d.upper() for d in taxonomy.devices),
+        *(b.upper() for b in (*taxonomy.backends(), *chosen)),
+    }
     for ng in fs.not_generated:
-        if class_name == ng.generic or class_name.startswith(ng.generic):
+        if class_name.startswith(ng.generic) and class_name[len(ng.generic) :] in suffixes:
             lines += [
                 f"NOT RUN: {path}::{ng.generic} generates no class for {runner.device} "
                 f"on runner {runner.name}: {ng.reason}.",
