@@ -9,6 +9,7 @@ one value (upstream's ``--hw-classification`` takes ``nargs="+"`` and swallows t
 from __future__ import annotations
 
 import os
+from collections import Counter
 
 import pytest
 
@@ -44,7 +45,8 @@ class _HwSelect:
         backend = config.getoption("hw_backend")
         self.backends = (backend,) if backend else ()
         self.include_unclassified = config.getoption("hw_include_unclassified")
-        self.summary = ""
+        self.summary: list[str] = []
+        self.warnings: list[str] = []
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -59,7 +61,9 @@ class _HwSelect:
             keep_names.setdefault(key, set()).update(c.names)
             if c.generic and self.runner.device == "privateuse1":
                 generics.setdefault(key, set()).add(c.generic)
+        status = {(os.path.normcase(c.path), n): c.status for c in sel.candidates for n in c.names}
         kept, dropped = [], []
+        counts: Counter[str] = Counter()
         for item in items:
             key = os.path.normcase(str(item.path))
             cls = getattr(item, "cls", None)
@@ -67,12 +71,34 @@ class _HwSelect:
                 cls.__name__ in keep_names.get(key, ()) or self._backend_named(cls, generics.get(key, ()))
             )
             (kept if keep else dropped).append(item)
+            if keep:
+                counts["passed"] += 1
+            elif cls is None:
+                counts["unclassified"] += 1  # a plain test function: the runtime drops it too
+            else:
+                counts[status.get((key, cls.__name__), "other devices")] += 1
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = kept
         root = str(config.rootpath) + os.sep
         self.warnings = [w.replace(root, "") for w in sel.warnings]
-        self.summary = f"{sel.summary()}; items: kept={len(kept)}, deselected={len(dropped)}"
+        self.summary = [self._summary(len(items) + len(dropped), counts)]
+        if not kept:
+            self.summary += [f"hwselect: runner {self.runner.name} selects nothing:"]
+            self.summary += [f"  - {r}" for r in sel.why_empty() or ["no collected test belongs to it"]]
+
+    def _summary(self, total: int, counts: Counter[str]) -> str:
+        """Item counts in the runtime's own words (``total=, passed=, unclassified=, mismatched=``)."""
+        runs = ", ".join(self.runner.runs) + (", unclassified" if self.include_unclassified else "")
+        line = (
+            f"hwselect runner {self.runner.name} active ([{runs}]): total={total}, "
+            f"passed={counts['passed']}, unclassified={counts['unclassified']}, "
+            f"mismatched={counts['mismatched']}"
+        )
+        for extra in ("unplaced", "other devices"):
+            if counts[extra]:
+                line += f", {extra}={counts[extra]}"
+        return line
 
     def _backend_named(self, cls: type, generics: set[str] | tuple[()]) -> bool:
         """A PrivateUse1 class named after a backend nobody told hwselect about.
@@ -88,4 +114,4 @@ class _HwSelect:
         return False
 
     def pytest_report_collectionfinish(self, config: pytest.Config) -> list[str]:
-        return [*(f"hwselect warning: {w}" for w in getattr(self, "warnings", ())), self.summary]
+        return [*(f"hwselect warning: {w}" for w in self.warnings), *self.summary]

@@ -191,11 +191,15 @@ class RunnerSelection:
 
 
 def runner_backends(taxonomy: Taxonomy, runner: Runner, extra: Iterable[str] = ()) -> tuple[str, ...]:
-    """PrivateUse1 backend names the runner's generated classes may carry."""
+    """PrivateUse1 backend names the runner's generated classes may carry.
+
+    The runner's own (taxonomy ``backend:``) and *extra* (``--backend``); without either, every
+    backend another runner of the taxonomy names, since any of them may be the one installed.
+    """
     if runner.device != "privateuse1":
         return ()
-    seen = dict.fromkeys([*runner.backends, *extra])
-    return tuple(b for b in seen if b)
+    named = [*runner.backends, *extra] or list(taxonomy.backends())  # else any backend the taxonomy names
+    return tuple(b for b in dict.fromkeys(named) if b)
 
 
 def get_runner(taxonomy: Taxonomy, name: str) -> Runner:

@@ -185,10 +185,23 @@ def test_plugin_reports_and_keeps_paths_after_its_options(suite):
         "hwselect warning: test_collide.py::TestFooCUDA: replaces the hand-written class TestFooCUDA "
         "(line 52): instantiating TestFoo binds that name in the module"
     ) in lines
+    # items, in the runtime's words: TestFooCUDA's 2 tests and TestConvCuda's pass
     assert (
-        "hwselect cuda (device cuda, runs [ACCELERATOR, CUDA]): total=6, selected=2, unclassified=1, "
-        "mismatched=3 classes; 3 test methods in 2 files; items: kept=3, deselected=4"
+        "hwselect runner cuda active ([ACCELERATOR, CUDA]): total=7, passed=3, unclassified=1, mismatched=3"
     ) in lines
+
+
+def test_plugin_says_why_nothing_runs(suite):
+    args = ["--hw-runner", "mps", "--hw-taxonomy", "taxonomy.yaml", "test_conv.py"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", *args], cwd=suite, env=os.environ, capture_output=True, text=True
+    )
+    assert proc.returncode == 5  # pytest's "no tests ran": an empty selection is not green
+    assert (
+        "hwselect runner mps active ([ACCELERATOR, MPS]): total=2, passed=0, unclassified=0, mismatched=2\n"
+        "hwselect: runner mps selects nothing:\n"
+        "  - 2 classes are classified for other runners: CUDA (1), GENERIC (1); mps runs ACCELERATOR, MPS\n"
+    ) in proc.stdout
 
 
 def test_plugin_rejects_an_unknown_runner(suite):
