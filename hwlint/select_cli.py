@@ -48,7 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--runners", metavar="A,B", help="matrix: runners to include (default: all)")
     p.add_argument("--shards", type=int, default=1, metavar="N", help="matrix: shards per runner")
     p.add_argument("--shard", metavar="I/N", help="only shard I of N (1-based), as the matrix splits it")
-    p.add_argument("--argsfile", metavar="FILE", help="k: write a pytest argument file and print @FILE")
+    p.add_argument(
+        "--argsfile", metavar="FILE", help="k, nodeids: write a pytest argument file and print @FILE"
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
     return p
 
@@ -167,8 +169,17 @@ def _report_empty(sel, shard: str | None) -> None:
 
 def write_nodeids(sel, chosen, args) -> None:
     """One ``path::Class`` per line (a pytest argument file: ``pytest @ids.txt``)."""
-    for line in nodeid_lines(sel, chosen):
-        print(line)
+    _emit(nodeid_lines(sel, chosen), args.argsfile)
+
+
+def _emit(lines: list[str], argsfile: str | None) -> None:
+    """Print *lines*, or write them to *argsfile* and print ``@argsfile`` for pytest."""
+    if argsfile:
+        with open(argsfile, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+        print(f"@{argsfile}")
+        return
+    print("\n".join(lines))
 
 
 def nodeid_lines(sel, chosen) -> list[str]:
@@ -238,9 +249,7 @@ def write_k(sel, chosen, args) -> None:
         print("hwselect: falling back to node ids (a pytest argument file)", file=sys.stderr)
         lines = nodeid_lines(sel, chosen)
     if args.argsfile:
-        with open(args.argsfile, "w", encoding="utf-8") as f:
-            f.write("\n".join(lines) + "\n")
-        print(f"@{args.argsfile}")
+        _emit(lines, args.argsfile)
         return
     if plan.exact and plan.size <= MAX_ARG_BYTES:
         print(plan.expression)

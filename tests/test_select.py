@@ -221,6 +221,9 @@ def test_matrix_and_shards(tmp_path):
     two = run_tool("hwselect", "cpu", "--shard", "2/2", cwd=tmp_path).stdout.split()
     assert one == ["test_m.py::TestM0CPU", "test_m.py::TestM1CPU", "test_m.py::TestM4CPU"]
     assert two == ["test_m.py::TestM2CPU", "test_m.py::TestM3CPU"]
+    written = run_tool("hwselect", "cpu", "--shard", "2/2", "--argsfile", "ids.args", cwd=tmp_path)
+    assert written.stdout == "@ids.args\n"
+    assert (tmp_path / "ids.args").read_text() == "test_m.py::TestM2CPU\ntest_m.py::TestM3CPU\n"
 
 
 def test_shard_is_a_partition(taxonomy, tmp_path):
