@@ -218,12 +218,16 @@ def select_paths(
     backends: Iterable[str] = (),
     include_unclassified: bool = False,
     config=None,
+    models: dict[str, FileModel | str] | None = None,
 ) -> RunnerSelection:
-    """Select, for *runner*, the test classes of every test file under *paths* (hwlint's discovery)."""
+    """Select, for *runner*, the test classes of every test file under *paths* (hwlint's discovery).
+
+    *models* caches each file's model (or read error) across calls, e.g. one per runner.
+    """
     from .config import Config, discover
 
     files = list(discover(paths, config or Config()))
-    return select_files(taxonomy, runner, files, backends, include_unclassified)
+    return select_files(taxonomy, runner, files, backends, include_unclassified, models)
 
 
 def select_files(
@@ -232,8 +236,9 @@ def select_files(
     files: Iterable[str],
     backends: Iterable[str] = (),
     include_unclassified: bool = False,
+    models: dict[str, FileModel | str] | None = None,
 ) -> RunnerSelection:
-    """Select, for *runner*, the test classes of each file in *files*."""
+    """Select, for *runner*, the test classes of each file in *files* (*models*: see select_paths)."""
     if isinstance(runner, str):
         runner = get_runner(taxonomy, runner)
     chosen = runner_backends(taxonomy, runner, backends)
@@ -244,13 +249,16 @@ def select_files(
             "generated classes are matched only as ...PRIVATEUSE1, but all but the first are named after "
             "the backend"
         )
+    models = {} if models is None else models
     for path in files:
-        data = read_source(path)
-        if isinstance(data, str):
-            result.files.append(FileSelection(path, error=data))
-            result.warnings.append(f"{path}: cannot read: {data}")
+        model = models.get(path)
+        if model is None:
+            data = read_source(path)
+            model = models[path] = data if isinstance(data, str) else build_model(data, path, taxonomy)
+        if isinstance(model, str):
+            result.files.append(FileSelection(path, error=model))
+            result.warnings.append(f"{path}: cannot read: {model}")
             continue
-        model = build_model(data, path, taxonomy)
         fs = select_model(model, taxonomy, runner, chosen, include_unclassified)
         result.files.append(fs)
         if fs.error:

@@ -99,11 +99,11 @@ def _setup(args):
     return config, taxonomy
 
 
-def _select(taxonomy, config, runner: str, paths, args):
+def _select(taxonomy, config, runner: str, paths, args, models=None):
     from .select import SelectionError, select_paths
 
     try:
-        return select_paths(taxonomy, runner, paths, args.backend, args.include_unclassified, config)
+        return select_paths(taxonomy, runner, paths, args.backend, args.include_unclassified, config, models)
     except SelectionError as e:
         raise _UserError(str(e)) from None
 
@@ -331,8 +331,9 @@ def cmd_matrix(args, config, taxonomy, paths) -> int:
         raise _UserError("--shards must be at least 1")
     include = []
     empty = []
+    models: dict = {}  # each file is parsed once for all runners
     for name in names:
-        sel = _select(taxonomy, config, name, paths, args)
+        sel = _select(taxonomy, config, name, paths, args, models)
         _report(sel, args.quiet)
         if not sel.selected:
             empty.append(sel)
