@@ -237,37 +237,28 @@ def write_files(sel, chosen, args) -> None:
 
 
 def write_k(sel, chosen, args) -> None:
-    """A -k expression; falls back to a pytest argument file when one argument cannot say it."""
+    """A -k expression, or node ids (a pytest argument file) when one argument cannot say it.
+
+    Node ids are also what ``--argsfile`` writes: they are exact by construction, and pytest
+    resolves them far faster than it evaluates a long expression once per collected item.
+    """
     from .kexpr import MAX_ARG_BYTES, build
 
     plan = build(sel.candidates, chosen, sel.functions())
     for c, reason in plan.inexact:
         print(f"hwselect: -k cannot select {c.nodeid} exactly: {reason}", file=sys.stderr)
-    if plan.exact:
-        lines = [*_chosen_files(sel, chosen), "-k", plan.expression]
-    else:
-        print("hwselect: falling back to node ids (a pytest argument file)", file=sys.stderr)
-        lines = nodeid_lines(sel, chosen)
-    if args.argsfile:
-        _emit(lines, args.argsfile)
-        return
-    if plan.exact and plan.size <= MAX_ARG_BYTES:
+    if plan.exact and plan.size <= MAX_ARG_BYTES and not args.argsfile:
         print(plan.expression)
         return
-    if plan.exact:
+    if not plan.exact:
+        print("hwselect: falling back to node ids (a pytest argument file)", file=sys.stderr)
+    elif not args.argsfile:
         print(
             f"hwselect: the -k expression is {plan.size} bytes, over the {MAX_ARG_BYTES}-byte "
-            "argument limit; printing a pytest argument file instead: save it and run `pytest @FILE`",
+            "argument limit; printing node ids instead: save them and run `pytest @FILE`",
             file=sys.stderr,
         )
-    print("\n".join(lines))
-
-
-def _chosen_files(sel, chosen) -> list[str]:
-    from .select import relpath
-
-    ids = {id(c) for c in chosen}
-    return [relpath(f.path) for f in sel.files if any(id(c) in ids for c in f.candidates)]
+    _emit(nodeid_lines(sel, chosen), args.argsfile)
 
 
 def write_json(sel, chosen, args) -> None:
