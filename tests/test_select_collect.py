@@ -72,6 +72,21 @@ def hwselect(root: Path, runner: str, *args: str) -> subprocess.CompletedProcess
     return run_tool("hwselect", runner, "--taxonomy", "taxonomy.yaml", *extra, *args, cwd=root)
 
 
+def k_select(expression: str, nodeids: set[str]) -> set[str]:
+    """The node ids pytest's -k *expression* keeps (rootdir-relative ids, so no rootdir name)."""
+    from _pytest.mark.expression import Expression
+
+    compiled = Expression.compile(expression)
+    out = set()
+    for nodeid in nodeids:
+        path, *rest = nodeid.split("::")  # rest: class and test, or a plain function
+        names = [*path.split("/"), *rest]
+        lowered = [n.lower() for n in names]
+        if compiled.evaluate(lambda term, lowered=lowered, **kw: any(term.lower() in n for n in lowered)):
+            out.add(nodeid)
+    return out
+
+
 def as_args(root: Path, text: str, name: str) -> str:
     """Save hwselect's output as a pytest argument file and return ``@file``."""
     (root / name).write_text(text)
@@ -98,6 +113,19 @@ def test_formats_collect_exactly_the_runtime_selection(suite, runner):
 
     files = hwselect(suite, runner, "--format", "files")
     assert set(files.stdout.split()) == {i.split("::")[0] for i in expected}
+
+    # json: each file's expression, and the whole one, evaluated by pytest's own Expression over
+    # every item pytest collects on this device (names as -k sees them: dirs, module, class, test)
+    everything = collect(suite, runner)
+    data = json.loads(hwselect(suite, runner, "--format", "json").stdout)
+    listed = {(f["path"], n) for f in data["files"] for c in f["classes"] for n in c["names"]}
+    assert {tuple(i.split("::")[:2]) for i in expected} <= listed
+    for f in data["files"]:
+        if f["expression"] is not None:
+            mine = {i for i in everything if i.startswith(f["path"] + "::")}
+            assert k_select(f["expression"], mine) == {i for i in expected if i in mine}
+    if data["expression"] is not None:
+        assert k_select(data["expression"], everything) == expected
 
     plugin_args = ["--hw-runner", runner, "--hw-taxonomy", "taxonomy.yaml"]
     if RUNNERS[runner][2]:
@@ -269,3 +297,14 @@ def test_plugin_finds_backend_named_classes_without_being_told_the_backend(suite
         collect(suite, "privateuse1", "--hw-runner", "privateuse1", "--hw-taxonomy", "taxonomy.yaml")
         == expected
     )
+
+
+def test_shards_partition_the_selection(suite):
+    expected = truth(suite, "cuda")
+    parts = []
+    for i in (1, 2, 3):
+        out = hwselect(suite, "cuda", "--shard", f"{i}/3").stdout
+        parts.append(collect(suite, "cuda", as_args(suite, out, f"shard{i}.txt")))
+    assert all(parts)
+    assert set().union(*parts) == expected
+    assert sum(len(p) for p in parts) == len(expected)
