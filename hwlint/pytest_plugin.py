@@ -45,12 +45,13 @@ class _HwSelect:
         backend = config.getoption("hw_backend")
         self.backends = (backend,) if backend else ()
         self.include_unclassified = config.getoption("hw_include_unclassified")
+        self.runs = set(self.runner.runs)
         self.summary: list[str] = []
         self.warnings: list[str] = []
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
-        from .select import select_files
+        from .select import UNPLACED, select_files
 
         paths = sorted({str(item.path) for item in items})
         sel = select_files(self.taxonomy, self.runner, paths, self.backends, self.include_unclassified)
@@ -68,7 +69,9 @@ class _HwSelect:
             key = os.path.normcase(str(item.path))
             cls = getattr(item, "cls", None)
             keep = cls is not None and (
-                cls.__name__ in keep_names.get(key, ()) or self._backend_named(cls, generics.get(key, ()))
+                cls.__name__ in keep_names.get(key, ())
+                or self._backend_named(cls, generics.get(key, ()))
+                or (status.get((key, cls.__name__)) == UNPLACED and self._live_member(cls) in self.runs)
             )
             (kept if keep else dropped).append(item)
             if keep:
@@ -99,6 +102,15 @@ class _HwSelect:
             if counts[extra]:
                 line += f", {extra}={counts[extra]}"
         return line
+
+    def _live_member(self, cls: type) -> str | None:
+        """The classification the live class carries, as the runtime's filter reads it.
+
+        Used for classes the static view cannot place (a generic class from another module, a
+        computed declaration): the plugin runs after import, so getattr answers exactly.
+        """
+        value = getattr(cls, self.taxonomy.attribute, None)
+        return getattr(value, "name", None)
 
     def _backend_named(self, cls: type, generics: set[str] | tuple[()]) -> bool:
         """A PrivateUse1 class named after a backend nobody told hwselect about.

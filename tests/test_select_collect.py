@@ -308,3 +308,54 @@ def test_shards_partition_the_selection(suite):
     assert all(parts)
     assert set().union(*parts) == expected
     assert sum(len(p) for p in parts) == len(expected)
+
+
+def test_plugin_places_what_the_static_view_cannot(tmp_path):
+    """A generic class from another module and a computed declaration: unplaced for hwselect
+    (and said so), but the plugin reads the live classification as the runtime does."""
+    root = write_suite(
+        tmp_path,
+        {
+            "shared_tests.py": """
+class TestForeign(TestCase):
+    hw_classification = HardwareClassification.ACCELERATOR
+
+    def test_f(self, device):
+        pass
+""",
+            "test_uses_shared.py": """
+from shared_tests import TestForeign
+
+instantiate_device_type_tests(TestForeign, globals())
+
+
+class TestComputed(TestCase):
+    hw_classification = getattr(HardwareClassification, "GENERIC")
+
+    def test_c(self):
+        pass
+
+
+class TestComputedCuda(TestCase):
+    hw_classification = getattr(HardwareClassification, "CUDA")
+
+    def test_cc(self):
+        pass
+""",
+        },
+    )
+    (root / "taxonomy.yaml").write_text(DEFAULT_TAXONOMY.read_text())
+    expected = truth(root, "cpu")
+    assert expected == {
+        "test_uses_shared.py::TestForeignCPU::test_f_cpu",
+        "test_uses_shared.py::TestComputed::test_c",
+    }
+    assert collect(root, "cpu", "--hw-runner", "cpu") == expected
+
+    proc = hwselect(root, "cpu", "--format", "nodeids")
+    assert proc.returncode == 3
+    assert "unplaced=3" in proc.stderr
+    assert (
+        "test_uses_shared.py::TestForeignCPU: TestForeign is not defined in this file, so its "
+        "classification is unknown here"
+    ) in proc.stderr
