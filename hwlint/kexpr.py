@@ -115,7 +115,9 @@ def build(
     for i, c in enumerate(all_candidates):
         by_file.setdefault(c.path, []).append(i)
     basenames = {p: os.path.basename(p) for p in by_file}
-    dirnames = {d for p in by_file for d in _dirs(p)}
+    # one string each, so that "does any other file or directory contain it" is one C-level scan
+    all_basenames = "\n".join(b.lower() for b in basenames.values())
+    all_dirnames = "\n".join({d for p in by_file for d in _dirs(p)})
     global_index: _Index | None = None
     clauses: list[str] = []
     plan = Plan("")
@@ -125,11 +127,7 @@ def build(
             continue
         anchor = basenames[path]
         low = anchor.lower()
-        anchored = (
-            is_term(anchor)
-            and not any(low in d for d in dirnames)
-            and not any(low in b.lower() for p, b in basenames.items() if p != path)
-        )
+        anchored = is_term(anchor) and all_basenames.count(low) == 1 and low not in all_dirnames
         if anchored:
             clause = _file_clause(all_candidates, names, idxs, sel, anchor, plan)
         else:

@@ -600,6 +600,8 @@ def _explain_candidate(taxonomy: Taxonomy, runner: Runner, model: FileModel, can
         lines.append(f"  no {taxonomy.attribute} in the class or its bases in this file.")
     lines.append(f"  runner {runner.name} runs {', '.join(runner.runs)}.")
     lines += [f"  note: {n}" for n in cand.notes]
+    if cand.status == UNPLACED:
+        lines.append("  the pytest plugin (pytest --hw-runner) reads the live classification instead.")
     return lines
 
 
