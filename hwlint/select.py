@@ -54,6 +54,7 @@ class Candidate:
     keywords: tuple[str, ...] = ()  # decorator names: pytest's -k also matches marker names
     notes: tuple[str, ...] = ()  # why the placement is uncertain, for stderr and explain
     conditional: bool = False  # defined or generated in a block importing may skip (if, except...)
+    tests: int = 0  # test methods pytest collects from the class (before parametrization)
 
     @property
     def name(self) -> str:
@@ -79,8 +80,8 @@ class Candidate:
 
     @property
     def test_count(self) -> int:
-        """Test methods in the class (``methods`` lists each one under every possible name)."""
-        return max(len(self.methods) // len(self.names), 1)
+        """Test methods in the class, at least 1 (the weight used to balance shards)."""
+        return max(self.tests, 1)
 
 
 @dataclass(frozen=True)
@@ -446,6 +447,7 @@ def _candidate(
             holder,
             entry,
             methods=methods,
+            tests=len(methods),
             keywords=_keywords(entry),
             notes=notes,
             conditional=model.is_conditional(entry.site.line),
@@ -465,7 +467,7 @@ def _candidate(
     else:
         status, member, holder, more = _place(model, taxonomy, runner, entry.source, include_unclassified)
         notes += more
-        methods = _generated_methods(entry)
+        methods = _generated_methods(model, entry)
     return Candidate(
         model.path,
         entry.names,
@@ -476,6 +478,7 @@ def _candidate(
         generic=entry.generic,
         call=entry.call,
         methods=methods,
+        tests=_generated_count(model, entry),
         keywords=_keywords(entry.source) if entry.source else (),
         notes=tuple(notes),
         conditional=model.is_conditional(entry.call.site.line),
@@ -525,12 +528,24 @@ def _collectable(model: FileModel, cls: ClassInfo) -> bool:
     return cls.name.startswith("Test")
 
 
-def _generated_methods(entry: _Generated) -> tuple[str, ...]:
-    """Methods of a generated class: the generic class's own tests, with every possible device suffix."""
+def _generated_methods(model: FileModel, entry: _Generated) -> tuple[str, ...]:
+    """Test names of a generated class, every spelling it may have.
+
+    The generic class's own tests get the device suffix (one per possible PrivateUse1 name);
+    tests it inherits from bases are not instantiated and keep their names.
+    """
     if entry.source is None:
         return ()
     suffixes = [n[len(entry.generic) :].lower() for n in entry.names]
-    return tuple(f"{m.name}_{s}" for m in entry.source.test_methods for s in suffixes)
+    own = [m.name for m in entry.source.test_methods]
+    out = [f"{name}_{s}" for name in own for s in suffixes]
+    out += [name for name in _test_methods(model, entry.source) if name not in own]
+    return tuple(dict.fromkeys(out))
+
+
+def _generated_count(model: FileModel, entry: _Generated) -> int:
+    """Test methods of a generated class, each counted once whatever its suffix."""
+    return len(_test_methods(model, entry.source)) if entry.source else 0
 
 
 def _keywords(cls: ClassInfo) -> tuple[str, ...]:
