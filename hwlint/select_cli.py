@@ -200,11 +200,17 @@ def nodeid_lines(sel, chosen) -> list[str]:
     scope = []
     scope_functions = {}
     mixed = False
+    whole: list[str] = []
+    named = conditional = 0
     for f in sel.files:
         mine = [c for c in f.candidates if id(c) in ids]
         if not mine:
             continue
-        if any(c.uncertain_nodeid for c in mine):
+        unsure = [c for c in mine if c.uncertain_nodeid]
+        if unsure:
+            whole.append(relpath(f.path))
+            named += sum(c.uncertain_name for c in unsure)
+            conditional += sum(not c.uncertain_name for c in unsure)
             lines.append(relpath(f.path))
             scope += f.candidates
             scope_functions[f.path] = f.functions
@@ -212,6 +218,14 @@ def nodeid_lines(sel, chosen) -> list[str]:
             continue
         lines += [f"{relpath(c.path)}::{c.name}" for c in mine]
         scope += mine
+    if whole:
+        print(
+            f"hwselect: note: {len(whole)} files listed whole (first: {whole[0]}): no certain node id "
+            f"for {named} PrivateUse1 classes (named by collection order) and {conditional} classes "
+            "defined or instantiated in blocks that may not run"
+            + ("; a -k keeps exactly the selected classes" if mixed else ""),
+            file=sys.stderr,
+        )
     if mixed:
         plan = build(scope, [c for c in scope if id(c) in ids], scope_functions)
         if plan.exact:
