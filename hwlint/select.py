@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .checker import read_source
 from .model import ClassInfo, FileModel, Instantiation, build_model, effective_declaration, mro
@@ -203,6 +203,19 @@ def runner_backends(taxonomy: Taxonomy, runner: Runner, extra: Iterable[str] = (
     return tuple(b for b in dict.fromkeys(named) if b)
 
 
+def with_backends(taxonomy: Taxonomy, backends: Sequence[str]) -> Taxonomy:
+    """*taxonomy*, also knowing *backends* as spellings of privateuse1 in only_for / except_for.
+
+    The runtime maps the registered backend's name back to "privateuse1" before filtering; a
+    backend given on the command line must count as well as one a runner declares.
+    """
+    missing = tuple(b for b in backends if b not in taxonomy.backends())
+    if not missing:
+        return taxonomy
+    extra = Runner("--backend", "privateuse1", (), missing)
+    return replace(taxonomy, runners={**taxonomy.runners, extra.name: extra})
+
+
 def get_runner(taxonomy: Taxonomy, name: str) -> Runner:
     """The taxonomy's runner called *name*; SelectionError listing the known ones otherwise."""
     runner = taxonomy.runners.get(name)
@@ -243,6 +256,7 @@ def select_files(
     if isinstance(runner, str):
         runner = get_runner(taxonomy, runner)
     chosen = runner_backends(taxonomy, runner, backends)
+    taxonomy = with_backends(taxonomy, chosen)
     result = RunnerSelection(runner, chosen, include_unclassified, [])
     if runner.device == "privateuse1" and not chosen:
         result.warnings.append(
@@ -563,6 +577,7 @@ def explain(taxonomy: Taxonomy, runner: Runner | str, path: str, class_name: str
     if isinstance(runner, str):
         runner = get_runner(taxonomy, runner)
     chosen = runner_backends(taxonomy, runner, backends)
+    taxonomy = with_backends(taxonomy, chosen)
     data = read_source(path)
     if isinstance(data, str):
         return [f"{path}: cannot read: {data}"]

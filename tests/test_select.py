@@ -326,3 +326,20 @@ def test_test_functions_are_never_selected_and_block_a_bare_module_term(taxonomy
     assert sel.functions() == {path: ["test_helper"]}
     plan = build(sel.candidates, sel.selected, sel.functions())
     assert plan.expression == "(test_f.py and TestFCPU)"
+
+
+def test_a_backend_named_on_the_command_line_counts_as_privateuse1(taxonomy, tmp_path):
+    path = write(
+        tmp_path,
+        "test_npu.py",
+        f"""
+        class TestN(TestCase):
+            {ACC}
+            def test_n(self, device): ...
+
+        instantiate_device_type_tests(TestN, globals(), only_for=("cuda", "npu"))
+        """,
+    )
+    assert select_files(taxonomy, "privateuse1", [path]).selected == []
+    sel = select_files(taxonomy, "privateuse1", [path], backends=["npu"])
+    assert [c.names for c in sel.selected] == [("TestNPRIVATEUSE1", "TestNNPU")]
