@@ -10,7 +10,7 @@ import pytest
 
 from hwlint.kexpr import FANOUT, balanced_or, build, is_term
 from hwlint.select import SELECTED, explain, select_files, shard
-from tests.conftest import run_tool
+from tests.conftest import DEFAULT_TAXONOMY, run_tool
 
 ACC = "hw_classification = HardwareClassification.ACCELERATOR"
 
@@ -343,3 +343,20 @@ def test_a_backend_named_on_the_command_line_counts_as_privateuse1(taxonomy, tmp
     assert select_files(taxonomy, "privateuse1", [path]).selected == []
     sel = select_files(taxonomy, "privateuse1", [path], backends=["npu"])
     assert [c.names for c in sel.selected] == [("TestNPRIVATEUSE1", "TestNNPU")]
+
+
+def test_taxonomy_and_discovery_come_from_tool_hwlint(tmp_path):
+    runner = "  npu:\n    device: privateuse1\n    backend: npu\n    runs: [ACCELERATOR]\n"
+    (tmp_path / "tax.yaml").write_text(DEFAULT_TAXONOMY.read_text() + runner)
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.hwlint]\ntaxonomy = "tax.yaml"\nextend-exclude = ["legacy"]\n'
+    )
+    body = f"class TestN(TestCase):\n    {ACC}\n    def test_n(self, device): ...\n"
+    body += "instantiate_device_type_tests(TestN, globals())\n"
+    write(tmp_path, "test_n.py", body)
+    write(tmp_path, "legacy/test_old.py", body.replace("TestN", "TestOld"))
+    proc = run_tool("hwselect", "npu", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    # one PrivateUse1 class: its name is uncertain, and nothing else is collected from the file
+    assert proc.stdout == "test_n.py\n"
+    assert "total=1, selected=1" in proc.stderr
