@@ -25,7 +25,7 @@ from __future__ import annotations
 import bisect
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .select import Candidate
@@ -98,15 +98,26 @@ class _Index:
         return out
 
 
-def build(all_candidates: Sequence[Candidate], chosen: Iterable[Candidate]) -> Plan:
-    """An expression selecting exactly *chosen* among *all_candidates* (everything collected)."""
+def build(
+    all_candidates: Sequence[Candidate],
+    chosen: Iterable[Candidate],
+    functions: Mapping[str, Sequence[str]] | None = None,
+) -> Plan:
+    """An expression selecting exactly *chosen* among *all_candidates* (every class collected).
+
+    *functions* (path -> names) are the module-level test functions pytest also collects there;
+    they are never chosen.
+    """
     chosen_ids = {id(c) for c in chosen}
+    all_candidates = [*all_candidates, *_function_items(functions or {})]
     names = [item_names(c) for c in all_candidates]
     by_file: dict[str, list[int]] = {}
     for i, c in enumerate(all_candidates):
         by_file.setdefault(c.path, []).append(i)
     basenames = {p: os.path.basename(p) for p in by_file}
-    dirnames = {d for p in by_file for d in _dirs(p)}
+    # one string each, so that "does any other file or directory contain it" is one C-level scan
+    all_basenames = "\n".join(b.lower() for b in basenames.values())
+    all_dirnames = "\n".join({d for p in by_file for d in _dirs(p)})
     global_index: _Index | None = None
     clauses: list[str] = []
     plan = Plan("")
@@ -116,11 +127,7 @@ def build(all_candidates: Sequence[Candidate], chosen: Iterable[Candidate]) -> P
             continue
         anchor = basenames[path]
         low = anchor.lower()
-        anchored = (
-            is_term(anchor)
-            and not any(low in d for d in dirnames)
-            and not any(low in b.lower() for p, b in basenames.items() if p != path)
-        )
+        anchored = is_term(anchor) and all_basenames.count(low) == 1 and low not in all_dirnames
         if anchored:
             clause = _file_clause(all_candidates, names, idxs, sel, anchor, plan)
         else:
@@ -131,6 +138,15 @@ def build(all_candidates: Sequence[Candidate], chosen: Iterable[Candidate]) -> P
             clauses.append(clause)
     plan.expression = balanced_or(clauses)
     return plan
+
+
+def _function_items(functions: Mapping[str, Sequence[str]]) -> list[Candidate]:
+    """Stand-ins for test functions: one name each, never chosen."""
+    return [
+        Candidate(path, (name,), "function", None, None, None)
+        for path, names in functions.items()
+        for name in names
+    ]
 
 
 def _dirs(path: str) -> list[str]:
@@ -145,21 +161,22 @@ def _file_clause(
     anchor: str,
     plan: Plan,
 ) -> str:
-    rest = [i for i in idxs if i not in set(sel)]
+    chosen = set(sel)
+    rest = [i for i in idxs if i not in chosen]
     if not rest:
         return anchor
     local = _Index([cands[i] for i in idxs], [names[i] for i in idxs])
     trial = Plan("")
     include = _class_clause(cands, names, sel, {id(cands[i]) for i in sel}, local, trial)
-    exclude = _exclusion_clause(cands, names, sel, rest)
+    exclude = _exclusion_clause(cands, rest, local, {k for k, i in enumerate(idxs) if i in chosen})
     options = []
     if trial.exact:
-        options.append(f"{anchor} and ({include})" if " " in include else f"{anchor} and {include}")
+        options.append(f"{anchor} and {_group(include)}")
     if exclude is not None:
-        options.append(f"{anchor} and not ({exclude})" if " " in exclude else f"{anchor} and not {exclude}")
+        options.append(f"{anchor} and not {_group(exclude)}")
     if not options:
         plan.inexact.extend(trial.inexact)
-        return f"{anchor} and ({include})" if include else ""
+        return f"{anchor} and {_group(include)}" if include else ""
     return "(" + min(options, key=len) + ")"
 
 
@@ -196,17 +213,20 @@ def _class_clause(
             parts.append(term)
             continue
         excluded = balanced_or([_class_term(o) for o in sorted(others, key=lambda o: o.name)])
-        parts.append(f"({term} and not ({excluded}))")
+        parts.append(f"({term} and not {_group(excluded)})")
     return balanced_or(parts)
 
 
 def _exclusion_clause(
-    cands: Sequence[Candidate], names: Sequence[set[str]], sel: list[int], rest: list[int]
+    cands: Sequence[Candidate], rest: list[int], local: _Index, chosen_positions: set[int]
 ) -> str | None:
-    """``U1 or U2`` naming every unchosen class, or None when a term would also drop a chosen one."""
+    """``U1 or U2`` naming every unchosen class, or None when a term would also drop a chosen one.
+
+    *local* indexes the file's classes; *chosen_positions* are the chosen ones' places in it.
+    """
     for i in rest:
         for n in cands[i].names:
-            if any(_contained(n.lower(), names[j]) for j in sel):
+            if local.hits(n.lower()) & chosen_positions:
                 return None
     return balanced_or([_class_term(cands[i]) for i in rest])
 
@@ -243,4 +263,15 @@ def balanced_or(parts: Sequence[str]) -> str:
 
 
 def _group(text: str) -> str:
-    return f"({text})" if " " in text else text
+    """*text* as one operand: parenthesised unless it is a single term or already one group."""
+    if " " not in text:
+        return text
+    if text.startswith("("):
+        depth = 0
+        for i, ch in enumerate(text):
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            if depth == 0:
+                if i == len(text) - 1:
+                    return text
+                break
+    return f"({text})"

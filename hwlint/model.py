@@ -165,6 +165,14 @@ class FileModel:
     encoding: str = "utf-8"
     newline: str = "\n"
     imports: tuple[ImportStatement, ...] = ()
+    # `del Name` statements at module level (also nested in if/try/...): (name, line)
+    deletions: tuple[tuple[str, int], ...] = ()
+    # line ranges (first, last) of `if __name__ == "__main__":` bodies, which pytest never runs
+    main_guards: tuple[tuple[int, int], ...] = ()
+    # module-level test functions (pytest collects them; the runtime filter drops them): (name, line)
+    test_functions: tuple[tuple[str, int], ...] = ()
+    # line ranges of blocks that may not run on import: if/else, for/while, except/else of a try
+    conditional_blocks: tuple[tuple[int, int], ...] = ()
     _index: dict[str, list[ClassInfo]] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -189,6 +197,14 @@ class FileModel:
             for i in self.instantiations
             if i.class_name == cls.name and self.class_named(cls.name, i.site.line) is cls
         ]
+
+    def under_main_guard(self, line: int) -> bool:
+        """True when *line* is inside an ``if __name__ == "__main__":`` block."""
+        return any(first <= line <= last for first, last in self.main_guards)
+
+    def is_conditional(self, line: int) -> bool:
+        """True when *line* is inside a block that importing the module may skip."""
+        return any(first <= line <= last for first, last in self.conditional_blocks)
 
     def noqa_codes(self, line: int) -> tuple[str, ...] | None:
         """None: no noqa on *line*; (): blanket noqa; otherwise the listed codes."""
@@ -433,7 +449,20 @@ class _Builder:
         classes = []
         calls = []
         imports = []
+        deletions = []
+        guards = []
+        functions = []
+        blocks: list[tuple[int, int]] = []
         for stmt, nested in statements:
+            if isinstance(stmt, ast.Delete):
+                deletions += [(t.id, stmt.lineno) for t in stmt.targets if isinstance(t, ast.Name)]
+            elif isinstance(stmt, ast.If) and _is_main_guard(stmt.test):
+                guards.append((stmt.lineno, stmt.end_lineno or stmt.lineno))
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name.startswith(
+                self.tax.test_method_prefix
+            ):
+                functions.append((stmt.name, stmt.lineno))
+            blocks += _conditional_blocks(stmt)
             if isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 imports.append(self.import_statement(stmt, nested))
             elif isinstance(stmt, ast.ClassDef):
@@ -444,7 +473,18 @@ class _Builder:
                     calls.append(call)
         newline = "\r\n" if "\r\n" in self.source[:4096] else ("\r" if "\r" in self.source[:4096] else "\n")
         return FileModel(
-            self.path, tuple(classes), tuple(calls), self.noqa(), None, encoding, newline, tuple(imports)
+            self.path,
+            tuple(classes),
+            tuple(calls),
+            self.noqa(),
+            None,
+            encoding,
+            newline,
+            imports=tuple(imports),
+            deletions=tuple(deletions),
+            main_guards=tuple(guards),
+            test_functions=tuple(functions),
+            conditional_blocks=tuple(blocks),
         )
 
     def import_statement(self, stmt: ast.Import | ast.ImportFrom, nested: bool) -> ImportStatement:
@@ -729,6 +769,31 @@ class _Builder:
                 codes = m.group("codes")
                 out.append((i, tuple(c.upper() for c in re.split(r"[,\s]+", codes) if c) if codes else ()))
         return tuple(out)
+
+
+def _conditional_blocks(stmt: ast.stmt) -> list[tuple[int, int]]:
+    """Line ranges of *stmt*'s bodies that may be skipped (a with body, a try body always run)."""
+    bodies: list[list[ast.stmt]] = []
+    if isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While)):
+        bodies = [stmt.body, stmt.orelse]
+    elif isinstance(stmt, _TRY):
+        bodies = [h.body for h in stmt.handlers] + [stmt.orelse]
+    elif hasattr(ast, "Match") and isinstance(stmt, ast.Match):
+        bodies = [case.body for case in stmt.cases]
+    return [(b[0].lineno, b[-1].end_lineno or b[-1].lineno) for b in bodies if b]
+
+
+_TRY = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    """``__name__ == "__main__"`` (either way round)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = (test.left, test.comparators[0])
+    return any(isinstance(x, ast.Name) and x.id == "__name__" for x in sides) and any(
+        isinstance(x, ast.Constant) and x.value == "__main__" for x in sides
+    )
 
 
 _UNKNOWN = object()

@@ -9,6 +9,7 @@ one value (upstream's ``--hw-classification`` takes ``nargs="+"`` and swallows t
 from __future__ import annotations
 
 import os
+from collections import Counter
 
 import pytest
 
@@ -44,27 +45,85 @@ class _HwSelect:
         backend = config.getoption("hw_backend")
         self.backends = (backend,) if backend else ()
         self.include_unclassified = config.getoption("hw_include_unclassified")
-        self.summary = ""
+        self.runs = set(self.runner.runs)
+        self.summary: list[str] = []
+        self.warnings: list[str] = []
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
-        from .select import select_files
+        from .select import UNPLACED, select_files
 
         paths = sorted({str(item.path) for item in items})
         sel = select_files(self.taxonomy, self.runner, paths, self.backends, self.include_unclassified)
         keep_names: dict[str, set[str]] = {}
+        generics: dict[str, set[str]] = {}
         for c in sel.selected:
-            keep_names.setdefault(os.path.normcase(c.path), set()).update(c.names)
+            key = os.path.normcase(c.path)
+            keep_names.setdefault(key, set()).update(c.names)
+            if c.generic and self.runner.device == "privateuse1":
+                generics.setdefault(key, set()).add(c.generic)
+        status = {(os.path.normcase(c.path), n): c.status for c in sel.candidates for n in c.names}
         kept, dropped = [], []
+        counts: Counter[str] = Counter()
         for item in items:
+            key = os.path.normcase(str(item.path))
             cls = getattr(item, "cls", None)
-            names = keep_names.get(os.path.normcase(str(item.path)), ())
-            (kept if cls is not None and cls.__name__ in names else dropped).append(item)
+            keep = cls is not None and (
+                cls.__name__ in keep_names.get(key, ())
+                or self._backend_named(cls, generics.get(key, ()))
+                or (status.get((key, cls.__name__)) == UNPLACED and self._live_member(cls) in self.runs)
+            )
+            (kept if keep else dropped).append(item)
+            if keep:
+                counts["passed"] += 1
+            elif cls is None:
+                counts["unclassified"] += 1  # a plain test function: the runtime drops it too
+            else:
+                counts[status.get((key, cls.__name__), "other devices")] += 1
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = kept
-        self.warnings = sel.warnings
-        self.summary = f"{sel.summary()}; items: kept={len(kept)}, deselected={len(dropped)}"
+        root = str(config.rootpath) + os.sep
+        self.warnings = [w.replace(root, "") for w in sel.warnings]
+        self.summary = [self._summary(len(items) + len(dropped), counts)]
+        if not kept:
+            self.summary += [f"hwselect: runner {self.runner.name} selects nothing:"]
+            self.summary += [f"  - {r}" for r in sel.why_empty() or ["no collected test belongs to it"]]
+
+    def _summary(self, total: int, counts: Counter[str]) -> str:
+        """Item counts in the runtime's own words (``total=, passed=, unclassified=, mismatched=``)."""
+        runs = ", ".join(self.runner.runs) + (", unclassified" if self.include_unclassified else "")
+        line = (
+            f"hwselect runner {self.runner.name} active ([{runs}]): total={total}, "
+            f"passed={counts['passed']}, unclassified={counts['unclassified']}, "
+            f"mismatched={counts['mismatched']}"
+        )
+        for extra in ("unplaced", "other devices"):
+            if counts[extra]:
+                line += f", {extra}={counts[extra]}"
+        return line
+
+    def _live_member(self, cls: type) -> str | None:
+        """The classification the live class carries, as the runtime's filter reads it.
+
+        Used for classes the static view cannot place (a generic class from another module, a
+        computed declaration): the plugin runs after import, so getattr answers exactly.
+        """
+        value = getattr(cls, self.taxonomy.attribute, None)
+        return getattr(value, "name", None)
+
+    def _backend_named(self, cls: type, generics: set[str] | tuple[()]) -> bool:
+        """A PrivateUse1 class named after a backend nobody told hwselect about.
+
+        The live class shows what no static view can: it was generated from a selected generic
+        class (its bases include it) under a suffix that is no other device type's.
+        """
+        others = {d.upper() for d in self.taxonomy.devices if d != "privateuse1"}
+        for base in cls.__bases__:
+            name = base.__name__
+            if name in generics and cls.__name__.startswith(name):
+                return cls.__name__[len(name) :] not in others
+        return False
 
     def pytest_report_collectionfinish(self, config: pytest.Config) -> list[str]:
-        return [*(f"hwselect warning: {w}" for w in getattr(self, "warnings", ())), self.summary]
+        return [*(f"hwselect warning: {w}" for w in self.warnings), *self.summary]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .checker import read_source
 from .model import ClassInfo, FileModel, Instantiation, build_model, effective_declaration, mro
@@ -53,6 +53,8 @@ class Candidate:
     methods: tuple[str, ...] = ()  # test method names as collected (device suffix included)
     keywords: tuple[str, ...] = ()  # decorator names: pytest's -k also matches marker names
     notes: tuple[str, ...] = ()  # why the placement is uncertain, for stderr and explain
+    conditional: bool = False  # defined or generated in a block importing may skip (if, except...)
+    tests: int = 0  # test methods pytest collects from the class (before parametrization)
 
     @property
     def name(self) -> str:
@@ -68,8 +70,18 @@ class Candidate:
         return len(self.names) > 1
 
     @property
+    def uncertain_nodeid(self) -> bool:
+        """True when no single node id is sure to exist at collection time.
+
+        pytest aborts the whole run on a node id it cannot find, so such classes are better
+        addressed through their file (and a -k).
+        """
+        return self.uncertain_name or self.conditional
+
+    @property
     def test_count(self) -> int:
-        return max(len(self.methods), 1)
+        """Test methods in the class, at least 1 (the weight used to balance shards)."""
+        return max(self.tests, 1)
 
 
 @dataclass(frozen=True)
@@ -89,6 +101,8 @@ class FileSelection:
     candidates: list[Candidate] = field(default_factory=list)
     not_generated: list[NotGenerated] = field(default_factory=list)
     error: str | None = None
+    # module-level test functions pytest collects; never selected (the runtime drops classless tests)
+    functions: list[str] = field(default_factory=list)
 
     @property
     def selected(self) -> list[Candidate]:
@@ -135,6 +149,10 @@ class RunnerSelection:
             line += f", unplaced={c['unplaced']}"
         return line + f" classes; {c['tests']} test methods in {len(self.selected_files())} files"
 
+    def functions(self) -> dict[str, list[str]]:
+        """Module-level test functions by file: pytest collects them, so -k must not match them."""
+        return {f.path: f.functions for f in self.files if f.functions}
+
     def selected_files(self) -> list[str]:
         return [f.path for f in self.files if f.selected]
 
@@ -174,11 +192,28 @@ class RunnerSelection:
 
 
 def runner_backends(taxonomy: Taxonomy, runner: Runner, extra: Iterable[str] = ()) -> tuple[str, ...]:
-    """PrivateUse1 backend names the runner's generated classes may carry."""
+    """PrivateUse1 backend names the runner's generated classes may carry.
+
+    The runner's own (taxonomy ``backend:``) and *extra* (``--backend``); without either, every
+    backend another runner of the taxonomy names, since any of them may be the one installed.
+    """
     if runner.device != "privateuse1":
         return ()
-    seen = dict.fromkeys([*runner.backends, *extra])
-    return tuple(b for b in seen if b)
+    named = [*runner.backends, *extra] or list(taxonomy.backends())  # else any backend the taxonomy names
+    return tuple(b for b in dict.fromkeys(named) if b)
+
+
+def with_backends(taxonomy: Taxonomy, backends: Sequence[str]) -> Taxonomy:
+    """*taxonomy*, also knowing *backends* as spellings of privateuse1 in only_for / except_for.
+
+    The runtime maps the registered backend's name back to "privateuse1" before filtering; a
+    backend given on the command line must count as well as one a runner declares.
+    """
+    missing = tuple(b for b in backends if b not in taxonomy.backends())
+    if not missing:
+        return taxonomy
+    extra = Runner("--backend", "privateuse1", (), missing)
+    return replace(taxonomy, runners={**taxonomy.runners, extra.name: extra})
 
 
 def get_runner(taxonomy: Taxonomy, name: str) -> Runner:
@@ -197,12 +232,16 @@ def select_paths(
     backends: Iterable[str] = (),
     include_unclassified: bool = False,
     config=None,
+    models: dict[str, FileModel | str] | None = None,
 ) -> RunnerSelection:
-    """Select, for *runner*, the test classes of every test file under *paths* (hwlint's discovery)."""
+    """Select, for *runner*, the test classes of every test file under *paths* (hwlint's discovery).
+
+    *models* caches each file's model (or read error) across calls, e.g. one per runner.
+    """
     from .config import Config, discover
 
     files = list(discover(paths, config or Config()))
-    return select_files(taxonomy, runner, files, backends, include_unclassified)
+    return select_files(taxonomy, runner, files, backends, include_unclassified, models)
 
 
 def select_files(
@@ -211,11 +250,13 @@ def select_files(
     files: Iterable[str],
     backends: Iterable[str] = (),
     include_unclassified: bool = False,
+    models: dict[str, FileModel | str] | None = None,
 ) -> RunnerSelection:
-    """Select, for *runner*, the test classes of each file in *files*."""
+    """Select, for *runner*, the test classes of each file in *files* (*models*: see select_paths)."""
     if isinstance(runner, str):
         runner = get_runner(taxonomy, runner)
     chosen = runner_backends(taxonomy, runner, backends)
+    taxonomy = with_backends(taxonomy, chosen)
     result = RunnerSelection(runner, chosen, include_unclassified, [])
     if runner.device == "privateuse1" and not chosen:
         result.warnings.append(
@@ -223,13 +264,16 @@ def select_files(
             "generated classes are matched only as ...PRIVATEUSE1, but all but the first are named after "
             "the backend"
         )
+    models = {} if models is None else models
     for path in files:
-        data = read_source(path)
-        if isinstance(data, str):
-            result.files.append(FileSelection(path, error=data))
-            result.warnings.append(f"{path}: cannot read: {data}")
+        model = models.get(path)
+        if model is None:
+            data = read_source(path)
+            model = models[path] = data if isinstance(data, str) else build_model(data, path, taxonomy)
+        if isinstance(model, str):
+            result.files.append(FileSelection(path, error=model))
+            result.warnings.append(f"{path}: cannot read: {model}")
             continue
-        model = build_model(data, path, taxonomy)
         fs = select_model(model, taxonomy, runner, chosen, include_unclassified)
         result.files.append(fs)
         if fs.error:
@@ -253,6 +297,12 @@ def select_model(
         fs.error = f"line {model.error.line}: {model.error.message}"
         return fs
     bound = _replay(model, taxonomy, runner, backends, fs)
+    deleted = {name for name, _ in model.deletions}
+    fs.functions = [
+        name
+        for name, line in model.test_functions
+        if not model.under_main_guard(line) and name not in deleted
+    ]
     seen: set[int] = set()
     for entry in bound.values():
         if id(entry) in seen:
@@ -290,11 +340,22 @@ def _replay(
     model: FileModel, taxonomy: Taxonomy, runner: Runner, backends: Sequence[str], fs: FileSelection
 ) -> dict[str, ClassInfo | _Generated]:
     """Module globals at the end of import: name -> hand-written class or generated class."""
-    events: list[tuple[int, int, ClassInfo | Instantiation]] = [(c.site.line, 0, c) for c in model.classes]
-    events += [(i.site.line, 1, i) for i in model.instantiations if i.class_name]
+    # pytest imports the module under its own name, so `if __name__ == "__main__":` bodies never run
+    events: list[tuple[int, int, ClassInfo | Instantiation | str]] = [
+        (c.site.line, 0, c) for c in model.classes if not model.under_main_guard(c.site.line)
+    ]
+    events += [
+        (i.site.line, 1, i)
+        for i in model.instantiations
+        if i.class_name and not model.under_main_guard(i.site.line)
+    ]
+    events += [(line, 2, name) for name, line in model.deletions if not model.under_main_guard(line)]
     events.sort(key=lambda e: (e[0], e[1]))
     bound: dict[str, ClassInfo | _Generated] = {}
     for _, _, item in events:
+        if isinstance(item, str):  # `del Name`
+            bound.pop(item, None)
+            continue
         if isinstance(item, ClassInfo):
             bound[item.name] = item
             continue
@@ -400,8 +461,10 @@ def _candidate(
             holder,
             entry,
             methods=methods,
+            tests=len(methods),
             keywords=_keywords(entry),
             notes=notes,
+            conditional=model.is_conditional(entry.site.line),
         )
     notes = list(entry.notes)
     if entry.replaced:
@@ -418,7 +481,7 @@ def _candidate(
     else:
         status, member, holder, more = _place(model, taxonomy, runner, entry.source, include_unclassified)
         notes += more
-        methods = _generated_methods(entry)
+        methods = _generated_methods(model, entry)
     return Candidate(
         model.path,
         entry.names,
@@ -429,8 +492,10 @@ def _candidate(
         generic=entry.generic,
         call=entry.call,
         methods=methods,
+        tests=_generated_count(model, entry),
         keywords=_keywords(entry.source) if entry.source else (),
         notes=tuple(notes),
+        conditional=model.is_conditional(entry.call.site.line),
     )
 
 
@@ -477,12 +542,24 @@ def _collectable(model: FileModel, cls: ClassInfo) -> bool:
     return cls.name.startswith("Test")
 
 
-def _generated_methods(entry: _Generated) -> tuple[str, ...]:
-    """Methods of a generated class: the generic class's own tests, with every possible device suffix."""
+def _generated_methods(model: FileModel, entry: _Generated) -> tuple[str, ...]:
+    """Test names of a generated class, every spelling it may have.
+
+    The generic class's own tests get the device suffix (one per possible PrivateUse1 name);
+    tests it inherits from bases are not instantiated and keep their names.
+    """
     if entry.source is None:
         return ()
     suffixes = [n[len(entry.generic) :].lower() for n in entry.names]
-    return tuple(f"{m.name}_{s}" for m in entry.source.test_methods for s in suffixes)
+    own = [m.name for m in entry.source.test_methods]
+    out = [f"{name}_{s}" for name in own for s in suffixes]
+    out += [name for name in _test_methods(model, entry.source) if name not in own]
+    return tuple(dict.fromkeys(out))
+
+
+def _generated_count(model: FileModel, entry: _Generated) -> int:
+    """Test methods of a generated class, each counted once whatever its suffix."""
+    return len(_test_methods(model, entry.source)) if entry.source else 0
 
 
 def _keywords(cls: ClassInfo) -> tuple[str, ...]:
@@ -500,6 +577,7 @@ def explain(taxonomy: Taxonomy, runner: Runner | str, path: str, class_name: str
     if isinstance(runner, str):
         runner = get_runner(taxonomy, runner)
     chosen = runner_backends(taxonomy, runner, backends)
+    taxonomy = with_backends(taxonomy, chosen)
     data = read_source(path)
     if isinstance(data, str):
         return [f"{path}: cannot read: {data}"]
@@ -511,8 +589,13 @@ def explain(taxonomy: Taxonomy, runner: Runner | str, path: str, class_name: str
     for cand in fs.candidates:
         if class_name in cand.names or class_name == cand.generic:
             lines += _explain_candidate(taxonomy, runner, model, cand)
+    suffixes = {
+        "",
+        *(d.upper() for d in taxonomy.devices),
+        *(b.upper() for b in (*taxonomy.backends(), *chosen)),
+    }
     for ng in fs.not_generated:
-        if class_name == ng.generic or class_name.startswith(ng.generic):
+        if class_name.startswith(ng.generic) and class_name[len(ng.generic) :] in suffixes:
             lines += [
                 f"NOT RUN: {path}::{ng.generic} generates no class for {runner.device} "
                 f"on runner {runner.name}: {ng.reason}.",
@@ -547,6 +630,8 @@ def _explain_candidate(taxonomy: Taxonomy, runner: Runner, model: FileModel, can
         lines.append(f"  no {taxonomy.attribute} in the class or its bases in this file.")
     lines.append(f"  runner {runner.name} runs {', '.join(runner.runs)}.")
     lines += [f"  note: {n}" for n in cand.notes]
+    if cand.status == UNPLACED:
+        lines.append("  the pytest plugin (pytest --hw-runner) reads the live classification instead.")
     return lines
 
 

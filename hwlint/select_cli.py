@@ -14,6 +14,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from . import __version__
 
@@ -47,7 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--runners", metavar="A,B", help="matrix: runners to include (default: all)")
     p.add_argument("--shards", type=int, default=1, metavar="N", help="matrix: shards per runner")
     p.add_argument("--shard", metavar="I/N", help="only shard I of N (1-based), as the matrix splits it")
-    p.add_argument("--argsfile", metavar="FILE", help="k: write a pytest argument file and print @FILE")
+    p.add_argument(
+        "--argsfile", metavar="FILE", help="k, nodeids: write a pytest argument file and print @FILE"
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
     return p
 
@@ -89,18 +92,18 @@ def _setup(args):
     from .taxonomy import TaxonomyError, load_taxonomy
 
     try:
-        config = load_config(args.config and __import__("pathlib").Path(args.config))
+        config = load_config(Path(args.config) if args.config else None)
         taxonomy = load_taxonomy(args.taxonomy or config.taxonomy)
     except (ConfigError, TaxonomyError) as e:
         raise _UserError(str(e)) from None
     return config, taxonomy
 
 
-def _select(taxonomy, config, runner: str, paths, args):
+def _select(taxonomy, config, runner: str, paths, args, models=None):
     from .select import SelectionError, select_paths
 
     try:
-        return select_paths(taxonomy, runner, paths, args.backend, args.include_unclassified, config)
+        return select_paths(taxonomy, runner, paths, args.backend, args.include_unclassified, config, models)
     except SelectionError as e:
         raise _UserError(str(e)) from None
 
@@ -109,9 +112,11 @@ def cmd_select(args) -> int:
     config, taxonomy = _setup(args)
     if args.format == "matrix":
         paths = ([args.runner] if args.runner else []) + args.paths
+        _check_paths(paths)
         return cmd_matrix(args, config, taxonomy, paths or ["."])
     if not args.runner:
         raise _UserError("give a RUNNER (one of: " + ", ".join(taxonomy.runners) + ")")
+    _check_paths(args.paths)
     sel = _select(taxonomy, config, args.runner, args.paths or ["."], args)
     chosen = _shard_of(sel.selected, args.shard)
     _report(sel, args.quiet)
@@ -120,6 +125,13 @@ def cmd_select(args) -> int:
         return EXIT_EMPTY
     WRITERS[args.format](sel, chosen, args)
     return EXIT_OK
+
+
+def _check_paths(paths: Sequence[str]) -> None:
+    """A path that does not exist is a typo, not an empty selection."""
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        raise _UserError(f"no such file or directory: {', '.join(missing)}")
 
 
 def _shard_of(selected, spec: str | None):
@@ -157,17 +169,28 @@ def _report_empty(sel, shard: str | None) -> None:
 
 def write_nodeids(sel, chosen, args) -> None:
     """One ``path::Class`` per line (a pytest argument file: ``pytest @ids.txt``)."""
-    for line in nodeid_lines(sel, chosen):
-        print(line)
+    _emit(nodeid_lines(sel, chosen), args.argsfile)
+
+
+def _emit(lines: list[str], argsfile: str | None) -> None:
+    """Print *lines*, or write them to *argsfile* and print ``@argsfile`` for pytest."""
+    if argsfile:
+        with open(argsfile, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+        print(f"@{argsfile}")
+        return
+    print("\n".join(lines))
 
 
 def nodeid_lines(sel, chosen) -> list[str]:
     """Node ids of *chosen*, as pytest arguments one per line.
 
-    A PrivateUse1 class is named ``...PRIVATEUSE1`` or after the backend depending on collection
-    order, so no node id for it is certain: its file is listed instead and, when that file holds
-    classes that are not chosen, two more lines ``-k`` and an expression exact over the listed
-    scope (node ids of the other files select only chosen classes, so their module name suffices).
+    Some classes have no node id certain to exist, and pytest aborts the run on one it cannot
+    find: a PrivateUse1 class is named ``...PRIVATEUSE1`` or after the backend depending on
+    collection order, and a class defined (or instantiated) under an ``if`` may not exist. Their
+    file is listed instead and, when that file holds anything not chosen, two more lines ``-k`` and
+    an expression exact over the listed scope (node ids of the other files select only chosen
+    classes, so their module name suffices).
     """
     from .kexpr import build
     from .select import relpath
@@ -175,27 +198,43 @@ def nodeid_lines(sel, chosen) -> list[str]:
     ids = {id(c) for c in chosen}
     lines: list[str] = []
     scope = []
+    scope_functions = {}
     mixed = False
+    whole: list[str] = []
+    named = conditional = 0
     for f in sel.files:
         mine = [c for c in f.candidates if id(c) in ids]
         if not mine:
             continue
-        if any(c.uncertain_name for c in mine):
+        unsure = [c for c in mine if c.uncertain_nodeid]
+        if unsure:
+            whole.append(relpath(f.path))
+            named += sum(c.uncertain_name for c in unsure)
+            conditional += sum(not c.uncertain_name for c in unsure)
             lines.append(relpath(f.path))
             scope += f.candidates
-            mixed = mixed or len(mine) < len(f.candidates)
+            scope_functions[f.path] = f.functions
+            mixed = mixed or len(mine) < len(f.candidates) or bool(f.functions)
             continue
         lines += [f"{relpath(c.path)}::{c.name}" for c in mine]
         scope += mine
+    if whole:
+        print(
+            f"hwselect: note: {len(whole)} files listed whole (first: {whole[0]}): no certain node id "
+            f"for {named} PrivateUse1 classes (named by collection order) and {conditional} classes "
+            "defined or instantiated in blocks that may not run"
+            + ("; a -k keeps exactly the selected classes" if mixed else ""),
+            file=sys.stderr,
+        )
     if mixed:
-        plan = build(scope, [c for c in scope if id(c) in ids])
+        plan = build(scope, [c for c in scope if id(c) in ids], scope_functions)
         if plan.exact:
             lines += ["-k", plan.expression]
         else:
             for c, reason in plan.inexact:
                 print(
-                    f"hwselect: warning: {c.nodeid}: PrivateUse1 names depend on collection order and -k "
-                    f"cannot single it out ({reason}); its whole file is listed",
+                    f"hwselect: warning: {c.nodeid}: no certain node id, and -k cannot single it "
+                    f"out ({reason}); its whole file is listed",
                     file=sys.stderr,
                 )
     return lines
@@ -212,39 +251,28 @@ def write_files(sel, chosen, args) -> None:
 
 
 def write_k(sel, chosen, args) -> None:
-    """A -k expression; falls back to a pytest argument file when one argument cannot say it."""
+    """A -k expression, or node ids (a pytest argument file) when one argument cannot say it.
+
+    Node ids are also what ``--argsfile`` writes: they are exact by construction, and pytest
+    resolves them far faster than it evaluates a long expression once per collected item.
+    """
     from .kexpr import MAX_ARG_BYTES, build
 
-    plan = build(sel.candidates, chosen)
+    plan = build(sel.candidates, chosen, sel.functions())
     for c, reason in plan.inexact:
         print(f"hwselect: -k cannot select {c.nodeid} exactly: {reason}", file=sys.stderr)
-    if plan.exact:
-        lines = [*_chosen_files(sel, chosen), "-k", plan.expression]
-    else:
-        print("hwselect: falling back to node ids (a pytest argument file)", file=sys.stderr)
-        lines = nodeid_lines(sel, chosen)
-    if args.argsfile:
-        with open(args.argsfile, "w", encoding="utf-8") as f:
-            f.write("\n".join(lines) + "\n")
-        print(f"@{args.argsfile}")
-        return
-    if plan.exact and plan.size <= MAX_ARG_BYTES:
+    if plan.exact and plan.size <= MAX_ARG_BYTES and not args.argsfile:
         print(plan.expression)
         return
-    if plan.exact:
+    if not plan.exact:
+        print("hwselect: falling back to node ids (a pytest argument file)", file=sys.stderr)
+    elif not args.argsfile:
         print(
             f"hwselect: the -k expression is {plan.size} bytes, over the {MAX_ARG_BYTES}-byte "
-            "argument limit; printing a pytest argument file instead: save it and run `pytest @FILE`",
+            "argument limit; printing node ids instead: save them and run `pytest @FILE`",
             file=sys.stderr,
         )
-    print("\n".join(lines))
-
-
-def _chosen_files(sel, chosen) -> list[str]:
-    from .select import relpath
-
-    ids = {id(c) for c in chosen}
-    return [relpath(f.path) for f in sel.files if any(id(c) in ids for c in f.candidates)]
+    _emit(nodeid_lines(sel, chosen), args.argsfile)
 
 
 def write_json(sel, chosen, args) -> None:
@@ -263,7 +291,7 @@ def selection_json(sel, chosen) -> dict:
         mine = [c for c in f.candidates if id(c) in ids]
         if not mine:
             continue
-        plan = build(f.candidates, mine)
+        plan = build(f.candidates, mine, {f.path: f.functions})
         counts = {s: sum(1 for c in f.candidates if c.status == s) for s in STATUSES}
         files.append(
             {
@@ -282,7 +310,7 @@ def selection_json(sel, chosen) -> dict:
                 "counts": {"total": len(f.candidates), "chosen": len(mine), **counts},
             }
         )
-    plan = build(sel.candidates, chosen)
+    plan = build(sel.candidates, chosen, sel.functions())
     return {
         "runner": sel.runner.name,
         "device": sel.runner.device,
@@ -308,8 +336,9 @@ def cmd_matrix(args, config, taxonomy, paths) -> int:
         raise _UserError("--shards must be at least 1")
     include = []
     empty = []
+    models: dict = {}  # each file is parsed once for all runners
     for name in names:
-        sel = _select(taxonomy, config, name, paths, args)
+        sel = _select(taxonomy, config, name, paths, args, models)
         _report(sel, args.quiet)
         if not sel.selected:
             empty.append(sel)

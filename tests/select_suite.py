@@ -132,7 +132,7 @@ class TestUnclassified(TestCase):
     def test_nothing(self):
         pass
 """,
-    # Inherited classifications, through a plain base and through the instantiated generic class.
+    # Inherited classifications (a plain base, the instantiated generic class), `del`, a main guard.
     "test_inherit.py": """
 class Base(TestCase):
     hw_classification = HardwareClassification.GENERIC
@@ -160,6 +160,28 @@ class TestOverride(Base):
 
     def test_override(self):
         pass
+
+
+class _SharedTests(TestCase):  # deleted below: only its subclass is collected
+    hw_classification = HardwareClassification.GENERIC
+
+    def test_shared(self):
+        pass
+
+
+class TestUsesShared(_SharedTests):
+    pass
+
+
+del _SharedTests
+
+if __name__ == "__main__":  # pytest imports the module under its own name: never defined
+
+    class TestMainOnly(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def test_main(self):
+            pass
 """,
     # Classes and calls nested in if / try / with blocks.
     "test_nested.py": """
@@ -264,6 +286,10 @@ class TestNoPrivateUse1(TestCase):
 
 
 instantiate_device_type_tests(TestNoPrivateUse1, globals(), except_for="openreg")
+
+
+def test_plain_function():  # collected by pytest, dropped by the runtime filter: never selected
+    pass
 """,
     # PrivateUse1 only: every class here is ACCELERATOR and instantiated.
     "test_privateuse.py": """

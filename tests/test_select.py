@@ -10,7 +10,7 @@ import pytest
 
 from hwlint.kexpr import FANOUT, balanced_or, build, is_term
 from hwlint.select import SELECTED, explain, select_files, shard
-from tests.conftest import run_tool
+from tests.conftest import DEFAULT_TAXONOMY, run_tool
 
 ACC = "hw_classification = HardwareClassification.ACCELERATOR"
 
@@ -221,6 +221,9 @@ def test_matrix_and_shards(tmp_path):
     two = run_tool("hwselect", "cpu", "--shard", "2/2", cwd=tmp_path).stdout.split()
     assert one == ["test_m.py::TestM0CPU", "test_m.py::TestM1CPU", "test_m.py::TestM4CPU"]
     assert two == ["test_m.py::TestM2CPU", "test_m.py::TestM3CPU"]
+    written = run_tool("hwselect", "cpu", "--shard", "2/2", "--argsfile", "ids.args", cwd=tmp_path)
+    assert written.stdout == "@ids.args\n"
+    assert (tmp_path / "ids.args").read_text() == "test_m.py::TestM2CPU\ntest_m.py::TestM3CPU\n"
 
 
 def test_shard_is_a_partition(taxonomy, tmp_path):
@@ -291,3 +294,69 @@ def test_build_excludes_longer_names(taxonomy, tmp_path):
     plan = build(sel.candidates, sel.selected)
     assert plan.exact
     assert plan.expression == "(test_k.py and ((TestFoo and not (TestFooBar or TestFooBaz)) or TestQux))"
+
+
+def test_missing_path_and_missing_runner_are_usage_errors(tmp_path):
+    proc = run_tool("hwselect", "cpu", "nope/", cwd=tmp_path)
+    assert (proc.returncode, proc.stderr) == (2, "hwselect: error: no such file or directory: nope/\n")
+    proc = run_tool("hwselect", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr == (
+        "hwselect: error: give a RUNNER (one of: cpu, cuda, rocm, mps, xpu, privateuse1)\n"
+    )
+
+
+def test_test_functions_are_never_selected_and_block_a_bare_module_term(taxonomy, tmp_path):
+    path = write(
+        tmp_path,
+        "test_f.py",
+        f"""
+        class TestF(TestCase):
+            {ACC}
+            def test_a(self, device): ...
+
+        instantiate_device_type_tests(TestF, globals())
+
+        def test_helper():
+            pass
+        """,
+    )
+    sel = select_files(taxonomy, "cpu", [path])
+    assert [c.name for c in sel.selected] == ["TestFCPU"]
+    assert sel.functions() == {path: ["test_helper"]}
+    plan = build(sel.candidates, sel.selected, sel.functions())
+    assert plan.expression == "(test_f.py and TestFCPU)"
+
+
+def test_a_backend_named_on_the_command_line_counts_as_privateuse1(taxonomy, tmp_path):
+    path = write(
+        tmp_path,
+        "test_npu.py",
+        f"""
+        class TestN(TestCase):
+            {ACC}
+            def test_n(self, device): ...
+
+        instantiate_device_type_tests(TestN, globals(), only_for=("cuda", "npu"))
+        """,
+    )
+    assert select_files(taxonomy, "privateuse1", [path]).selected == []
+    sel = select_files(taxonomy, "privateuse1", [path], backends=["npu"])
+    assert [c.names for c in sel.selected] == [("TestNPRIVATEUSE1", "TestNNPU")]
+
+
+def test_taxonomy_and_discovery_come_from_tool_hwlint(tmp_path):
+    runner = "  npu:\n    device: privateuse1\n    backend: npu\n    runs: [ACCELERATOR]\n"
+    (tmp_path / "tax.yaml").write_text(DEFAULT_TAXONOMY.read_text() + runner)
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.hwlint]\ntaxonomy = "tax.yaml"\nextend-exclude = ["legacy"]\n'
+    )
+    body = f"class TestN(TestCase):\n    {ACC}\n    def test_n(self, device): ...\n"
+    body += "instantiate_device_type_tests(TestN, globals())\n"
+    write(tmp_path, "test_n.py", body)
+    write(tmp_path, "legacy/test_old.py", body.replace("TestN", "TestOld"))
+    proc = run_tool("hwselect", "npu", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    # one PrivateUse1 class: its name is uncertain, and nothing else is collected from the file
+    assert proc.stdout == "test_n.py\n"
+    assert "total=1, selected=1" in proc.stderr

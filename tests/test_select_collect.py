@@ -72,6 +72,21 @@ def hwselect(root: Path, runner: str, *args: str) -> subprocess.CompletedProcess
     return run_tool("hwselect", runner, "--taxonomy", "taxonomy.yaml", *extra, *args, cwd=root)
 
 
+def k_select(expression: str, nodeids: set[str]) -> set[str]:
+    """The node ids pytest's -k *expression* keeps (rootdir-relative ids, so no rootdir name)."""
+    from _pytest.mark.expression import Expression
+
+    compiled = Expression.compile(expression)
+    out = set()
+    for nodeid in nodeids:
+        path, *rest = nodeid.split("::")  # rest: class and test, or a plain function
+        names = [*path.split("/"), *rest]
+        lowered = [n.lower() for n in names]
+        if compiled.evaluate(lambda term, lowered=lowered, **kw: any(term.lower() in n for n in lowered)):
+            out.add(nodeid)
+    return out
+
+
 def as_args(root: Path, text: str, name: str) -> str:
     """Save hwselect's output as a pytest argument file and return ``@file``."""
     (root / name).write_text(text)
@@ -99,6 +114,19 @@ def test_formats_collect_exactly_the_runtime_selection(suite, runner):
     files = hwselect(suite, runner, "--format", "files")
     assert set(files.stdout.split()) == {i.split("::")[0] for i in expected}
 
+    # json: each file's expression, and the whole one, evaluated by pytest's own Expression over
+    # every item pytest collects on this device (names as -k sees them: dirs, module, class, test)
+    everything = collect(suite, runner)
+    data = json.loads(hwselect(suite, runner, "--format", "json").stdout)
+    listed = {(f["path"], n) for f in data["files"] for c in f["classes"] for n in c["names"]}
+    assert {tuple(i.split("::")[:2]) for i in expected} <= listed
+    for f in data["files"]:
+        if f["expression"] is not None:
+            mine = {i for i in everything if i.startswith(f["path"] + "::")}
+            assert k_select(f["expression"], mine) == {i for i in expected if i in mine}
+    if data["expression"] is not None:
+        assert k_select(data["expression"], everything) == expected
+
     plugin_args = ["--hw-runner", runner, "--hw-taxonomy", "taxonomy.yaml"]
     if RUNNERS[runner][2]:
         plugin_args += ["--hw-backend", "openreg"]
@@ -107,7 +135,7 @@ def test_formats_collect_exactly_the_runtime_selection(suite, runner):
 
 def test_expected_cpu_classes_spelled_out(suite):
     """The cpu runner's selection, written by hand (not only compared with the runtime filter)."""
-    out = hwselect(suite, "cpu", "--format", "nodeids").stdout.split()
+    out = hwselect(suite, "cpu", "--format", "nodeids").stdout.splitlines()
     assert out == [
         "test_collide.py::TestFooCPU",
         "test_collide.py::TestFooBar",
@@ -119,11 +147,14 @@ def test_expected_cpu_classes_spelled_out(suite):
         "test_filters.py::TestNoPrivateUse1CPU",
         "test_inherit.py::TestChild",
         "test_inherit.py::TestDeviceChildCPU",
-        "test_nested.py::TestNestedGeneric",
-        "test_nested.py::TestNestedAccCPU",
+        "test_inherit.py::TestUsesShared",
+        "test_nested.py",  # TestNestedGeneric is defined under an `if`: no node id is certain
         "test_privateuse.py::TestPrivACPU",
         "test_privateuse.py::TestPrivBCPU",
         "testmatmul_suite/test_mm.py::TestMatmul",
+        "-k",
+        "test_collide.py or test_conv.py or test_filters.py or test_inherit.py "
+        "or (test_nested.py and not TestNestedXPU) or test_privateuse.py or test_mm.py",
     ]
 
 
@@ -148,8 +179,10 @@ def test_k_says_why_it_falls_back(suite):
 
 def test_k_is_one_expression_when_exact(suite):
     proc = hwselect(suite, "xpu", "--format", "k")
-    # test_filters.py generates only TestXpuOptInXPU for xpu, so its module name selects it exactly
-    assert proc.stdout.splitlines() == ["test_filters.py or (test_nested.py and TestNestedXPU)"]
+    # test_filters.py also holds a plain test function, so its module name alone would be too much
+    assert proc.stdout.splitlines() == [
+        "(test_filters.py and TestXpuOptInXPU) or (test_nested.py and TestNestedXPU)"
+    ]
 
 
 def test_include_unclassified(suite):
@@ -165,3 +198,164 @@ def test_privateuse1_accepts_both_names(suite):
     # except_for="openreg" maps back to privateuse1; only_for=("cuda", "openreg") keeps it
     assert "TestNoPrivateUse1PRIVATEUSE1" not in classes
     assert "TestBackendNamePRIVATEUSE1" in classes
+
+
+def test_plugin_reports_and_keeps_paths_after_its_options(suite):
+    env = {**os.environ, "HW_DEVICE": "cuda"}
+    args = ["--hw-runner", "cuda", "--hw-taxonomy", "taxonomy.yaml", "test_collide.py", "test_conv.py"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", *args], cwd=suite, env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stdout
+    lines = proc.stdout.splitlines()
+    assert "collected 7 items / 4 deselected / 3 selected" in lines
+    assert (
+        "hwselect warning: test_collide.py::TestFooCUDA: replaces the hand-written class TestFooCUDA "
+        "(line 52): instantiating TestFoo binds that name in the module"
+    ) in lines
+    # items, in the runtime's words: TestFooCUDA's 2 tests and TestConvCuda's pass
+    assert (
+        "hwselect runner cuda active ([ACCELERATOR, CUDA]): total=7, passed=3, unclassified=1, mismatched=3"
+    ) in lines
+
+
+def test_plugin_says_why_nothing_runs(suite):
+    args = ["--hw-runner", "mps", "--hw-taxonomy", "taxonomy.yaml", "test_conv.py"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", *args], cwd=suite, env=os.environ, capture_output=True, text=True
+    )
+    assert proc.returncode == 5  # pytest's "no tests ran": an empty selection is not green
+    assert (
+        "hwselect runner mps active ([ACCELERATOR, MPS]): total=2, passed=0, unclassified=0, mismatched=2\n"
+        "hwselect: runner mps selects nothing:\n"
+        "  - 2 classes are classified for other runners: CUDA (1), GENERIC (1); mps runs ACCELERATOR, MPS\n"
+    ) in proc.stdout
+
+
+def test_plugin_rejects_an_unknown_runner(suite):
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "--hw-runner", "tpu"],
+        cwd=suite,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 4
+    assert "--hw-runner: unknown runner 'tpu'" in proc.stderr
+
+
+def test_json_contract(suite):
+    data = json.loads(hwselect(suite, "mps", "--format", "json").stdout)
+    assert data == {
+        "runner": "mps",
+        "device": "mps",
+        "runs": ["ACCELERATOR", "MPS"],
+        "backends": [],
+        "counts": {
+            "total": 15,
+            "selected": 1,
+            "mismatched": 13,
+            "unclassified": 1,
+            "unplaced": 0,
+            "tests": 1,
+            "not_generated": 11,
+            "chosen": 1,
+        },
+        "expression": "(test_filters.py and TestMpsMPS)",
+        "inexact": [],
+        "files": [
+            {
+                "path": "test_filters.py",
+                "classes": [
+                    {
+                        "name": "TestMpsMPS",
+                        "names": ["TestMpsMPS"],
+                        "classification": "ACCELERATOR",
+                        "generic": "TestMps",
+                        "tests": 1,
+                    }
+                ],
+                "expression": "(test_filters.py and TestMpsMPS)",
+                "counts": {
+                    "total": 1,
+                    "chosen": 1,
+                    "selected": 1,
+                    "mismatched": 0,
+                    "unclassified": 0,
+                    "unplaced": 0,
+                },
+            }
+        ],
+        "warnings": [],
+    }
+
+
+def test_plugin_finds_backend_named_classes_without_being_told_the_backend(suite):
+    """The runtime names all but the first PrivateUse1 class after the backend (here: openreg)."""
+    expected = truth(suite, "privateuse1")
+    assert any("OPENREG::" in i for i in expected)
+    assert (
+        collect(suite, "privateuse1", "--hw-runner", "privateuse1", "--hw-taxonomy", "taxonomy.yaml")
+        == expected
+    )
+
+
+def test_shards_partition_the_selection(suite):
+    expected = truth(suite, "cuda")
+    parts = []
+    for i in (1, 2, 3):
+        out = hwselect(suite, "cuda", "--shard", f"{i}/3").stdout
+        parts.append(collect(suite, "cuda", as_args(suite, out, f"shard{i}.txt")))
+    assert all(parts)
+    assert set().union(*parts) == expected
+    assert sum(len(p) for p in parts) == len(expected)
+
+
+def test_plugin_places_what_the_static_view_cannot(tmp_path):
+    """A generic class from another module and a computed declaration: unplaced for hwselect
+    (and said so), but the plugin reads the live classification as the runtime does."""
+    root = write_suite(
+        tmp_path,
+        {
+            "shared_tests.py": """
+class TestForeign(TestCase):
+    hw_classification = HardwareClassification.ACCELERATOR
+
+    def test_f(self, device):
+        pass
+""",
+            "test_uses_shared.py": """
+from shared_tests import TestForeign
+
+instantiate_device_type_tests(TestForeign, globals())
+
+
+class TestComputed(TestCase):
+    hw_classification = getattr(HardwareClassification, "GENERIC")
+
+    def test_c(self):
+        pass
+
+
+class TestComputedCuda(TestCase):
+    hw_classification = getattr(HardwareClassification, "CUDA")
+
+    def test_cc(self):
+        pass
+""",
+        },
+    )
+    (root / "taxonomy.yaml").write_text(DEFAULT_TAXONOMY.read_text())
+    expected = truth(root, "cpu")
+    assert expected == {
+        "test_uses_shared.py::TestForeignCPU::test_f_cpu",
+        "test_uses_shared.py::TestComputed::test_c",
+    }
+    assert collect(root, "cpu", "--hw-runner", "cpu") == expected
+
+    proc = hwselect(root, "cpu", "--format", "nodeids")
+    assert proc.returncode == 3
+    assert "unplaced=3" in proc.stderr
+    assert (
+        "test_uses_shared.py::TestForeignCPU: TestForeign is not defined in this file, so its "
+        "classification is unknown here"
+    ) in proc.stderr

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_tool
+from tests.conftest import DEFAULT_TAXONOMY, run_tool
 from tests.select_suite import CONFTEST
 
 pytest.importorskip("torch.testing._internal.common_device_type")
@@ -158,8 +158,13 @@ def torch_suite(tmp_path_factory) -> Path:
     return root
 
 
-def collect(root: Path, *args: str) -> set[str]:
-    env = {**os.environ, "PYTORCH_TESTING_DEVICE_ONLY_FOR": "cpu", "PYTHONDONTWRITEBYTECODE": "1"}
+def collect(root: Path, *args: str, env: dict[str, str] | None = None) -> set[str]:
+    env = {
+        **os.environ,
+        "PYTORCH_TESTING_DEVICE_ONLY_FOR": "cpu",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        **(env or {}),
+    }
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", *args],
         cwd=root,
@@ -193,3 +198,87 @@ def test_cpu_runner_matches_torch_instantiation(torch_suite):
     assert collect(torch_suite, "-k", k.stdout.strip()) == expected
 
     assert collect(torch_suite, "--hw-runner", "cpu") == expected
+
+
+OPENREG = """\
+import types
+
+import torch
+
+# A stand-in PrivateUse1 backend named "openreg", registered before any test module imports
+# common_device_type, so torch's own PrivateUse1TestBase generates the classes.
+torch.utils.rename_privateuse1_backend("openreg")
+_mod = types.ModuleType("openreg")
+_mod.is_available = lambda: True
+_mod.current_device = lambda: 0
+_mod.device_count = lambda: 1
+torch._register_device_module("openreg", _mod)
+"""
+
+PU1_MODULE = """
+class Test{a}(TestCase):
+    hw_classification = HardwareClassification.ACCELERATOR
+
+    def test_a(self, device):
+        pass
+
+
+instantiate_device_type_tests(Test{a}, globals())
+
+
+class Test{b}(TestCase):
+    hw_classification = HardwareClassification.ACCELERATOR
+
+    def test_b(self, device):
+        pass
+
+
+instantiate_device_type_tests(Test{b}, globals(), except_for="openreg")
+
+
+class Test{c}(TestCase):
+    hw_classification = HardwareClassification.CPU
+
+    def test_c(self, device):
+        pass
+
+
+instantiate_device_type_tests(Test{c}, globals(), only_for=("cpu", "openreg"))
+
+
+class Test{a}Generic(TestCase):
+    hw_classification = HardwareClassification.GENERIC
+
+    def test_g(self):
+        pass
+"""
+
+
+def test_privateuse1_runner_matches_torch_naming(tmp_path):
+    """torch names the first PrivateUse1 class of the process ...PRIVATEUSE1, later ones ...OPENREG."""
+    (tmp_path / "test_pu_a.py").write_text(PRELUDE + PU1_MODULE.format(a="Alpha", b="Beta", c="Gamma"))
+    (tmp_path / "test_pu_b.py").write_text(PRELUDE + PU1_MODULE.format(a="Delta", b="Epsilon", c="Zeta"))
+    (tmp_path / "conftest.py").write_text(OPENREG + CONFTEST)
+    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider\n")
+    runner = "  openreg:\n    device: privateuse1\n    backend: openreg\n    runs: [ACCELERATOR]\n"
+    (tmp_path / "taxonomy.yaml").write_text(DEFAULT_TAXONOMY.read_text() + runner)
+
+    env = {"PYTORCH_TESTING_DEVICE_ONLY_FOR": "privateuse1"}
+    expected = collect(tmp_path, "--truth-runs", "ACCELERATOR", env=env)
+    assert expected == {
+        "test_pu_a.py::TestAlphaPRIVATEUSE1::test_a_openreg",
+        "test_pu_b.py::TestDeltaOPENREG::test_a_openreg",
+    }
+
+    ids = run_tool("hwselect", "openreg", "--taxonomy", "taxonomy.yaml", cwd=tmp_path)
+    assert ids.returncode == 0, ids.stderr
+    (tmp_path / "ids.txt").write_text(ids.stdout)
+    assert collect(tmp_path, "@ids.txt", env=env) == expected
+
+    k = run_tool("hwselect", "openreg", "--taxonomy", "taxonomy.yaml", "--format", "k", cwd=tmp_path)
+    assert collect(tmp_path, "-k", k.stdout.strip(), env=env) == expected
+
+    plugin = ["--hw-runner", "openreg", "--hw-taxonomy", "taxonomy.yaml"]
+    assert collect(tmp_path, *plugin, env=env) == expected
+    # the generic privateuse1 runner, told nothing about the backend
+    assert collect(tmp_path, "--hw-runner", "privateuse1", env=env) == expected
