@@ -117,3 +117,12 @@ class Cache:
         except OSError:
             return
         self.dirty = False
+
+
+def open_cache(taxonomy_digest: str, root: Path, directory: str | None = None, disabled: bool = False):
+    """The cache for a run: *directory*, else $HWLINT_CACHE_DIR, else .hwlint_cache under *root*
+    (the directory of the configuration). None when *disabled* (--no-cache)."""
+    if disabled:
+        return None
+    chosen = directory or os.environ.get("HWLINT_CACHE_DIR") or root / CACHE_DIR_NAME
+    return Cache(Path(chosen), taxonomy_digest)

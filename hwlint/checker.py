@@ -6,12 +6,12 @@ about presentation: it returns :class:`Finding` objects in a stable order.
 
 from __future__ import annotations
 
-import gc
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from .cache import Cache, content_hash
+from .cache import Cache
+from .engine import MAX_FILE_BYTES, analyze_files, read_source
 from .model import FileModel, Resolver, build_model
 from .rules import RULES, Context
 from .taxonomy import Taxonomy
@@ -140,27 +140,6 @@ def _build(source: str | bytes, path: str, taxonomy: Taxonomy) -> FileModel | Fi
         return _finding(path, "HWC900", 1, 0, {"rule": "model", "error": error})
 
 
-MAX_FILE_BYTES = 10 * 1024 * 1024
-
-
-def read_source(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes | str:
-    """The file's bytes, or a one-line reason it cannot be read.
-
-    Files over *max_bytes* are refused: parsing costs about 15 bytes of memory per byte of source,
-    and one generated 50 MB file must not take the whole run down with it.
-    """
-    try:
-        with open(path, "rb") as f:
-            data = f.read(max_bytes + 1)
-    except IsADirectoryError:
-        return "Is a directory"
-    except OSError as e:
-        return e.strerror or str(e)
-    if len(data) > max_bytes:
-        return f"the file is larger than the {max_bytes // (1024 * 1024)} MB limit (--max-file-size)"
-    return data
-
-
 def check_file(
     path: str, taxonomy: Taxonomy, selection: Selection | None = None, max_bytes: int = MAX_FILE_BYTES
 ) -> FileResult:
@@ -184,39 +163,6 @@ def check_file(
 # Many files: parallel, cached, in a stable order
 
 _ALL = Selection(("HWC",), ())
-_worker_taxonomy: Taxonomy | None = None
-_worker_max_bytes = MAX_FILE_BYTES
-
-
-def _init_worker(taxonomy: Taxonomy, max_bytes: int = MAX_FILE_BYTES) -> None:
-    global _worker_taxonomy, _worker_max_bytes
-    _worker_taxonomy, _worker_max_bytes = taxonomy, max_bytes
-    # Trees and models hold no reference cycles, so the cycle collector only costs time here.
-    gc.disable()
-
-
-def _check_task(
-    task: tuple[str, str | None],
-) -> tuple[str, tuple[int, int, str] | None, list[Finding] | None]:
-    """Worker: check one file with every rule. Returns (path, (mtime, size, hash), findings);
-    findings is None when the content hash equals *known* (the cached findings still hold)."""
-    path, known = task
-    assert _worker_taxonomy is not None
-    try:
-        st = os.stat(path)
-    except OSError:
-        st = None
-    data = read_source(path, _worker_max_bytes)
-    if isinstance(data, str) or st is None:
-        return path, None, check_file(path, _worker_taxonomy, _ALL, _worker_max_bytes).findings
-    sha = content_hash(data)
-    stamp = (st.st_mtime_ns, st.st_size, sha)
-    if known == sha:
-        return path, stamp, None
-    model = _build(data, path, _worker_taxonomy)
-    if isinstance(model, Finding):
-        return path, stamp, [model]
-    return path, stamp, run_rules(model, _worker_taxonomy, _ALL)
 
 
 def check_paths(
@@ -231,59 +177,21 @@ def check_paths(
     Files run in parallel on *jobs* processes (default: the number of cores); results are identical
     to a serial run. With a *cache*, unchanged files are not read again.
     """
-    results: list[list[Finding] | None] = [None] * len(files)
-    todo: list[tuple[int, str, str | None]] = []
-    for i, path in enumerate(files):
-        hit = cache.lookup(path, "check") if cache is not None else None
-        if hit is not None:
-            results[i] = hit
-        else:
-            todo.append((i, path, cache.known_hash(path, "check") if cache is not None else None))
-    for (i, path, _), (_, stamp, findings) in zip(
-        todo, _run_tasks(todo, taxonomy, jobs, max_bytes), strict=True
-    ):
-        if findings is None:  # touched but unchanged
-            assert cache is not None and stamp is not None
-            findings = cache.value_for_hash(path, "check", stamp[2])
-        if cache is not None and stamp is not None:
-            cache.store(path, stamp[0], stamp[1], stamp[2], "check", findings)
-        results[i] = findings
-    if cache is not None:
-        cache.save()
-    return [r or [] for r in results]
+    per_file = analyze_files(files, taxonomy, _check_analysis, "check", jobs, cache, max_bytes)
+    # the cache is keyed by absolute path: a value cached from another directory names the file
+    # as it was given then
+    return [
+        [f if f.path == path else replace(f, path=path) for f in findings]
+        for path, findings in zip(files, per_file, strict=True)
+    ]
 
 
-def _run_tasks(todo, taxonomy: Taxonomy, jobs: int | None, max_bytes: int):
-    tasks = [(path, known) for _, path, known in todo]
-    jobs = max(1, jobs or os.cpu_count() or 1)
-    if jobs == 1 or len(tasks) < 4 * jobs:
-        enabled = gc.isenabled()
-        _init_worker(taxonomy, max_bytes)
-        try:
-            return [_check_task(t) for t in tasks]
-        finally:
-            if enabled:
-                gc.enable()
-    import multiprocessing  # imported here: single-file front ends (flake8) never pay for it
-    from concurrent.futures import ProcessPoolExecutor
-
-    # Largest files first, in small chunks, so that no worker is left with a big file at the end.
-    order = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i][0]))
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
-    chunksize = max(1, min(8, len(tasks) // (jobs * 16)))
-    with ProcessPoolExecutor(
-        jobs, mp_context=ctx, initializer=_init_worker, initargs=(taxonomy, max_bytes)
-    ) as pool:
-        done = pool.map(_check_task, [tasks[i] for i in order], chunksize=chunksize)
-        results: list = [None] * len(tasks)
-        for i, result in zip(order, done, strict=True):
-            results[i] = result
-    return results
-
-
-def _size(path: str) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
+def _check_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> list[Finding]:
+    if isinstance(data, str):
+        if not os.path.lexists(path):
+            data = "No such file or directory"
+        return [_finding(path, "HWC901", 1, 0, {"reason": data})]
+    model = _build(data, path, taxonomy)
+    if isinstance(model, Finding):
+        return [model]
+    return run_rules(model, taxonomy, _ALL)

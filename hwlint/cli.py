@@ -338,15 +338,10 @@ def cmd_report(args) -> int:
 
 
 def _open_cache(args, config, taxonomy):
-    import os
+    from .cache import open_cache
 
-    from .cache import CACHE_DIR_NAME, Cache
-
-    if getattr(args, "no_cache", False):
-        return None
-    directory = getattr(args, "cache_dir", None) or os.environ.get("HWLINT_CACHE_DIR")
-    directory = directory or config.root / CACHE_DIR_NAME
-    return Cache(Path(directory), taxonomy.digest)
+    disabled = getattr(args, "no_cache", False)
+    return open_cache(taxonomy.digest, config.root, getattr(args, "cache_dir", None), disabled)
 
 
 def _source_lines(path: str) -> list[str] | None:

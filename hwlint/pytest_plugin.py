@@ -54,7 +54,11 @@ class _HwSelect:
         from .select import UNPLACED, select_files
 
         paths = sorted({str(item.path) for item in items})
-        sel = select_files(self.taxonomy, self.runner, paths, self.backends, self.include_unclassified)
+        # jobs=1: forking a process pool inside a pytest session that has imported torch (and its
+        # threads) risks deadlocked children; the files are already in the page cache anyway.
+        sel = select_files(
+            self.taxonomy, self.runner, paths, self.backends, self.include_unclassified, jobs=1
+        )
         keep_names: dict[str, set[str]] = {}
         generics: dict[str, set[str]] = {}
         for c in sel.selected:

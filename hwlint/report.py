@@ -32,9 +32,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from . import __version__
-from .cache import Cache, content_hash
-from .checker import MAX_FILE_BYTES, Finding, Selection, check_paths, read_source
+from .cache import Cache
+from .checker import Finding, Selection, check_paths
 from .config import Config, discover
+from .engine import MAX_FILE_BYTES, analyze_files, read_source
 from .model import ClassInfo, FileModel, ParseError, build_model, effective_declaration, mro
 from .select import FileSelection, RunnerSelection, runner_backends, select_model
 from .taxonomy import Runner, Taxonomy
@@ -306,10 +307,7 @@ def build_report(
 
 def summarize_file(path: str, taxonomy: Taxonomy, max_bytes: int = MAX_FILE_BYTES) -> FileSummary:
     """The summary of the file at *path*; an unreadable file is an unparsable one, never an error."""
-    data = read_source(path, max_bytes)
-    if isinstance(data, str):
-        return summarize_model(FileModel(path, error=ParseError(1, 0, data)), taxonomy)
-    return summarize_model(build_model(data, path, taxonomy), taxonomy)
+    return _summary_analysis(path, read_source(path, max_bytes), taxonomy)
 
 
 def summarize_model(model: FileModel, taxonomy: Taxonomy) -> FileSummary:
@@ -422,31 +420,6 @@ def _tally(runner: Runner, fs: FileSelection) -> RunnerTally:
 
 # -- many files: in parallel, cached ----------------------------------------------------------
 
-_worker: tuple[Taxonomy, int] | None = None
-
-
-def _init_worker(taxonomy: Taxonomy, max_bytes: int) -> None:
-    global _worker
-    _worker = (taxonomy, max_bytes)
-
-
-def _summarize_task(task: tuple[str, str | None]) -> tuple[tuple[int, int, str] | None, FileSummary | None]:
-    """Worker: ((mtime, size, hash), summary) of one file; summary is None when the hash is *known*."""
-    path, known = task
-    assert _worker is not None
-    taxonomy, max_bytes = _worker
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None, summarize_file(path, taxonomy, max_bytes)
-    data = read_source(path, max_bytes)
-    if isinstance(data, str):
-        return None, summarize_file(path, taxonomy, max_bytes)
-    sha = content_hash(data)
-    if sha == known:
-        return (st.st_mtime_ns, st.st_size, sha), None
-    return (st.st_mtime_ns, st.st_size, sha), summarize_model(build_model(data, path, taxonomy), taxonomy)
-
 
 def summarize_paths(
     files: Sequence[str],
@@ -457,28 +430,14 @@ def summarize_paths(
 ) -> list[FileSummary]:
     """The summary of each of *files*, in the same order: on *jobs* processes, and read from *cache*
     for files whose content it has seen (the cache the checker uses, under its own kind)."""
-    out: list[FileSummary | None] = [None] * len(files)
-    todo: list[tuple[int, str | None]] = []
-    for i, path in enumerate(files):
-        hit = cache.lookup(path, _KIND) if cache is not None else None
-        if hit is not None:
-            out[i] = _at(hit, path)
-        else:
-            todo.append((i, cache.known_hash(path, _KIND) if cache is not None else None))
-    tasks = [(files[i], known) for i, known in todo]
-    for (i, _), (stamp, summary) in zip(todo, _run(tasks, taxonomy, jobs, max_bytes), strict=True):
-        if summary is None:  # touched but unchanged
-            assert cache is not None and stamp is not None
-            summary = _at(cache.value_for_hash(files[i], _KIND, stamp[2]), files[i])
-        if cache is not None and stamp is not None:
-            cache.store(files[i], stamp[0], stamp[1], stamp[2], _KIND, summary)
-        out[i] = summary
-    if cache is not None:
-        cache.save()
-    return [s for s in out if s is not None]
+    summaries = analyze_files(files, taxonomy, _summary_analysis, "report", jobs, cache, max_bytes)
+    return [_at(summary, path) for path, summary in zip(files, summaries, strict=True)]
 
 
-_KIND = "report"
+def _summary_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> FileSummary:
+    if isinstance(data, str):  # an unreadable file is an unparsable one, never an error
+        return summarize_model(FileModel(path, error=ParseError(1, 0, data)), taxonomy)
+    return summarize_model(build_model(data, path, taxonomy), taxonomy)
 
 
 def _at(summary: FileSummary, path: str) -> FileSummary:
@@ -487,24 +446,6 @@ def _at(summary: FileSummary, path: str) -> FileSummary:
         return summary
     rows = [replace(r, path=path) for r in summary.rows]
     return replace(summary, path=path, rows=rows)
-
-
-def _run(tasks: list[tuple[str, str | None]], taxonomy: Taxonomy, jobs: int | None, max_bytes: int) -> list:
-    """Run _summarize_task over *tasks*, in this process when there are few (as the checker does)."""
-    jobs = max(1, jobs or os.cpu_count() or 1)
-    if jobs == 1 or len(tasks) < 4 * jobs:
-        _init_worker(taxonomy, max_bytes)
-        return [_summarize_task(t) for t in tasks]
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
-    chunksize = max(1, min(8, len(tasks) // (jobs * 16)))
-    with ProcessPoolExecutor(
-        jobs, mp_context=ctx, initializer=_init_worker, initargs=(taxonomy, max_bytes)
-    ) as pool:
-        return list(pool.map(_summarize_task, tasks, chunksize=chunksize))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -20,12 +20,14 @@ depending on collection order, so a selected PrivateUse1 class carries every nam
 
 from __future__ import annotations
 
+import functools
 import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from .checker import read_source
+from .cache import Cache
+from .engine import analyze_files, read_source
 from .model import ClassInfo, FileModel, Instantiation, build_model, effective_declaration, mro
 from .rules import generated_devices, generated_suffixes
 from .taxonomy import Runner, Taxonomy
@@ -232,16 +234,14 @@ def select_paths(
     backends: Iterable[str] = (),
     include_unclassified: bool = False,
     config=None,
-    models: dict[str, FileModel | str] | None = None,
+    jobs: int | None = None,
+    cache: Cache | None = None,
 ) -> RunnerSelection:
-    """Select, for *runner*, the test classes of every test file under *paths* (hwlint's discovery).
-
-    *models* caches each file's model (or read error) across calls, e.g. one per runner.
-    """
+    """Select, for *runner*, the test classes of every test file under *paths* (hwlint's discovery)."""
     from .config import Config, discover
 
     files = list(discover(paths, config or Config()))
-    return select_files(taxonomy, runner, files, backends, include_unclassified, models)
+    return select_files(taxonomy, runner, files, backends, include_unclassified, jobs, cache)
 
 
 def select_files(
@@ -250,38 +250,91 @@ def select_files(
     files: Iterable[str],
     backends: Iterable[str] = (),
     include_unclassified: bool = False,
-    models: dict[str, FileModel | str] | None = None,
+    jobs: int | None = None,
+    cache: Cache | None = None,
 ) -> RunnerSelection:
-    """Select, for *runner*, the test classes of each file in *files* (*models*: see select_paths)."""
+    """Select, for *runner*, the test classes of each file in *files*."""
     if isinstance(runner, str):
         runner = get_runner(taxonomy, runner)
-    chosen = runner_backends(taxonomy, runner, backends)
-    taxonomy = with_backends(taxonomy, chosen)
-    result = RunnerSelection(runner, chosen, include_unclassified, [])
-    if runner.device == "privateuse1" and not chosen:
-        result.warnings.append(
-            f"runner {runner.name} has no PrivateUse1 backend name (taxonomy `backend:` or --backend): "
-            "generated classes are matched only as ...PRIVATEUSE1, but all but the first are named after "
-            "the backend"
-        )
-    models = {} if models is None else models
-    for path in files:
-        model = models.get(path)
-        if model is None:
-            data = read_source(path)
-            model = models[path] = data if isinstance(data, str) else build_model(data, path, taxonomy)
-        if isinstance(model, str):
-            result.files.append(FileSelection(path, error=model))
-            result.warnings.append(f"{path}: cannot read: {model}")
-            continue
-        fs = select_model(model, taxonomy, runner, chosen, include_unclassified)
-        result.files.append(fs)
-        if fs.error:
-            result.warnings.append(f"{path}: cannot parse ({fs.error}); none of its classes are selected")
-        for c in fs.candidates:
-            for note in c.notes:
-                result.warnings.append(f"{c.nodeid}: {note}")
-    return result
+    return select_all(taxonomy, files, backends, include_unclassified, jobs, cache, [runner])[runner.name]
+
+
+def select_all(
+    taxonomy: Taxonomy,
+    files: Iterable[str],
+    backends: Iterable[str] = (),
+    include_unclassified: bool = False,
+    jobs: int | None = None,
+    cache: Cache | None = None,
+    runners: Sequence[Runner] | None = None,
+) -> dict[str, RunnerSelection]:
+    """Select, for each of *runners* (default: every runner of the taxonomy), the test classes of
+    each file in *files*. Each file is read and parsed once for all runners, on *jobs* processes,
+    and its selections are cached for every runner at once (so any runner is warm afterwards)."""
+    files = list(files)
+    backends = tuple(backends)
+    inc = include_unclassified
+    analysis = functools.partial(_select_analysis, backends=backends, include_unclassified=inc)
+    kind = f"select:{','.join(backends)}:{int(include_unclassified)}"
+    per_file = analyze_files(files, taxonomy, analysis, kind, jobs, cache)
+    out = {}
+    for runner in runners if runners is not None else taxonomy.runners.values():
+        chosen = runner_backends(taxonomy, runner, backends)
+        result = RunnerSelection(runner, chosen, include_unclassified, [])
+        if runner.device == "privateuse1" and not chosen:
+            result.warnings.append(
+                f"runner {runner.name} has no PrivateUse1 backend name (taxonomy `backend:` or --backend): "
+                "generated classes are matched only as ...PRIVATEUSE1, but all but the first are named "
+                "after the backend"
+            )
+        for path, by_runner in zip(files, per_file, strict=True):
+            if isinstance(by_runner, str):
+                result.files.append(FileSelection(path, error=by_runner))
+                result.warnings.append(f"{path}: cannot read: {by_runner}")
+                continue
+            fs = _at(by_runner[runner.name], path)
+            result.files.append(fs)
+            if fs.error:
+                result.warnings.append(f"{path}: cannot parse ({fs.error}); none of its classes is selected")
+            result.warnings += [f"{c.nodeid}: {note}" for c in fs.candidates for note in c.notes]
+        out[runner.name] = result
+    return out
+
+
+def _select_analysis(
+    path: str, data: bytes | str, taxonomy: Taxonomy, backends: tuple[str, ...], include_unclassified: bool
+) -> dict[str, FileSelection] | str:
+    """Every runner's selection of one file (slim: no model objects), or why it cannot be read."""
+    if isinstance(data, str):
+        return data
+    model = build_model(data, path, taxonomy)
+    out = {}
+    for runner in taxonomy.runners.values():
+        chosen = runner_backends(taxonomy, runner, backends)
+        fs = select_model(model, with_backends(taxonomy, chosen), runner, chosen, include_unclassified)
+        out[runner.name] = _slim(fs)
+    return out
+
+
+def _slim(fs: FileSelection) -> FileSelection:
+    """*fs* without references into the file model: small to pickle and to cache."""
+    return replace(
+        fs,
+        candidates=[replace(c, source=None, call=None) for c in fs.candidates],
+        not_generated=[replace(n, call=None) for n in fs.not_generated],
+    )
+
+
+def _at(fs: FileSelection, path: str) -> FileSelection:
+    """A cached selection under the path it is asked for now (the cache is keyed by absolute path)."""
+    if fs.path == path:
+        return fs
+    return replace(
+        fs,
+        path=path,
+        candidates=[replace(c, path=path) for c in fs.candidates],
+        not_generated=[replace(n, path=path) for n in fs.not_generated],
+    )
 
 
 def select_model(

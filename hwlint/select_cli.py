@@ -52,6 +52,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--argsfile", metavar="FILE", help="k, nodeids: write a pytest argument file and print @FILE"
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
+    p.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="files read in parallel (default: number of cores)",
+    )
+    p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    p.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="cache directory (default: .hwlint_cache next to the configuration)",
+    )
     return p
 
 
@@ -99,11 +113,20 @@ def _setup(args):
     return config, taxonomy
 
 
-def _select(taxonomy, config, runner: str, paths, args, models=None):
+def _cache(args, config, taxonomy):
+    from .cache import open_cache
+
+    return open_cache(taxonomy.digest, config.root, args.cache_dir, args.no_cache)
+
+
+def _select(taxonomy, config, runner: str, paths, args):
     from .select import SelectionError, select_paths
 
+    cache = _cache(args, config, taxonomy)
     try:
-        return select_paths(taxonomy, runner, paths, args.backend, args.include_unclassified, config, models)
+        return select_paths(
+            taxonomy, runner, paths, args.backend, args.include_unclassified, config, args.jobs, cache
+        )
     except SelectionError as e:
         raise _UserError(str(e)) from None
 
@@ -327,6 +350,20 @@ def selection_json(sel, chosen) -> dict:
 WRITERS = {"k": write_k, "nodeids": write_nodeids, "files": write_files, "json": write_json}
 
 
+def _select_all(taxonomy, config, names, paths, args):
+    """Every named runner's selection, each file read once for all of them."""
+    from .config import discover
+    from .select import SelectionError, get_runner, select_all
+
+    try:
+        runners = [get_runner(taxonomy, name) for name in names]
+    except SelectionError as e:
+        raise _UserError(str(e)) from None
+    files = list(discover(paths, config))
+    cache = _cache(args, config, taxonomy)
+    return select_all(taxonomy, files, args.backend, args.include_unclassified, args.jobs, cache, runners)
+
+
 def cmd_matrix(args, config, taxonomy, paths) -> int:
     """A GitHub Actions ``strategy.matrix`` object: ``{"include": [{runner, shard, ...}]}``."""
     from .select import shard
@@ -336,9 +373,7 @@ def cmd_matrix(args, config, taxonomy, paths) -> int:
         raise _UserError("--shards must be at least 1")
     include = []
     empty = []
-    models: dict = {}  # each file is parsed once for all runners
-    for name in names:
-        sel = _select(taxonomy, config, name, paths, args, models)
+    for name, sel in _select_all(taxonomy, config, names, paths, args).items():
         _report(sel, args.quiet)
         if not sel.selected:
             empty.append(sel)

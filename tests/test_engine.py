@@ -134,3 +134,30 @@ def test_unwritable_cache_directory_is_not_an_error(tmp_path, taxonomy):
     blocker.write_text("")
     res = run_tool("hwlint", "check", "--cache-dir", str(blocker / "cache"), str(src))
     assert res.returncode == 1 and "HWC001" in res.stdout and res.stderr == ""
+
+
+def test_cached_results_name_files_as_given_now(tmp_path):
+    # The cache is keyed by absolute path; a second run from another directory must not print the
+    # paths of the first.
+    sub = tmp_path / "proj" / "test"
+    sub.mkdir(parents=True)
+    (sub / "test_a.py").write_text("class TestA:\n    def test_x(self):\n        pass\n")
+    cache = str(tmp_path / "cache")
+    first = run_tool("hwlint", "check", "--cache-dir", cache, "proj", cwd=tmp_path)
+    assert first.stdout.startswith("proj/test/test_a.py:1:1: HWC001")
+    again = run_tool("hwlint", "check", "--cache-dir", cache, ".", cwd=tmp_path / "proj")
+    assert again.stdout.startswith("test/test_a.py:1:1: HWC001"), again.stdout
+
+
+def test_hwselect_warm_equals_cold_for_every_runner_and_format(corpus, tmp_path):
+    cache = str(tmp_path / "sel-cache")
+    for runner in ("cpu", "cuda", "privateuse1"):
+        for fmt in ("nodeids", "json", "k"):
+            base = ["hwselect", runner, str(corpus), "--format", fmt, "-q"]
+            cold = run_tool(*base, "--no-cache", "--jobs", "1")
+            parallel_cold = run_tool(*base, "--cache-dir", cache, "--jobs", "2")
+            warm = run_tool(*base, "--cache-dir", cache)
+            assert cold.returncode == parallel_cold.returncode == warm.returncode == 0, cold.stderr
+            assert cold.stdout == parallel_cold.stdout == warm.stdout
+    matrix = ["hwselect", "--format", "matrix", "--shards", "2", str(corpus), "-q"]
+    assert run_tool(*matrix, "--no-cache").stdout == run_tool(*matrix, "--cache-dir", cache).stdout
