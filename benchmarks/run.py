@@ -162,10 +162,26 @@ def run(args, work: Path) -> int:
 
     hwselect = BIN / "hwselect"
     if hwselect.exists():
+        probe = subprocess.run([str(hwselect), "cpu", "-q", "--no-cache", str(tree)], capture_output=True)
+        if probe.returncode not in (0, 3):  # 3: an empty selection, still a full run
+            print(f"  hwselect failed (exit {probe.returncode}): {probe.stderr.decode()[-300:]}")
+            b.row("hwselect runs", 0.0, "failed", False)
+            hwselect = None  # type: ignore[assignment]
+    if hwselect:
         from hwlint.taxonomy import load_taxonomy
 
         for runner in load_taxonomy().runners:
-            cmd = [str(hwselect), runner, "--format", "nodeids", "--cache-dir", str(b.cache), str(tree)]
+            cmd = [
+                str(hwselect),
+                runner,
+                "-q",
+                "--format",
+                "nodeids",
+                "--cache-dir",
+                str(b.cache),
+                *b.jobs,
+                str(tree),
+            ]
             sel_cold = timed(cmd, args.rounds, before=b.clear_cache)
             b.row(
                 f"hwselect {runner}, cold",

@@ -164,7 +164,12 @@ def _depth(value: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    # `hwlint check a --statistics b`: argparse leaves positionals after an option unparsed
+    if extra and isinstance(getattr(args, "paths", None), list) and not any(x.startswith("-") for x in extra):
+        args.paths += extra
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         if args.command == "check":
             return cmd_check(args)

@@ -91,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if argv[:1] == ["explain"]:
             return cmd_explain(build_explain_parser().parse_args(argv[1:]))
-        return cmd_select(build_parser().parse_args(argv))
+        return cmd_select(build_parser().parse_intermixed_args(argv))
     except _UserError as e:
         print(f"hwselect: error: {e}", file=sys.stderr)
         return EXIT_ERROR

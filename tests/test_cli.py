@@ -208,3 +208,14 @@ def test_version_and_module_entry():
     from hwlint import __version__
 
     assert run_tool("hwlint", "--version").stdout == f"hwlint {__version__}\n"
+
+
+def test_paths_may_follow_options(project):
+    res = hwlint("check", "test_a.py", "--select", "HWC001", "sub", cwd=project)
+    assert [line.split(":")[0] for line in res.stdout.splitlines()[:-2]] == ["sub/ops_test.py", "test_a.py"]
+    bad = hwlint("check", "test_a.py", "--bogus", cwd=project)
+    assert bad.returncode == 2 and "unrecognized arguments: --bogus" in bad.stderr
+    sel = run_tool("hwselect", "cpu", "-q", "--format", "files", "test_a.py", cwd=project)
+    assert (
+        sel.returncode == 3 and "unrecognized" not in sel.stderr
+    )  # no classified class: empty, not misparsed
