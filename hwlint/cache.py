@@ -1,10 +1,12 @@
 """A ruff-style result cache: per file, keyed by content hash, taxonomy hash and hwlint version.
 
-Entries live in one pickle per (hwlint version, taxonomy digest) under ``.hwlint_cache/``. A lookup is
-a ``stat``: an entry whose (mtime, size) still match is used as is. When they differ, the file is
-read and hashed; an unchanged hash (a touched file) reuses the entry. Saving writes a temporary file
-in the same directory and renames it over the old one, so two runs at once never leave a torn file
-(the last one wins); a corrupt, truncated or foreign cache file is ignored and rewritten.
+Each kind of value (the checker's findings, hwselect's selections, the report's summaries) lives in
+its own pickle under ``.hwlint_cache/``, named after the hwlint version, the taxonomy digest and the
+kind, so a command loads only what it reads. A lookup is a ``stat``: an entry whose (mtime, size)
+still match is used as is. When they differ, the file is read and hashed; an unchanged hash (a
+touched file) reuses the entry. Saving writes a temporary file in the same directory and renames it
+over the old one, so two runs at once never leave a torn file (the last one wins); a corrupt,
+truncated or foreign cache file is ignored and rewritten.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 
 from . import __version__
 
-_MAGIC = "hwlint-cache-1"
+_MAGIC = "hwlint-cache-2"
 CACHE_DIR_NAME = ".hwlint_cache"
 
 
@@ -32,22 +34,18 @@ class Entry:
     mtime_ns: int
     size: int
     sha: str
-    values: dict[str, Any]  # kind ("check", "select", ...) -> cached value
+    value: Any
 
 
-class Cache:
-    """Cached per-file values for one taxonomy. Not thread-safe; one per process."""
+class _Store:
+    """The entries of one kind, loaded on first use."""
 
-    def __init__(self, directory: Path, taxonomy_digest: str):
-        self.directory = directory
-        self.path = directory / f"{__version__}-{taxonomy_digest[:20]}.pickle"
+    def __init__(self, path: Path):
+        self.path = path
         self.entries: dict[str, Entry] = {}
         self.dirty = False
-        self._load()
-
-    def _load(self) -> None:
         try:
-            with open(self.path, "rb") as f:
+            with open(path, "rb") as f:
                 magic, entries = pickle.load(f)
         except FileNotFoundError:
             return
@@ -59,14 +57,41 @@ class Cache:
             return
         self.entries = entries
 
+
+class Cache:
+    """Cached per-file values for one taxonomy. Not thread-safe; one per process."""
+
+    def __init__(self, directory: Path, taxonomy_digest: str):
+        self.directory = directory
+        self.prefix = f"{__version__}-{taxonomy_digest[:20]}"
+        self._stores: dict[str, _Store] = {}
+
+    def path_for(self, kind: str) -> Path:
+        """The file that holds the values of *kind*."""
+        tag = hashlib.blake2b(kind.encode(), digest_size=5).hexdigest()
+        return self.directory / f"{self.prefix}-{tag}.pickle"
+
+    def entries(self, kind: str) -> dict[str, Entry]:
+        return self._store(kind).entries
+
+    def _store(self, kind: str) -> _Store:
+        store = self._stores.get(kind)
+        if store is None:
+            store = self._stores[kind] = _Store(self.path_for(kind))
+        return store
+
+    @property
+    def dirty(self) -> bool:
+        return any(s.dirty for s in self._stores.values())
+
     @staticmethod
     def key(path: str) -> str:
         return os.path.abspath(path)
 
     def lookup(self, path: str, kind: str) -> Any | None:
         """The cached value if the file's (mtime, size) are unchanged, else None."""
-        entry = self.entries.get(self.key(path))
-        if entry is None or kind not in entry.values:
+        entry = self.entries(kind).get(self.key(path))
+        if entry is None:
             return None
         try:
             st = os.stat(path)
@@ -74,33 +99,31 @@ class Cache:
             return None
         if (st.st_mtime_ns, st.st_size) != (entry.mtime_ns, entry.size):
             return None
-        return entry.values[kind]
+        return entry.value
 
     def known_hash(self, path: str, kind: str) -> str | None:
-        """The content hash of the cached entry for *path*, if it has a value of *kind*."""
-        entry = self.entries.get(self.key(path))
-        return entry.sha if entry is not None and kind in entry.values else None
+        """The content hash of the cached entry for *path*, if there is one."""
+        entry = self.entries(kind).get(self.key(path))
+        return entry.sha if entry is not None else None
 
     def value_for_hash(self, path: str, kind: str, sha: str) -> Any | None:
-        entry = self.entries.get(self.key(path))
+        entry = self.entries(kind).get(self.key(path))
         if entry is not None and entry.sha == sha:
-            return entry.values.get(kind)
+            return entry.value
         return None
 
     def store(self, path: str, mtime_ns: int, size: int, sha: str, kind: str, value: Any) -> None:
-        key = self.key(path)
-        entry = self.entries.get(key)
-        if entry is None or entry.sha != sha:
-            entry = Entry(mtime_ns, size, sha, {})
-            self.entries[key] = entry
-        entry.mtime_ns, entry.size = mtime_ns, size
-        entry.values[kind] = value
-        self.dirty = True
+        store = self._store(kind)
+        store.entries[self.key(path)] = Entry(mtime_ns, size, sha, value)
+        store.dirty = True
 
     def save(self) -> None:
-        """Write atomically; a cache that cannot be written is skipped, never an error."""
-        if not self.dirty:
-            return
+        """Write every changed kind atomically; a cache that cannot be written is skipped, never an error."""
+        for store in self._stores.values():
+            if store.dirty and self._write(store):
+                store.dirty = False
+
+    def _write(self, store: _Store) -> bool:
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             gitignore = self.directory / ".gitignore"
@@ -109,14 +132,14 @@ class Cache:
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=self.directory)
             try:
                 with os.fdopen(fd, "wb") as f:
-                    pickle.dump((_MAGIC, self.entries), f, protocol=pickle.HIGHEST_PROTOCOL)
-                os.replace(tmp, self.path)
+                    pickle.dump((_MAGIC, store.entries), f, protocol=pickle.HIGHEST_PROTOCOL)
+                os.replace(tmp, store.path)
             except BaseException:
                 os.unlink(tmp)
                 raise
         except OSError:
-            return
-        self.dirty = False
+            return False
+        return True
 
 
 def open_cache(taxonomy_digest: str, root: Path, directory: str | None = None, disabled: bool = False):

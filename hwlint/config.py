@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 if sys.version_info >= (3, 11):
@@ -63,9 +65,27 @@ class Config:
                 out.extend(codes)
         return tuple(out)
 
-    def is_excluded(self, path: str) -> bool:
-        rel = _relative(path, self.root)
-        return any(_matches(rel, p) for p in self.exclude)
+    def is_excluded(self, path: str, parent_checked: bool = False) -> bool:
+        """Whether *path* is excluded. With *parent_checked* (discovery, which prunes excluded
+        directories as it walks) only the last component needs the name patterns."""
+        names, paths = self._exclude_patterns
+        if names is not None:
+            parts = [os.path.basename(path)] if parent_checked else _relative(path, self.root).split("/")
+            if any(names.match(part) for part in parts):
+                return True
+        return paths is not None and paths.match(_relative(path, self.root)) is not None
+
+    @cached_property
+    def _exclude_patterns(self) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
+        """One regex for the patterns that match a path component, one for those that match a path
+        (as :func:`_matches` defines them); discovery tests every file, so they are compiled once."""
+        names = [p.rstrip("/") for p in self.exclude if "/" not in p.rstrip("/")]
+        paths = [p for p in self.exclude if "/" in p.rstrip("/")]
+        by_path = [fnmatch.translate(x) for p in paths for x in (p, p.rstrip("/") + "/*")]
+        return (
+            re.compile("|".join(fnmatch.translate(p) for p in names)) if names else None,
+            re.compile("|".join(by_path)) if by_path else None,
+        )
 
 
 _KEYS = {
@@ -178,12 +198,12 @@ def discover(paths: Sequence[str], config: Config, force_exclude: bool = False) 
 
 def _walk(top: str, config: Config) -> Iterator[str]:
     for dirpath, dirnames, filenames in os.walk(top):
-        dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(os.path.join(dirpath, d)))
+        dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(os.path.join(dirpath, d), True))
         for name in sorted(filenames):
             if not any(fnmatch.fnmatchcase(name, p) for p in config.include):
                 continue
             path = os.path.join(dirpath, name)
-            if not config.is_excluded(path):
+            if not config.is_excluded(path, True):
                 yield os.path.normpath(path) if top != "." else os.path.relpath(path)
 
 

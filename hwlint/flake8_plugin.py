@@ -14,6 +14,7 @@ from typing import Any
 from . import __version__
 from .checker import run_rules
 from .model import model_from_tree
+from .rules import RULES
 from .taxonomy import Taxonomy, TaxonomyError, load_taxonomy
 
 
@@ -48,6 +49,11 @@ class HWLintPlugin:
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         taxonomy = self.taxonomy or load_taxonomy()
-        model = model_from_tree(self.tree, "".join(self.lines), self.filename, taxonomy)
+        try:
+            model = model_from_tree(self.tree, "".join(self.lines), self.filename, taxonomy)
+        except Exception as e:  # a bug of ours is a finding for this file, never a flake8 traceback
+            error = f"{type(e).__name__}: {e}".rstrip(".")
+            yield 1, 0, "HWC900 " + RULES["HWC900"].message.format(rule="model", error=error), type(self)
+            return
         for f in run_rules(model, taxonomy, noqa=False):
             yield f.line, f.col, f"{f.code} {f.message}", type(self)

@@ -269,16 +269,19 @@ def select_all(
     runners: Sequence[Runner] | None = None,
 ) -> dict[str, RunnerSelection]:
     """Select, for each of *runners* (default: every runner of the taxonomy), the test classes of
-    each file in *files*. Each file is read and parsed once for all runners, on *jobs* processes,
-    and its selections are cached for every runner at once (so any runner is warm afterwards)."""
+    each file in *files*. Each file is read and parsed once for all of them, on *jobs* processes;
+    the cache keeps each request (runners, backends, options) apart, so a CI job that asks for one
+    runner loads only that runner's selections."""
     files = list(files)
     backends = tuple(backends)
+    runners = list(runners if runners is not None else taxonomy.runners.values())
+    names = tuple(r.name for r in runners)
     inc = include_unclassified
-    analysis = functools.partial(_select_analysis, backends=backends, include_unclassified=inc)
-    kind = f"select:{','.join(backends)}:{int(include_unclassified)}"
+    analysis = functools.partial(_select_analysis, names=names, backends=backends, include_unclassified=inc)
+    kind = f"select:{','.join(names)}:{','.join(backends)}:{int(inc)}"
     per_file = analyze_files(files, taxonomy, analysis, kind, jobs, cache)
     out = {}
-    for runner in runners if runners is not None else taxonomy.runners.values():
+    for runner in runners:
         chosen = runner_backends(taxonomy, runner, backends)
         result = RunnerSelection(runner, chosen, include_unclassified, [])
         if runner.device == "privateuse1" and not chosen:
@@ -302,14 +305,19 @@ def select_all(
 
 
 def _select_analysis(
-    path: str, data: bytes | str, taxonomy: Taxonomy, backends: tuple[str, ...], include_unclassified: bool
+    path: str,
+    data: bytes | str,
+    taxonomy: Taxonomy,
+    names: tuple[str, ...],
+    backends: tuple[str, ...],
+    include_unclassified: bool,
 ) -> dict[str, FileSelection] | str:
-    """Every runner's selection of one file (slim: no model objects), or why it cannot be read."""
+    """The named runners' selections of one file (slim: no model objects), or why it cannot be read."""
     if isinstance(data, str):
         return data
     model = build_model(data, path, taxonomy)
     out = {}
-    for runner in taxonomy.runners.values():
+    for runner in (taxonomy.runners[name] for name in names):
         chosen = runner_backends(taxonomy, runner, backends)
         fs = select_model(model, with_backends(taxonomy, chosen), runner, chosen, include_unclassified)
         out[runner.name] = _slim(fs)

@@ -160,7 +160,9 @@ def _load_cached(path: str, _mtime: int, _size: int) -> Taxonomy:
 def parse_taxonomy(text: str, path: str = "<taxonomy>") -> Taxonomy:
     """Validate taxonomy *text* (YAML) and build a :class:`Taxonomy`."""
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        # libyaml's loader when PyYAML has it: every command loads the taxonomy, and the pure-Python
+        # composer costs about as much as the rest of a warm run
+        node = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 if mark else None

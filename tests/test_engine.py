@@ -48,7 +48,7 @@ def test_parallel_and_cached_equal_serial_uncached(corpus, taxonomy, tmp_path):
     cache = Cache(tmp_path / "cache", taxonomy.digest)
     assert check_paths(files, taxonomy, jobs=2, cache=cache) == serial  # cold: fills the cache
     warm = Cache(tmp_path / "cache", taxonomy.digest)
-    assert len(warm.entries) == len(files)
+    assert len(warm.entries("check")) == len(files)
     assert check_paths(files, taxonomy, jobs=2, cache=warm) == serial
 
 
@@ -93,12 +93,12 @@ def test_corrupt_or_foreign_cache_is_ignored_and_rewritten(tmp_path, taxonomy, g
     src = tmp_path / "test_a.py"
     src.write_text("class TestA:\n    def test_x(self):\n        pass\n")
     cache = Cache(tmp_path / "cache", taxonomy.digest)
-    cache.path.parent.mkdir(parents=True)
-    cache.path.write_bytes(garbage)
+    cache.path_for("check").parent.mkdir(parents=True)
+    cache.path_for("check").write_bytes(garbage)
     cache = Cache(tmp_path / "cache", taxonomy.digest)
     assert [f.code for f in check_paths([str(src)], taxonomy, 1, cache)[0]] == ["HWC001"]
     rewritten = Cache(tmp_path / "cache", taxonomy.digest)
-    assert list(rewritten.entries) == [str(src)]
+    assert list(rewritten.entries("check")) == [str(src)]
 
 
 def test_two_concurrent_runs_leave_a_valid_cache(corpus, tmp_path, taxonomy):
@@ -122,7 +122,7 @@ def test_two_concurrent_runs_leave_a_valid_cache(corpus, tmp_path, taxonomy):
     assert len({out for out, _ in outputs}) == 1
     files = files_of(corpus)
     cache = Cache(cache_dir, taxonomy.digest)
-    assert not cache.dirty and len(cache.entries) == len(files)
+    assert len(cache.entries("check")) == len(files) and not cache.dirty
     assert check_paths(files, taxonomy, 1, cache) == check_paths(files, taxonomy, 1)
     assert not [p for p in cache_dir.iterdir() if p.name.startswith(".tmp-")]
 

@@ -218,3 +218,19 @@ def test_ten_thousand_files_in_bounded_memory(tmp_path):
     code, found, peak_kb = map(int, out)
     assert (code, found) == (1, 10)
     assert peak_kb < 150 * 1024
+
+
+def test_flake8_plugin_turns_an_internal_error_into_hwc900(monkeypatch, taxonomy):
+    import ast
+
+    import hwlint.flake8_plugin as plugin
+
+    def explode(*args, **kwargs):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(plugin, "model_from_tree", explode)
+    monkeypatch.setattr(plugin.HWLintPlugin, "taxonomy", taxonomy)
+    found = list(plugin.HWLintPlugin(ast.parse(UNDECLARED), "test_x.py", UNDECLARED.splitlines(True)).run())
+    assert [(line, col, text) for line, col, text, _ in found] == [
+        (1, 0, "HWC900 Internal error in rule model: RecursionError: maximum recursion depth exceeded.")
+    ]

@@ -59,7 +59,7 @@ def test_vendor_taxonomy_adds_a_classification_and_runner_without_code(vendor_ta
 
 BAD = [
     ("", None, "", "taxonomy is empty"),
-    ("classifications: [", 1, "", "malformed YAML"),
+    ("classifications:\n  A: {x: 1\nrunners: {}\n", 3, "", "malformed YAML"),
     ("- a\n- b\n", 1, "", "top level must be a mapping"),
     ("classifications:\n  A: {}\n  A: {}\n", 3, "classifications.A", "duplicate key"),
     ("classifications:\n  A: {}\nbogus: 1\n", 3, "bogus", "unknown key"),
