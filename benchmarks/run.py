@@ -55,6 +55,16 @@ def timed(cmd: list[str], rounds: int, before=None, env=None) -> float:
     return statistics.median(times)
 
 
+def paired(first: list[str], second: list[str], rounds: int, before=None) -> tuple[float, float]:
+    """Median times of two commands run alternately (*before* ahead of each run), so that a shared
+    machine's drift during the run weighs on both sides of the ratio alike."""
+    a, b = [], []
+    for _ in range(rounds):
+        a.append(timed(first, 1, before))
+        b.append(timed(second, 1, before))
+    return statistics.median(a), statistics.median(b)
+
+
 def tool(name: str) -> str:
     path = BIN / name
     return str(path) if path.exists() else name
@@ -131,9 +141,9 @@ def run(args, work: Path) -> int:
     print(f"cores: {os.cpu_count()}; rounds: {args.rounds}")
     b = Bench(tree, work, args.rounds, args.jobs)
 
-    ref = timed([sys.executable, "-c", PARSE_REFERENCE, str(tree)], args.rounds)
+    reference = [sys.executable, "-c", PARSE_REFERENCE, str(tree)]
+    ref, cold = paired(reference, b.check(), args.rounds, before=b.clear_cache)
     b.row("ast.parse, one process (reference)", ref, "1.00x")
-    cold = timed(b.check(), args.rounds, before=b.clear_cache)
     b.row("hwlint check, cold", cold, f"{cold / ref:.2f}x ref (<= 0.60x)", cold <= 0.6 * ref)
     timed(b.check(), 1)  # fill the cache
     warm = timed(b.check(), args.rounds)
