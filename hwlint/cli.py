@@ -31,6 +31,24 @@ def _codes(value: str) -> list[str]:
     return [c.upper() for c in _patterns(value)]
 
 
+def add_engine_options(parser: argparse.ArgumentParser) -> None:
+    """--jobs, --no-cache and --cache-dir: how a command runs its per-file work (hwlint.engine)."""
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="files read in parallel (default: number of cores)",
+    )
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    parser.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="cache directory (default: .hwlint_cache next to the configuration)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .output import FORMATS
 
@@ -61,26 +79,13 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--statistics", action="store_true", help="count findings per rule")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument(
-        "-j",
-        "--jobs",
-        type=int,
-        default=None,
-        metavar="N",
-        help="files checked in parallel (default: number of cores)",
-    )
-    check.add_argument(
         "--max-file-size",
         type=int,
         default=None,
         metavar="MB",
         help="report larger files as HWC901 instead of parsing them (default: 10)",
     )
-    check.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
-    check.add_argument(
-        "--cache-dir",
-        metavar="DIR",
-        help="cache directory (default: .hwlint_cache next to the configuration)",
-    )
+    add_engine_options(check)
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
     check.add_argument(
         "--fix", action="store_true", help="apply safe fixes (declare inferred classifications)"
@@ -147,9 +152,7 @@ def _add_report_parser(sub) -> None:
         "--compare", metavar="OLD.json", help="show what changed since an earlier JSON report"
     )
     report.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
-    report.add_argument("-j", "--jobs", type=int, default=None, metavar="N", help="files checked in parallel")
-    report.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
-    report.add_argument("--cache-dir", metavar="DIR", help="cache directory (default: .hwlint_cache)")
+    add_engine_options(report)
 
 
 def _depth(value: str) -> int:

@@ -33,6 +33,8 @@ class _UserError(Exception):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .cli import add_engine_options
+
     p = _Parser(
         prog="hwselect",
         description="Print the test classes a CI runner executes (hw_classification, instantiation).",
@@ -52,20 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--argsfile", metavar="FILE", help="k, nodeids: write a pytest argument file and print @FILE"
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
-    p.add_argument(
-        "-j",
-        "--jobs",
-        type=int,
-        default=None,
-        metavar="N",
-        help="files read in parallel (default: number of cores)",
-    )
-    p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
-    p.add_argument(
-        "--cache-dir",
-        metavar="DIR",
-        help="cache directory (default: .hwlint_cache next to the configuration)",
-    )
+    add_engine_options(p)
     return p
 
 
