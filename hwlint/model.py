@@ -751,7 +751,10 @@ class _Builder:
         if value is None:  # only_for=None is the default: no filter
             return None
         if isinstance(value, str):
-            return DeviceFilter(self.site(node), (value,))
+            # torch tests `device_type in only_for`: on a string that is a substring test, so
+            # only_for="cpu,cuda" keeps both cpu and cuda (and "tpu" keeps nothing)
+            known = (*self.tax.devices, *self.tax.backends())
+            return DeviceFilter(self.site(node), (value, *(d for d in known if d in value and d != value)))
         if isinstance(value, tuple):
             return DeviceFilter(self.site(node), value)
         return DeviceFilter(self.site(node), None)

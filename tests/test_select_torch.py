@@ -96,6 +96,17 @@ class TestOpsMpsOnly(TestCase):
 
 
 instantiate_device_type_tests(TestOpsMpsOnly, globals(), only_for="mps", allow_mps=True)
+
+
+class TestOpsCommaString(TestCase):
+    hw_classification = HardwareClassification.ACCELERATOR
+
+    def test_s(self, device):
+        pass
+
+
+# torch tests `device_type in only_for`: on a string, a substring test that keeps cpu here
+instantiate_device_type_tests(TestOpsCommaString, globals(), only_for="cuda,cpu")
 """,
     "test_torch_misc.py": """
 class TestMiscCPU(TestCase):  # replaced by the class generated from TestMisc below
@@ -185,6 +196,7 @@ def test_cpu_runner_matches_torch_instantiation(torch_suite):
         "test_torch_misc.py::TestMiscNestedCPU",
         "test_torch_ops.py::TestOpsCPU",
         "test_torch_ops.py::TestOpsConstantCPU",
+        "test_torch_ops.py::TestOpsCommaStringCPU",
     }
     assert "test_torch_ops.py::TestOpsCPU::test_mul_cpu_float64" in expected
 
