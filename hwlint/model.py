@@ -845,12 +845,15 @@ class _DeviceUses:
             return self.call(node)  # type: ignore[arg-type]
         if kind is ast.Constant:
             self.constant(node)  # type: ignore[arg-type]
-        elif kind is ast.Name:
+        elif kind is ast.Name and type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
+            # an assignment target defines a name (`_do_cuda_memory_leak_check = True`), it uses no device
             for device in self.identifier_devices(node.id):  # type: ignore[attr-defined]
                 self.add(device, node)
         return None
 
     def attribute(self, node: ast.Attribute) -> list[ast.AST] | None:
+        if type(node.ctx) is not ast.Load:  # `self.cuda_ready = ...` names a field; its value is visited
+            return None
         parts = dotted_name(node).split(".")
         if len(parts) >= 2 and parts[0] == "torch":
             device = self.torch_module_device(parts)

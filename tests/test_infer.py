@@ -206,3 +206,28 @@ def test_text_prefilter_never_hides_a_device_use(taxonomy, monkeypatch):
 
     monkeypatch.setattr(model_module._Builder, "device_uses", full_walk)
     assert uses() == fast
+
+
+def test_assignment_targets_that_name_a_device_are_not_device_uses(taxonomy):
+    # NNTestCase's flags (`_do_cuda_memory_leak_check = True`) and fields set on self name cuda but
+    # use no device; a Load of TEST_CUDA does.
+    from hwlint.model import build_model
+    from hwlint.rules import Context
+
+    src = (
+        "class TestFlags(NNTestCase):\n"
+        "    _do_cuda_memory_leak_check = True\n"
+        "    def setUp(self):\n"
+        "        self.cuda_ready = False\n"
+        "    def test_a(self):\n"
+        "        pass\n"
+        "class TestGuarded(NNTestCase):\n"
+        "    def test_b(self):\n"
+        "        if TEST_CUDA:\n"
+        "            pass\n"
+    )
+    model = build_model(src, "test_flags.py", taxonomy)
+    ctx = Context(model, taxonomy)
+    flags, guarded = (ctx.inference(c) for c in model.classes)
+    assert (flags.classification, flags.safe) == ("GENERIC", True)
+    assert (guarded.classification, guarded.safe) == ("CUDA", False)
