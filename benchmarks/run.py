@@ -141,6 +141,8 @@ def run(args, work: Path) -> int:
     print(f"cores: {os.cpu_count()}; rounds: {args.rounds}")
     b = Bench(tree, work, args.rounds, args.jobs)
 
+    version = timed([tool("hwlint"), "--version"], max(args.rounds, 5))
+    b.row("hwlint --version (start-up)", version, "<= 0.20 s", version <= 0.2)
     reference = [sys.executable, "-c", PARSE_REFERENCE, str(tree)]
     ref, cold = paired(reference, b.check(), args.rounds, before=b.clear_cache)
     b.row("ast.parse, one process (reference)", ref, "1.00x")

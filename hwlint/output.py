@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from . import __version__
-from .checker import Finding
-from .rules import RULES
+
+if TYPE_CHECKING:  # the CLI builds its parser from FORMATS; --version must not load the checker
+    from .checker import Finding
 
 FORMATS = ("concise", "full", "json", "json-lines", "github", "sarif")
 DOCS_URL = "https://github.com/hwlint/hwlint#rules"
@@ -42,7 +43,7 @@ def write_full(findings: Sequence[Finding], out: TextIO, fixable=None, sources=N
 def _as_dict(f: Finding, fixable=None) -> dict:
     return {
         "code": f.code,
-        "name": RULES[f.code].name,
+        "name": f.rule.name,
         "message": f.message,
         "filename": f.path,
         "location": {"row": f.line, "column": f.col + 1},
@@ -50,7 +51,7 @@ def _as_dict(f: Finding, fixable=None) -> dict:
         "fix": None,
         "fixable": bool(fixable and fixable(f)),
         "noqa_row": f.line,
-        "severity": RULES[f.code].severity,
+        "severity": f.rule.severity,
         "url": f"{DOCS_URL}-{f.code.lower()}",
     }
 
@@ -74,7 +75,7 @@ def _gh_escape(text: str, prop: bool = False) -> str:
 
 def write_github(findings: Sequence[Finding], out: TextIO, **_: object) -> None:
     for f in findings:
-        level = "error" if RULES[f.code].severity == "error" else "warning"
+        level = "error" if f.rule.severity == "error" else "warning"
         props = (
             f"title={_gh_escape(f'hwlint ({f.code})', True)},file={_gh_escape(f.path, True)},"
             f"line={f.line},col={f.col + 1},endLine={f.end_line or f.line},"
@@ -86,6 +87,8 @@ def write_github(findings: Sequence[Finding], out: TextIO, **_: object) -> None:
 
 
 def write_sarif(findings: Sequence[Finding], out: TextIO, **_: object) -> None:
+    from .rules import RULES
+
     rules = [
         {
             "id": r.code,
@@ -100,7 +103,7 @@ def write_sarif(findings: Sequence[Finding], out: TextIO, **_: object) -> None:
     results = [
         {
             "ruleId": f.code,
-            "level": "error" if RULES[f.code].severity == "error" else "warning",
+            "level": "error" if f.rule.severity == "error" else "warning",
             "message": {"text": f.message},
             "locations": [
                 {
@@ -151,6 +154,8 @@ WRITERS: dict[str, Callable[..., None]] = {
 
 def write_statistics(findings: Sequence[Finding], out: TextIO, fixable=None) -> None:
     """One line per code, most frequent first: count, code, [*] when fixable, rule name."""
+    from .rules import RULES
+
     counts = Counter(f.code for f in findings)
     fix_counts = Counter(f.code for f in findings if fixable and fixable(f))
     width = len(str(max(counts.values(), default=0)))

@@ -10,7 +10,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 
-from .rules import RULES
+
+def _rule_name(code: str) -> str:
+    from .rules import RULES  # imported late: the CLI reads FORMATS while building its parser
+
+    return RULES[code].name
+
 
 # -- shared wording ---------------------------------------------------------------------------
 
@@ -161,7 +166,7 @@ def _findings_by_directory(doc: dict, name: Callable[[str], str]) -> tuple[list[
 def _rule_rows(findings: dict[str, int]) -> list[list[object]]:
     """Most frequent first, as `hwlint check --statistics` orders them."""
     return [
-        [n, code, RULES[code].name] for code, n in sorted(findings.items(), key=lambda kv: (-kv[1], kv[0]))
+        [n, code, _rule_name(code)] for code, n in sorted(findings.items(), key=lambda kv: (-kv[1], kv[0]))
     ]
 
 
@@ -292,7 +297,7 @@ def render_markdown(doc: dict, **_: object) -> str:
     lines += _details(f"Directories ({len(rows)})", _md_table(headers, rows))
     findings = doc["total"]["findings"]
     if findings:
-        rows = [[f"`{code}`", RULES[code].name, n] for n, code, _ in _rule_rows(findings)]
+        rows = [[f"`{code}`", _rule_name(code), n] for n, code, _ in _rule_rows(findings)]
         lines += _details(
             f"Findings by rule ({doc['total']['findings_total']})",
             [

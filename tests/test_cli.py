@@ -217,3 +217,17 @@ def test_paths_may_follow_options(project):
     assert bad.returncode == 2 and "unrecognized arguments: --bogus" in bad.stderr
     sel = run_tool("hwselect", "cpu", "-q", "--format", "files", "test_a.py", cwd=project)
     assert (sel.returncode, sel.stdout) == (0, "test_a.py\n"), sel.stderr
+
+
+def test_the_parser_loads_no_checker():
+    # `hwlint --version` and usage errors must start fast: building the parser imports no rule,
+    # model or taxonomy code (the benchmark times it; this pins the cause).
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from hwlint.cli import build_parser; build_parser(); "
+        "print(sorted(m for m in sys.modules if m.startswith('hwlint.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
+    assert out.strip() == "['hwlint.cli', 'hwlint.output', 'hwlint.report_render']"
