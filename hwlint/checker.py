@@ -125,19 +125,7 @@ def check_source(
     source: str | bytes, path: str, taxonomy: Taxonomy, selection: Selection | None = None
 ) -> list[Finding]:
     """Check one file's contents."""
-    model = _build(source, path, taxonomy)
-    if isinstance(model, Finding):
-        return [model] if (selection or Selection()).enabled(model.code) else []
-    return run_rules(model, taxonomy, selection)
-
-
-def _build(source: str | bytes, path: str, taxonomy: Taxonomy) -> FileModel | Finding:
-    """The file's model, or an HWC900 finding if building it failed (a bug in hwlint, not the file)."""
-    try:
-        return build_model(source, path, taxonomy)
-    except Exception as e:
-        error = f"{type(e).__name__}: {e}".rstrip(".")
-        return _finding(path, "HWC900", 1, 0, {"rule": "model", "error": error})
+    return _check_contents(source, path, taxonomy, selection or Selection())[0]
 
 
 def check_file(
@@ -147,16 +135,30 @@ def check_file(
     selection = selection or Selection()
     data = read_source(path, max_bytes)
     if isinstance(data, str):
-        if not os.path.lexists(path):
-            data = "No such file or directory"
-        findings = []
-        if selection.enabled("HWC901"):
-            findings.append(_finding(path, "HWC901", 1, 0, {"reason": data}))
-        return FileResult(path, findings)
-    model = _build(data, path, taxonomy)
-    if isinstance(model, Finding):
-        return FileResult(path, [model] if selection.enabled(model.code) else [])
-    return FileResult(path, run_rules(model, taxonomy, selection), model)
+        return FileResult(path, [f for f in _unreadable(path, data) if selection.enabled(f.code)])
+    findings, model = _check_contents(data, path, taxonomy, selection)
+    return FileResult(path, findings, model)
+
+
+def _check_contents(
+    source: str | bytes, path: str, taxonomy: Taxonomy, selection: Selection
+) -> tuple[list[Finding], FileModel | None]:
+    """The findings for a file's contents, and its model (None when building it failed: a bug in
+    hwlint, not the file, reported as HWC900)."""
+    try:
+        model = build_model(source, path, taxonomy)
+    except Exception as e:
+        error = f"{type(e).__name__}: {e}".rstrip(".")
+        finding = _finding(path, "HWC900", 1, 0, {"rule": "model", "error": error})
+        return ([finding] if selection.enabled(finding.code) else []), None
+    return run_rules(model, taxonomy, selection), model
+
+
+def _unreadable(path: str, reason: str) -> list[Finding]:
+    """HWC901 for a file that cannot be read (a dangling symlink reads as missing, as ruff says)."""
+    if not os.path.lexists(path):
+        reason = "No such file or directory"
+    return [_finding(path, "HWC901", 1, 0, {"reason": reason})]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -187,11 +189,6 @@ def check_paths(
 
 
 def _check_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> list[Finding]:
-    if isinstance(data, str):
-        if not os.path.lexists(path):
-            data = "No such file or directory"
-        return [_finding(path, "HWC901", 1, 0, {"reason": data})]
-    model = _build(data, path, taxonomy)
-    if isinstance(model, Finding):
-        return [model]
-    return run_rules(model, taxonomy, _ALL)
+    return (
+        _unreadable(path, data) if isinstance(data, str) else _check_contents(data, path, taxonomy, _ALL)[0]
+    )
