@@ -147,3 +147,9 @@ def test_project_lints_clean_with_its_own_checker_and_ruff():
     assert ruff.returncode == 0, ruff.stdout + ruff.stderr
     fmt = run_tool("ruff", "format", "--check", str(ROOT / "hwlint"))
     assert fmt.returncode == 0, fmt.stdout + fmt.stderr
+
+
+def test_readme_rule_table_lists_every_rule():
+    text = (ROOT / "README.md").read_text()
+    rows = dict(re.findall(r"^\| (HWC\d{3}) \| ([a-z0-9-]+) \|", text, re.MULTILINE))
+    assert rows == {code: rule.name for code, rule in RULES.items()}
