@@ -203,17 +203,12 @@ class _UserError(Exception):
 
 
 def _load_config(args):
-    from .config import Config, ConfigError, load_config
+    from .config import ConfigError, config_for_paths
 
-    if getattr(args, "isolated", False):
-        return Config()
     try:
-        if args.config:
-            return load_config(Path(args.config))
-        # like ruff, the configuration nearest to what is checked applies
-        paths = getattr(args, "paths", None) or ["."]
-        start = Path(paths[0])
-        return load_config(start=start if start.is_dir() else start.parent)
+        return config_for_paths(
+            getattr(args, "paths", None) or [], args.config, getattr(args, "isolated", False)
+        )
     except ConfigError as e:
         raise _UserError(str(e)) from None
 

@@ -103,18 +103,54 @@ _KEYS = {
 
 
 def find_pyproject(start: Path) -> Path | None:
-    """The nearest pyproject.toml at or above *start* that has a ``[tool.hwlint]`` table."""
+    """The nearest pyproject.toml at or above *start* that has a ``[tool.hwlint]`` table.
+
+    A pyproject.toml on the way that cannot be read as TOML is a :class:`ConfigError`, not a
+    file to step over: whether it configures hwlint cannot be told, and skipping it silently would
+    apply another configuration (or none)."""
     for d in (start, *start.parents):
         candidate = d / "pyproject.toml"
-        if candidate.is_file():
-            try:
-                with open(candidate, "rb") as f:
-                    data = tomllib.load(f)
-            except (OSError, tomllib.TOMLDecodeError):
-                continue
-            if "hwlint" in data.get("tool", {}):
-                return candidate
+        if candidate.is_file() and "hwlint" in read_toml(candidate).get("tool", {}):
+            return candidate
     return None
+
+
+_TOML_POSITION = re.compile(r" \(at line (\d+), column \d+\)$| \(at end of document\)$")
+
+
+def read_toml(path: Path) -> dict:
+    """*path* parsed as TOML; ConfigError naming the file and line when it is not UTF-8 or not TOML."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise ConfigError(
+            f"{path}:{line}: not UTF-8 (byte 0x{data[e.start]:02x}); TOML files are UTF-8"
+        ) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        message = str(e)
+        m = _TOML_POSITION.search(message)
+        line = int(m.group(1)) if m and m.group(1) else text.count("\n") + 1
+        raise ConfigError(f"{path}:{line}: invalid TOML: {message[: m.start()] if m else message}") from None
+
+
+def config_for_paths(paths: Sequence[str], config_file: str | None = None, isolated: bool = False) -> Config:
+    """The configuration every command applies to *paths*: *config_file* when given, else (as in
+    ruff) the nearest ``[tool.hwlint]`` at or above the first path (the current directory when there
+    is none), whatever the current directory."""
+    if isolated:
+        return Config()
+    if config_file:
+        return load_config(Path(config_file))
+    start = Path(paths[0]) if paths else Path(".")
+    return load_config(start=start if start.is_dir() else start.parent)
 
 
 def load_config(path: Path | None = None, start: Path | None = None) -> Config:
@@ -123,13 +159,7 @@ def load_config(path: Path | None = None, start: Path | None = None) -> Config:
         path = find_pyproject((start or Path.cwd()).resolve())
         if path is None:
             return Config(root=(start or Path.cwd()).resolve())
-    try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    data = read_toml(path)
     table = data.get("tool", {}).get("hwlint", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.hwlint] must be a table")

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from .cache import Cache
-from .engine import analyze_files, read_source
+from .engine import MAX_FILE_BYTES, analyze_files, read_source
 from .model import ClassInfo, FileModel, Instantiation, build_model, effective_declaration, mro
 from .rules import generated_devices, generated_suffixes
 from .taxonomy import Runner, Taxonomy
@@ -240,8 +240,13 @@ def select_paths(
     """Select, for *runner*, the test classes of every test file under *paths* (hwlint's discovery)."""
     from .config import Config, discover
 
-    files = list(discover(paths, config or Config()))
-    return select_files(taxonomy, runner, files, backends, include_unclassified, jobs, cache)
+    config = config or Config()
+    files = list(discover(paths, config))
+    if isinstance(runner, str):
+        runner = get_runner(taxonomy, runner)
+    max_bytes = config.max_file_size * 1024 * 1024
+    selections = select_all(taxonomy, files, backends, include_unclassified, jobs, cache, [runner], max_bytes)
+    return selections[runner.name]
 
 
 def select_files(
@@ -267,19 +272,20 @@ def select_all(
     jobs: int | None = None,
     cache: Cache | None = None,
     runners: Sequence[Runner] | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
 ) -> dict[str, RunnerSelection]:
     """Select, for each of *runners* (default: every runner of the taxonomy), the test classes of
     each file in *files*. Each file is read and parsed once for all of them, on *jobs* processes;
     the cache keeps each request (runners, backends, options) apart, so a CI job that asks for one
-    runner loads only that runner's selections."""
+    runner loads only that runner's selections. Files over *max_bytes* are not read (a warning)."""
     files = list(files)
     backends = tuple(backends)
     runners = list(runners if runners is not None else taxonomy.runners.values())
     names = tuple(r.name for r in runners)
     inc = include_unclassified
     analysis = functools.partial(_select_analysis, names=names, backends=backends, include_unclassified=inc)
-    kind = f"select:{','.join(names)}:{','.join(backends)}:{int(inc)}"
-    per_file = analyze_files(files, taxonomy, analysis, kind, jobs, cache)
+    kind = f"select:{','.join(names)}:{','.join(backends)}:{int(inc)}:{max_bytes}"
+    per_file = analyze_files(files, taxonomy, analysis, kind, jobs, cache, max_bytes)
     out = {}
     for runner in runners:
         chosen = runner_backends(taxonomy, runner, backends)

@@ -14,7 +14,6 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from . import __version__
 
@@ -90,12 +89,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
 
 
-def _setup(args):
-    from .config import ConfigError, load_config
+def _setup(args, paths: Sequence[str]):
+    from .config import ConfigError, config_for_paths
     from .taxonomy import TaxonomyError, load_taxonomy
 
     try:
-        config = load_config(Path(args.config) if args.config else None)
+        # the configuration of what is selected, as `hwlint check` finds it, not the cwd's
+        config = config_for_paths(paths, args.config)
         taxonomy = load_taxonomy(args.taxonomy or config.taxonomy)
     except (ConfigError, TaxonomyError) as e:
         raise _UserError(str(e)) from None
@@ -121,9 +121,10 @@ def _select(taxonomy, config, runner: str, paths, args):
 
 
 def cmd_select(args) -> int:
-    config, taxonomy = _setup(args)
+    matrix_paths = ([args.runner] if args.runner else []) + args.paths
+    config, taxonomy = _setup(args, matrix_paths if args.format == "matrix" else args.paths)
     if args.format == "matrix":
-        paths = ([args.runner] if args.runner else []) + args.paths
+        paths = matrix_paths
         _check_paths(paths)
         return cmd_matrix(args, config, taxonomy, paths or ["."])
     if not args.runner:
@@ -350,7 +351,10 @@ def _select_all(taxonomy, config, names, paths, args):
         raise _UserError(str(e)) from None
     files = list(discover(paths, config))
     cache = _cache(args, config, taxonomy)
-    return select_all(taxonomy, files, args.backend, args.include_unclassified, args.jobs, cache, runners)
+    max_bytes = config.max_file_size * 1024 * 1024
+    return select_all(
+        taxonomy, files, args.backend, args.include_unclassified, args.jobs, cache, runners, max_bytes
+    )
 
 
 def cmd_matrix(args, config, taxonomy, paths) -> int:
@@ -391,8 +395,8 @@ def cmd_matrix(args, config, taxonomy, paths) -> int:
 def cmd_explain(args) -> int:
     from .select import SelectionError, explain
 
-    _, taxonomy = _setup(args)
     path, sep, cls = args.target.partition("::")
+    _, taxonomy = _setup(args, [path])
     if not sep or not cls:
         raise _UserError(f"expected PATH::Class, got {args.target!r}")
     if not os.path.exists(path):

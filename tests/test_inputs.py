@@ -1,0 +1,128 @@
+"""Odd inputs must be loud: bad configuration, unreadable paths, FIFOs, hostile names (docs/inputs.md)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from .conftest import run_tool
+
+UNCLASSIFIED = (
+    "from torch.testing._internal.common_utils import TestCase\n\n\n"
+    "class TestFoo(TestCase):\n    def test_a(self):\n        pass\n"
+)
+GENERIC = (
+    "from torch.testing._internal.common_utils import TestCase\n\n\n"
+    "class TestFoo(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+    "    def test_a(self):\n        pass\n"
+)
+
+# every command that reads [tool.hwlint], as (argv before the paths, exit status on a clean run)
+COMMANDS = {
+    "check": ("hwlint", "check"),
+    "report": ("hwlint", "report", "--format", "json"),
+    "baseline": ("hwlint", "baseline", "--output", "{tmp}/bl.json"),
+    "hwselect": ("hwselect", "cpu"),
+    "hwselect-matrix": ("hwselect", "--format", "matrix"),
+}
+
+
+def _argv(name: str, tmp_path: Path, *paths: str) -> list[str]:
+    return [a.replace("{tmp}", str(tmp_path)) for a in COMMANDS[name]] + list(paths)
+
+
+# -- 6. a pyproject.toml that is not TOML, or not UTF-8 ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "detail"),
+    [
+        (b'[tool.hwlint]\ninclude = ["test_*.py"\n', "invalid TOML"),
+        (b"[tool.hwlint]\n# caf\xe9\nmax-file-size = 1\n", "not UTF-8"),
+    ],
+    ids=["not-toml", "not-utf8"],
+)
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_broken_pyproject_is_exit_2_naming_file_and_line(tmp_path, command, content, detail):
+    proj = tmp_path / "proj"
+    (proj / "tests").mkdir(parents=True)
+    (proj / "pyproject.toml").write_bytes(content)
+    (proj / "tests" / "test_foo.py").write_text(GENERIC)
+    res = run_tool(*_argv(command, tmp_path, "tests"), cwd=proj)
+    assert res.returncode == 2, (res.stdout, res.stderr)
+    assert "Traceback" not in res.stderr
+    line = 3 if detail == "invalid TOML" else 2
+    assert f"{proj / 'pyproject.toml'}:{line}: {detail}" in res.stderr, res.stderr
+
+
+def test_broken_pyproject_is_a_message_in_the_lintrunner_adapter(tmp_path):
+    (tmp_path / "pyproject.toml").write_bytes(b"[tool.hwlint\n")
+    (tmp_path / "test_foo.py").write_text(GENERIC)
+    res = run_tool(sys.executable, "-m", "hwlint.lintrunner", str(tmp_path / "test_foo.py"), cwd=tmp_path)
+    assert res.returncode == 0
+    [msg] = [json.loads(line) for line in res.stdout.splitlines()]
+    assert msg["name"] == "configuration-error"
+    assert f"{tmp_path / 'pyproject.toml'}:1: invalid TOML" in msg["description"]
+
+
+# -- 7, 8. one rule for finding the configuration, and every shared key honoured -----------------
+
+
+def _configured_project(tmp_path: Path) -> Path:
+    """A project whose [tool.hwlint] excludes `skipped/` and caps files at 1 MB."""
+    proj = tmp_path / "proj"
+    for d in ("tests", "tests/skipped"):
+        (proj / d).mkdir(parents=True)
+    (proj / "pyproject.toml").write_text(
+        textwrap.dedent(
+            """\
+            [tool.hwlint]
+            extend-exclude = ["skipped"]
+            max-file-size = 1
+            """
+        )
+    )
+    (proj / "tests" / "test_foo.py").write_text(GENERIC)
+    (proj / "tests" / "skipped" / "test_bar.py").write_text(UNCLASSIFIED.replace("TestFoo", "TestBar"))
+    big = GENERIC.replace("TestFoo", "TestBig") + "#" * (1024 * 1024) + "\n"
+    (proj / "tests" / "test_big.py").write_text(big)
+    return proj
+
+
+def test_every_command_finds_the_configuration_above_the_first_path(tmp_path):
+    proj = _configured_project(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    tests = str(proj / "tests")
+
+    check = run_tool("hwlint", "check", "--no-cache", "--output-format", "json", tests, cwd=elsewhere)
+    assert check.returncode == 1, check.stderr
+    assert [(Path(f["filename"]).name, f["code"]) for f in json.loads(check.stdout)] == [
+        ("test_big.py", "HWC901")
+    ]
+
+    report = run_tool("hwlint", "report", "--no-cache", "--format", "json", tests, cwd=elsewhere)
+    assert report.returncode == 0, report.stderr
+    assert json.loads(report.stdout)["total"]["files"] == 2
+
+    select = run_tool("hwselect", "cpu", "--no-cache", tests, cwd=elsewhere)
+    assert select.returncode == 0, select.stderr
+    # skipped/ is excluded; test_big.py is over the 1 MB cap, so it is not read (and says so)
+    assert select.stdout.splitlines() == [f"{tests}/test_foo.py::TestFoo"]
+    assert "test_big.py: cannot read: the file is larger than the 1 MB limit" in select.stderr
+
+    matrix = run_tool("hwselect", "--format", "matrix", "--no-cache", tests, cwd=elsewhere)
+    assert matrix.returncode == 0, matrix.stderr
+    assert {(r["runner"], r["classes"]) for r in json.loads(matrix.stdout)["include"]} == {("cpu", 1)}
+
+
+def test_hwselect_honours_max_file_size(tmp_path):
+    proj = _configured_project(tmp_path)
+    res = run_tool("hwselect", "cpu", "--no-cache", "tests", cwd=proj)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines() == ["tests/test_foo.py::TestFoo"]
+    assert "tests/test_big.py: cannot read: the file is larger than the 1 MB limit" in res.stderr
