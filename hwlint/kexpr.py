@@ -184,6 +184,20 @@ def _class_term(c: Candidate) -> str:
     return c.names[0] if len(c.names) == 1 else "(" + " or ".join(c.names) + ")"
 
 
+def _unsayable(c: Candidate) -> str | None:
+    """The first of *c*'s names that is not one term of pytest's grammar, if any.
+
+    A Python identifier may hold characters pytest's lexer (``\\w`` and a few symbols) does not
+    accept, such as ``·`` or a combining mark: one of them makes pytest reject the whole expression.
+    """
+    return next((n for n in c.names if not is_term(n)), None)
+
+
+def _unsayable_reason(name: str) -> str:
+    bad = next((ch for ch in name if not is_term(ch)), name[:1])
+    return f"its name {name!r} holds {bad!r} (U+{ord(bad):04X}), which pytest's -k cannot parse"
+
+
 def _class_clause(
     cands: Sequence[Candidate],
     names: Sequence[set[str]],
@@ -196,6 +210,10 @@ def _class_clause(
     parts = []
     for i in sel:
         c = cands[i]
+        bad = _unsayable(c)
+        if bad is not None:
+            plan.inexact.append((c, _unsayable_reason(bad)))
+            continue
         hit: set[int] = set()
         for n in c.names:
             hit |= index.hits(n.lower())
@@ -212,6 +230,12 @@ def _class_clause(
             plan.inexact.append((c, _inexact_reason(c, clash[0])))
             parts.append(term)
             continue
+        unsayable = [o for o in others if _unsayable(o) is not None]
+        if unsayable:
+            o = unsayable[0]
+            reason = _unsayable_reason(_unsayable(o) or o.name)
+            plan.inexact.append((c, f"-k {c.name} also selects {o.nodeid}, and {reason}"))
+            continue
         excluded = balanced_or([_class_term(o) for o in sorted(others, key=lambda o: o.name)])
         parts.append(f"({term} and not {_group(excluded)})")
     return balanced_or(parts)
@@ -225,6 +249,8 @@ def _exclusion_clause(
     *local* indexes the file's classes; *chosen_positions* are the chosen ones' places in it.
     """
     for i in rest:
+        if _unsayable(cands[i]) is not None:
+            return None
         for n in cands[i].names:
             if local.hits(n.lower()) & chosen_positions:
                 return None

@@ -126,3 +126,53 @@ def test_hwselect_honours_max_file_size(tmp_path):
     assert res.returncode == 0, res.stderr
     assert res.stdout.splitlines() == ["tests/test_foo.py::TestFoo"]
     assert "tests/test_big.py: cannot read: the file is larger than the 1 MB limit" in res.stderr
+
+
+# -- 11. -k never carries a name pytest's lexer rejects ------------------------------------------
+
+ENUM = "import enum\n\n\nclass HardwareClassification(enum.Enum):\n    GENERIC = 'generic'\n\n\n"
+
+
+def _klass(name: str, classified: bool) -> str:
+    decl = "    hw_classification = HardwareClassification.GENERIC\n\n" if classified else ""
+    return f"class {name}:\n{decl}    def test_a(self):\n        pass\n\n\n"
+
+
+def _pytest_collect(root: Path, *args: str) -> set[str]:
+    import subprocess
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode in (0, 5), proc.stdout + proc.stderr
+    return {line for line in proc.stdout.splitlines() if "::" in line}
+
+
+@pytest.mark.parametrize(
+    ("classes", "form"),
+    [
+        # the chosen class cannot be named, but the other one can be excluded: still one -k
+        ([("Test·Chosen", True), ("TestOther", False)], "k"),
+        # neither can be named: node ids, which pytest resolves exactly
+        ([("Test·Chosen", True), ("Test·Other", False)], "nodeids"),
+        # an unchosen class that cannot be named is not excluded by name
+        ([("TestChosenWithALongName", True), ("Test\u20d7O", False)], "k"),
+        # U+20D7 is a combining mark with no precomposed form, so Python's NFKC keeps it
+        ([("Test\u20d7Chosen", True), ("Test\u20d7Other", False), ("TestPlain", False)], "nodeids"),
+    ],
+    ids=["middle-dot-excluded", "middle-dot", "combining-mark-unchosen", "combining-mark-chosen"],
+)
+def test_k_format_never_emits_what_pytest_rejects(tmp_path, classes, form):
+    (tmp_path / "test_names.py").write_text(ENUM + "".join(_klass(n, c) for n, c in classes), "utf-8")
+    (tmp_path / "test_more.py").write_text(ENUM + _klass("TestMore", False), "utf-8")
+    res = run_tool("hwselect", "cpu", "--format", "k", "--no-cache", ".", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    out = res.stdout.splitlines()
+    args = ["-k", out[0]] if form == "k" else out
+    assert len(out) == 1 if form == "k" else all("::" in line for line in out), out
+    chosen = {f"test_names.py::{n}::test_a" for n, c in classes if c}
+    assert _pytest_collect(tmp_path, *args) == chosen
