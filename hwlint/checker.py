@@ -135,7 +135,7 @@ def check_file(
     selection = selection or Selection()
     data = read_source(path, max_bytes)
     if isinstance(data, str):
-        return FileResult(path, [f for f in _unreadable(path, data) if selection.enabled(f.code)])
+        return FileResult(path, [f for f in unreadable(path, data) if selection.enabled(f.code)])
     findings, model = _check_contents(data, path, taxonomy, selection)
     return FileResult(path, findings, model)
 
@@ -154,10 +154,14 @@ def _check_contents(
     return run_rules(model, taxonomy, selection), model
 
 
-def _unreadable(path: str, reason: str) -> list[Finding]:
+def unreadable(path: str, reason: str) -> list[Finding]:
     """HWC901 for a file that cannot be read (a dangling symlink reads as missing, as ruff says)."""
-    if not os.path.lexists(path):
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
         reason = "No such file or directory"
+    except OSError:  # a path too long to name keeps its own reason
+        pass
     return [_finding(path, "HWC901", 1, 0, {"reason": reason})]
 
 
@@ -189,6 +193,4 @@ def check_paths(
 
 
 def _check_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> list[Finding]:
-    return (
-        _unreadable(path, data) if isinstance(data, str) else _check_contents(data, path, taxonomy, _ALL)[0]
-    )
+    return unreadable(path, data) if isinstance(data, str) else _check_contents(data, path, taxonomy, _ALL)[0]

@@ -237,12 +237,13 @@ def cmd_check(args) -> int:
     ignore = tuple(args.ignore) if args.ignore is not None else config.ignore
     selection = Selection((*select, *args.extend_select), (*ignore, *args.extend_ignore))
     options = FixOptions(args.fix, args.unsafe_fixes, args.diff, args.show_fixes)
-    paths = list(discover(args.paths or ["."], config, args.force_exclude))
+    skipped: list = []
+    paths = list(discover(args.paths or ["."], config, args.force_exclude, skipped))
 
     def selection_for(path: str) -> Selection:
         return selection.with_ignored(config.ignored_for(path))
 
-    found = _check_all(args, config, taxonomy, paths, selection_for)
+    found = _check_all(args, config, taxonomy, paths, selection_for, skipped)
     stale = []
     baseline = _load_baseline(args.baseline or config.baseline, config)
     if baseline is not None:
@@ -289,17 +290,23 @@ def cmd_baseline(args) -> int:
     if Path(output).exists() and not args.regenerate:
         raise _UserError(f"{output} exists; pass --regenerate to rewrite it")
     selection = Selection(config.select, config.ignore)
-    paths = list(discover(args.paths or ["."], config))
-    found = _check_all(args, config, taxonomy, paths, lambda p: selection.with_ignored(config.ignored_for(p)))
+    skipped: list = []
+    paths = list(discover(args.paths or ["."], config, skipped=skipped))
+    found = _check_all(
+        args, config, taxonomy, paths, lambda p: selection.with_ignored(config.ignored_for(p)), skipped
+    )
     entries = baseline_entries([f for _, findings in found for f in findings], config.root)
     write_baseline(output, entries)
     print(f"hwlint: wrote {len(entries)} file{'s' if len(entries) != 1 else ''} to {output}", file=sys.stderr)
     return EXIT_CLEAN
 
 
-def _check_all(args, config, taxonomy, paths, selection_for):
-    """(path, enabled findings) for every path: parallel, cached, in the order given."""
-    from .checker import check_paths
+def _check_all(args, config, taxonomy, paths, selection_for, skipped=()):
+    """(path, enabled findings) for every path: parallel, cached, in the order given.
+
+    Of the paths discovery *skipped*, a directory it cannot list is an HWC901 finding (as ruff's
+    E902); a file that is not a regular file (a FIFO) is a warning."""
+    from .checker import check_paths, unreadable
 
     max_mb = getattr(args, "max_file_size", None) or config.max_file_size
     cache = _open_cache(args, config, taxonomy)
@@ -308,6 +315,12 @@ def _check_all(args, config, taxonomy, paths, selection_for):
     for path, findings in zip(paths, per_file, strict=True):
         selection = selection_for(path)
         found.append((path, [f for f in findings if selection.enabled(f.code)]))
+    for s in skipped:
+        if not s.error:
+            print(f"hwlint: warning: {s}", file=sys.stderr)
+            continue
+        selection = selection_for(s.path)
+        found.append((s.path, [f for f in unreadable(s.path, s.reason) if selection.enabled(f.code)]))
     return found
 
 
@@ -321,9 +334,11 @@ def cmd_report(args) -> int:
         old = load_report(args.compare) if args.compare else None
     except ReportError as e:
         raise _UserError(str(e)) from None
-    report = report_paths(
-        args.paths or ["."], taxonomy, config, args.depth, args.jobs, _open_cache(args, config, taxonomy)
-    )
+    skipped: list = []
+    cache = _open_cache(args, config, taxonomy)
+    report = report_paths(args.paths or ["."], taxonomy, config, args.depth, args.jobs, cache, skipped)
+    for s in skipped:
+        print(f"hwlint: warning: {s}", file=sys.stderr)
     doc = report.to_json()
     if old is not None:
         doc["compare"] = compare(doc, old, args.compare)

@@ -210,31 +210,97 @@ def load_config(path: Path | None = None, start: Path | None = None) -> Config:
     )
 
 
-def discover(paths: Sequence[str], config: Config, force_exclude: bool = False) -> Iterator[str]:
+@dataclass(frozen=True)
+class Skipped:
+    """A path discovery could not take: a directory it cannot list (*error*: reported as HWC901,
+    as ruff reports E902) or a file that is not a regular file (a FIFO, a device: a warning)."""
+
+    path: str
+    reason: str
+    error: bool
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+def discover(
+    paths: Sequence[str],
+    config: Config,
+    force_exclude: bool = False,
+    skipped: list[Skipped] | None = None,
+) -> Iterator[str]:
     """Files to check, in a stable order. Directories expand to files matching ``include``;
     files named explicitly are always checked (missing ones too, so that they are reported),
-    unless *force_exclude* applies the exclusions to them as well (for pre-commit)."""
+    unless *force_exclude* applies the exclusions to them as well (for pre-commit).
+
+    Nothing is dropped silently: what cannot be listed or is not a regular file is appended to
+    *skipped*, which the caller reports."""
     seen: set[str] = set()
+    skipped = skipped if skipped is not None else []
     for given in paths:
         if os.path.isdir(given):
-            for found in _walk(given, config):
+            for found in _walk(given, config, skipped):
                 if found not in seen:
                     seen.add(found)
                     yield found
         elif given not in seen and not (force_exclude and config.is_excluded(given)):
             seen.add(given)
+            kind = _special(given)
+            if kind is not None:
+                skipped.append(Skipped(given, f"not a regular file ({kind}); skipped", False))
+                continue
             yield given
 
 
-def _walk(top: str, config: Config) -> Iterator[str]:
-    for dirpath, dirnames, filenames in os.walk(top):
-        dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(os.path.join(dirpath, d), True))
-        for name in sorted(filenames):
-            if not any(fnmatch.fnmatchcase(name, p) for p in config.include):
+def _special(path: str, entry: os.DirEntry | None = None) -> str | None:
+    """What *path* is when it exists and is not a regular file (None otherwise: a missing or
+    unreadable file is read, and reported, like any other)."""
+    from .engine import file_kind
+
+    try:
+        mode = entry.stat().st_mode if entry is not None else os.stat(path).st_mode
+    except OSError:
+        return None
+    return file_kind(mode)
+
+
+def _walk(top: str, config: Config, skipped: list[Skipped]) -> Iterator[str]:
+    """os.walk's top-down order without its recursion (a tree nested deeper than the recursion
+    limit) and without its silence (a directory it cannot list, a path past PATH_MAX)."""
+
+    def shown(path: str) -> str:
+        return os.path.normpath(path) if top != "." else os.path.relpath(path)
+
+    stack = [top]
+    while stack:
+        dirpath = stack.pop()
+        try:
+            with os.scandir(dirpath) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as e:
+            skipped.append(Skipped(shown(dirpath), f"cannot list directory: {e.strerror or e}", True))
+            continue
+        subdirs = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                # as os.walk: a link to a directory is not followed
+                if not entry.is_symlink() and not config.is_excluded(entry.path, True):
+                    subdirs.append(entry.path)
                 continue
-            path = os.path.join(dirpath, name)
-            if not config.is_excluded(path, True):
-                yield os.path.normpath(path) if top != "." else os.path.relpath(path)
+            if not any(fnmatch.fnmatchcase(entry.name, p) for p in config.include):
+                continue
+            if config.is_excluded(entry.path, True):
+                continue
+            kind = _special(entry.path, entry)
+            if kind is not None:
+                skipped.append(Skipped(shown(entry.path), f"not a regular file ({kind}); skipped", False))
+                continue
+            yield shown(entry.path)
+        stack.extend(reversed(subdirs))
 
 
 def _relative(path: str, root: Path) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gc
 import os
+import stat
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -38,15 +39,39 @@ def read_source(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes | str:
     and one generated 50 MB file must not take the whole run down with it.
     """
     try:
-        with open(path, "rb") as f:
-            data = f.read(max_bytes + 1)
+        # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except IsADirectoryError:
         return "Is a directory"
     except OSError as e:
         return e.strerror or str(e)
+    with os.fdopen(fd, "rb") as f:
+        kind = file_kind(os.fstat(fd).st_mode)
+        if kind is not None:
+            return kind if kind == "Is a directory" else f"not a regular file ({kind})"
+        try:
+            data = f.read(max_bytes + 1)
+        except OSError as e:
+            return e.strerror or str(e)
     if len(data) > max_bytes:
         return f"the file is larger than the {max_bytes // (1024 * 1024)} MB limit (--max-file-size)"
     return data
+
+
+def file_kind(mode: int) -> str | None:
+    """None for a regular file, else what it is: reading a FIFO or a device may never end."""
+    if stat.S_ISREG(mode):
+        return None
+    for test, kind in (
+        (stat.S_ISDIR, "Is a directory"),
+        (stat.S_ISFIFO, "FIFO"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+        (stat.S_ISSOCK, "socket"),
+    ):
+        if test(mode):
+            return kind
+    return "special file"
 
 
 def analyze_files(

@@ -253,9 +253,12 @@ def report_paths(
     depth: int | None = None,
     jobs: int | None = None,
     cache: Cache | None = None,
+    skipped: list | None = None,
 ) -> Report:
-    """The report over every test file under *paths*, with *config*'s discovery and code selection."""
-    files = list(discover(paths, config))
+    """The report over every test file under *paths*, with *config*'s discovery and code selection.
+
+    Paths discovery cannot take are appended to *skipped* (see :func:`hwlint.config.discover`)."""
+    files = list(discover(paths, config, skipped=skipped))
     max_bytes = config.max_file_size * 1024 * 1024
     selection = Selection(config.select, config.ignore)
     findings = []

@@ -237,15 +237,19 @@ def select_paths(
     jobs: int | None = None,
     cache: Cache | None = None,
 ) -> RunnerSelection:
-    """Select, for *runner*, the test classes of every test file under *paths* (hwlint's discovery)."""
+    """Select, for *runner*, the test classes of every test file under *paths* (hwlint's discovery).
+
+    What discovery cannot take (a directory it cannot list, a FIFO) is a warning of the result."""
     from .config import Config, discover
 
     config = config or Config()
-    files = list(discover(paths, config))
+    skipped: list = []
+    files = list(discover(paths, config, skipped=skipped))
     if isinstance(runner, str):
         runner = get_runner(taxonomy, runner)
     max_bytes = config.max_file_size * 1024 * 1024
     selections = select_all(taxonomy, files, backends, include_unclassified, jobs, cache, [runner], max_bytes)
+    selections[runner.name].warnings[:0] = [str(s) for s in skipped]
     return selections[runner.name]
 
 

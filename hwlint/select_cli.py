@@ -349,7 +349,10 @@ def _select_all(taxonomy, config, names, paths, args):
         runners = [get_runner(taxonomy, name) for name in names]
     except SelectionError as e:
         raise _UserError(str(e)) from None
-    files = list(discover(paths, config))
+    skipped: list = []
+    files = list(discover(paths, config, skipped=skipped))
+    for s in skipped:
+        print(f"hwselect: warning: {s}", file=sys.stderr)
     cache = _cache(args, config, taxonomy)
     max_bytes = config.max_file_size * 1024 * 1024
     return select_all(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -21,6 +23,8 @@ GENERIC = (
     "    def test_a(self):\n        pass\n"
 )
 
+NOT_DECLARED = "does not declare `hw_classification`."
+
 # every command that reads [tool.hwlint], as (argv before the paths, exit status on a clean run)
 COMMANDS = {
     "check": ("hwlint", "check"),
@@ -29,6 +33,18 @@ COMMANDS = {
     "hwselect": ("hwselect", "cpu"),
     "hwselect-matrix": ("hwselect", "--format", "matrix"),
 }
+
+
+def _run_with_timeout(argv: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess:
+    """run_tool with a short timeout: a hang fails the test instead of the suite."""
+    exe = Path(sys.executable).parent / argv[0]
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1"}
+    try:
+        return subprocess.run(
+            [str(exe), *argv[1:]], cwd=cwd, capture_output=True, text=True, env=env, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{' '.join(argv)} hung for {timeout} s")
 
 
 def _argv(name: str, tmp_path: Path, *paths: str) -> list[str]:
@@ -139,8 +155,6 @@ def _klass(name: str, classified: bool) -> str:
 
 
 def _pytest_collect(root: Path, *args: str) -> set[str]:
-    import subprocess
-
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *args],
         cwd=root,
@@ -176,3 +190,101 @@ def test_k_format_never_emits_what_pytest_rejects(tmp_path, classes, form):
     assert len(out) == 1 if form == "k" else all("::" in line for line in out), out
     chosen = {f"test_names.py::{n}::test_a" for n, c in classes if c}
     assert _pytest_collect(tmp_path, *args) == chosen
+
+
+# -- 9. trees nested past the recursion limit, paths past PATH_MAX --------------------------------
+
+
+def _chain(top: Path, name: str, depth: int, leaf: str) -> None:
+    """top/name/name/.../leaf (a test file), built through directory descriptors so that no path
+    is ever longer than one name."""
+    fd = os.open(top, os.O_RDONLY)
+    try:
+        for _ in range(depth):
+            os.mkdir(name, dir_fd=fd)
+            nxt = os.open(name, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = nxt
+        out = os.open(leaf, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+        os.write(out, UNCLASSIFIED.encode())
+        os.close(out)
+    finally:
+        os.close(fd)
+
+
+def _unchain(top: Path, name: str, depth: int, leaf: str) -> None:
+    """Remove what :func:`_chain` built, deepest first (rmtree recurses, and names long paths)."""
+    fds = [os.open(top, os.O_RDONLY)]
+    for _ in range(depth):
+        fds.append(os.open(name, os.O_RDONLY, dir_fd=fds[-1]))
+    os.unlink(leaf, dir_fd=fds[-1])
+    for fd in reversed(fds[1:]):
+        os.close(fd)
+        os.rmdir(name, dir_fd=fds[fds.index(fd) - 1])
+    os.close(fds[0])
+
+
+def test_a_tree_nested_past_the_recursion_limit_is_walked(tmp_path):
+    depth = sys.getrecursionlimit() + 200
+    _chain(tmp_path, "d", depth, "test_deep.py")
+    try:
+        res = run_tool("hwlint", "check", "--no-cache", "--output-format", "json", ".", cwd=tmp_path)
+        assert "Traceback" not in res.stderr, res.stderr[-2000:]
+        assert res.returncode == 1, res.stderr[-2000:]
+        [finding] = json.loads(res.stdout)
+        assert (finding["filename"], finding["code"]) == ("d/" * depth + "test_deep.py", "HWC001")
+    finally:
+        _unchain(tmp_path, "d", depth, "test_deep.py")
+
+
+def test_a_path_past_the_os_limit_is_reported_not_dropped(tmp_path):
+    name = "n" * 200
+    limit = os.pathconf(tmp_path, "PC_PATH_MAX")
+    depth = limit // len(name) + 2
+    _chain(tmp_path, name, depth, "test_far.py")
+    (tmp_path / "test_near.py").write_text(UNCLASSIFIED)
+    try:
+        res = run_tool("hwlint", "check", "--no-cache", "--output-format", "json", ".", cwd=tmp_path)
+        assert "Traceback" not in res.stderr, res.stderr
+        assert res.returncode == 1, res.stderr
+        found = [(f["filename"], f["code"], f["message"]) for f in json.loads(res.stdout)]
+        assert ("test_near.py", "HWC001", f"Test class `TestFoo` {NOT_DECLARED}") in found
+        # the first directory whose path is too long to list is named, like ruff's E902
+        [(path, code, message)] = [f for f in found if f[0] != "test_near.py"]
+        assert code == "HWC901"
+        assert message == "Cannot check file: cannot list directory: File name too long."
+        assert path.startswith(f"{name}/") and len(path) + len(str(tmp_path)) + 1 >= limit
+        sel = run_tool("hwselect", "cpu", "--no-cache", "--include-unclassified", ".", cwd=tmp_path)
+        assert sel.returncode == 0, sel.stderr
+        assert sel.stdout.splitlines() == ["test_near.py::TestFoo"]
+        assert f"hwselect: warning: {path}: cannot list directory: File name too long" in sel.stderr
+    finally:
+        _unchain(tmp_path, name, depth, "test_far.py")
+
+
+# -- 10. FIFOs and other non-regular files named like test files ----------------------------------
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs os.mkfifo")
+@pytest.mark.parametrize("command", ["check", "report", "hwselect", "hwselect-matrix", "explicit"])
+def test_a_fifo_named_like_a_test_file_is_skipped_with_a_warning(tmp_path, command):
+    (tmp_path / "test_ok.py").write_text(GENERIC)
+    os.mkfifo(tmp_path / "test_fifo.py")
+    if command == "explicit":
+        argv = ["hwlint", "check", "--no-cache", "test_ok.py", "test_fifo.py"]
+    else:
+        argv = [*_argv(command, tmp_path), "--no-cache", "."]
+    res = _run_with_timeout(argv, tmp_path, 20)
+    assert res.returncode == 0, (res.stdout, res.stderr)
+    assert "test_fifo.py: not a regular file (FIFO); skipped" in res.stderr, res.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs os.mkfifo")
+def test_reading_a_fifo_never_blocks(tmp_path):
+    # the lintrunner adapter reads the paths it is given without discovery: the reader itself refuses
+    os.mkfifo(tmp_path / "test_fifo.py")
+    res = _run_with_timeout(["python", "-m", "hwlint.lintrunner", "test_fifo.py"], tmp_path, 20)
+    assert res.returncode == 0, res.stderr
+    [msg] = [json.loads(line) for line in res.stdout.splitlines()]
+    assert (msg["path"], msg["name"]) == ("test_fifo.py", "HWC901")
+    assert msg["description"].startswith("Cannot check file: not a regular file (FIFO).")

@@ -116,14 +116,14 @@ def test_unreadable_file_is_reported_and_others_still_checked(tmp_path, monkeypa
     good.write_text(UNDECLARED)
     secret = tmp_path / "test_secret.py"
     secret.write_text(UNDECLARED)
-    real_open = open
+    real_open = os.open  # the reader opens with os.open (O_NONBLOCK: a FIFO must not hang it)
 
     def guarded_open(path, *args, **kwargs):
         if os.fspath(path) == str(secret):
             raise PermissionError(13, "Permission denied")
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr("builtins.open", guarded_open)
+    monkeypatch.setattr("os.open", guarded_open)
     results = check_paths([str(secret), str(good)], taxonomy, jobs=1)
     assert [(f.code, f.message) for f in results[0]] == [("HWC901", "Cannot check file: Permission denied.")]
     assert codes(results[1]) == [(1, "HWC001")]
