@@ -45,6 +45,8 @@ def read_source(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes | str:
         return "Is a directory"
     except OSError as e:
         return e.strerror or str(e)
+    except ValueError:  # a NUL in the path (from a lintrunner paths file, say)
+        return "the path holds a NUL character"
     with os.fdopen(fd, "rb") as f:
         kind = file_kind(os.fstat(fd).st_mode)
         if kind is not None:

@@ -1,4 +1,4 @@
-"""lintrunner adapter: ``python -m hwlint.lintrunner [--taxonomy F] [--code CODE] @PATHSFILE``.
+"""lintrunner adapter: ``python -m hwlint.lintrunner [--taxonomy F] [--code CODE] -- @PATHSFILE``.
 
 A thin front end over one frozen contract: one JSON LintMessage per line (path, line, char, code,
 severity, name, original, replacement, description), and exit status 0 whatever happens, because
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -83,19 +84,55 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(message)
 
 
-def run(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
-    """Print the LintMessages for the given paths. Always returns 0."""
-    out = out or sys.stdout
-    parser = _Parser(prog="python -m hwlint.lintrunner", fromfile_prefix_chars="@")
+def _parser() -> argparse.ArgumentParser:
+    # no fromfile_prefix_chars: argparse would read an @file's lines as options, strip nothing but
+    # take "-x.py" for an option and "@y.py" for another file; paths here are data (see _paths)
+    parser = _Parser(
+        prog="python -m hwlint.lintrunner",
+        add_help=False,
+        description="hwlint's lintrunner adapter: one JSON LintMessage per line, exit status 0.",
+        epilog="Every argument after -- is a path, except @FILE, a file of paths one a line "
+        "(lintrunner's @{{PATHSFILE}}), read verbatim: spaces are kept, and a path starting with - "
+        "or @ is a path.",
+    )
+    parser.add_argument("-h", "--help", action="store_true", help="this help, as one JSON message")
     parser.add_argument(
         "--taxonomy", metavar="FILE", help="taxonomy YAML (default: [tool.hwlint] or bundled)"
     )
     parser.add_argument("--code", default=DEFAULT_CODE, help="the linter's code in .lintrunner.toml")
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files, or @PATHSFILE with one per line")
+    return parser
+
+
+def _paths(args: Sequence[str]) -> list[str]:
+    """The paths *args* name: each is a path, or ``@FILE``, whose lines are paths taken verbatim."""
+    out: list[str] = []
+    for arg in args:
+        if not arg.startswith("@"):
+            out.append(arg)
+            continue
+        with open(arg[1:], "rb") as f:  # bytes: a path need not be valid UTF-8
+            data = f.read()
+        out += [line for line in os.fsdecode(data).split("\n") if line]
+    return out
+
+
+def run(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """Print the LintMessages for the given paths. Always returns 0."""
+    out = out or sys.stdout
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = _parser()
+    cut = argv.index("--") if "--" in argv else len(argv)
+    options, literal = argv[:cut], argv[cut + 1 :]
+    files = [a for a in options if a.startswith("@")]
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args([a for a in options if not a.startswith("@")])
+        paths = _paths([*args.paths, *files, *literal])
     except (_UsageError, OSError) as e:  # OSError: an unreadable @PATHSFILE
         out.write(json.dumps(message(DEFAULT_CODE, None, "usage-error", f"hwlint.lintrunner: {e}")) + "\n")
+        return 0
+    if args.help:  # lintrunner reads every stdout line as JSON: the help is a message too
+        out.write(json.dumps(message(args.code, None, "usage", parser.format_help(), "advice")) + "\n")
         return 0
     code = args.code
 
@@ -103,10 +140,10 @@ def run(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         out.write(json.dumps(msg) + "\n")
 
     try:
-        from .config import load_config
+        from .config import config_for_paths
         from .taxonomy import load_taxonomy
 
-        config = load_config()
+        config = config_for_paths(paths)  # the rule every command follows
         taxonomy = load_taxonomy(args.taxonomy or config.taxonomy)
     except Exception as e:  # a setup problem is one message, not "Linter failed"
         emit(message(code, None, "configuration-error", f"hwlint cannot start: {e}"))
@@ -120,8 +157,8 @@ def run(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             baseline = load_baseline(config.baseline, config.root)
         except BaselineError as e:
             emit(message(code, None, "configuration-error", f"hwlint cannot read its baseline: {e}"))
-    for path in (p.strip() for p in args.paths):
-        if not path or (baseline is not None and path in baseline):
+    for path in paths:
+        if baseline is not None and path in baseline:
             continue
         try:
             for msg in file_messages(path, taxonomy, selection.with_ignored(config.ignored_for(path)), code):

@@ -288,3 +288,55 @@ def test_reading_a_fifo_never_blocks(tmp_path):
     [msg] = [json.loads(line) for line in res.stdout.splitlines()]
     assert (msg["path"], msg["name"]) == ("test_fifo.py", "HWC901")
     assert msg["description"].startswith("Cannot check file: not a regular file (FIFO).")
+
+
+# -- 12. the lintrunner adapter: paths are data ---------------------------------------------------
+
+
+def _adapter(*argv: str, cwd: Path) -> list[dict]:
+    res = _run_with_timeout(["python", "-m", "hwlint.lintrunner", *argv], cwd, 60)
+    assert res.returncode == 0, res.stderr
+    return [json.loads(line) for line in res.stdout.splitlines()]
+
+
+def test_adapter_paths_are_data(tmp_path):
+    names = ["-dash_test.py", "@at_test.py", " lead_test.py", "trail_test.py ", "--code=X_test.py"]
+    for name in names:
+        (tmp_path / name).write_text(UNCLASSIFIED)
+    (tmp_path / "paths.txt").write_text("".join(f"{n}\n" for n in names))
+    for argv in (["@paths.txt"], ["--", "@paths.txt"], ["--", *[n for n in names if not n.startswith("@")]]):
+        msgs = _adapter(*argv, cwd=tmp_path)
+        assert [(m["path"], m["name"], m["code"]) for m in msgs] == [
+            (n, "HWC001", "HW_CLASSIFICATION") for n in names if argv[-1] == "@paths.txt" or n[0] != "@"
+        ], argv
+
+
+def test_adapter_help_is_one_json_message(tmp_path):
+    for flag in ("-h", "--help"):
+        [msg] = _adapter(flag, cwd=tmp_path)
+        assert (msg["name"], msg["severity"], msg["path"]) == ("usage", "advice", None)
+        assert msg["description"].startswith("usage: python -m hwlint.lintrunner")
+        assert "a path starting with - or @ is a path" in " ".join(msg["description"].split())
+
+
+def test_real_lintrunner_lints_a_path_with_spaces(tmp_path):
+    from .test_lintrunner import _git
+
+    repo = tmp_path / "repo"
+    (repo / "test").mkdir(parents=True)
+    config = (Path(__file__).parent.parent / "examples" / "lintrunner" / ".lintrunner.toml").read_text()
+    config = config.replace("'python3'", repr(sys.executable)).replace(
+        "'test/**/test_*.py'", "'test/**/test_*'"
+    )
+    (repo / ".lintrunner.toml").write_text(config)
+    (repo / "test" / "test_space.py ").write_text(UNCLASSIFIED)  # a trailing space
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "initial")
+    data = ["--data-path", str(tmp_path / "lintrunner-data")]
+    res = run_tool("lintrunner", *data, "--all-files", "--output=oneline", cwd=repo)
+    assert res.returncode == 1, res.stdout + res.stderr
+    lines = [line for line in res.stdout.splitlines() if "HW_CLASSIFICATION" in line]
+    assert len(lines) == 1, res.stdout
+    assert lines[0].startswith("test/test_space.py :4:1 :Error Test class `TestFoo`"), lines
+    assert lines[0].endswith("[HW_CLASSIFICATION/HWC001]"), lines
