@@ -16,22 +16,38 @@ FORMATS = ("concise", "full", "json", "json-lines", "github", "sarif")
 DOCS_URL = "https://github.com/hwlint/hwlint#rules"
 
 
+# C0 controls, DEL, C1 controls and the Unicode line separators: echoed raw, a file name or a string
+# from a pull request could move the cursor, recolour or clear the log (ESC), overwrite the line
+# (CR), or start a line that looks like a finding or a workflow command (newline).
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0))}
+_CONTROLS.update({0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r", 0x2028: "\\u2028", 0x2029: "\\u2029"})
+
+
+def printable(text: str) -> str:
+    """*text* with every control character written as a Python escape (``\\x1b``, ``\\n``)."""
+    return text.translate(_CONTROLS)
+
+
+def _location(f: Finding) -> str:
+    return f"{printable(f.path)}:{f.line}:{f.col + 1}: {f.code}"
+
+
 def _fix_mark(f: Finding, fixable: Callable[[Finding], bool] | None) -> str:
     return "[*] " if fixable is not None and fixable(f) else ""
 
 
 def write_concise(findings: Sequence[Finding], out: TextIO, fixable=None, **_: object) -> None:
     for f in findings:
-        out.write(f"{f.path}:{f.line}:{f.col + 1}: {f.code} {_fix_mark(f, fixable)}{f.message}\n")
+        out.write(f"{_location(f)} {_fix_mark(f, fixable)}{printable(f.message)}\n")
 
 
 def write_full(findings: Sequence[Finding], out: TextIO, fixable=None, sources=None, **_: object) -> None:
     """Each finding with the offending source line and a caret under it."""
     for f in findings:
-        out.write(f"{f.path}:{f.line}:{f.col + 1}: {f.code} {_fix_mark(f, fixable)}{f.message}\n")
+        out.write(f"{_location(f)} {_fix_mark(f, fixable)}{printable(f.message)}\n")
         lines = sources(f.path) if sources else None
         if lines and 0 < f.line <= len(lines):
-            text = lines[f.line - 1].rstrip("\r\n").expandtabs(4)
+            text = printable(lines[f.line - 1].rstrip("\r\n").expandtabs(4))
             width = len(str(f.line))
             end = f.end_col if f.end_line == f.line and f.end_col > f.col else len(text)
             carets = "^" * max(1, min(end, len(text)) - f.col)
@@ -67,7 +83,7 @@ def write_json_lines(findings: Sequence[Finding], out: TextIO, fixable=None, **_
 
 
 def _gh_escape(text: str, prop: bool = False) -> str:
-    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    text = printable(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     if prop:
         text = text.replace(":", "%3A").replace(",", "%2C")
     return text

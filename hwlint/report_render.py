@@ -8,7 +8,10 @@ The HTML page lives in :mod:`hwlint.report_html`.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
+
+from .output import printable
 
 
 def _rule_name(code: str) -> str:
@@ -235,6 +238,38 @@ def _md_cell(value: object) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
+# ASCII punctuation Markdown may read as syntax or HTML ("|" is a table's business: _md_cell)
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>~&])")
+
+
+def _md_text(value: object) -> str:
+    """Text as Markdown that shows exactly it, in a table cell or after a list marker: no emphasis,
+    no code, no link, no HTML."""
+    return _MD_SPECIAL.sub(r"\\\1", printable(str(value)))
+
+
+def _md_message(message: str) -> str:
+    """A finding's message: its `quoted` names as code, the rest as text (all of it as code when
+    the backticks do not pair up, since a quoted value may itself hold one)."""
+    parts = message.split("`")
+    if len(parts) % 2 == 0:
+        return _md_code(message)
+    return "".join(_md_code(p) if i % 2 else _md_text(p) for i, p in enumerate(parts))
+
+
+def _md_where(item: dict) -> str:
+    return _md_code(f"{item['path']}:{item['line']}")
+
+
+def _md_code(value: object) -> str:
+    """*value* as one inline code span, whatever backticks it holds (CommonMark's rule: a fence
+    longer than any run of backticks inside, padded with spaces when it starts or ends with one)."""
+    text = printable(str(value))
+    fence = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text[:1] in ("`", " ") or text[-1:] in ("`", " ") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 # A GitHub comment holds at most 65,536 characters: long lists are cut, the JSON and HTML have them all.
 MD_ROWS = 100
 
@@ -262,14 +297,15 @@ def render_markdown(doc: dict, **_: object) -> str:
     """A pull-request comment: headline and runners in view, everything long inside <details>."""
     head = _headline(doc)
     lines = [
-        f"### hwlint report: `{doc['root']}`",
+        f"### hwlint report: {_md_code(doc['root'])}",
         "",
         f"**{head[0]}** · {head[1]} · **{head[2]}** · {head[3]}",
     ]
     if doc["compare"]:
         lines += _md_compare(doc["compare"])
     runners = [
-        [r["name"], r["device"], ", ".join(r["runs"]), r["classes"], r["tests"]] for r in doc["runners"]
+        [_md_text(r["name"]), _md_text(r["device"]), _md_text(", ".join(r["runs"])), r["classes"], r["tests"]]
+        for r in doc["runners"]
     ]
     lines += ["", *_md_table(["Runner", "Device", "Runs", "Classes", "Tests"], runners, "lllr")]
     never = doc["never_run"]
@@ -278,12 +314,14 @@ def render_markdown(doc: dict, **_: object) -> str:
             f"Never run by any runner: {plural(len(never), 'class')}, "
             f"{plural(doc['total']['never_run_tests'], 'test method')}"
         )
-        rows = [[f"`{c['path']}:{c['line']}` `{c['name']}`", c["tests"], c["never_run"]] for c in never]
+        rows = [
+            [_md_where(c) + " " + _md_code(c["name"]), c["tests"], _md_text(c["never_run"])] for c in never
+        ]
         lines += _details(summary, _md_table(["Class", "Tests", "Why"], rows, "lrl"))
     cols = _status_columns(doc)
     rows = [
         [
-            f"`{d['path']}`",
+            _md_code(d["path"]),
             d["files"],
             d["classes"],
             d["tests"],
@@ -297,34 +335,38 @@ def render_markdown(doc: dict, **_: object) -> str:
     lines += _details(f"Directories ({len(rows)})", _md_table(headers, rows))
     findings = doc["total"]["findings"]
     if findings:
-        rows = [[f"`{code}`", _rule_name(code), n] for n, code, _ in _rule_rows(findings)]
+        rows = [[_md_code(code), _md_text(_rule_name(code)), n] for n, code, _ in _rule_rows(findings)]
         lines += _details(
             f"Findings by rule ({doc['total']['findings_total']})",
             [
                 *_md_table(["Rule", "Name", "Count"], rows, "llr"),
                 "",
-                *_md_table(*_findings_by_directory(doc, lambda p: f"`{p}`")),
+                *_md_table(*_findings_by_directory(doc, _md_code)),
             ],
         )
     return "\n".join(lines) + "\n"
 
 
 def _md_compare(cmp: dict) -> list[str]:
-    lines = ["", f"**Since `{cmp['against']}`:**", ""] + [f"- {line}" for line in _compare_lines(cmp)]
+    lines = ["", f"**Since {_md_code(cmp['against'])}:**", ""]
+    lines += [f"- {_md_text(line)}" for line in _compare_lines(cmp)]
     body: list[str] = []
     for title, key in _CHANGE_LISTS:
         if cmp[key]:
-            body += [f"**{title}**", "", *_md_list([f"`{_class_change(c)}`" for c in cmp[key]]), ""]
+            body += [f"**{title}**", "", *_md_list([_md_code(_class_change(c)) for c in cmp[key]]), ""]
     for title, key in (("New findings", "new_findings"), ("Fixed findings", "fixed_findings")):
         if cmp[key]:
             body += [f"**{title}**", ""]
-            body += _md_list([f"`{f['path']}:{f['line']}` `{f['code']}` {f['message']}" for f in cmp[key]])
+            body += _md_list(
+                [f"{_md_where(f)} {_md_code(f['code'])} {_md_message(f['message'])}" for f in cmp[key]]
+            )
             body.append("")
     if cmp["directories"]:
         headers, rows = _directory_change_table(cmp)
-        body += [*_md_table(headers, [[f"`{r[0]}`", *r[1:]] for r in rows]), ""]
+        body += [*_md_table(headers, [[_md_code(r[0]), *r[1:]] for r in rows]), ""]
     if changed_runners(cmp):
-        body += _md_table(*_runner_change_table(cmp))
+        headers, rows = _runner_change_table(cmp)
+        body += _md_table(headers, [[_md_text(r[0]), *r[1:]] for r in rows])
     while body and body[-1] == "":
         body.pop()
     return lines + (_details("What changed", body) if body else [])

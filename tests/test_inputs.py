@@ -340,3 +340,74 @@ def test_real_lintrunner_lints_a_path_with_spaces(tmp_path):
     assert len(lines) == 1, res.stdout
     assert lines[0].startswith("test/test_space.py :4:1 :Error Test class `TestFoo`"), lines
     assert lines[0].endswith("[HW_CLASSIFICATION/HWC001]"), lines
+
+
+# -- 13. output that echoes source text cannot forge output ---------------------------------------
+
+# a file name that, echoed raw, recolours the terminal, rewinds the line and starts a forged one
+HOSTILE_NAME = "test_e\x1b[2J\rz\nforged.py:1:1: HWC000 all good.py"
+# HWC104 quotes the `only_for=` argument's source text: here it holds a raw ESC
+HOSTILE_SOURCE = (
+    "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
+    "from torch.testing._internal.common_utils import TestCase\n\n\n"
+    "class TestK(TestCase):\n"
+    "    hw_classification = HardwareClassification.CUDA\n\n"
+    "    def test_a(self, device):\n        pass\n\n\n"
+    'instantiate_device_type_tests(TestK, globals(), only_for=(\n    "cpu\x1b[31m",\n))\n'
+)
+
+
+@pytest.mark.parametrize("fmt", ["concise", "full", "github"])
+def test_text_outputs_escape_control_characters(tmp_path, fmt):
+    from .conftest import STRICT_TAXONOMY
+
+    (tmp_path / HOSTILE_NAME).write_text(HOSTILE_SOURCE, "utf-8")
+    res = run_tool(
+        "hwlint", "check", "--no-cache", "--taxonomy", str(STRICT_TAXONOMY), "--output-format", fmt, ".",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert res.returncode == 1, res.stderr
+    out = res.stdout
+    assert not any(ch in out for ch in "\x1b\r"), repr(out)
+    shown = "test_e\\x1b[2J\\rz\\nforged.py:1:1: HWC000 all good.py"
+    quoted = 'with `only_for=( "cpu\\x1b[31m", )` instead of `"cuda"`.'
+    lines = out.splitlines()
+    if fmt == "github":
+        assert all(line.startswith("::error ") for line in lines), lines
+        assert len(lines) == 1 and quoted in lines[0] and shown.replace(":", "%3A") in lines[0]
+        return
+    findings = [line for line in lines if line.startswith(shown)]
+    assert findings == [f"{shown}:12:58: HWC104 CUDA test class `TestK` is instantiated {quoted}"]
+    if fmt == "concise":
+        assert lines == [*findings, "Found 1 error."]
+    else:  # the source excerpt escapes its own line too
+        assert "12 | instantiate_device_type_tests(TestK, globals(), only_for=(" in lines
+
+
+def _md_html(markdown: str) -> str:
+    """The Markdown as GitHub would render it (CommonMark with tables)."""
+    markdown_it = pytest.importorskip("markdown_it")
+    return markdown_it.MarkdownIt("commonmark").enable("table").render(markdown)
+
+
+def test_markdown_report_cannot_inject_markup(tmp_path):
+    hostile = "a`<img src=x onerror=alert(1)>`|b"
+    (tmp_path / hostile).mkdir()
+    (tmp_path / hostile / "test_x.py").write_text(UNCLASSIFIED.replace("TestFoo", "TestNever"))
+    (tmp_path / "runs.yaml").write_text(
+        (Path(__file__).parent.parent / "taxonomy.yaml").read_text().replace("  cpu:\n", "  c<b>pu*_x_*:\n")
+    )
+    res = run_tool(
+        *("hwlint", "report", "--no-cache", "--taxonomy", "runs.yaml"),
+        *("--format", "markdown", "--depth", "2", "."),
+        cwd=tmp_path,
+    )
+    assert res.returncode == 0, res.stderr
+    md = res.stdout
+    # the hostile name is in code spans fenced past its own backticks, its pipe escaped for the table
+    assert "| ``a`<img src=x onerror=alert(1)>`\\|b`` | 1 |" in md
+    assert "| ``a`<img src=x onerror=alert(1)>`\\|b/test_x.py:4`` `TestNever` | 1 |" in md
+    assert "| c\\<b\\>pu\\*\\_x\\_\\* |" in md
+    html = _md_html(md)
+    assert "<img" not in html and "<b>" not in html and "<em>" not in html
+    assert "<code>a`&lt;img src=x onerror=alert(1)&gt;`|b" in html
