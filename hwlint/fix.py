@@ -13,11 +13,12 @@ from __future__ import annotations
 import difflib
 import itertools
 import os
+import re
 import stat
 import tempfile
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ast_grep_py import Edit, SgNode, SgRoot
 
@@ -43,20 +44,31 @@ def insert_declarations(
     """
     if not wanted:
         return source
-    root = SgRoot(source, "python").root()
+    # tree-sitter ends no line at a lone CR (CPython does): it would misread the blocks of such a
+    # file. A lone CR becomes LF in the text it parses, one character for one, so every offset it
+    # gives holds in *source*, where the edits are applied.
+    root = SgRoot(_LONE_CR.sub("\n", source), "python").root()
+    starts = _line_starts(source)
     edits: list[Edit] = []
     enum_ref, import_edit = _enum_reference(
-        source, root, model, taxonomy, min(c.site.line for c, _ in wanted)
+        source, root, starts, model, taxonomy, min(c.site.line for c, _ in wanted)
     )
     if import_edit is not None:
         edits.append(import_edit)
     for cls, member in wanted:
-        node = _class_node(root, cls)
+        node = _class_node(root, starts, cls)
         statement = f"{taxonomy.attribute} = {enum_ref}.{member}"
         edits.extend(_declaration_edits(source, node, statement))
     edits.sort(key=lambda e: e.start_pos)
     _check_disjoint(edits)
-    return root.commit_edits(edits)
+    out, pos = [], 0
+    for e in edits:
+        out += [source[pos : e.start_pos], e.inserted_text]
+        pos = e.end_pos
+    return "".join([*out, source[pos:]])
+
+
+_LONE_CR = re.compile(r"\r(?!\n)")
 
 
 def _insert(anchor: SgNode, start: int, text: str, end: int | None = None) -> Edit:
@@ -74,10 +86,26 @@ def _check_disjoint(edits: Sequence[Edit]) -> None:
             raise AssertionError(f"overlapping edits at {a.start_pos} and {b.start_pos}")
 
 
-def _class_node(root: SgNode, cls: ClassInfo) -> SgNode:
+def _line_starts(source: str) -> list[int]:
+    """The offset of each line's first character, lines as CPython counts them.
+
+    The model's places are CPython's (line, column); ast-grep's tree-sitter counts lines otherwise
+    (a lone CR ends no line there) and its names are not NFKC-normalised as Python's are (``TestK``
+    + KELVIN SIGN is the class ``TestKK``), so nodes are matched by character offset alone."""
+    starts = [0]
+    for line in split_lines(source):
+        starts.append(starts[-1] + len(line))
+    return starts
+
+
+def _offset(starts: list[int], line: int, col: int) -> int:
+    return starts[line - 1] + col if 0 < line <= len(starts) else -1
+
+
+def _class_node(root: SgNode, starts: list[int], cls: ClassInfo) -> SgNode:
+    at = _offset(starts, cls.site.line, cls.site.col)
     for node in root.find_all(kind="class_definition"):
-        name = node.field("name")
-        if node.range().start.line == cls.site.line - 1 and name is not None and name.text() == cls.name:
+        if node.range().start.index == at:
             return node
     raise LookupError(f"class {cls.name} at line {cls.site.line} not found by ast-grep")
 
@@ -162,7 +190,7 @@ def _default_newline(source: str) -> str:
 
 
 def _enum_reference(
-    source: str, root: SgNode, model: FileModel, taxonomy: Taxonomy, first_class_line: int
+    source: str, root: SgNode, starts: list[int], model: FileModel, taxonomy: Taxonomy, first_class_line: int
 ) -> tuple[str, Edit | None]:
     """The name to write the enum as, and the edit importing it (None when already imported)."""
     enum = taxonomy.enum_name
@@ -174,16 +202,17 @@ def _enum_reference(
             return enum, None
     for imp in model.imports:
         if imp.module == taxonomy.enum_module and not imp.nested and imp.site.col == 0:
-            node = _module_statement(root, imp.site.line)
+            node = _module_statement(root, starts, imp.site.line)
             if node is not None and node.kind() == "import_from_statement":
                 return enum, _add_name_edit(source, node, enum)
-    return enum, _new_import_edit(source, root, model, taxonomy, first_class_line)
+    return enum, _new_import_edit(source, root, starts, model, taxonomy, first_class_line)
 
 
-def _module_statement(root: SgNode, line: int) -> SgNode | None:
-    """The module-level statement that starts on *line* (1-based)."""
+def _module_statement(root: SgNode, starts: list[int], line: int) -> SgNode | None:
+    """The module-level statement that starts *line* (1-based, as CPython counts lines)."""
+    at = _offset(starts, line, 0)
     for node in root.children():
-        if node.range().start.line == line - 1 and node.kind() != "comment":
+        if node.range().start.index == at and node.kind() != "comment":
             return node
     return None
 
@@ -224,13 +253,13 @@ def _sort_key(name_node: SgNode) -> str:
 
 
 def _new_import_edit(
-    source: str, root: SgNode, model: FileModel, taxonomy: Taxonomy, first_class_line: int
+    source: str, root: SgNode, starts: list[int], model: FileModel, taxonomy: Taxonomy, first_class_line: int
 ) -> Edit:
     line = f"from {taxonomy.enum_module} import {taxonomy.enum_name}"
     before = [i for i in model.imports if not i.nested and i.site.col == 0 and i.site.line < first_class_line]
     if before:
         last = max(before, key=lambda i: i.site.end_line)
-        node = _module_statement(root, last.site.line)  # any kind: `from __future__` has its own
+        node = _module_statement(root, starts, last.site.line)  # any kind: `from __future__` has its own
         if node is not None:
             pos, newline = _line_end(source, node.range().end.index)
             if not newline:
@@ -494,6 +523,8 @@ def apply_fixes(
         written = not options.diff and result.changed and write_fixed(result)
         if result.error:
             run.warnings.append(f"{path}: {result.error}")
+            # what could not be fixed is not offered as fixable ([*], "N fixable") either
+            plan.findings = [replace(f, fix=None) if f.code == FIXED_CODE else f for f in plan.findings]
         if written:
             run.fixed += len(result.fixed)
         run.plans.append(result.after if written and result.after is not None else plan)

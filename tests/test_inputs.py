@@ -411,3 +411,59 @@ def test_markdown_report_cannot_inject_markup(tmp_path):
     html = _md_html(md)
     assert "<img" not in html and "<b>" not in html and "<em>" not in html
     assert "<code>a`&lt;img src=x onerror=alert(1)&gt;`|b" in html
+
+
+# -- 14. the fixer edits what the parser saw; what it cannot fix is not offered ------------------
+
+KELVIN = UNCLASSIFIED.replace("TestFoo", "TestK\u212a")  # Python reads the name as TestKK (NFKC)
+KELVIN_FIXED = (
+    "from torch.testing._internal.common_utils import HardwareClassification, TestCase\n\n\n"
+    "class TestK\u212a(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+    "    def test_a(self):\n        pass\n"
+)
+# a lone CR ends a line for CPython but not for tree-sitter; CRLF and LF around it
+MIXED = (
+    "from torch.testing._internal.common_utils import TestCase\r\r"
+    "class TestA(TestCase):\n    def test_a(self):\r\n        pass\n\n\n"
+    "class TestB(TestCase):\r    def test_b(self):\r        pass\n"
+)
+MIXED_FIXED = (
+    "from torch.testing._internal.common_utils import HardwareClassification, TestCase\r\r"
+    "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+    "    def test_a(self):\r\n        pass\n\n\n"
+    "class TestB(TestCase):\r    hw_classification = HardwareClassification.GENERIC\r\r"
+    "    def test_b(self):\r        pass\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("source", "fixed"),
+    [
+        (KELVIN, KELVIN_FIXED),
+        (MIXED, MIXED_FIXED),
+    ],
+    ids=["nfkc-name", "mixed-line-endings"],
+)  # fmt: skip
+def test_fixes_what_the_parser_normalises(tmp_path, source, fixed):
+    target = tmp_path / "test_odd.py"
+    target.write_bytes(source.encode())
+    n = source.count("class Test")
+    before = run_tool("hwlint", "check", "--no-cache", ".", cwd=tmp_path)
+    assert before.stdout.count("HWC001 [*]") == n
+    assert before.stdout.endswith(f"[*] {n} fixable with the `--fix` option.\n")
+    res = run_tool("hwlint", "check", "--no-cache", "--fix", ".", cwd=tmp_path)
+    assert (res.returncode, res.stderr) == (0, ""), res.stdout
+    assert res.stdout == f"Found {n} error{'s' if n > 1 else ''} ({n} fixed, 0 remaining).\n"
+    assert target.read_bytes() == fixed.encode()
+    after = run_tool("hwlint", "check", "--no-cache", ".", cwd=tmp_path)
+    assert (after.returncode, after.stdout) == (0, "All checks passed!\n")
+
+
+def test_a_fix_that_fails_is_not_counted_as_fixable(tmp_path):
+    target = tmp_path / "test_one.py"
+    target.write_text(UNCLASSIFIED)
+    target.chmod(0o444)  # the owner's word that it is not to be changed: --fix leaves it alone
+    res = run_tool("hwlint", "check", "--no-cache", "--fix", ".", cwd=tmp_path)
+    assert res.returncode == 1
+    assert res.stdout == f"test_one.py:4:1: HWC001 Test class `TestFoo` {NOT_DECLARED}\nFound 1 error.\n"
+    assert res.stderr == "hwlint: warning: test_one.py: the file is read-only; left unchanged\n"
