@@ -54,16 +54,23 @@ def _argv(name: str, tmp_path: Path, *paths: str) -> list[str]:
 # -- 6. a pyproject.toml that is not TOML, or not UTF-8 ------------------------------------------
 
 
+NOT_TOML = (b'[tool.hwlint]\ninclude = ["test_*.py"\n', "invalid TOML", 3)
+NOT_UTF8 = (b"[tool.hwlint]\n# caf\xe9\nmax-file-size = 1\n", "not UTF-8", 2)
+
+
 @pytest.mark.parametrize(
-    ("content", "detail"),
+    ("command", "broken"),
     [
-        (b'[tool.hwlint]\ninclude = ["test_*.py"\n', "invalid TOML"),
-        (b"[tool.hwlint]\n# caf\xe9\nmax-file-size = 1\n", "not UTF-8"),
+        ("check", NOT_TOML),
+        ("check", NOT_UTF8),
+        ("report", NOT_UTF8),
+        ("baseline", NOT_TOML),
+        ("hwselect", NOT_UTF8),
+        ("hwselect-matrix", NOT_TOML),
     ],
-    ids=["not-toml", "not-utf8"],
 )
-@pytest.mark.parametrize("command", sorted(COMMANDS))
-def test_broken_pyproject_is_exit_2_naming_file_and_line(tmp_path, command, content, detail):
+def test_broken_pyproject_is_exit_2_naming_file_and_line(tmp_path, command, broken):
+    content, detail, line = broken
     proj = tmp_path / "proj"
     (proj / "tests").mkdir(parents=True)
     (proj / "pyproject.toml").write_bytes(content)
@@ -71,7 +78,6 @@ def test_broken_pyproject_is_exit_2_naming_file_and_line(tmp_path, command, cont
     res = run_tool(*_argv(command, tmp_path, "tests"), cwd=proj)
     assert res.returncode == 2, (res.stdout, res.stderr)
     assert "Traceback" not in res.stderr
-    line = 3 if detail == "invalid TOML" else 2
     assert f"{proj / 'pyproject.toml'}:{line}: {detail}" in res.stderr, res.stderr
 
 
