@@ -110,7 +110,8 @@ def find_pyproject(start: Path) -> Path | None:
     apply another configuration (or none)."""
     for d in (start, *start.parents):
         candidate = d / "pyproject.toml"
-        if candidate.is_file() and "hwlint" in read_toml(candidate).get("tool", {}):
+        # os.path.isfile, not Path.is_file: that raises for a path past PATH_MAX
+        if os.path.isfile(candidate) and "hwlint" in read_toml(candidate).get("tool", {}):
             return candidate
     return None
 
@@ -150,7 +151,7 @@ def config_for_paths(paths: Sequence[str], config_file: str | None = None, isola
     if config_file:
         return load_config(Path(config_file))
     start = Path(paths[0]) if paths else Path(".")
-    return load_config(start=start if start.is_dir() else start.parent)
+    return load_config(start=start if os.path.isdir(start) else start.parent)
 
 
 def load_config(path: Path | None = None, start: Path | None = None) -> Config:

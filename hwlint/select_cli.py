@@ -142,9 +142,21 @@ def cmd_select(args) -> int:
 
 def _check_paths(paths: Sequence[str]) -> None:
     """A path that does not exist is a typo, not an empty selection."""
-    missing = [p for p in paths if not os.path.exists(p)]
+    missing = [p for p in paths if not os.path.lexists(p) and _not_found(p)]
     if missing:
         raise _UserError(f"no such file or directory: {', '.join(missing)}")
+
+
+def _not_found(path: str) -> bool:
+    """True when *path* does not exist; a path that cannot be looked at for another reason (too
+    long, permission denied) is read, and reported with that reason."""
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def _shard_of(selected, spec: str | None):

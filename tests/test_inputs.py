@@ -473,3 +473,16 @@ def test_a_fix_that_fails_is_not_counted_as_fixable(tmp_path):
     assert res.returncode == 1
     assert res.stdout == f"test_one.py:4:1: HWC001 Test class `TestFoo` {NOT_DECLARED}\nFound 1 error.\n"
     assert res.stderr == "hwlint: warning: test_one.py: the file is read-only; left unchanged\n"
+
+
+def test_a_path_past_the_os_limit_named_on_the_command_line(tmp_path):
+    far = "x/" * (os.pathconf(tmp_path, "PC_PATH_MAX") // 2 + 1) + "test_a.py"
+    check = run_tool("hwlint", "check", "--no-cache", "--output-format", "json", far, cwd=tmp_path)
+    assert "Traceback" not in check.stderr
+    assert check.returncode == 1, check.stderr
+    [finding] = json.loads(check.stdout)
+    assert (finding["filename"], finding["code"]) == (far, "HWC901")
+    assert finding["message"] == "Cannot check file: File name too long."
+    select = run_tool("hwselect", "cpu", "--no-cache", far, cwd=tmp_path)
+    assert select.returncode == 3, select.stderr
+    assert f"hwselect: warning: {far}: cannot read: File name too long\n" in select.stderr
