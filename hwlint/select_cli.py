@@ -199,12 +199,26 @@ def write_nodeids(sel, chosen, args) -> None:
 
 def _emit(lines: list[str], argsfile: str | None) -> None:
     """Print *lines*, or write them to *argsfile* and print ``@argsfile`` for pytest."""
+    _one_per_line(lines)
     if argsfile:
         with open(argsfile, "w", encoding="utf-8") as f:
             f.write("\n".join(lines) + "\n")
         print(f"@{argsfile}")
         return
     print("\n".join(lines))
+
+
+def _one_per_line(lines: list[str]) -> None:
+    """One argument per line is the contract: a path holding a line break (or another control
+    character) would become several arguments, or forge one. Refuse it (exit 2)."""
+    from .output import printable
+
+    bad = next((line for line in lines if printable(line) != line), None)
+    if bad is not None:
+        raise _UserError(
+            f"{printable(bad)}: a path with a control character cannot be written one per line; "
+            "rename the file (--format k can still select it by class name)"
+        )
 
 
 def nodeid_lines(sel, chosen) -> list[str]:
@@ -270,9 +284,10 @@ def write_files(sel, chosen, args) -> None:
     from .select import relpath
 
     chosen_ids = {id(c) for c in chosen}
-    for f in sel.files:
-        if any(id(c) in chosen_ids for c in f.candidates):
-            print(relpath(f.path))
+    lines = [relpath(f.path) for f in sel.files if any(id(c) in chosen_ids for c in f.candidates)]
+    _one_per_line(lines)
+    for line in lines:
+        print(line)
 
 
 def write_k(sel, chosen, args) -> None:

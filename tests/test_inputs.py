@@ -486,3 +486,18 @@ def test_a_path_past_the_os_limit_named_on_the_command_line(tmp_path):
     select = run_tool("hwselect", "cpu", "--no-cache", far, cwd=tmp_path)
     assert select.returncode == 3, select.stderr
     assert f"hwselect: warning: {far}: cannot read: File name too long\n" in select.stderr
+
+
+@pytest.mark.parametrize("fmt", ["nodeids", "files"])
+def test_hwselect_never_splits_a_path_into_several_arguments(tmp_path, fmt):
+    # one node id per line is a pytest argument file: a newline in a name would forge an option
+    (tmp_path / "test_a\n-p\nevil\n.py").write_text(GENERIC)
+    res = run_tool("hwselect", "cpu", "--no-cache", "--format", fmt, ".", cwd=tmp_path)
+    assert (res.returncode, res.stdout) == (2, ""), res.stdout
+    assert res.stderr.endswith(
+        "hwselect: error: test_a\\n-p\\nevil\\n.py" + ("::TestFoo" if fmt == "nodeids" else "")
+        + ": a path with a control character cannot be written one per line; rename the file "
+        "(--format k can still select it by class name)\n"
+    )  # fmt: skip
+    k = run_tool("hwselect", "cpu", "--no-cache", "--format", "k", ".", cwd=tmp_path)
+    assert (k.returncode, k.stdout) == (0, "TestFoo\n"), k.stderr
