@@ -13,14 +13,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from . import __version__
+from .cli_common import Parser as _Parser
+from .cli_common import UserError as _UserError
+from .cli_common import add_engine_options, guarded
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # argparse's own usage errors exit 2, as ruff's do
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
 
 
 def _patterns(value: str) -> list[str]:
@@ -29,24 +26,6 @@ def _patterns(value: str) -> list[str]:
 
 def _codes(value: str) -> list[str]:
     return [c.upper() for c in _patterns(value)]
-
-
-def add_engine_options(parser: argparse.ArgumentParser) -> None:
-    """--jobs, --no-cache and --cache-dir: how a command runs its per-file work (hwlint.engine)."""
-    parser.add_argument(
-        "-j",
-        "--jobs",
-        type=int,
-        default=None,
-        metavar="N",
-        help="files read in parallel (default: number of cores)",
-    )
-    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
-    parser.add_argument(
-        "--cache-dir",
-        metavar="DIR",
-        help="cache directory (default: .hwlint_cache next to the configuration)",
-    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -122,6 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
     tshow.add_argument("--taxonomy", metavar="FILE")
     tshow.add_argument("--config", metavar="FILE")
     tshow.add_argument("--format", choices=("yaml", "json"), default="yaml")
+    parser.commands = sub.choices
+    tax.commands = tax_sub.choices
     return parser
 
 
@@ -166,40 +147,42 @@ def _depth(value: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``hwlint`` console script."""
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     # `hwlint check a --statistics b`: argparse leaves positionals after an option unparsed
     if extra and isinstance(getattr(args, "paths", None), list) and not any(x.startswith("-") for x in extra):
         args.paths += extra
-    elif extra:
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    try:
-        if args.command == "check":
-            return cmd_check(args)
-        if args.command == "baseline":
-            return cmd_baseline(args)
-        if args.command == "report":
-            return cmd_report(args)
-        if args.command == "rule":
-            return cmd_rule(args, parser)
-        if args.command == "taxonomy":
-            if args.taxonomy_command == "check":
-                return cmd_taxonomy_check(args)
-            if args.taxonomy_command == "show":
-                return cmd_taxonomy_show(args)
-        parser.print_help(sys.stderr)
-        return EXIT_ERROR
-    except _UserError as e:
-        print(f"hwlint: error: {e}", file=sys.stderr)
-        return EXIT_ERROR
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return EXIT_CLEAN
+    elif extra:  # the usage of the subcommand at fault, as ruff prints it
+        _command_parser(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
+    return guarded("hwlint", lambda: _dispatch(parser, args))
 
 
-class _UserError(Exception):
-    pass
+def _command_parser(parser: argparse.ArgumentParser, args) -> argparse.ArgumentParser:
+    sub = parser.commands.get(getattr(args, "command", None) or "")
+    if sub is not None and getattr(args, "taxonomy_command", None):
+        sub = sub.commands.get(args.taxonomy_command, sub)
+    return sub or parser
+
+
+def _dispatch(parser: argparse.ArgumentParser, args) -> int:
+    if args.command == "check":
+        return cmd_check(args)
+    if args.command == "baseline":
+        return cmd_baseline(args)
+    if args.command == "report":
+        return cmd_report(args)
+    if args.command == "rule":
+        return cmd_rule(args, parser)
+    if args.command == "taxonomy":
+        if args.taxonomy_command == "check":
+            return cmd_taxonomy_check(args)
+        if args.taxonomy_command == "show":
+            return cmd_taxonomy_show(args)
+        _command_parser(parser, args).print_help(sys.stderr)
+        return EXIT_ERROR
+    parser.print_help(sys.stderr)
+    return EXIT_ERROR
 
 
 def _load_config(args):
@@ -209,11 +192,16 @@ def _load_config(args):
         return Config()
     try:
         if args.config:
-            return load_config(Path(args.config))
-        # like ruff, the configuration nearest to what is checked applies
-        paths = getattr(args, "paths", None) or ["."]
-        start = Path(paths[0])
-        return load_config(start=start if start.is_dir() else start.parent)
+            config = load_config(Path(args.config))
+        else:  # like ruff, the configuration nearest to what is checked applies
+            paths = getattr(args, "paths", None) or ["."]
+            start = Path(paths[0])
+            config = load_config(start=start if start.is_dir() else start.parent)
+        if args.command in ("check", "baseline"):
+            from .checker import check_config_selectors
+
+            check_config_selectors(config)
+        return config
     except ConfigError as e:
         raise _UserError(str(e)) from None
 
@@ -234,6 +222,7 @@ def cmd_check(args) -> int:
     from .fix import FixOptions, apply_fixes, write_diff, write_fix_report
     from .output import WRITERS, summary, write_statistics
 
+    _check_selector_options(args)
     config = _load_config(args)
     if args.extend_exclude:
         config = replace(config, exclude=(*config.exclude, *args.extend_exclude))
@@ -243,7 +232,6 @@ def cmd_check(args) -> int:
     selection = Selection((*select, *args.extend_select), (*ignore, *args.extend_ignore))
     options = FixOptions(args.fix, args.unsafe_fixes, args.diff, args.show_fixes)
     paths = list(discover(args.paths or ["."], config, args.force_exclude))
-
     def selection_for(path: str) -> Selection:
         return selection.with_ignored(config.ignored_for(path))
 
@@ -253,6 +241,8 @@ def cmd_check(args) -> int:
     if baseline is not None:
         found, stale = apply_baseline(baseline, found)
         stale = [f for f in stale if selection.enabled(f.code)]
+    if not paths:  # ruff's words; the run is clean but says that it looked at nothing
+        print("warning: No test files found under the given path(s)", file=sys.stderr)
     run = apply_fixes(found, taxonomy, selection_for, options)
     for warning in run.warnings:
         print(f"hwlint: warning: {warning}", file=sys.stderr)
@@ -269,6 +259,20 @@ def cmd_check(args) -> int:
     if args.show_fixes:
         write_fix_report(run, out)
     return EXIT_CLEAN if args.exit_zero or not findings else EXIT_FINDINGS
+
+
+def _check_selector_options(args) -> None:
+    """An unknown --select/--ignore code is a usage error (exit 2), never a silently empty run."""
+    from .checker import unknown_selectors
+
+    for option in ("select", "extend_select", "ignore", "extend_ignore"):
+        bad = unknown_selectors(getattr(args, option) or ())
+        if bad:
+            flag = "--" + option.replace("_", "-")
+            raise _UserError(
+                f"invalid value {bad[0]!r} for '{flag}': no rule code starts with it "
+                "(`hwlint rule --all` lists the rules)"
+            )
 
 
 def _load_baseline(path: str | None, config):
@@ -431,13 +435,6 @@ def cmd_taxonomy_show(args) -> int:
         print(f"# effective taxonomy from {taxonomy.path}")
         print(yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100), end="")
     return EXIT_CLEAN
-
-
-def hwselect_main(argv: Sequence[str] | None = None) -> int:
-    """The ``hwselect`` console script; its code lives in :mod:`hwlint.select_cli`."""
-    from .select_cli import main as select_main
-
-    return select_main(argv)
 
 
 if __name__ == "__main__":

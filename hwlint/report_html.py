@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from html import escape
 from urllib.parse import quote
 
-from .report_render import arrow, changed_runners, plural
+from .report_words import arrow, changed_runners, plural
 from .rules import RULES
 
 # Okabe-Ito, in an order that keeps neighbouring classifications apart; vermillion is kept for
