@@ -7,6 +7,8 @@ Exit codes: 0 clean, 1 findings, 2 usage, configuration or taxonomy error.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -75,6 +77,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--show-fixes", action="store_true", help="list the fixes and the evidence behind them"
     )
     check.add_argument("--baseline", metavar="FILE", help="skip the files listed in this JSON allowlist")
+    check.add_argument(
+        "--add-noqa", action="store_true", help="add `# noqa: CODE` to every line with a finding (ruff's)"
+    )
+    check.add_argument("-o", "--output-file", metavar="FILE", help="write the findings to FILE, not stdout")
 
     base = sub.add_parser("baseline", help="write the files that have findings to a JSON allowlist")
     base.add_argument("paths", nargs="*", metavar="PATH")
@@ -219,8 +225,7 @@ def cmd_check(args) -> int:
     from .baseline import apply_baseline
     from .checker import Selection
     from .config import discover
-    from .fix import FixOptions, apply_fixes, write_diff, write_fix_report
-    from .output import WRITERS, summary, write_statistics
+    from .fix import FixOptions, apply_fixes, write_diff
 
     _check_selector_options(args)
     config = _load_config(args)
@@ -230,8 +235,10 @@ def cmd_check(args) -> int:
     select = tuple(args.select) if args.select is not None else config.select
     ignore = tuple(args.ignore) if args.ignore is not None else config.ignore
     selection = Selection((*select, *args.extend_select), (*ignore, *args.extend_ignore))
-    options = FixOptions(args.fix, args.unsafe_fixes, args.diff, args.show_fixes)
+    describe = args.output_format in ("json", "json-lines") and not args.statistics
+    options = FixOptions(args.fix, args.unsafe_fixes, args.diff, args.show_fixes, describe)
     paths = list(discover(args.paths or ["."], config, args.force_exclude))
+
     def selection_for(path: str) -> Selection:
         return selection.with_ignored(config.ignored_for(path))
 
@@ -243,22 +250,63 @@ def cmd_check(args) -> int:
         stale = [f for f in stale if selection.enabled(f.code)]
     if not paths:  # ruff's words; the run is clean but says that it looked at nothing
         print("warning: No test files found under the given path(s)", file=sys.stderr)
+    if args.add_noqa:
+        return _add_noqa([f for _, findings in found for f in findings])
     run = apply_fixes(found, taxonomy, selection_for, options)
     for warning in run.warnings:
         print(f"hwlint: warning: {warning}", file=sys.stderr)
     if args.diff:  # as in ruff: exit 1 when something would change
         would_fix = write_diff(run, sys.stdout, sys.stderr)
         return EXIT_FINDINGS if would_fix and not args.exit_zero else EXIT_CLEAN
-    findings, out = sorted([*run.findings, *stale], key=lambda f: f.sort_key()), sys.stdout
+    findings = sorted([*run.findings, *stale], key=lambda f: f.sort_key())
+    with _output(args.output_file) as out:
+        _write_findings(args, out, run, findings, taxonomy)
+    return EXIT_CLEAN if args.exit_zero or not findings else EXIT_FINDINGS
+
+
+def _write_findings(args, out, run, findings, taxonomy) -> None:
+    from .fix import write_fix_report
+    from .output import WRITERS, summary, write_statistics
+
     if args.statistics:
         write_statistics(findings, out, fixable=run.fixable)
     else:
-        WRITERS[args.output_format](findings, out, sources=_source_lines, fixable=run.fixable)
+        WRITERS[args.output_format](
+            findings,
+            out,
+            sources=_source_lines,
+            fixable=run.fixable,
+            describe_fix=run.fix_descriptions(taxonomy),
+        )
     if args.output_format in ("concise", "full") and not args.quiet:
         out.write(summary(len(findings), run.fixable_count, run.fixed, run.hidden) + "\n")
     if args.show_fixes:
         write_fix_report(run, out)
-    return EXIT_CLEAN if args.exit_zero or not findings else EXIT_FINDINGS
+
+
+@contextlib.contextmanager
+def _output(path: str | None):
+    """stdout, or *path* (``-o``) written whole at the end; a path that cannot be written is exit 2."""
+    if path is None:
+        yield sys.stdout
+        return
+    buffer = io.StringIO()
+    yield buffer
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(buffer.getvalue())
+    except OSError as e:
+        raise _UserError(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+def _add_noqa(findings) -> int:
+    from .noqa import add_noqa
+
+    added, warnings = add_noqa(findings)
+    for warning in warnings:
+        print(f"hwlint: warning: {warning}", file=sys.stderr)
+    print(f"Added {added} noqa directive{'s' if added != 1 else ''}.", file=sys.stderr)
+    return EXIT_CLEAN
 
 
 def _check_selector_options(args) -> None:

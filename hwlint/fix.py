@@ -10,6 +10,7 @@ since it was read.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import itertools
 import os
@@ -44,19 +45,74 @@ def insert_declarations(
     if not wanted:
         return source
     root = SgRoot(source, "python").root()
+    return root.commit_edits(declaration_edits(source, root, model, taxonomy, wanted)[0])
+
+
+def declaration_edits(
+    source: str,
+    root: SgNode,
+    model: FileModel,
+    taxonomy: Taxonomy,
+    wanted: Sequence[tuple[ClassInfo, str]],
+) -> tuple[list[Edit], list[str]]:
+    """The sorted, disjoint edits declaring each class of *wanted*, and the statements inserted."""
     edits: list[Edit] = []
     enum_ref, import_edit = _enum_reference(
         source, root, model, taxonomy, min(c.site.line for c, _ in wanted)
     )
     if import_edit is not None:
         edits.append(import_edit)
+    statements = []
     for cls, member in wanted:
         node = _class_node(root, cls)
         statement = f"{taxonomy.attribute} = {enum_ref}.{member}"
+        statements.append(statement)
         edits.extend(_declaration_edits(source, node, statement))
     edits.sort(key=lambda e: e.start_pos)
     _check_disjoint(edits)
-    return root.commit_edits(edits)
+    return edits, statements
+
+
+def fix_description(plan: FilePlan, finding: Finding, taxonomy: Taxonomy) -> dict | None:
+    """ruff's JSON ``fix`` of *finding*: ``applicability``, ``message`` and ``edits`` (each with the
+    ``content`` to insert between ``location`` and ``end_location``, 1-based rows and columns in
+    characters). Like each ruff fix, it stands alone: it carries the enum's import when needed."""
+    inf = plan.inference_for(finding)
+    if inf is None or not inf.fixable or plan.data is None or plan.model is None:
+        return None
+    text, _ = decode_source(plan.data)
+    root = SgRoot(text, "python").root()
+    try:
+        edits, (statement,) = declaration_edits(
+            text, root, plan.model, taxonomy, [(inf.cls, inf.classification)]
+        )
+    except Exception:  # a bug in the fixer costs the finding its fix description, not the run
+        return None
+    starts = _line_starts(text)
+    return {
+        "applicability": "safe" if inf.safe else "unsafe",
+        "message": f"Declare `{statement}`",
+        "edits": [
+            {
+                "content": e.inserted_text,
+                "location": _row_col(starts, e.start_pos),
+                "end_location": _row_col(starts, e.end_pos),
+            }
+            for e in edits
+        ],
+    }
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    for i, line in enumerate(split_lines(text)):
+        starts.append(starts[i] + len(line))
+    return starts
+
+
+def _row_col(starts: list[int], pos: int) -> dict:
+    row = max(0, bisect.bisect_right(starts, pos) - 1)
+    return {"row": row + 1, "column": pos - starts[row] + 1}
 
 
 def _insert(anchor: SgNode, start: int, text: str, end: int | None = None) -> Edit:
@@ -374,32 +430,36 @@ def _compile_error(text: str, path: str) -> str | None:
 def write_fixed(result: FixResult) -> bool:
     """Write the fixed file atomically. False (and ``result.error``) when the file changed on disk
     since it was read or cannot be written; the file is then left as it is."""
-    path = os.path.realpath(result.plan.path)  # replace the target of a symlink, not the link
+    assert result.after is not None and result.plan.data is not None
+    result.error = write_if_unchanged(result.plan.path, result.plan.data, result.after.data)  # type: ignore[arg-type]
+    return result.error is None
+
+
+def write_if_unchanged(path: str, original: bytes, new: bytes) -> str | None:
+    """Replace *path*'s contents *original* with *new*, atomically; the reason when it did not."""
+    path = os.path.realpath(path)  # replace the target of a symlink, not the link
     try:
         with open(path, "rb") as f:
             current = f.read()
-        if current != result.plan.data:
-            result.error = "the file changed on disk while hwlint was fixing it; left unchanged"
-            return False
+        if current != original:
+            return "the file changed on disk while hwlint was fixing it; left unchanged"
         mode = stat.S_IMODE(os.stat(path).st_mode)
         if not mode & 0o222:
             # os.replace would succeed (it needs only the directory), and root may write anything:
             # the mode is the owner's word that the file is not to be changed.
-            result.error = "the file is read-only; left unchanged"
-            return False
+            return "the file is read-only; left unchanged"
         fd, tmp = tempfile.mkstemp(prefix=".hwlint-", suffix=".tmp", dir=os.path.dirname(path) or ".")
         try:
             with os.fdopen(fd, "wb") as out:
-                out.write(result.after.data)  # type: ignore[union-attr]  # the file's own encoding
+                out.write(new)  # the file's own encoding
             os.chmod(tmp, mode)
             os.replace(tmp, path)
         except BaseException:
             os.unlink(tmp)
             raise
     except OSError as e:
-        result.error = f"cannot write the fixed file: {e.strerror or e}"
-        return False
-    return True
+        return f"cannot write the fixed file: {e.strerror or e}"
+    return None
 
 
 def unified_diff(result: FixResult) -> str:
@@ -428,6 +488,7 @@ class FixOptions:
     unsafe: bool = False  # unsafe fixes are enabled too
     diff: bool = False  # compute the fixes and show them as a diff; write nothing
     show: bool = False  # keep each class's inference, to report its evidence (--show-fixes)
+    describe: bool = False  # keep each class's inference, to describe its fix (JSON's `fix` field)
 
 
 @dataclass
@@ -465,6 +526,16 @@ class CheckRun:
     def diff(self) -> str:
         return "".join(unified_diff(r) for r in self.results)
 
+    def fix_descriptions(self, taxonomy: Taxonomy) -> Callable[[Finding], dict | None]:
+        """Finding -> its ruff-style ``fix`` object (needs ``describe`` in the options)."""
+        plans = {p.path: p for p in self.plans if p.inferences}
+
+        def describe(finding: Finding) -> dict | None:
+            plan = plans.get(finding.path)
+            return fix_description(plan, finding, taxonomy) if plan is not None else None
+
+        return describe
+
 
 def apply_fixes(
     found: Sequence[tuple[str, list[Finding]]],
@@ -479,7 +550,7 @@ def apply_fixes(
     in parallel, from a cache): only files with something to fix (or explain) are read again.
     """
     run = CheckRun(options)
-    planning = options.fix or options.diff or options.show
+    planning = options.fix or options.diff or options.show or options.describe
     for path, findings in found:
         if not planning or not any(f.code == FIXED_CODE for f in findings):
             run.plans.append(FilePlan(path, None, None, list(findings)))

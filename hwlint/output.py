@@ -40,7 +40,7 @@ def write_full(findings: Sequence[Finding], out: TextIO, fixable=None, sources=N
         out.write("\n")
 
 
-def _as_dict(f: Finding, fixable=None) -> dict:
+def _as_dict(f: Finding, fixable=None, describe_fix=None) -> dict:
     return {
         "code": f.code,
         "name": f.rule.name,
@@ -48,7 +48,7 @@ def _as_dict(f: Finding, fixable=None) -> dict:
         "filename": f.path,
         "location": {"row": f.line, "column": f.col + 1},
         "end_location": {"row": f.end_line or f.line, "column": (f.end_col or f.col) + 1},
-        "fix": None,
+        "fix": describe_fix(f) if describe_fix is not None else None,
         "fixable": bool(fixable and fixable(f)),
         "noqa_row": f.line,
         "severity": f.rule.severity,
@@ -56,14 +56,18 @@ def _as_dict(f: Finding, fixable=None) -> dict:
     }
 
 
-def write_json(findings: Sequence[Finding], out: TextIO, fixable=None, **_: object) -> None:
-    json.dump([_as_dict(f, fixable) for f in findings], out, indent=2)
+def write_json(
+    findings: Sequence[Finding], out: TextIO, fixable=None, describe_fix=None, **_: object
+) -> None:
+    json.dump([_as_dict(f, fixable, describe_fix) for f in findings], out, indent=2)
     out.write("\n")
 
 
-def write_json_lines(findings: Sequence[Finding], out: TextIO, fixable=None, **_: object) -> None:
+def write_json_lines(
+    findings: Sequence[Finding], out: TextIO, fixable=None, describe_fix=None, **_: object
+) -> None:
     for f in findings:
-        out.write(json.dumps(_as_dict(f, fixable)) + "\n")
+        out.write(json.dumps(_as_dict(f, fixable, describe_fix)) + "\n")
 
 
 def _gh_escape(text: str, prop: bool = False) -> str:
