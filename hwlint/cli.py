@@ -95,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     rule = sub.add_parser("rule", help="explain a rule (What it does / Why is this bad? / ...)")
     rule.add_argument("code", nargs="?", help="code or name, e.g. HWC001 or missing-hw-classification")
     rule.add_argument("--all", action="store_true", help="every rule")
-    rule.add_argument("--output-format", choices=("text", "json"), default="text")
+    rule.add_argument("--output-format", choices=("text", "json", "markdown"), default="text")
 
     _add_report_parser(sub)
 
@@ -279,7 +279,8 @@ def _write_findings(args, out, run, findings, taxonomy) -> None:
             describe_fix=run.fix_descriptions(taxonomy),
         )
     if args.output_format in ("concise", "full") and not args.quiet:
-        out.write(summary(len(findings), run.fixable_count, run.fixed, run.hidden) + "\n")
+        warnings = sum(1 for f in findings if f.rule.severity != "error")
+        out.write(summary(len(findings), run.fixable_count, run.fixed, run.hidden, warnings) + "\n")
     if args.show_fixes:
         write_fix_report(run, out)
 
@@ -431,6 +432,13 @@ def cmd_rule(args, parser) -> int:
         chosen = [r]
     else:
         raise _UserError("give a rule code (e.g. HWC001) or --all")
+    if args.output_format == "markdown":
+        from .rule_docs import rules_markdown
+
+        if not args.all:
+            raise _UserError("--output-format markdown writes the whole rule reference: use --all")
+        sys.stdout.write(rules_markdown())
+        return EXIT_CLEAN
     if args.output_format == "json":
         data = [
             {

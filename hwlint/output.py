@@ -8,16 +8,18 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from . import __version__
+from .rule_docs import rule_url
 
 if TYPE_CHECKING:  # the CLI builds its parser from FORMATS; --version must not load the checker
     from .checker import Finding
 
 FORMATS = ("concise", "full", "json", "json-lines", "github", "sarif")
-DOCS_URL = "https://github.com/hwlint/hwlint#rules"
+DOCS_URL = "https://github.com/hwlint/hwlint"
 
 
 def _fix_mark(f: Finding, fixable: Callable[[Finding], bool] | None) -> str:
-    return "[*] " if fixable is not None and fixable(f) else ""
+    severity = "" if f.rule.severity == "error" else f"[{f.rule.severity}] "  # printed where it differs
+    return severity + ("[*] " if fixable is not None and fixable(f) else "")
 
 
 def write_concise(findings: Sequence[Finding], out: TextIO, fixable=None, **_: object) -> None:
@@ -52,7 +54,7 @@ def _as_dict(f: Finding, fixable=None, describe_fix=None) -> dict:
         "fixable": bool(fixable and fixable(f)),
         "noqa_row": f.line,
         "severity": f.rule.severity,
-        "url": f"{DOCS_URL}-{f.code.lower()}",
+        "url": rule_url(f.code),
     }
 
 
@@ -99,7 +101,7 @@ def write_sarif(findings: Sequence[Finding], out: TextIO, **_: object) -> None:
             "name": r.name,
             "shortDescription": {"text": r.summary},
             "fullDescription": {"text": r.doc},
-            "helpUri": f"{DOCS_URL}-{r.code.lower()}",
+            "helpUri": rule_url(r.code),
             "defaultConfiguration": {"level": "error" if r.severity == "error" else "warning"},
         }
         for r in RULES.values()
@@ -168,10 +170,17 @@ def write_statistics(findings: Sequence[Finding], out: TextIO, fixable=None) -> 
         out.write(f"{n:>{width}}\t{code}\t{mark} {RULES[code].name}\n")
 
 
-def summary(n: int, fixable: int = 0, fixed: int = 0, hidden: int = 0) -> str:
-    """ruff's closing line; *hidden* counts unsafe fixes that ``--unsafe-fixes`` would enable."""
+def summary(n: int, fixable: int = 0, fixed: int = 0, hidden: int = 0, warnings: int = 0) -> str:
+    """ruff's closing line; *hidden* counts unsafe fixes that ``--unsafe-fixes`` would enable.
+    *warnings* of the *n* findings have severity warning: they fail the run all the same (see
+    docs/rules.md), but the line counts them apart."""
     parts = []
-    if fixed:
+    if warnings and not fixed:
+        errors = n - warnings
+        counted = [f"{errors} error{'s' if errors != 1 else ''}"] if errors else []
+        counted.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
+        parts.append(f"Found {' and '.join(counted)}.")
+    elif fixed:
         parts.append(
             f"Found {n + fixed} error{'s' if n + fixed != 1 else ''} ({fixed} fixed, {n} remaining)."
         )

@@ -150,7 +150,7 @@ def test_json_contract(project):
         "fixable": False,
         "noqa_row": 20,
         "severity": "error",
-        "url": "https://github.com/hwlint/hwlint#rules-hwc201",
+        "url": "https://github.com/hwlint/hwlint/blob/main/docs/rules.md#hwc201",
     }
     lines = hwlint("check", "--output-format", "json-lines", "test_a.py", cwd=project).stdout.splitlines()
     assert [json.loads(line) for line in lines] == data
