@@ -109,6 +109,11 @@ def cmd_select(args) -> int:
     config, taxonomy = _setup(args)
     if args.format == "matrix":
         paths = ([args.runner] if args.runner else []) + args.paths
+        if args.runner in taxonomy.runners and not os.path.exists(args.runner):
+            raise _UserError(
+                f"--format matrix takes its runners from --runners, not a positional RUNNER: "
+                f"use `hwselect --format matrix --runners {args.runner} [PATH ...]`"
+            )
         _check_paths(paths)
         return cmd_matrix(args, config, taxonomy, paths or ["."])
     if not args.runner:
