@@ -50,9 +50,9 @@ def test_page_has_charts_tables_and_source_links(page):
     # the links are relative to where the page is written and end in #L<line>
     links = re.findall(r'<a href="([^"]+)"><code>([^<]+)</code></a>', html)
     assert [text for _, text in links] == [
-        "examples/test/test_cuda_kernels.py:34",
-        "examples/test/test_ops.py:41",
-        "examples/test/test_serialization.py:39",
+        "examples/test/test_cuda_kernels.py:40",
+        "examples/test/test_ops.py:48",
+        "examples/test/test_serialization.py:45",
     ]
     for href, text in links:
         path, line = text.rsplit(":", 1)
