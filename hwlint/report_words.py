@@ -20,10 +20,14 @@ def share(part: int, whole: int) -> str:
 
 
 def plural(n: int, word: str) -> str:
-    """``1 class``, ``2 classes``, ``1,234 tests``."""
+    """``1 class``, ``2 classes``, ``3 directories``, ``1,234 tests``."""
     if n == 1:
         return f"{n} {word}"
-    return f"{n:,} {word}es" if word.endswith("s") else f"{n:,} {word}s"
+    if word.endswith("s"):
+        return f"{n:,} {word}es"
+    if word.endswith("y") and word[-2:-1] not in "aeiou":
+        return f"{n:,} {word[:-1]}ies"
+    return f"{n:,} {word}s"
 
 
 def arrow(pair: Sequence, fmt: Callable[[object], str] = str) -> str:
