@@ -235,8 +235,7 @@ def cmd_check(args) -> int:
     select = tuple(args.select) if args.select is not None else config.select
     ignore = tuple(args.ignore) if args.ignore is not None else config.ignore
     selection = Selection((*select, *args.extend_select), (*ignore, *args.extend_ignore))
-    describe = args.output_format in ("json", "json-lines") and not args.statistics
-    options = FixOptions(args.fix, args.unsafe_fixes, args.diff, args.show_fixes, describe)
+    options = FixOptions(args.fix, args.unsafe_fixes, args.diff, args.show_fixes)
     paths = list(discover(args.paths or ["."], config, args.force_exclude))
 
     def selection_for(path: str) -> Selection:
@@ -259,12 +258,19 @@ def cmd_check(args) -> int:
         would_fix = write_diff(run, sys.stdout, sys.stderr)
         return EXIT_FINDINGS if would_fix and not args.exit_zero else EXIT_CLEAN
     findings = sorted([*run.findings, *stale], key=lambda f: f.sort_key())
+    describe_fix = None
+    if args.output_format in ("json", "json-lines") and not args.statistics:
+        from .fix import describe_fixes
+
+        max_mb = args.max_file_size or config.max_file_size
+        cache = _open_cache(args, config, taxonomy)
+        describe_fix = describe_fixes(findings, taxonomy, args.jobs, cache, max_mb * 1024 * 1024)
     with _output(args.output_file) as out:
-        _write_findings(args, out, run, findings, taxonomy)
+        _write_findings(args, out, run, findings, describe_fix)
     return EXIT_CLEAN if args.exit_zero or not findings else EXIT_FINDINGS
 
 
-def _write_findings(args, out, run, findings, taxonomy) -> None:
+def _write_findings(args, out, run, findings, describe_fix) -> None:
     from .fix import write_fix_report
     from .output import WRITERS, summary, write_statistics
 
@@ -276,7 +282,7 @@ def _write_findings(args, out, run, findings, taxonomy) -> None:
             out,
             sources=_source_lines,
             fixable=run.fixable,
-            describe_fix=run.fix_descriptions(taxonomy),
+            describe_fix=describe_fix,
         )
     if args.output_format in ("concise", "full") and not args.quiet:
         warnings = sum(1 for f in findings if f.rule.severity != "error")

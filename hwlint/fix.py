@@ -22,7 +22,9 @@ from dataclasses import dataclass, field
 
 from ast_grep_py import Edit, SgNode, SgRoot
 
+from .cache import Cache
 from .checker import Finding, Selection, read_source, run_rules
+from .engine import MAX_FILE_BYTES, analyze_files
 from .infer import Inference
 from .model import ClassInfo, FileModel, build_model, decode_source, split_lines
 from .rules import Context
@@ -73,34 +75,41 @@ def declaration_edits(
     return edits, statements
 
 
-def fix_description(plan: FilePlan, finding: Finding, taxonomy: Taxonomy) -> dict | None:
-    """ruff's JSON ``fix`` of *finding*: ``applicability``, ``message`` and ``edits`` (each with the
-    ``content`` to insert between ``location`` and ``end_location``, 1-based rows and columns in
-    characters). Like each ruff fix, it stands alone: it carries the enum's import when needed."""
-    inf = plan.inference_for(finding)
-    if inf is None or not inf.fixable or plan.data is None or plan.model is None:
-        return None
+def fix_descriptions(plan: FilePlan, taxonomy: Taxonomy) -> dict[tuple[int, int], dict]:
+    """ruff's JSON ``fix`` of each fixable finding of *plan*, by the finding's (line, col):
+    ``applicability``, ``message`` and ``edits`` (each with the ``content`` to insert between
+    ``location`` and ``end_location``, 1-based rows and columns in characters). Like each ruff fix,
+    each stands alone: it carries the enum's import when the file lacks it. The text is parsed once
+    per file, however many classes it has."""
+    if plan.data is None or plan.model is None or not plan.inferences:
+        return {}
     text, _ = decode_source(plan.data)
     root = SgRoot(text, "python").root()
-    try:
-        edits, (statement,) = declaration_edits(
-            text, root, plan.model, taxonomy, [(inf.cls, inf.classification)]
-        )
-    except Exception:  # a bug in the fixer costs the finding its fix description, not the run
-        return None
     starts = _line_starts(text)
-    return {
-        "applicability": "safe" if inf.safe else "unsafe",
-        "message": f"Declare `{statement}`",
-        "edits": [
-            {
-                "content": e.inserted_text,
-                "location": _row_col(starts, e.start_pos),
-                "end_location": _row_col(starts, e.end_pos),
-            }
-            for e in edits
-        ],
-    }
+    out = {}
+    for f in plan.findings:
+        inf = plan.inference_for(f)
+        if inf is None or not inf.fixable:
+            continue
+        try:
+            edits, (statement,) = declaration_edits(
+                text, root, plan.model, taxonomy, [(inf.cls, inf.classification)]
+            )
+        except Exception:  # a bug in the fixer costs the finding its fix description, not the run
+            continue
+        out[(f.line, f.col)] = {
+            "applicability": "safe" if inf.safe else "unsafe",
+            "message": f"Declare `{statement}`",
+            "edits": [
+                {
+                    "content": e.inserted_text,
+                    "location": _row_col(starts, e.start_pos),
+                    "end_location": _row_col(starts, e.end_pos),
+                }
+                for e in edits
+            ],
+        }
+    return out
 
 
 def _line_starts(text: str) -> list[int]:
@@ -488,7 +497,6 @@ class FixOptions:
     unsafe: bool = False  # unsafe fixes are enabled too
     diff: bool = False  # compute the fixes and show them as a diff; write nothing
     show: bool = False  # keep each class's inference, to report its evidence (--show-fixes)
-    describe: bool = False  # keep each class's inference, to describe its fix (JSON's `fix` field)
 
 
 @dataclass
@@ -526,15 +534,34 @@ class CheckRun:
     def diff(self) -> str:
         return "".join(unified_diff(r) for r in self.results)
 
-    def fix_descriptions(self, taxonomy: Taxonomy) -> Callable[[Finding], dict | None]:
-        """Finding -> its ruff-style ``fix`` object (needs ``describe`` in the options)."""
-        plans = {p.path: p for p in self.plans if p.inferences}
 
-        def describe(finding: Finding) -> dict | None:
-            plan = plans.get(finding.path)
-            return fix_description(plan, finding, taxonomy) if plan is not None else None
+def describe_fixes(
+    findings: Sequence[Finding],
+    taxonomy: Taxonomy,
+    jobs: int | None = None,
+    cache: Cache | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
+) -> Callable[[Finding], dict | None]:
+    """Finding -> its ruff-style ``fix`` object (None when hwlint has no fix for it).
 
-        return describe
+    Only the files with a fixable finding are planned again: in parallel, and cached by content
+    like the findings themselves, so a warm ``--output-format json`` run stays a warm run.
+    """
+    paths = sorted({f.path for f in findings if f.code == FIXED_CODE and f.fix})
+    per_file = analyze_files(paths, taxonomy, _describe_analysis, "fix-descriptions", jobs, cache, max_bytes)
+    table = {
+        (path, line, col): desc
+        for path, rows in zip(paths, per_file, strict=True)
+        for line, col, desc in rows
+    }
+    return lambda f: table.get((f.path, f.line, f.col)) if f.code == FIXED_CODE else None
+
+
+def _describe_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> list[tuple[int, int, dict]]:
+    if isinstance(data, str):
+        return []
+    plan = plan_source(data, path, taxonomy)
+    return [(line, col, desc) for (line, col), desc in fix_descriptions(plan, taxonomy).items()]
 
 
 def apply_fixes(
@@ -550,7 +577,7 @@ def apply_fixes(
     in parallel, from a cache): only files with something to fix (or explain) are read again.
     """
     run = CheckRun(options)
-    planning = options.fix or options.diff or options.show or options.describe
+    planning = options.fix or options.diff or options.show
     for path, findings in found:
         if not planning or not any(f.code == FIXED_CODE for f in findings):
             run.plans.append(FilePlan(path, None, None, list(findings)))
