@@ -10,6 +10,7 @@ since it was read.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import itertools
 import os
@@ -22,7 +23,9 @@ from dataclasses import dataclass, field, replace
 
 from ast_grep_py import Edit, SgNode, SgRoot
 
+from .cache import Cache
 from .checker import Finding, Selection, read_source, run_rules
+from .engine import MAX_FILE_BYTES, analyze_files
 from .infer import Inference
 from .model import ClassInfo, FileModel, build_model, decode_source, split_lines
 from .rules import Context
@@ -48,19 +51,7 @@ def insert_declarations(
     # file. A lone CR becomes LF in the text it parses, one character for one, so every offset it
     # gives holds in *source*, where the edits are applied.
     root = SgRoot(_LONE_CR.sub("\n", source), "python").root()
-    starts = _line_starts(source)
-    edits: list[Edit] = []
-    enum_ref, import_edit = _enum_reference(
-        source, root, starts, model, taxonomy, min(c.site.line for c, _ in wanted)
-    )
-    if import_edit is not None:
-        edits.append(import_edit)
-    for cls, member in wanted:
-        node = _class_node(root, starts, cls)
-        statement = f"{taxonomy.attribute} = {enum_ref}.{member}"
-        edits.extend(_declaration_edits(source, node, statement))
-    edits.sort(key=lambda e: e.start_pos)
-    _check_disjoint(edits)
+    edits, _ = declaration_edits(source, root, model, taxonomy, wanted)
     out, pos = [], 0
     for e in edits:
         out += [source[pos : e.start_pos], e.inserted_text]
@@ -69,6 +60,77 @@ def insert_declarations(
 
 
 _LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def declaration_edits(
+    source: str,
+    root: SgNode,
+    model: FileModel,
+    taxonomy: Taxonomy,
+    wanted: Sequence[tuple[ClassInfo, str]],
+) -> tuple[list[Edit], list[str]]:
+    """The sorted, disjoint edits declaring each class of *wanted*, and the statements inserted.
+
+    *root* is the tree of *source* with each lone CR read as LF (see :func:`insert_declarations`);
+    the edits' offsets hold in *source* itself."""
+    starts = _line_starts(source)
+    edits: list[Edit] = []
+    enum_ref, import_edit = _enum_reference(
+        source, root, starts, model, taxonomy, min(c.site.line for c, _ in wanted)
+    )
+    if import_edit is not None:
+        edits.append(import_edit)
+    statements = []
+    for cls, member in wanted:
+        node = _class_node(root, starts, cls)
+        statement = f"{taxonomy.attribute} = {enum_ref}.{member}"
+        statements.append(statement)
+        edits.extend(_declaration_edits(source, node, statement))
+    edits.sort(key=lambda e: e.start_pos)
+    _check_disjoint(edits)
+    return edits, statements
+
+
+def fix_descriptions(plan: FilePlan, taxonomy: Taxonomy) -> dict[tuple[int, int], dict]:
+    """ruff's JSON ``fix`` of each fixable finding of *plan*, by the finding's (line, col):
+    ``applicability``, ``message`` and ``edits`` (each with the ``content`` to insert between
+    ``location`` and ``end_location``, 1-based rows and columns in characters). Like each ruff fix,
+    each stands alone: it carries the enum's import when the file lacks it. The text is parsed once
+    per file, however many classes it has."""
+    if plan.data is None or plan.model is None or not plan.inferences:
+        return {}
+    text, _ = decode_source(plan.data)
+    root = SgRoot(_LONE_CR.sub("\n", text), "python").root()
+    starts = _line_starts(text)
+    out = {}
+    for f in plan.findings:
+        inf = plan.inference_for(f)
+        if inf is None or not inf.fixable:
+            continue
+        try:
+            edits, (statement,) = declaration_edits(
+                text, root, plan.model, taxonomy, [(inf.cls, inf.classification)]
+            )
+        except Exception:  # a bug in the fixer costs the finding its fix description, not the run
+            continue
+        out[(f.line, f.col)] = {
+            "applicability": "safe" if inf.safe else "unsafe",
+            "message": f"Declare `{statement}`",
+            "edits": [
+                {
+                    "content": e.inserted_text,
+                    "location": _row_col(starts, e.start_pos),
+                    "end_location": _row_col(starts, e.end_pos),
+                }
+                for e in edits
+            ],
+        }
+    return out
+
+
+def _row_col(starts: list[int], pos: int) -> dict:
+    row = max(0, bisect.bisect_right(starts, pos) - 1)
+    return {"row": row + 1, "column": pos - starts[row] + 1}
 
 
 def _insert(anchor: SgNode, start: int, text: str, end: int | None = None) -> Edit:
@@ -403,32 +465,36 @@ def _compile_error(text: str, path: str) -> str | None:
 def write_fixed(result: FixResult) -> bool:
     """Write the fixed file atomically. False (and ``result.error``) when the file changed on disk
     since it was read or cannot be written; the file is then left as it is."""
-    path = os.path.realpath(result.plan.path)  # replace the target of a symlink, not the link
+    assert result.after is not None and result.plan.data is not None
+    result.error = write_if_unchanged(result.plan.path, result.plan.data, result.after.data)  # type: ignore[arg-type]
+    return result.error is None
+
+
+def write_if_unchanged(path: str, original: bytes, new: bytes) -> str | None:
+    """Replace *path*'s contents *original* with *new*, atomically; the reason when it did not."""
+    path = os.path.realpath(path)  # replace the target of a symlink, not the link
     try:
         with open(path, "rb") as f:
             current = f.read()
-        if current != result.plan.data:
-            result.error = "the file changed on disk while hwlint was fixing it; left unchanged"
-            return False
+        if current != original:
+            return "the file changed on disk while hwlint was fixing it; left unchanged"
         mode = stat.S_IMODE(os.stat(path).st_mode)
         if not mode & 0o222:
             # os.replace would succeed (it needs only the directory), and root may write anything:
             # the mode is the owner's word that the file is not to be changed.
-            result.error = "the file is read-only; left unchanged"
-            return False
+            return "the file is read-only; left unchanged"
         fd, tmp = tempfile.mkstemp(prefix=".hwlint-", suffix=".tmp", dir=os.path.dirname(path) or ".")
         try:
             with os.fdopen(fd, "wb") as out:
-                out.write(result.after.data)  # type: ignore[union-attr]  # the file's own encoding
+                out.write(new)  # the file's own encoding
             os.chmod(tmp, mode)
             os.replace(tmp, path)
         except BaseException:
             os.unlink(tmp)
             raise
     except OSError as e:
-        result.error = f"cannot write the fixed file: {e.strerror or e}"
-        return False
-    return True
+        return f"cannot write the fixed file: {e.strerror or e}"
+    return None
 
 
 def unified_diff(result: FixResult) -> str:
@@ -493,6 +559,35 @@ class CheckRun:
 
     def diff(self) -> str:
         return "".join(unified_diff(r) for r in self.results)
+
+
+def describe_fixes(
+    findings: Sequence[Finding],
+    taxonomy: Taxonomy,
+    jobs: int | None = None,
+    cache: Cache | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
+) -> Callable[[Finding], dict | None]:
+    """Finding -> its ruff-style ``fix`` object (None when hwlint has no fix for it).
+
+    Only the files with a fixable finding are planned again: in parallel, and cached by content
+    like the findings themselves, so a warm ``--output-format json`` run stays a warm run.
+    """
+    paths = sorted({f.path for f in findings if f.code == FIXED_CODE and f.fix})
+    per_file = analyze_files(paths, taxonomy, _describe_analysis, "fix-descriptions", jobs, cache, max_bytes)
+    table = {
+        (path, line, col): desc
+        for path, rows in zip(paths, per_file, strict=True)
+        for line, col, desc in rows
+    }
+    return lambda f: table.get((f.path, f.line, f.col)) if f.code == FIXED_CODE else None
+
+
+def _describe_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> list[tuple[int, int, dict]]:
+    if isinstance(data, str):
+        return []
+    plan = plan_source(data, path, taxonomy)
+    return [(line, col, desc) for (line, col), desc in fix_descriptions(plan, taxonomy).items()]
 
 
 def apply_fixes(

@@ -330,7 +330,9 @@ def test_real_lintrunner_lints_a_path_with_spaces(tmp_path):
 
     repo = tmp_path / "repo"
     (repo / "test").mkdir(parents=True)
-    config = (Path(__file__).parent.parent / "examples" / "lintrunner" / ".lintrunner.toml").read_text()
+    config = (
+        Path(__file__).parent.parent / "examples" / "lintrunner" / "pytorch" / ".lintrunner.toml"
+    ).read_text()
     config = config.replace("'python3'", repr(sys.executable)).replace(
         "'test/**/test_*.py'", "'test/**/test_*'"
     )
