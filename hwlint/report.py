@@ -430,7 +430,9 @@ def summarize_paths(
 ) -> list[FileSummary]:
     """The summary of each of *files*, in the same order: on *jobs* processes, and read from *cache*
     for files whose content it has seen (the cache the checker uses, under its own kind)."""
-    summaries = analyze_files(files, taxonomy, _summary_analysis, "report", jobs, cache, max_bytes)
+    summaries = analyze_files(
+        files, taxonomy, _summary_analysis, "report", jobs, cache, max_bytes, FileSummary
+    )
     return [_at(summary, path) for path, summary in zip(files, summaries, strict=True)]
 
 
