@@ -382,35 +382,124 @@ def _compile_error(text: str, path: str) -> str | None:
     return None
 
 
-def write_fixed(result: FixResult) -> bool:
-    """Write the fixed file atomically. False (and ``result.error``) when the file changed on disk
-    since it was read or cannot be written; the file is then left as it is."""
-    path = os.path.realpath(result.plan.path)  # replace the target of a symlink, not the link
+STALE_TEMP_SECONDS = 60
+
+
+def write_fixed(result: FixResult, roots: Sequence[str] = ()) -> bool:
+    """Write the fixed file. False (and ``result.error``) when it cannot be done safely; the file is
+    then left as it is.
+
+    * The new text goes to a temporary file in the file's directory; the file's content and stat
+      are compared again just before ``os.replace``: an edit made meanwhile is a conflict, never
+      overwritten (the window left is the few microseconds between that check and the rename).
+    * The temporary file gets the file's mode, owner and group; when they cannot be kept, the file
+      is left alone.
+    * A file with several hard links is rewritten in place (after the same check), so that every
+      link sees the fix.
+    * A symlink is followed only to a file inside *roots* (the checked paths; default: the current
+      directory): a link out of the tree is not written through.
+    * Temporary files (``.hwlint-*.tmp``) older than a minute, left by a killed run, are removed.
+    """
+    link = result.plan.path
+    path = os.path.realpath(link)  # replace the target of a symlink, not the link
+    directory = os.path.dirname(path) or "."
+    _remove_stale_temps(directory)
+    if os.path.islink(link) and not _inside(path, roots or (os.getcwd(),)):
+        result.error = "a symlink to a file outside the checked tree; left unchanged"
+        return False
     try:
-        with open(path, "rb") as f:
-            current = f.read()
-        if current != result.plan.data:
+        before = os.stat(path)
+        if _read(path) != result.plan.data:
             result.error = "the file changed on disk while hwlint was fixing it; left unchanged"
             return False
-        mode = stat.S_IMODE(os.stat(path).st_mode)
+        mode = stat.S_IMODE(before.st_mode)
         if not mode & 0o222:
             # os.replace would succeed (it needs only the directory), and root may write anything:
             # the mode is the owner's word that the file is not to be changed.
             result.error = "the file is read-only; left unchanged"
             return False
-        fd, tmp = tempfile.mkstemp(prefix=".hwlint-", suffix=".tmp", dir=os.path.dirname(path) or ".")
+        new = result.after.data  # type: ignore[union-attr]  # the file's own encoding
+        if before.st_nlink > 1:
+            return _rewrite_in_place(result, path, before, new)
+        fd, tmp = tempfile.mkstemp(prefix=".hwlint-", suffix=".tmp", dir=directory)
         try:
             with os.fdopen(fd, "wb") as out:
-                out.write(result.after.data)  # type: ignore[union-attr]  # the file's own encoding
-            os.chmod(tmp, mode)
+                out.write(new)
+                out.flush()
+                os.fchmod(out.fileno(), mode)
+                if (before.st_uid, before.st_gid) != (os.getuid(), os.getgid()):
+                    os.fchown(out.fileno(), before.st_uid, before.st_gid)
+            if _changed_since(path, before, result.plan.data):
+                result.error = "the file changed on disk while hwlint was fixing it; left unchanged"
+                os.unlink(tmp)
+                return False
             os.replace(tmp, path)
         except BaseException:
-            os.unlink(tmp)
+            if os.path.exists(tmp):
+                os.unlink(tmp)
             raise
+    except PermissionError as e:
+        result.error = f"cannot write the fixed file with its owner and mode kept: {e.strerror or e}"
+        return False
     except OSError as e:
         result.error = f"cannot write the fixed file: {e.strerror or e}"
         return False
     return True
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _changed_since(path: str, before: os.stat_result, data: bytes | None) -> bool:
+    """True when *path* is no longer the file that was read (stat or content differ). This is the
+    last look before the rename; tests hook it to land an edit in between."""
+    now = os.stat(path)
+    same = (now.st_ino, now.st_dev, now.st_size, now.st_mtime_ns, now.st_ctime_ns) == (
+        before.st_ino,
+        before.st_dev,
+        before.st_size,
+        before.st_mtime_ns,
+        before.st_ctime_ns,
+    )
+    return not same or _read(path) != data
+
+
+def _rewrite_in_place(result: FixResult, path: str, before: os.stat_result, new: bytes) -> bool:
+    """Write *new* into the file itself, keeping its inode and so every hard link to it."""
+    with open(path, "r+b") as f:
+        if _changed_since(path, before, result.plan.data):
+            result.error = "the file changed on disk while hwlint was fixing it; left unchanged"
+            return False
+        f.write(new)
+        f.truncate()
+    return True
+
+
+def _inside(path: str, roots: Sequence[str]) -> bool:
+    """Whether *path* (resolved) lies under one of *roots*: a checked directory, or the directory a
+    checked file is named in (the file itself may be the link)."""
+    for root in roots:
+        base = os.path.realpath(root if os.path.isdir(root) else os.path.dirname(root) or ".")
+        if path.startswith(base.rstrip(os.sep) + os.sep):
+            return True
+    return False
+
+
+def _remove_stale_temps(directory: str) -> None:
+    """Remove the temporary files a killed ``--fix`` left in *directory* (a live one is younger)."""
+    import glob
+    import time
+
+    limit = time.time() - STALE_TEMP_SECONDS
+    for tmp in glob.glob(os.path.join(glob.escape(directory), ".hwlint-*.tmp")):
+        try:
+            st = os.lstat(tmp)
+            if stat.S_ISREG(st.st_mode) and st.st_mtime < limit:
+                os.unlink(tmp)
+        except OSError:
+            continue
 
 
 def unified_diff(result: FixResult) -> str:
@@ -529,6 +618,7 @@ class FixOptions:
     unsafe: bool = False  # unsafe fixes are enabled too
     diff: bool = False  # compute the fixes and show them as a diff; write nothing
     show: bool = False  # keep each class's inference, to report its evidence (--show-fixes)
+    roots: tuple[str, ...] = ()  # the checked paths: a symlink is written through only into them
 
 
 @dataclass
@@ -592,7 +682,7 @@ def apply_fixes(
             continue
         result = fix_plan(plan, taxonomy, selection, options.unsafe)
         run.results.append(result)
-        written = not options.diff and result.changed and write_fixed(result)
+        written = not options.diff and result.changed and write_fixed(result, options.roots)
         if result.error:
             run.warnings.append(f"{path}: {result.error}")
         if written:
