@@ -87,7 +87,8 @@ _decoders: dict[Any, Callable[[Any], Any]] = {}
 def decoder(tp: Any) -> Callable[[Any], Any]:
     """A function that rebuilds a value of type *tp* from :func:`encode`'s output, raising
     InvalidEntry for data of any other shape. Types: str, int, bool, float, None, unions, list,
-    tuple, dict with str keys, Counter (str -> int) and dataclasses of these."""
+    tuple, dict with str keys, Counter (str -> int), a bare dict (any JSON object) and dataclasses of
+    these."""
     found = _decoders.get(tp)
     if found is None:
         found = _decoders[tp] = _make_decoder(tp)
@@ -116,6 +117,8 @@ def _make_decoder(tp: Any) -> Callable[[Any], Any]:
         return lambda v: float(v) if type(v) in (int, float) else _raise(_bad("float"))
     if tp is Counter:
         return _counter
+    if tp is dict:  # a free-form JSON object (a ruff-style fix description): only its kind is checked
+        return lambda v: v if type(v) is dict else _raise(_bad("an object"))
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if origin in (typing.Union, types.UnionType):
         return _union(args)

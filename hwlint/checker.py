@@ -52,6 +52,34 @@ class Selection:
         return Selection(self.select, (*self.ignore, *extra))
 
 
+def unknown_selectors(prefixes: Iterable[str]) -> list[str]:
+    """The selectors that name no rule: ``ALL``, ``HWC``, ``HWC1`` and ``HWC101`` are known,
+    ``FOO`` and ``HWC999`` are not (ruff rejects them too, rather than selecting nothing)."""
+    return [p for p in prefixes if p.upper() != "ALL" and not any(c.startswith(p.upper()) for c in RULES)]
+
+
+def check_config_selectors(config) -> None:
+    """Raise :class:`~hwlint.config.ConfigError` naming the file and key of an unknown selector."""
+    from .config import ConfigError
+
+    where = config.source or "configuration"
+    for key, prefixes in (("select", config.select), ("ignore", config.ignore)):
+        bad = unknown_selectors(prefixes)
+        if bad:
+            raise ConfigError(f"{where}: tool.hwlint.{key}: unknown rule selector {bad[0]!r}{_known_hint()}")
+    for pattern, codes in config.per_file_ignores:
+        bad = unknown_selectors(codes)
+        if bad:
+            raise ConfigError(
+                f"{where}: tool.hwlint.per-file-ignores.{pattern!r}: unknown rule selector {bad[0]!r}"
+                f"{_known_hint()}"
+            )
+
+
+def _known_hint() -> str:
+    return " (`hwlint rule --all` lists the rules)"
+
+
 def _longest_prefix(code: str, prefixes: Sequence[str]) -> int:
     best = -1
     for p in prefixes:

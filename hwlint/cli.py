@@ -7,20 +7,19 @@ Exit codes: 0 clean, 1 findings, 2 usage, configuration or taxonomy error.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from . import __version__
+from .cli_common import Parser as _Parser
+from .cli_common import UserError as _UserError
+from .cli_common import add_engine_options, guarded
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # argparse's own usage errors exit 2, as ruff's do
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
 
 
 def _patterns(value: str) -> list[str]:
@@ -29,24 +28,6 @@ def _patterns(value: str) -> list[str]:
 
 def _codes(value: str) -> list[str]:
     return [c.upper() for c in _patterns(value)]
-
-
-def add_engine_options(parser: argparse.ArgumentParser) -> None:
-    """--jobs, --no-cache and --cache-dir: how a command runs its per-file work (hwlint.engine)."""
-    parser.add_argument(
-        "-j",
-        "--jobs",
-        type=int,
-        default=None,
-        metavar="N",
-        help="files read in parallel (default: number of cores)",
-    )
-    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
-    parser.add_argument(
-        "--cache-dir",
-        metavar="DIR",
-        help="cache directory (default: .hwlint_cache next to the configuration)",
-    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -96,6 +77,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--show-fixes", action="store_true", help="list the fixes and the evidence behind them"
     )
     check.add_argument("--baseline", metavar="FILE", help="skip the files listed in this JSON allowlist")
+    check.add_argument(
+        "--add-noqa", action="store_true", help="add `# noqa: CODE` to every line with a finding (ruff's)"
+    )
+    check.add_argument("-o", "--output-file", metavar="FILE", help="write the findings to FILE, not stdout")
 
     base = sub.add_parser("baseline", help="write the files that have findings to a JSON allowlist")
     base.add_argument("paths", nargs="*", metavar="PATH")
@@ -110,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     rule = sub.add_parser("rule", help="explain a rule (What it does / Why is this bad? / ...)")
     rule.add_argument("code", nargs="?", help="code or name, e.g. HWC001 or missing-hw-classification")
     rule.add_argument("--all", action="store_true", help="every rule")
-    rule.add_argument("--output-format", choices=("text", "json"), default="text")
+    rule.add_argument("--output-format", choices=("text", "json", "markdown"), default="text")
 
     _add_report_parser(sub)
 
@@ -122,6 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     tshow.add_argument("--taxonomy", metavar="FILE")
     tshow.add_argument("--config", metavar="FILE")
     tshow.add_argument("--format", choices=("yaml", "json"), default="yaml")
+    parser.commands = sub.choices
+    tax.commands = tax_sub.choices
     return parser
 
 
@@ -166,40 +153,42 @@ def _depth(value: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``hwlint`` console script."""
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     # `hwlint check a --statistics b`: argparse leaves positionals after an option unparsed
     if extra and isinstance(getattr(args, "paths", None), list) and not any(x.startswith("-") for x in extra):
         args.paths += extra
-    elif extra:
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    try:
-        if args.command == "check":
-            return cmd_check(args)
-        if args.command == "baseline":
-            return cmd_baseline(args)
-        if args.command == "report":
-            return cmd_report(args)
-        if args.command == "rule":
-            return cmd_rule(args, parser)
-        if args.command == "taxonomy":
-            if args.taxonomy_command == "check":
-                return cmd_taxonomy_check(args)
-            if args.taxonomy_command == "show":
-                return cmd_taxonomy_show(args)
-        parser.print_help(sys.stderr)
-        return EXIT_ERROR
-    except _UserError as e:
-        print(f"hwlint: error: {e}", file=sys.stderr)
-        return EXIT_ERROR
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return EXIT_CLEAN
+    elif extra:  # the usage of the subcommand at fault, as ruff prints it
+        _command_parser(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
+    return guarded("hwlint", lambda: _dispatch(parser, args))
 
 
-class _UserError(Exception):
-    pass
+def _command_parser(parser: argparse.ArgumentParser, args) -> argparse.ArgumentParser:
+    sub = parser.commands.get(getattr(args, "command", None) or "")
+    if sub is not None and getattr(args, "taxonomy_command", None):
+        sub = sub.commands.get(args.taxonomy_command, sub)
+    return sub or parser
+
+
+def _dispatch(parser: argparse.ArgumentParser, args) -> int:
+    if args.command == "check":
+        return cmd_check(args)
+    if args.command == "baseline":
+        return cmd_baseline(args)
+    if args.command == "report":
+        return cmd_report(args)
+    if args.command == "rule":
+        return cmd_rule(args, parser)
+    if args.command == "taxonomy":
+        if args.taxonomy_command == "check":
+            return cmd_taxonomy_check(args)
+        if args.taxonomy_command == "show":
+            return cmd_taxonomy_show(args)
+        _command_parser(parser, args).print_help(sys.stderr)
+        return EXIT_ERROR
+    parser.print_help(sys.stderr)
+    return EXIT_ERROR
 
 
 def _load_config(args):
@@ -209,11 +198,16 @@ def _load_config(args):
         return Config()
     try:
         if args.config:
-            return load_config(Path(args.config))
-        # like ruff, the configuration nearest to what is checked applies
-        paths = getattr(args, "paths", None) or ["."]
-        start = Path(paths[0])
-        return load_config(start=start if start.is_dir() else start.parent)
+            config = load_config(Path(args.config))
+        else:  # like ruff, the configuration nearest to what is checked applies
+            paths = getattr(args, "paths", None) or ["."]
+            start = Path(paths[0])
+            config = load_config(start=start if start.is_dir() else start.parent)
+        if args.command in ("check", "baseline"):
+            from .checker import check_config_selectors
+
+            check_config_selectors(config)
+        return config
     except ConfigError as e:
         raise _UserError(str(e)) from None
 
@@ -231,9 +225,9 @@ def cmd_check(args) -> int:
     from .baseline import apply_baseline
     from .checker import Selection
     from .config import discover
-    from .fix import FixOptions, apply_fixes, write_diff, write_fix_report
-    from .output import WRITERS, summary, write_statistics
+    from .fix import FixOptions, apply_fixes, write_diff
 
+    _check_selector_options(args)
     config = _load_config(args)
     if args.extend_exclude:
         config = replace(config, exclude=(*config.exclude, *args.extend_exclude))
@@ -253,22 +247,87 @@ def cmd_check(args) -> int:
     if baseline is not None:
         found, stale = apply_baseline(baseline, found)
         stale = [f for f in stale if selection.enabled(f.code)]
+    if not paths:  # ruff's words; the run is clean but says that it looked at nothing
+        print("warning: No test files found under the given path(s)", file=sys.stderr)
+    if args.add_noqa:
+        return _add_noqa([f for _, findings in found for f in findings])
     run = apply_fixes(found, taxonomy, selection_for, options)
     for warning in run.warnings:
         print(f"hwlint: warning: {warning}", file=sys.stderr)
     if args.diff:  # as in ruff: exit 1 when something would change
         would_fix = write_diff(run, sys.stdout, sys.stderr)
         return EXIT_FINDINGS if would_fix and not args.exit_zero else EXIT_CLEAN
-    findings, out = sorted([*run.findings, *stale], key=lambda f: f.sort_key()), sys.stdout
+    findings = sorted([*run.findings, *stale], key=lambda f: f.sort_key())
+    describe_fix = None
+    if args.output_format in ("json", "json-lines") and not args.statistics:
+        from .fix import describe_fixes
+
+        max_mb = args.max_file_size or config.max_file_size
+        cache = _open_cache(args, config, taxonomy)
+        describe_fix = describe_fixes(findings, taxonomy, args.jobs, cache, max_mb * 1024 * 1024)
+    with _output(args.output_file) as out:
+        _write_findings(args, out, run, findings, describe_fix)
+    return EXIT_CLEAN if args.exit_zero or not findings else EXIT_FINDINGS
+
+
+def _write_findings(args, out, run, findings, describe_fix) -> None:
+    from .fix import write_fix_report
+    from .output import WRITERS, summary, write_statistics
+
     if args.statistics:
         write_statistics(findings, out, fixable=run.fixable)
     else:
-        WRITERS[args.output_format](findings, out, sources=_source_lines, fixable=run.fixable)
+        WRITERS[args.output_format](
+            findings,
+            out,
+            sources=_source_lines,
+            fixable=run.fixable,
+            describe_fix=describe_fix,
+        )
     if args.output_format in ("concise", "full") and not args.quiet:
-        out.write(summary(len(findings), run.fixable_count, run.fixed, run.hidden) + "\n")
+        warnings = sum(1 for f in findings if f.rule.severity != "error")
+        out.write(summary(len(findings), run.fixable_count, run.fixed, run.hidden, warnings) + "\n")
     if args.show_fixes:
         write_fix_report(run, out)
-    return EXIT_CLEAN if args.exit_zero or not findings else EXIT_FINDINGS
+
+
+@contextlib.contextmanager
+def _output(path: str | None):
+    """stdout, or *path* (``-o``) written whole at the end; a path that cannot be written is exit 2."""
+    if path is None:
+        yield sys.stdout
+        return
+    buffer = io.StringIO()
+    yield buffer
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(buffer.getvalue())
+    except OSError as e:
+        raise _UserError(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+def _add_noqa(findings) -> int:
+    from .noqa import add_noqa
+
+    added, warnings = add_noqa(findings)
+    for warning in warnings:
+        print(f"hwlint: warning: {warning}", file=sys.stderr)
+    print(f"Added {added} noqa directive{'s' if added != 1 else ''}.", file=sys.stderr)
+    return EXIT_CLEAN
+
+
+def _check_selector_options(args) -> None:
+    """An unknown --select/--ignore code is a usage error (exit 2), never a silently empty run."""
+    from .checker import unknown_selectors
+
+    for option in ("select", "extend_select", "ignore", "extend_ignore"):
+        bad = unknown_selectors(getattr(args, option) or ())
+        if bad:
+            flag = "--" + option.replace("_", "-")
+            raise _UserError(
+                f"invalid value {bad[0]!r} for '{flag}': no rule code starts with it "
+                "(`hwlint rule --all` lists the rules)"
+            )
 
 
 def _load_baseline(path: str | None, config):
@@ -379,6 +438,13 @@ def cmd_rule(args, parser) -> int:
         chosen = [r]
     else:
         raise _UserError("give a rule code (e.g. HWC001) or --all")
+    if args.output_format == "markdown":
+        from .rule_docs import rules_markdown
+
+        if not args.all:
+            raise _UserError("--output-format markdown writes the whole rule reference: use --all")
+        sys.stdout.write(rules_markdown())
+        return EXIT_CLEAN
     if args.output_format == "json":
         data = [
             {
@@ -431,13 +497,6 @@ def cmd_taxonomy_show(args) -> int:
         print(f"# effective taxonomy from {taxonomy.path}")
         print(yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100), end="")
     return EXIT_CLEAN
-
-
-def hwselect_main(argv: Sequence[str] | None = None) -> int:
-    """The ``hwselect`` console script; its code lives in :mod:`hwlint.select_cli`."""
-    from .select_cli import main as select_main
-
-    return select_main(argv)
 
 
 if __name__ == "__main__":

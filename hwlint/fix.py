@@ -10,6 +10,7 @@ since it was read.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import itertools
 import os
@@ -21,7 +22,9 @@ from dataclasses import dataclass, field
 
 from ast_grep_py import Edit, SgNode, SgRoot
 
+from .cache import Cache
 from .checker import Finding, Selection, read_source, run_rules
+from .engine import MAX_FILE_BYTES, analyze_files
 from .infer import Inference
 from .model import ClassInfo, FileModel, build_model, decode_source, split_lines
 from .rules import Context
@@ -44,6 +47,17 @@ def insert_declarations(
     if not wanted:
         return source
     root = SgRoot(source, "python").root()
+    return root.commit_edits(declaration_edits(source, root, model, taxonomy, wanted)[0])
+
+
+def declaration_edits(
+    source: str,
+    root: SgNode,
+    model: FileModel,
+    taxonomy: Taxonomy,
+    wanted: Sequence[tuple[ClassInfo, str]],
+) -> tuple[list[Edit], list[str]]:
+    """The sorted, disjoint edits declaring each class of *wanted*, and the statements inserted."""
     edits: list[Edit] = []
     enum_ref, import_edit = _enum_reference(
         source, root, model, taxonomy, min(c.site.line for c, _ in wanted)
@@ -51,13 +65,64 @@ def insert_declarations(
     if import_edit is not None:
         edits.append(import_edit)
     nodes = _class_nodes(root)
+    statements = []
     for cls, member in wanted:
         node = _class_node(nodes, cls)
         statement = f"{taxonomy.attribute} = {enum_ref}.{member}"
+        statements.append(statement)
         edits.extend(_declaration_edits(source, node, statement))
     edits.sort(key=lambda e: e.start_pos)
     _check_disjoint(edits)
-    return root.commit_edits(edits)
+    return edits, statements
+
+
+def fix_descriptions(plan: FilePlan, taxonomy: Taxonomy) -> dict[tuple[int, int], dict]:
+    """ruff's JSON ``fix`` of each fixable finding of *plan*, by the finding's (line, col):
+    ``applicability``, ``message`` and ``edits`` (each with the ``content`` to insert between
+    ``location`` and ``end_location``, 1-based rows and columns in characters). Like each ruff fix,
+    each stands alone: it carries the enum's import when the file lacks it. The text is parsed once
+    per file, however many classes it has."""
+    if plan.data is None or plan.model is None or not plan.inferences:
+        return {}
+    text, _ = decode_source(plan.data)
+    root = SgRoot(text, "python").root()
+    starts = _line_starts(text)
+    out = {}
+    for f in plan.findings:
+        inf = plan.inference_for(f)
+        if inf is None or not inf.fixable:
+            continue
+        try:
+            edits, (statement,) = declaration_edits(
+                text, root, plan.model, taxonomy, [(inf.cls, inf.classification)]
+            )
+        except Exception:  # a bug in the fixer costs the finding its fix description, not the run
+            continue
+        out[(f.line, f.col)] = {
+            "applicability": "safe" if inf.safe else "unsafe",
+            "message": f"Declare `{statement}`",
+            "edits": [
+                {
+                    "content": e.inserted_text,
+                    "location": _row_col(starts, e.start_pos),
+                    "end_location": _row_col(starts, e.end_pos),
+                }
+                for e in edits
+            ],
+        }
+    return out
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    for i, line in enumerate(split_lines(text)):
+        starts.append(starts[i] + len(line))
+    return starts
+
+
+def _row_col(starts: list[int], pos: int) -> dict:
+    row = max(0, bisect.bisect_right(starts, pos) - 1)
+    return {"row": row + 1, "column": pos - starts[row] + 1}
 
 
 def _insert(anchor: SgNode, start: int, text: str, end: int | None = None) -> Edit:
@@ -383,11 +448,19 @@ def _compile_error(text: str, path: str) -> str | None:
 
 
 STALE_TEMP_SECONDS = 60
+_CONFLICT = "the file changed on disk while hwlint was fixing it; left unchanged"
 
 
 def write_fixed(result: FixResult, roots: Sequence[str] = ()) -> bool:
-    """Write the fixed file. False (and ``result.error``) when it cannot be done safely; the file is
-    then left as it is.
+    """Write the fixed file (see :func:`write_if_unchanged`). False (and ``result.error``) when it
+    cannot be done safely; the file is then left as it is."""
+    assert result.after is not None and result.plan.data is not None
+    result.error = write_if_unchanged(result.plan.path, result.plan.data, result.after.data, roots)  # type: ignore[arg-type]
+    return result.error is None
+
+
+def write_if_unchanged(path: str, original: bytes, new: bytes, roots: Sequence[str] = ()) -> str | None:
+    """Replace *path*'s contents *original* with *new*; the reason when it did not.
 
     * The new text goes to a temporary file in the file's directory; the file's content and stat
       are compared again just before ``os.replace``: an edit made meanwhile is a conflict, never
@@ -400,51 +473,44 @@ def write_fixed(result: FixResult, roots: Sequence[str] = ()) -> bool:
       directory): a link out of the tree is not written through.
     * Temporary files (``.hwlint-*.tmp``) older than a minute, left by a killed run, are removed.
     """
-    link = result.plan.path
+    link = path
     path = os.path.realpath(link)  # replace the target of a symlink, not the link
     directory = os.path.dirname(path) or "."
     _remove_stale_temps(directory)
     if os.path.islink(link) and not _inside(path, roots or (os.getcwd(),)):
-        result.error = "a symlink to a file outside the checked tree; left unchanged"
-        return False
+        return "a symlink to a file outside the checked tree; left unchanged"
     try:
         before = os.stat(path)
-        if _read(path) != result.plan.data:
-            result.error = "the file changed on disk while hwlint was fixing it; left unchanged"
-            return False
+        if _read(path) != original:
+            return _CONFLICT
         mode = stat.S_IMODE(before.st_mode)
         if not mode & 0o222:
             # os.replace would succeed (it needs only the directory), and root may write anything:
             # the mode is the owner's word that the file is not to be changed.
-            result.error = "the file is read-only; left unchanged"
-            return False
-        new = result.after.data  # type: ignore[union-attr]  # the file's own encoding
+            return "the file is read-only; left unchanged"
         if before.st_nlink > 1:
-            return _rewrite_in_place(result, path, before, new)
+            return _rewrite_in_place(path, before, original, new)
         fd, tmp = tempfile.mkstemp(prefix=".hwlint-", suffix=".tmp", dir=directory)
         try:
             with os.fdopen(fd, "wb") as out:
-                out.write(new)
+                out.write(new)  # the file's own encoding
                 out.flush()
                 os.fchmod(out.fileno(), mode)
                 if (before.st_uid, before.st_gid) != (os.getuid(), os.getgid()):
                     os.fchown(out.fileno(), before.st_uid, before.st_gid)
-            if _changed_since(path, before, result.plan.data):
-                result.error = "the file changed on disk while hwlint was fixing it; left unchanged"
+            if _changed_since(path, before, original):
                 os.unlink(tmp)
-                return False
+                return _CONFLICT
             os.replace(tmp, path)
         except BaseException:
             if os.path.exists(tmp):
                 os.unlink(tmp)
             raise
     except PermissionError as e:
-        result.error = f"cannot write the fixed file with its owner and mode kept: {e.strerror or e}"
-        return False
+        return f"cannot write the fixed file with its owner and mode kept: {e.strerror or e}"
     except OSError as e:
-        result.error = f"cannot write the fixed file: {e.strerror or e}"
-        return False
-    return True
+        return f"cannot write the fixed file: {e.strerror or e}"
+    return None
 
 
 def _read(path: str) -> bytes:
@@ -466,15 +532,14 @@ def _changed_since(path: str, before: os.stat_result, data: bytes | None) -> boo
     return not same or _read(path) != data
 
 
-def _rewrite_in_place(result: FixResult, path: str, before: os.stat_result, new: bytes) -> bool:
+def _rewrite_in_place(path: str, before: os.stat_result, original: bytes, new: bytes) -> str | None:
     """Write *new* into the file itself, keeping its inode and so every hard link to it."""
     with open(path, "r+b") as f:
-        if _changed_since(path, before, result.plan.data):
-            result.error = "the file changed on disk while hwlint was fixing it; left unchanged"
-            return False
+        if _changed_since(path, before, original):
+            return _CONFLICT
         f.write(new)
         f.truncate()
-    return True
+    return None
 
 
 def _inside(path: str, roots: Sequence[str]) -> bool:
@@ -655,6 +720,44 @@ class CheckRun:
 
     def diff(self) -> str:
         return "".join(unified_diff(r) for r in self.results)
+
+
+def describe_fixes(
+    findings: Sequence[Finding],
+    taxonomy: Taxonomy,
+    jobs: int | None = None,
+    cache: Cache | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
+) -> Callable[[Finding], dict | None]:
+    """Finding -> its ruff-style ``fix`` object (None when hwlint has no fix for it).
+
+    Only the files with a fixable finding are planned again: in parallel, and cached by content
+    like the findings themselves, so a warm ``--output-format json`` run stays a warm run.
+    """
+    paths = sorted({f.path for f in findings if f.code == FIXED_CODE and f.fix})
+    per_file = analyze_files(
+        paths,
+        taxonomy,
+        _describe_analysis,
+        "fix-descriptions",
+        jobs,
+        cache,
+        max_bytes,
+        list[tuple[int, int, dict]],
+    )
+    table = {
+        (path, line, col): desc
+        for path, rows in zip(paths, per_file, strict=True)
+        for line, col, desc in rows
+    }
+    return lambda f: table.get((f.path, f.line, f.col)) if f.code == FIXED_CODE else None
+
+
+def _describe_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> list[tuple[int, int, dict]]:
+    if isinstance(data, str):
+        return []
+    plan = plan_source(data, path, taxonomy)
+    return [(line, col, desc) for (line, col), desc in fix_descriptions(plan, taxonomy).items()]
 
 
 def apply_fixes(

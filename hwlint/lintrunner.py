@@ -103,10 +103,12 @@ def run(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         out.write(json.dumps(msg) + "\n")
 
     try:
+        from .checker import check_config_selectors
         from .config import load_config
         from .taxonomy import load_taxonomy
 
         config = load_config()
+        check_config_selectors(config)
         taxonomy = load_taxonomy(args.taxonomy or config.taxonomy)
     except Exception as e:  # a setup problem is one message, not "Linter failed"
         emit(message(code, None, "configuration-error", f"hwlint cannot start: {e}"))

@@ -8,16 +8,18 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from . import __version__
+from .rule_docs import rule_url
 
 if TYPE_CHECKING:  # the CLI builds its parser from FORMATS; --version must not load the checker
     from .checker import Finding
 
 FORMATS = ("concise", "full", "json", "json-lines", "github", "sarif")
-DOCS_URL = "https://github.com/hwlint/hwlint#rules"
+DOCS_URL = "https://github.com/hwlint/hwlint"
 
 
 def _fix_mark(f: Finding, fixable: Callable[[Finding], bool] | None) -> str:
-    return "[*] " if fixable is not None and fixable(f) else ""
+    severity = "" if f.rule.severity == "error" else f"[{f.rule.severity}] "  # printed where it differs
+    return severity + ("[*] " if fixable is not None and fixable(f) else "")
 
 
 def write_concise(findings: Sequence[Finding], out: TextIO, fixable=None, **_: object) -> None:
@@ -40,7 +42,7 @@ def write_full(findings: Sequence[Finding], out: TextIO, fixable=None, sources=N
         out.write("\n")
 
 
-def _as_dict(f: Finding, fixable=None) -> dict:
+def _as_dict(f: Finding, fixable=None, describe_fix=None) -> dict:
     return {
         "code": f.code,
         "name": f.rule.name,
@@ -48,22 +50,26 @@ def _as_dict(f: Finding, fixable=None) -> dict:
         "filename": f.path,
         "location": {"row": f.line, "column": f.col + 1},
         "end_location": {"row": f.end_line or f.line, "column": (f.end_col or f.col) + 1},
-        "fix": None,
+        "fix": describe_fix(f) if describe_fix is not None else None,
         "fixable": bool(fixable and fixable(f)),
         "noqa_row": f.line,
         "severity": f.rule.severity,
-        "url": f"{DOCS_URL}-{f.code.lower()}",
+        "url": rule_url(f.code),
     }
 
 
-def write_json(findings: Sequence[Finding], out: TextIO, fixable=None, **_: object) -> None:
-    json.dump([_as_dict(f, fixable) for f in findings], out, indent=2)
+def write_json(
+    findings: Sequence[Finding], out: TextIO, fixable=None, describe_fix=None, **_: object
+) -> None:
+    json.dump([_as_dict(f, fixable, describe_fix) for f in findings], out, indent=2)
     out.write("\n")
 
 
-def write_json_lines(findings: Sequence[Finding], out: TextIO, fixable=None, **_: object) -> None:
+def write_json_lines(
+    findings: Sequence[Finding], out: TextIO, fixable=None, describe_fix=None, **_: object
+) -> None:
     for f in findings:
-        out.write(json.dumps(_as_dict(f, fixable)) + "\n")
+        out.write(json.dumps(_as_dict(f, fixable, describe_fix)) + "\n")
 
 
 def _gh_escape(text: str, prop: bool = False) -> str:
@@ -95,7 +101,7 @@ def write_sarif(findings: Sequence[Finding], out: TextIO, **_: object) -> None:
             "name": r.name,
             "shortDescription": {"text": r.summary},
             "fullDescription": {"text": r.doc},
-            "helpUri": f"{DOCS_URL}-{r.code.lower()}",
+            "helpUri": rule_url(r.code),
             "defaultConfiguration": {"level": "error" if r.severity == "error" else "warning"},
         }
         for r in RULES.values()
@@ -164,10 +170,17 @@ def write_statistics(findings: Sequence[Finding], out: TextIO, fixable=None) -> 
         out.write(f"{n:>{width}}\t{code}\t{mark} {RULES[code].name}\n")
 
 
-def summary(n: int, fixable: int = 0, fixed: int = 0, hidden: int = 0) -> str:
-    """ruff's closing line; *hidden* counts unsafe fixes that ``--unsafe-fixes`` would enable."""
+def summary(n: int, fixable: int = 0, fixed: int = 0, hidden: int = 0, warnings: int = 0) -> str:
+    """ruff's closing line; *hidden* counts unsafe fixes that ``--unsafe-fixes`` would enable.
+    *warnings* of the *n* findings have severity warning: they fail the run all the same (see
+    docs/rules.md), but the line counts them apart."""
     parts = []
-    if fixed:
+    if warnings and not fixed:
+        errors = n - warnings
+        counted = [f"{errors} error{'s' if errors != 1 else ''}"] if errors else []
+        counted.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
+        parts.append(f"Found {' and '.join(counted)}.")
+    elif fixed:
         parts.append(
             f"Found {n + fixed} error{'s' if n + fixed != 1 else ''} ({fixed} fixed, {n} remaining)."
         )

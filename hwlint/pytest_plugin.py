@@ -79,7 +79,7 @@ class _HwSelect:
             )
             (kept if keep else dropped).append(item)
             if keep:
-                counts["passed"] += 1
+                counts["selected"] += 1
             elif cls is None:
                 counts["unclassified"] += 1  # a plain test function: the runtime drops it too
             else:
@@ -95,11 +95,12 @@ class _HwSelect:
             self.summary += [f"  - {r}" for r in sel.why_empty() or ["no collected test belongs to it"]]
 
     def _summary(self, total: int, counts: Counter[str]) -> str:
-        """Item counts in the runtime's own words (``total=, passed=, unclassified=, mismatched=``)."""
+        """Item counts in the runtime's words (``total=, selected=, unclassified=, mismatched=``); the
+        runtime says ``passed=`` for the items its filter keeps, but nothing has run yet."""
         runs = ", ".join(self.runner.runs) + (", unclassified" if self.include_unclassified else "")
         line = (
             f"hwselect runner {self.runner.name} active ([{runs}]): total={total}, "
-            f"passed={counts['passed']}, unclassified={counts['unclassified']}, "
+            f"selected={counts['selected']}, unclassified={counts['unclassified']}, "
             f"mismatched={counts['mismatched']}"
         )
         for extra in ("unplaced", "other devices"):

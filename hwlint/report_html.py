@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from html import escape
 from urllib.parse import quote
 
-from .report_render import arrow, changed_runners, plural
+from .report_words import arrow, changed_runners, number, plural, share
 from .rules import RULES
 
 # Okabe-Ito, in an order that keeps neighbouring classifications apart; vermillion is kept for
@@ -42,8 +42,9 @@ def render_html(doc: dict, output: str | None = None, **_: object) -> str:
     palette = colours(names)
     link = _linker(output)
     t = doc["total"]
+    directories, dir_note = _shown_directories(doc)
     # one label column for both charts, so that their bars line up
-    labels = [d["path"] for d in doc["directories"]] + [r["name"] for r in doc["runners"]]
+    labels = [_dir_label(d, doc) for d in directories] + [r["name"] for r in doc["runners"]]
     label_w = min(360, 30 + 7.2 * max(map(len, labels), default=4))
     sections = [
         _cards(doc),
@@ -51,11 +52,12 @@ def render_html(doc: dict, output: str | None = None, **_: object) -> str:
         _section(
             "chart-classes",
             "Classifications by directory",
-            "Share of test classes per classification; the number is the directory's test classes.",
+            "Share of test classes per classification; the number is the directory's test classes."
+            + dir_note,
             _legend([*names, *STATUS_COLOURS], palette)
             + _stacked_chart(
                 "chart-classes",
-                [(d["path"], d["depth"], _class_segments(d, names)) for d in doc["directories"]],
+                [(_dir_label(d, doc), d["depth"], _class_segments(d, names)) for d in directories],
                 palette,
                 label_w,
                 normalise=True,
@@ -80,15 +82,16 @@ def render_html(doc: dict, output: str | None = None, **_: object) -> str:
         _section(
             "directories",
             "Directories",
-            "Counts include every directory below.",
-            _directory_table(doc, names),
+            "Counts include every directory below." + dir_note,
+            _directory_table(doc, directories, names),
         ),
         _section("runners", "Runners", "What each runner of the taxonomy selects.", _runner_table(doc)),
         _section(
             "attention",
             "Classes to look at",
             "Test classes that are not classified, or that no runner ever runs "
-            f"({t['never_run_classes']} classes, {t['never_run_tests']} test methods never run).",
+            f"({plural(t['never_run_classes'], 'class')}, {plural(t['never_run_tests'], 'test method')} "
+            "never run).",
             _attention_table(doc, link),
         ),
         _section(
@@ -112,6 +115,39 @@ def render_html(doc: dict, output: str | None = None, **_: object) -> str:
 
 
 # -- pieces -----------------------------------------------------------------------------------
+
+# Above this many directories the page lists the top level only, unless --depth asked for more: the
+# per-directory chart must not push the runners far down the page.
+LARGE_TREE = 30
+
+
+def _shown_directories(doc: dict) -> tuple[list[dict], str]:
+    """The directories the page lists, and a note saying what was left out.
+
+    Directories without test classes are never listed (an empty row says nothing); on a large tree
+    without an explicit ``--depth``, only the root and the level below it are.
+    """
+    every = doc["directories"]
+    shown = [d for d in every if d["classes"]]
+    notes = []
+    if doc.get("depth") is None and len(shown) > LARGE_TREE:
+        shown = [d for d in shown if d["depth"] <= 1]
+        notes.append(
+            f"the top level only ({share(len(shown), len(every))} directories; --depth N lists more)"
+        )
+    empty = sum(1 for d in every if not d["classes"])
+    if empty:
+        notes.append(f"{plural(empty, 'directory')} without test classes left out")
+    return shown, (" Shown: " + "; ".join(notes) + ".") if notes else ""
+
+
+def _dir_label(d: dict, doc: dict) -> str:
+    """A directory's path relative to the report's root (the root itself by its own path)."""
+    root = doc["directories"][0]["path"] if doc["directories"] else ""
+    path = d["path"]
+    if d["depth"] and root and path.startswith(root.rstrip("/") + "/"):
+        return path[len(root.rstrip("/")) + 1 :]
+    return path
 
 
 def _script_hash() -> str:
@@ -154,17 +190,17 @@ def _cards(doc: dict) -> str:
         (
             "Classified",
             _pct(pct),
-            f"{t['classified']:,} of {plural(t['classes'], 'test class')}",
+            f"{share(t['classified'], t['classes'])} test classes",
             _progress(pct, large=True),
         ),
-        ("Test methods", f"{t['tests']:,}", f"in {plural(t['files'], 'file')}", ""),
+        ("Test methods", number(t["tests"]), f"in {plural(t['files'], 'file')}", ""),
         (
             "Never run",
-            f"{t['never_run_tests']:,}",
+            number(t["never_run_tests"]),
             f"test methods in {plural(t['never_run_classes'], 'class')} no runner runs",
             "",
         ),
-        ("Findings", f"{t['findings_total']:,}", plural(len(t["findings"]), "rule"), ""),
+        ("Findings", number(t["findings_total"]), plural(len(t["findings"]), "rule"), ""),
     ]
     html = "".join(
         f'<div class="card"><div class="label">{escape(label)}</div><div class="value">{escape(value)}</div>'
@@ -233,14 +269,17 @@ def _stacked_chart(
             if not value:
                 continue
             w = value * scale
-            share = f" ({100 * value / total:.0f}%)" if total else ""
+            pct = f" ({100 * value / total:.0f}%)" if total else ""
             out.append(
                 f'<rect x="{x:.2f}" y="{y}" width="{w:.2f}" height="{bar_h}" fill="{palette[key]}" '
-                f'class="seg"><title>{escape(label)}: {escape(key)} {value} {unit}{share}</title></rect>'
+                f'class="seg"><title>{escape(label)}: {escape(key)} {number(value)} {unit}{pct}</title>'
+                "</rect>"
             )
             x += w
         end = label_w + bar_w if normalise else x
-        out.append(f'<text x="{end + 8:.2f}" y="{y + bar_h / 2 + 4.5:g}" class="count">{total:,}</text>')
+        out.append(
+            f'<text x="{end + 8:.2f}" y="{y + bar_h / 2 + 4.5:g}" class="count">{number(total)}</text>'
+        )
     out.append("</svg>")
     return "".join(out)
 
@@ -253,8 +292,14 @@ def _table(
         f'<th scope="col" class="{kind}" aria-sort="none"><button type="button">{escape(label)}</button></th>'
         for label, kind in headers
     )
+    kinds = [' class="num"' if kind == "num" else "" for _, kind in headers]
     body = "".join(
-        "<tr>" + "".join(f'<td data-sort="{escape(str(key))}">{cell}</td>' for cell, key in row) + "</tr>"
+        "<tr>"
+        + "".join(
+            f'<td{k} data-sort="{escape(str(key))}">{cell}</td>'
+            for k, (cell, key) in zip(kinds, row, strict=True)
+        )
+        + "</tr>"
         for row in rows
     )
     if not rows:
@@ -266,10 +311,14 @@ def _table(
 
 
 def _num(value: int) -> tuple[str, object]:
-    return (f"{value:,}" if value else '<span class="zero">0</span>'), value
+    return (number(value) if value else '<span class="zero">0</span>'), value
 
 
-def _directory_table(doc: dict, names: Sequence[str]) -> str:
+def _count(value: object) -> str:
+    return number(value) if isinstance(value, int) else str(value)
+
+
+def _directory_table(doc: dict, directories: Sequence[dict], names: Sequence[str]) -> str:
     headers = [
         ("Directory", "text"),
         ("Files", "num"),
@@ -279,9 +328,12 @@ def _directory_table(doc: dict, names: Sequence[str]) -> str:
     ]
     headers += [(n, "num") for n in [*names, *STATUS_COLOURS]] + [("Never run", "num"), ("Findings", "num")]
     rows = []
-    for order, d in enumerate(doc["directories"]):
+    for order, d in enumerate(directories):
         pct = d["classified_percent"]
-        path = f'<span class="dir" style="padding-left:{d["depth"] * 1.1:g}em">{escape(d["path"])}</span>'
+        path = (
+            f'<span class="dir" style="padding-left:{d["depth"] * 1.1:g}em" title="{escape(d["path"])}">'
+            f"{escape(_dir_label(d, doc))}</span>"
+        )
         rows.append(
             [
                 (path, f"{order:06d}"),
@@ -369,11 +421,11 @@ def _compare(cmp: dict, link: Callable[[str, int], str]) -> str:
     t = cmp["total"]
     facts = [
         ("Classified", arrow(t["classified_percent"], _pct)),
-        ("Test classes", arrow(t["classes"])),
-        ("Tests never run", arrow(t["never_run_tests"])),
+        ("Test classes", arrow(t["classes"], _count)),
+        ("Tests never run", arrow(t["never_run_tests"], _count)),
         (
             "Findings",
-            f"{arrow(t['findings_total'])} "
+            f"{arrow(t['findings_total'], _count)} "
             f"({len(cmp['new_findings'])} new, {len(cmp['fixed_findings'])} fixed)",
         ),
     ]
@@ -408,10 +460,10 @@ def _compare(cmp: dict, link: Callable[[str, int], str]) -> str:
         rows = [
             [
                 (escape(d["path"]), d["path"]),
-                (escape(arrow(d["classes"])), d["classes"][1] or 0),
+                (escape(arrow(d["classes"], _count)), d["classes"][1] or 0),
                 (escape(arrow(d["classified_percent"], _pct)), d["classified_percent"][1] or 0),
-                (escape(arrow(d["never_run_tests"])), d["never_run_tests"][1] or 0),
-                (escape(arrow(d["findings_total"])), d["findings_total"][1] or 0),
+                (escape(arrow(d["never_run_tests"], _count)), d["never_run_tests"][1] or 0),
+                (escape(arrow(d["findings_total"], _count)), d["findings_total"][1] or 0),
             ]
             for d in cmp["directories"]
         ]
@@ -427,8 +479,8 @@ def _compare(cmp: dict, link: Callable[[str, int], str]) -> str:
         rows = [
             [
                 (escape(r["name"]), r["name"]),
-                (escape(arrow(r["classes"])), r["classes"][1] or 0),
-                (escape(arrow(r["tests"])), r["tests"][1] or 0),
+                (escape(arrow(r["classes"], _count)), r["classes"][1] or 0),
+                (escape(arrow(r["tests"], _count)), r["tests"][1] or 0),
             ]
             for r in changed_runners(cmp)
         ]
@@ -499,7 +551,11 @@ section { margin: 0 0 30px; }
 .chart .seg { stroke: #fff; stroke-width: 1; }
 .scroll { overflow-x: auto; border: 1px solid var(--line); border-radius: 10px; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; font-variant-numeric: tabular-nums; }
-th, td { padding: 5px 6px; border-bottom: 1px solid var(--line); text-align: left; white-space: nowrap; }
+/* cells wrap (long paths and class names anywhere) so that a table fits its card at 1400 px; numbers
+   never wrap. The card still scrolls sideways on a narrow screen rather than clip. */
+th, td { padding: 5px 6px; border-bottom: 1px solid var(--line); text-align: left; white-space: normal; }
+td { overflow-wrap: anywhere; }
+td.num, td[data-sort] .pct span { white-space: nowrap; overflow-wrap: normal; }
 tbody tr:last-child td { border-bottom: none; }
 /* the first column stays in view when a wide table scrolls sideways */
 th:first-child, td:first-child { position: sticky; left: 0; z-index: 1; background: inherit; }
@@ -515,7 +571,6 @@ th button:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px;
 th button::after { content: "↕"; color: #9aa5b1; font-size: 10px; }
 th[aria-sort="ascending"] button::after { content: "▲"; color: var(--fg); }
 th[aria-sort="descending"] button::after { content: "▼"; color: var(--fg); }
-td:last-child { white-space: normal; }
 .zero { color: #9aa5b1; }
 .empty { color: var(--muted); text-align: center; }
 a { color: #0550ae; text-decoration: none; }

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 
+from .report_words import arrow, changed_runners, plural
+
 
 def _rule_name(code: str) -> str:
     from .rules import RULES  # imported late: the CLI reads FORMATS while building its parser
@@ -22,13 +24,6 @@ def _rule_name(code: str) -> str:
 
 def _percent(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}%"
-
-
-def plural(n: int, word: str) -> str:
-    """``1 class``, ``2 classes``, ``1,234 tests``."""
-    if n == 1:
-        return f"{n} {word}"
-    return f"{n:,} {word}es" if word.endswith("s") else f"{n:,} {word}s"
 
 
 def _headline(doc: dict) -> list[str]:
@@ -52,16 +47,6 @@ def _status_columns(doc: dict) -> list[tuple[str, Callable[[dict], object]]]:
     ]
     cols += [(k, lambda s, k=k: s[k]) for k in ("unclassified", "unknown", "unresolvable")]
     return cols
-
-
-def arrow(pair: Sequence, fmt: Callable[[object], str] = str) -> str:
-    """A [before, after] pair in words: ``3 → 4``, ``4`` when equal, ``(new) 4``, ``3 (removed)``."""
-    before, after = pair
-    if before is None:
-        return f"(new) {fmt(after)}"
-    if after is None:
-        return f"{fmt(before)} (removed)"
-    return fmt(after) if before == after else f"{fmt(before)} → {fmt(after)}"
 
 
 def _change_counts(cmp: dict) -> str:
@@ -187,11 +172,6 @@ def _table_changes(cmp: dict) -> list[str]:
         lines += ["", "Runners that changed:"]
         lines += ["  " + line for line in _grid(*_runner_change_table(cmp))]
     return lines
-
-
-def changed_runners(cmp: dict) -> list[dict]:
-    """The runners whose classes or tests changed (a new runner too)."""
-    return [r for r in cmp["runners"] if r["classes"][0] != r["classes"][1] or r["tests"][0] != r["tests"][1]]
 
 
 def _runner_change_table(cmp: dict) -> tuple[list[str], list[list[str]]]:

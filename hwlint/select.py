@@ -395,7 +395,7 @@ class _Generated:
     source: ClassInfo | None
     call: Instantiation
     device: str
-    notes: tuple[str, ...]
+    notes: tuple[tuple[str, str], ...]  # (what cannot be read, its meaning when selected)
     replaced: list[str] = field(default_factory=list)
 
 
@@ -484,21 +484,39 @@ def _why_not_generated(taxonomy: Taxonomy, call: Instantiation, device: str) -> 
     return "opt_in", f"{opt}=True is not passed ({where})"
 
 
-def _uncertain_generation(taxonomy: Taxonomy, call: Instantiation, device: str) -> tuple[str, ...]:
-    """Reasons the runner's device may not be generated after all (arguments hwlint cannot read)."""
+def _uncertain_generation(
+    taxonomy: Taxonomy, call: Instantiation, device: str
+) -> tuple[tuple[str, str], ...]:
+    """Arguments hwlint cannot read that may keep the runner's device from being generated after
+    all: (what cannot be read, what that means when the class is selected)."""
     notes = []
     for keyword, filt in (("only_for", call.only_for), ("except_for", call.except_for)):
         if filt is not None and filt.devices is None:
             notes.append(
-                f"{keyword}={filt.site.text} (line {call.site.line}) cannot be resolved statically; "
-                f"selected in case it generates {device}"
+                (
+                    f"{keyword}={filt.site.text} (line {call.site.line}) cannot be resolved statically",
+                    f"selected in case it generates {device}",
+                )
             )
     opt = taxonomy.devices[device].opt_in
     if opt and call.opt_in(opt) is None:
         notes.append(
-            f"{opt} (line {call.site.line}) cannot be resolved statically; selected in case it is set"
+            (f"{opt} (line {call.site.line}) cannot be resolved statically", "selected in case it is set")
         )
     return tuple(notes)
+
+
+def _generation_notes(entry: _Generated, status: str, member: str | None, runner: Runner) -> list[str]:
+    """The uncertain-generation notes, worded for what happens to the class on this runner."""
+    if status == SELECTED:
+        return [f"{text}; {if_selected}" for text, if_selected in entry.notes]
+    if status == UNCLASSIFIED:
+        outcome = "not selected either way: the class is unclassified, so the runtime's filter drops it"
+    elif status == MISMATCHED:
+        outcome = f"not selected either way: runner {runner.name} does not run {member}"
+    else:
+        outcome = "not selected: its classification cannot be read"
+    return [f"{text}; {outcome}" for text, _ in entry.notes]
 
 
 # -- classifying what is bound ----------------------------------------------------------------
@@ -529,7 +547,7 @@ def _candidate(
             notes=notes,
             conditional=model.is_conditional(entry.site.line),
         )
-    notes = list(entry.notes)
+    notes: list[str] = []
     if entry.replaced:
         notes.append(
             f"replaces the hand-written class {', '.join(entry.replaced)}: instantiating "
@@ -545,6 +563,7 @@ def _candidate(
         status, member, holder, more = _place(model, taxonomy, runner, entry.source, include_unclassified)
         notes += more
         methods = _generated_methods(model, entry)
+    notes = _generation_notes(entry, status, member, runner) + notes
     return Candidate(
         model.path,
         entry.names,

@@ -17,24 +17,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
+from .cli_common import Parser as _Parser
+from .cli_common import UserError as _UserError
+from .cli_common import add_engine_options, guarded
 
 EXIT_OK, EXIT_ERROR, EXIT_EMPTY = 0, 2, 3
 FORMATS = ("k", "nodeids", "files", "json", "matrix")
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
-
-
-class _UserError(Exception):
-    pass
-
-
 def build_parser() -> argparse.ArgumentParser:
-    from .cli import add_engine_options
-
     p = _Parser(
         prog="hwselect",
         description="Print the test classes a CI runner executes (hw_classification, instantiation).",
@@ -77,17 +68,11 @@ def build_explain_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hwselect`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        if argv[:1] == ["explain"]:
-            return cmd_explain(build_explain_parser().parse_args(argv[1:]))
-        return cmd_select(build_parser().parse_intermixed_args(argv))
-    except _UserError as e:
-        print(f"hwselect: error: {e}", file=sys.stderr)
-        return EXIT_ERROR
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return EXIT_OK
+    if argv[:1] == ["explain"]:
+        explain_args = build_explain_parser().parse_args(argv[1:])
+        return guarded("hwselect", lambda: cmd_explain(explain_args))
+    args = build_parser().parse_intermixed_args(argv)
+    return guarded("hwselect", lambda: cmd_select(args))
 
 
 def _setup(args):
@@ -124,6 +109,11 @@ def cmd_select(args) -> int:
     config, taxonomy = _setup(args)
     if args.format == "matrix":
         paths = ([args.runner] if args.runner else []) + args.paths
+        if args.runner in taxonomy.runners and not os.path.exists(args.runner):
+            raise _UserError(
+                f"--format matrix takes its runners from --runners, not a positional RUNNER: "
+                f"use `hwselect --format matrix --runners {args.runner} [PATH ...]`"
+            )
         _check_paths(paths)
         return cmd_matrix(args, config, taxonomy, paths or ["."])
     if not args.runner:

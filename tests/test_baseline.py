@@ -58,12 +58,12 @@ def test_stale_entries_are_reported(tmp_path, monkeypatch, capsys):
     )
     assert main(["check", "--isolated", "--baseline", "allow.json", "test"]) == 1
     assert capsys.readouterr().out == (
-        "allow.json:3:1: HWC902 Baseline entry `test/test_clean.py` has no findings any more; "
+        "allow.json:3:1: HWC902 [warning] Baseline entry `test/test_clean.py` has no findings any more; "
         "remove it from allow.json.\n"
-        "allow.json:4:1: HWC902 Baseline entry `test/test_gone.py` has no findings any more; "
+        "allow.json:4:1: HWC902 [warning] Baseline entry `test/test_gone.py` has no findings any more; "
         "remove it from allow.json.\n"
         "test/test_plain.py:10:1: HWC001 [*] Test class `TestPlain` does not declare `hw_classification`.\n"
-        "Found 3 errors.\n"
+        "Found 1 error and 2 warnings.\n"
         "[*] 1 fixable with the `--fix` option.\n"
     )
 

@@ -63,9 +63,9 @@ def test_several_classes_report_fixed_and_remaining(tmp_path, capsys, monkeypatc
     assert main(["check", "--isolated", "--fix", "test_several.py"]) == 1
     assert capsys.readouterr().out == (
         "test_several.py:20:1: HWC001 Test class `TestMixed` does not declare `hw_classification`.\n"
-        "test_several.py:20:1: HWC004 Test class `TestMixed` mixes tests that use cuda (`test_needs_cuda`, "
-        "e.g. `torch.cuda.synchronize` (line 25)) with tests that use no device (`test_cpu_only`): "
-        "split it into a GENERIC class and a CUDA class.\n"
+        "test_several.py:20:1: HWC004 [warning] Test class `TestMixed` mixes tests that use cuda "
+        "(`test_needs_cuda`, e.g. `torch.cuda.synchronize` (line 25)) with tests that use no device "
+        "(`test_cpu_only`): split it into a GENERIC class and a CUDA class.\n"
         "test_several.py:28:1: HWC001 Test class `TestCudaOnly` does not declare `hw_classification`.\n"
         "Found 5 errors (2 fixed, 3 remaining).\n"
         "No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option).\n"

@@ -1,4 +1,4 @@
-"""Inference: exact answers for each kind of evidence, and the measured precision the README reports."""
+"""Inference: exact answers for each kind of evidence, and the measured precision docs/check.md reports."""
 
 from __future__ import annotations
 

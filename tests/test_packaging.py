@@ -28,12 +28,12 @@ def wheel_venv(tmp_path_factory):
         pytest.fail(f"wheel build failed:\n{build.stdout}\n{build.stderr}")
     (wheel,) = dist.glob("hwlint-*.whl")
     env_dir = work / "venv"
-    # System site-packages supply the dependencies (pyyaml, ast-grep-py, flake8); the wheel itself is
-    # installed into the venv, which comes first on sys.path.
-    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
+    # An isolated venv: the wheel must bring its own dependencies (pyyaml, ast-grep-py), as it does for
+    # a user. pip resolves them as it would for `pip install hwlint-*.whl`, from its cache when it can.
+    venv.EnvBuilder(system_site_packages=False, with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
     install = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", str(wheel)],
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", str(wheel)],
         capture_output=True,
         text=True,
         timeout=600,
@@ -63,6 +63,8 @@ def test_wheel_bundles_the_default_taxonomy_and_lints_examples(wheel_venv, tmp_p
     module, taxonomy = where.stdout.split()
     assert module.startswith(str(env_dir)), where.stdout + where.stderr
     assert taxonomy.startswith(str(env_dir)) and taxonomy.endswith("hwlint/taxonomy.yaml")
+    isolated = subprocess.run([str(python), "-c", "import pytest"], capture_output=True, env=env)
+    assert isolated.returncode != 0, "the wheel's venv must not see this interpreter's packages"
     res = subprocess.run(
         [str(env_dir / "bin" / "hwlint"), "check", "--output-format", "json", "suite"],
         capture_output=True,

@@ -161,7 +161,7 @@ def test_json_never_run_on_examples(examples_doc):
     assert examples_doc["never_run"] == [
         {
             "path": "examples/test/test_cuda_kernels.py",
-            "line": 34,
+            "line": 40,
             "name": "TestCudaStreams",
             "tests": 1,
             "status": "unknown",
@@ -171,17 +171,17 @@ def test_json_never_run_on_examples(examples_doc):
         },
         {
             "path": "examples/test/test_ops.py",
-            "line": 41,
+            "line": 48,
             "name": "TestReductionsCUDA",
             "tests": 1,
             "status": "classified",
             "classification": "CUDA",
             "runners": [],
-            "never_run": "cuda, rocm: replaced by the class TestReductions generates (line 49)",
+            "never_run": "cuda, rocm: replaced by the class TestReductions generates (line 56)",
         },
         {
             "path": "examples/test/test_serialization.py",
-            "line": 39,
+            "line": 45,
             "name": "TestLegacyFormat",
             "tests": 1,
             "status": "unclassified",
@@ -200,7 +200,7 @@ def test_json_classes_and_findings_on_examples(examples_doc):
     assert classes["TestParametrizeMPS"]["runners"] == ["mps"]
     assert classes["TestSave"] == {
         "path": "examples/test/test_serialization.py",
-        "line": 10,
+        "line": 16,
         "name": "TestSave",
         "tests": 1,
         "status": "classified",
@@ -210,21 +210,21 @@ def test_json_classes_and_findings_on_examples(examples_doc):
     }
     assert examples_doc["findings"][0] == {
         "path": "examples/test/nn/test_parametrize.py",
-        "line": 33,
+        "line": 40,
         "col": 26,
         "code": "HWC201",
         "message": "GENERIC test method `TestParametrizeGeneric.test_cache` takes a `device` parameter.",
     }
     assert [(f["path"].rpartition("/")[2], f["line"], f["code"]) for f in examples_doc["findings"]] == [
-        ("test_parametrize.py", 33, "HWC201"),
-        ("test_parametrize.py", 37, "HWC102"),
-        ("test_parametrize.py", 46, "HWC101"),
-        ("test_cuda_kernels.py", 35, "HWC002"),
-        ("test_ops.py", 33, "HWC203"),
-        ("test_ops.py", 37, "HWC202"),
-        ("test_ops.py", 41, "HWC107"),
-        ("test_serialization.py", 34, "HWC204"),
-        ("test_serialization.py", 39, "HWC001"),
+        ("test_parametrize.py", 40, "HWC201"),
+        ("test_parametrize.py", 44, "HWC102"),
+        ("test_parametrize.py", 53, "HWC101"),
+        ("test_cuda_kernels.py", 41, "HWC002"),
+        ("test_ops.py", 40, "HWC203"),
+        ("test_ops.py", 44, "HWC202"),
+        ("test_ops.py", 48, "HWC107"),
+        ("test_serialization.py", 40, "HWC204"),
+        ("test_serialization.py", 45, "HWC001"),
     ]
 
 
@@ -246,9 +246,9 @@ MARKDOWN = """\
 
 | Class | Tests | Why |
 | --- | ---: | --- |
-| `examples/test/test_cuda_kernels.py:34` `TestCudaStreams` | 1 | GPU is not a classification in the taxonomy |
-| `examples/test/test_ops.py:41` `TestReductionsCUDA` | 1 | cuda, rocm: replaced by the class TestReductions generates (line 49) |
-| `examples/test/test_serialization.py:39` `TestLegacyFormat` | 1 | unclassified: every classification-filtered run drops it |
+| `examples/test/test_cuda_kernels.py:40` `TestCudaStreams` | 1 | GPU is not a classification in the taxonomy |
+| `examples/test/test_ops.py:48` `TestReductionsCUDA` | 1 | cuda, rocm: replaced by the class TestReductions generates (line 56) |
+| `examples/test/test_serialization.py:45` `TestLegacyFormat` | 1 | unclassified: every classification-filtered run drops it |
 
 </details>
 
@@ -335,7 +335,7 @@ def test_table_on_examples():
     assert lines[5].startswith("  examples/test ")
     assert lines[6] == ""  # --depth 1: nothing below examples/test
     assert (
-        "  examples/test/test_serialization.py:39: TestLegacyFormat (1 test): unclassified: every "
+        "  examples/test/test_serialization.py:45: TestLegacyFormat (1 test): unclassified: every "
         in res.stdout
     )
     assert "      1  HWC001  missing-hw-classification" in lines
@@ -558,7 +558,7 @@ def test_compare_json(changed_suite):
     assert cmp["newly_classified"] == [
         {
             "path": "test/test_serialization.py",
-            "line": 39,
+            "line": 45,
             "name": "TestLegacyFormat",
             "tests": 1,
             "before": "unclassified",
@@ -575,7 +575,7 @@ def test_compare_json(changed_suite):
         ("test/nn/test_new.py", 1, "HWC001")
     ]
     assert [(f["path"], f["line"], f["code"]) for f in cmp["fixed_findings"]] == [
-        ("test/test_serialization.py", 39, "HWC001")
+        ("test/test_serialization.py", 45, "HWC001")
     ]
     assert [d["path"] for d in cmp["directories"]] == ["test", "test/nn"]
     assert cmp["directories"][1] == {
@@ -620,11 +620,11 @@ def test_compare_in_markdown_and_table(changed_suite):
 
         **Newly classified**
 
-        - `test/test_serialization.py:39: TestLegacyFormat: unclassified → GENERIC`
+        - `test/test_serialization.py:45: TestLegacyFormat: unclassified → GENERIC`
 
         **Classification changed**
 
-        - `test/nn/test_parametrize.py:23: TestParametrizeMPS: MPS → XPU`
+        - `test/nn/test_parametrize.py:30: TestParametrizeMPS: MPS → XPU`
 
         **New test classes**
 
@@ -636,7 +636,7 @@ def test_compare_in_markdown_and_table(changed_suite):
 
         **Fixed findings**
 
-        - `test/test_serialization.py:39` `HWC001` Test class `TestLegacyFormat` does not declare `hw_classification`.
+        - `test/test_serialization.py:45` `HWC001` Test class `TestLegacyFormat` does not declare `hw_classification`.
 
         | Directory | Classes | Classified | Tests never run | Findings |
         | --- | ---: | ---: | ---: | ---: |
@@ -656,7 +656,7 @@ def test_compare_in_markdown_and_table(changed_suite):
     assert res.returncode == 0, res.stderr
     assert "Since old.json:\n  classified: 16 → 17 of 18 → 19 classes (88.9% → 89.5%)\n" in res.stdout
     assert (
-        "\nNewly classified:\n  test/test_serialization.py:39: TestLegacyFormat: unclassified → GENERIC\n"
+        "\nNewly classified:\n  test/test_serialization.py:45: TestLegacyFormat: unclassified → GENERIC\n"
         in res.stdout
     )
     assert "\nNew findings:\n  test/nn/test_new.py:1: HWC001 Test class `TestNew` does not" in res.stdout

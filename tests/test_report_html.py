@@ -53,9 +53,9 @@ def test_page_has_charts_tables_and_source_links(page):
     # the links are relative to where the page is written and end in #L<line>
     links = re.findall(r'<a href="([^"]+)"><code>([^<]+)</code></a>', html)
     assert [text for _, text in links] == [
-        "examples/test/test_cuda_kernels.py:34",
-        "examples/test/test_ops.py:41",
-        "examples/test/test_serialization.py:39",
+        "examples/test/test_cuda_kernels.py:40",
+        "examples/test/test_ops.py:48",
+        "examples/test/test_serialization.py:45",
     ]
     for href, text in links:
         path, line = text.rsplit(":", 1)
@@ -81,7 +81,7 @@ def test_text_is_escaped(tmp_path):
 # In a real browser
 
 
-def chromium(page: Path, tmp_path: Path) -> tuple[str, str]:
+def chromium(page: Path, tmp_path: Path, *flags: str) -> tuple[str, str]:
     """(DOM after the page's scripts ran, chromium's log) for *page*, opened from disk."""
     profile = tmp_path / "profile"
     res = subprocess.run(
@@ -98,6 +98,7 @@ def chromium(page: Path, tmp_path: Path) -> tuple[str, str]:
             f"--user-data-dir={profile}",
             "--enable-logging=stderr",
             "--v=0",
+            *flags,
             "--dump-dom",
             page.as_uri(),
         ],
@@ -107,6 +108,14 @@ def chromium(page: Path, tmp_path: Path) -> tuple[str, str]:
     )
     assert res.returncode == 0, res.stderr[-2000:]
     return res.stdout, res.stderr
+
+
+def with_probe(html: str, probe: str) -> str:
+    """*html* with the test script *probe* (``<script>...</script></body>``) at the end, allowed by
+    its hash: the page's policy runs no inline script but its own."""
+    code = probe[len("<script>") : -len("</script></body>")]
+    digest = base64.b64encode(hashlib.sha256(code.encode()).digest()).decode()
+    return html.replace("script-src '", f"script-src 'sha256-{digest}' '").replace("</body>", probe)
 
 
 def console_errors(log: str) -> list[str]:
@@ -142,12 +151,7 @@ def test_tables_sort_when_a_header_is_clicked(page, tmp_path):
     document.body.dataset.descending = order() + "|" + th.getAttribute("aria-sort");
     </script></body>"""
     probed = tmp_path / "probed.html"
-    # the page's policy runs only its own script: let this probe in by its hash too
-    digest = base64.b64encode(
-        hashlib.sha256(probe[len("<script>") : -len("</script></body>")].encode()).digest()
-    )
-    html = page.read_text().replace("script-src '", f"script-src 'sha256-{digest.decode()}' '")
-    probed.write_text(html.replace("</body>", probe))
+    probed.write_text(with_probe(page.read_text(), probe))
     dom, log = chromium(probed, tmp_path)
     assert console_errors(log) == []
     # ties keep the page's order (cuda before rocm); xpu 3, mps 4, privateuse1 7, cuda/rocm 11, cpu 14
@@ -199,6 +203,67 @@ def test_a_script_error_would_be_caught(page, tmp_path):
     _, log = chromium(broken, tmp_path)
     assert len(console_errors(log)) == 1
     assert "Uncaught ReferenceError: undefinedFunction is not defined" in console_errors(log)[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Layout on a large tree
+
+
+@pytest.fixture(scope="module")
+def large_page(tmp_path_factory) -> Path:
+    """40 directories with long names (one without test classes) and 1,200 classes, under the vendor
+    taxonomy (one more classification column): wider than the example suite on every count."""
+    root = tmp_path_factory.mktemp("large")
+    suite = root / "test"
+    body = "".join(
+        f"class TestC{i}(TestCase):\n"
+        + ("    hw_classification = HardwareClassification.GENERIC\n" if i % 3 else "")
+        + f"    def test_{i}(self): ...\n\n"
+        for i in range(30)
+    )
+    for d in range(40):
+        where = suite / f"area_{d:02d}_with_a_rather_long_directory_name" / "and_a_nested_level_below_it"
+        where.mkdir(parents=True)
+        (where / f"test_module_{d}.py").write_text(body)
+    (suite / "helpers_without_tests").mkdir()
+    (suite / "helpers_without_tests" / "test_nothing.py").write_text("X = 1\n")
+    vendor = ROOT / "examples" / "taxonomy-vendor.yaml"
+    return render(root, "--isolated", "--taxonomy", str(vendor), "test", cwd=root, name="large.html")
+
+
+def test_large_tree_lists_the_top_level_without_empty_rows(large_page):
+    html = large_page.read_text()
+    table = html.split('<table id="directory-table"')[1].split("</table>")[0]
+    assert table.count("<tr") == 1 + 1 + 40  # header, the root, the 40 top-level directories
+    assert "helpers_without_tests" not in html
+    assert "and_a_nested_level_below_it" not in table
+    note = (
+        "Shown: the top level only (41 of 82 directories; --depth N lists more); "
+        "1 directory without test classes left out."
+    )
+    assert note in html
+    # one number format: thousands separated, "N of M"
+    assert "800 of 1,200 test classes" in html
+    assert not re.findall(r">\d{4,}<", html)
+
+
+@needs_chromium
+def test_no_table_overflows_its_card_at_1400_px(large_page, tmp_path):
+    probe = """<script>
+    document.body.dataset.overflow = Array.from(document.querySelectorAll(".scroll"))
+      .filter((card) => card.querySelector("table").scrollWidth > card.clientWidth)
+      .map((card) => card.querySelector("table").id).join(",") || "none";
+    document.body.dataset.tables = document.querySelectorAll(".scroll table").length;
+    </script></body>"""
+    probed = tmp_path / "probed.html"
+    probed.write_text(with_probe(large_page.read_text(), probe))
+    dom, log = chromium(probed, tmp_path, "--window-size=1400,1000")
+    assert console_errors(log) == []
+    assert 'data-tables="4"' in dom
+    assert 'data-overflow="none"' in dom
+    # the check can fail: the same page in a window too narrow for it overflows
+    narrow, _ = chromium(probed, tmp_path, "--window-size=700,1000")
+    assert 'data-overflow="none"' not in narrow
 
 
 # ---------------------------------------------------------------------------------------------

@@ -149,7 +149,28 @@ def test_project_lints_clean_with_its_own_checker_and_ruff():
     assert fmt.returncode == 0, fmt.stdout + fmt.stderr
 
 
-def test_readme_rule_table_lists_every_rule():
-    text = (ROOT / "README.md").read_text()
-    rows = dict(re.findall(r"^\| (HWC\d{3}) \| ([a-z0-9-]+) \|", text, re.MULTILINE))
-    assert rows == {code: rule.name for code, rule in RULES.items()}
+def test_rule_docs_are_generated_from_the_registry():
+    """docs/rules.md is `hwlint rule --all --output-format markdown`; regenerate it when a rule changes."""
+    res = run_tool("hwlint", "rule", "--all", "--output-format", "markdown")
+    assert res.returncode == 0, res.stderr
+    assert (ROOT / "docs" / "rules.md").read_text() == res.stdout, (
+        "docs/rules.md is stale: run `hwlint rule --all --output-format markdown > docs/rules.md`"
+    )
+    headings = re.findall(r"^## (HWC\d{3})$", res.stdout, re.MULTILINE)
+    assert headings == list(RULES)
+
+
+def test_rule_urls_point_at_anchors_of_the_rule_docs(tmp_path):
+    from hwlint.rule_docs import RULES_DOC, RULES_URL
+
+    anchors = {h.lower() for h in re.findall(r"^## (\S+)$", (ROOT / RULES_DOC).read_text(), re.MULTILINE)}
+    (tmp_path / "test_a.py").write_text("class TestA:\n    def test_x(self):\n        pass\n")
+    res = run_tool("hwlint", "check", "--output-format", "sarif", "test_a.py", cwd=tmp_path)
+    sarif = json.loads(res.stdout)
+    urls = [r["helpUri"] for r in sarif["runs"][0]["tool"]["driver"]["rules"]]
+    res = run_tool("hwlint", "check", "--output-format", "json", "test_a.py", cwd=tmp_path)
+    urls += [f["url"] for f in json.loads(res.stdout)]
+    assert len(urls) == len(RULES) + 1
+    for url in urls:
+        base, _, anchor = url.partition("#")
+        assert base == RULES_URL and anchor in anchors, url

@@ -113,6 +113,42 @@ def test_unresolvable_filter_and_foreign_generic_are_reported(taxonomy, tmp_path
     ]
 
 
+def test_unresolvable_filter_on_a_class_not_selected_says_so(taxonomy, tmp_path):
+    path = write(
+        tmp_path,
+        "test_u.py",
+        """
+        class TestPlain(TestCase):
+            def test_p(self, device): ...
+
+        class TestCuda(TestCase):
+            hw_classification = HardwareClassification.CUDA
+            def test_c(self, device): ...
+
+        instantiate_device_type_tests(TestPlain, globals(), only_for=get_devices())
+        instantiate_device_type_tests(TestCuda, globals(), except_for=SKIP)
+        """,
+    )
+    sel = select_files(taxonomy, "cpu", [path])
+    assert statuses(sel) == {"TestPlainCPU": "unclassified", "TestCudaCPU": "mismatched"}
+    assert sel.warnings == [
+        f"{path}::TestPlainCPU: only_for=get_devices() (line 9) cannot be resolved statically; "
+        "not selected either way: the class is unclassified, so the runtime's filter drops it",
+        f"{path}::TestCudaCPU: except_for=SKIP (line 10) cannot be resolved statically; "
+        "not selected either way: runner cpu does not run CUDA",
+    ]
+
+
+def test_matrix_with_a_positional_runner_points_at_runners(tmp_path):
+    (tmp_path / "test_a.py").write_text("class TestA:\n    def test_x(self):\n        pass\n")
+    res = run_tool("hwselect", "cuda", "--format", "matrix", ".", cwd=tmp_path)
+    assert (res.returncode, res.stdout) == (2, "")
+    assert res.stderr == (
+        "hwselect: error: --format matrix takes its runners from --runners, not a positional RUNNER: "
+        "use `hwselect --format matrix --runners cuda [PATH ...]`\n"
+    )
+
+
 def test_empty_selection_exits_3_and_says_why(tmp_path):
     write(
         tmp_path,

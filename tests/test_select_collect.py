@@ -215,7 +215,7 @@ def test_plugin_reports_and_keeps_paths_after_its_options(suite):
     ) in lines
     # items, in the runtime's words: TestFooCUDA's 2 tests and TestConvCuda's pass
     assert (
-        "hwselect runner cuda active ([ACCELERATOR, CUDA]): total=7, passed=3, unclassified=1, mismatched=3"
+        "hwselect runner cuda active ([ACCELERATOR, CUDA]): total=7, selected=3, unclassified=1, mismatched=3"
     ) in lines
 
 
@@ -226,7 +226,7 @@ def test_plugin_says_why_nothing_runs(suite):
     )
     assert proc.returncode == 5  # pytest's "no tests ran": an empty selection is not green
     assert (
-        "hwselect runner mps active ([ACCELERATOR, MPS]): total=2, passed=0, unclassified=0, mismatched=2\n"
+        "hwselect runner mps active ([ACCELERATOR, MPS]): total=2, selected=0, unclassified=0, mismatched=2\n"
         "hwselect: runner mps selects nothing:\n"
         "  - 2 classes are classified for other runners: CUDA (1), GENERIC (1); mps runs ACCELERATOR, MPS\n"
     ) in proc.stdout

@@ -1,10 +1,16 @@
 """Device-independent tests: GENERIC classes run once, on the CPU-only runner."""
 
+import enum
 import io
 import unittest
 
 import torch
-from torch.testing._internal.common_utils import HardwareClassification, TestCase, run_tests
+from torch.testing._internal.common_utils import TestCase, run_tests
+
+try:
+    from torch.testing._internal.common_utils import HardwareClassification
+except ImportError:  # torch < 2.14 does not define it; the runtime only reads member names
+    HardwareClassification = enum.Enum("HardwareClassification", "GENERIC ACCELERATOR CPU CUDA MPS XPU")
 
 
 class TestSave(TestCase):

@@ -1,7 +1,14 @@
 """Distributed tests spawn processes instead of being instantiated per device."""
 
+import enum
+
 from torch.testing._internal.common_distributed import MultiProcessTestCase
-from torch.testing._internal.common_utils import HardwareClassification, run_tests
+from torch.testing._internal.common_utils import run_tests
+
+try:
+    from torch.testing._internal.common_utils import HardwareClassification
+except ImportError:  # torch < 2.14 does not define it; the runtime only reads member names
+    HardwareClassification = enum.Enum("HardwareClassification", "GENERIC ACCELERATOR CPU CUDA MPS XPU")
 
 
 class TestProcessGroupGloo(MultiProcessTestCase):

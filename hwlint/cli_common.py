@@ -1,0 +1,77 @@
+"""What the ``hwlint`` and ``hwselect`` command lines share: argument parsing that exits 2 on a
+usage error, the engine options, and the guard that turns any uncaught exception into exit 2.
+
+It sits below both front ends, so neither imports the other.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+
+EXIT_ERROR = 2
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's usage errors exit 2, as ruff's do, with the usage of the (sub)command at fault."""
+
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
+
+
+class UserError(Exception):
+    """A usage, configuration or input problem: printed as ``PROG: error: MESSAGE``, exit 2."""
+
+
+def add_engine_options(parser: argparse.ArgumentParser) -> None:
+    """--jobs, --no-cache and --cache-dir: how a command runs its per-file work (hwlint.engine)."""
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="files read in parallel (default: number of cores)",
+    )
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    parser.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="cache directory (default: .hwlint_cache next to the configuration)",
+    )
+
+
+def guarded(prog: str, run: Callable[[], int], ok: int = 0) -> int:
+    """Run a command; map every way it can end to an exit code.
+
+    Exit 1 means "findings" (hwlint) and 3 "empty selection" (hwselect), so a crash must never end
+    with either: an uncaught exception is one line naming it, and exit 2 (ruff does the same).
+    """
+    try:
+        return run()
+    except UserError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return ok
+    except Exception as e:  # the last line of defence
+        where = _where(e)
+        print(
+            f"{prog}: error: internal error: {type(e).__name__}: {e}{where} "
+            f"(please report it; a missing module means the installation is incomplete)",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+
+
+def _where(e: BaseException) -> str:
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return ""
+    return f" at {tb.tb_frame.f_code.co_filename.rsplit('/', 1)[-1]}:{tb.tb_lineno}"
