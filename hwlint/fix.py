@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import functools
 import itertools
 import os
 import stat
@@ -179,6 +180,12 @@ def _indent_unit(source: str, class_indent: str) -> str:
     """The indentation step the file uses: a tab if its first indented line starts with one."""
     if "\t" in class_indent:
         return "\t"
+    return _file_indent_unit(source)
+
+
+@functools.lru_cache(maxsize=4)
+def _file_indent_unit(source: str) -> str:
+    # cached: asked once per fixed class, and splitting a big file each time made fixing quadratic
     for line in split_lines(source):
         if line[:1] in (" ", "\t") and line.strip():
             return "\t" if line[0] == "\t" else "    "
