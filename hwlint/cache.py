@@ -1,83 +1,325 @@
-"""A ruff-style result cache: per file, keyed by content hash, taxonomy hash and hwlint version.
+"""A ruff-style result cache: per file, bound to its content hash and to everything that shapes a result.
 
 Each kind of value (the checker's findings, hwselect's selections, the report's summaries) lives in
-its own pickle under ``.hwlint_cache/``, named after the hwlint version, the taxonomy digest and the
-kind, so a command loads only what it reads. A lookup is a ``stat``: an entry whose (mtime, size)
-still match is used as is. When they differ, the file is read and hashed; an unchanged hash (a
-touched file) reuses the entry. Saving writes a temporary file in the same directory and renames it
-over the old one, so two runs at once never leave a torn file (the last one wins); a corrupt,
-truncated or foreign cache file is ignored and rewritten.
+its own file under ``.hwlint_cache/``, named after the hwlint version, the taxonomy digest and the
+kind with its options (``--max-file-size``, selector runners...), so a command loads only what it
+reads. The same key is written inside the file and checked on load, so a renamed file is foreign.
+
+The cache directory may come with the code being checked (a pull request can commit one), so
+nothing in it is trusted:
+
+* the format is JSON, which cannot execute code, and every value is rebuilt from it against its
+  declared type (:func:`decoder`): an entry of the wrong shape is a miss, never a crash;
+* an entry is used only for the exact content it was computed from: every run reads and hashes
+  each file (SHA-256 of the whole content); an mtime and a size prove nothing;
+* the file carries a MAC keyed by a secret kept outside the tree (``$XDG_CACHE_HOME/hwlint/
+  cache-key``, created on first use, mode 0600). A cache written by anyone without that key,
+  however plausible its entries ("this content has no findings"), is ignored and rewritten.
+
+Saving writes a temporary file in the same directory and renames it over the old one, so two runs
+at once never leave a torn file (the last one wins). A directory the cache creates gets a
+``CACHEDIR.TAG`` (backup tools skip it) and a ``.gitignore`` of ``*`` (it is never committed).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import hmac
+import json
 import os
-import pickle
+import secrets
+import stat
+import sys
 import tempfile
-from dataclasses import dataclass
+import types
+import typing
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from . import __version__
 
-_MAGIC = "hwlint-cache-2"
+_MAGIC = b"hwlint-cache-3"
 CACHE_DIR_NAME = ".hwlint_cache"
+KEY_FILE_ENV = "HWLINT_CACHE_KEY_FILE"
+_CACHEDIR_TAG = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by hwlint.\n"
+    "# For information about cache directory tags, see https://bford.info/cachedir/\n"
+)
 
 
 def content_hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    """128 bits of the SHA-256 of *data* (twice as fast as blake2b where the CPU has SHA extensions)."""
+    return hashlib.sha256(data).hexdigest()[:32]
 
 
-@dataclass
-class Entry:
-    mtime_ns: int
-    size: int
-    sha: str
-    value: Any
+# ---------------------------------------------------------------------------------------------
+# Values <-> JSON, checked against their declared types
+
+
+class InvalidEntry(Exception):
+    """A cached value that does not have the shape of its type."""
+
+
+def encode(value: Any) -> Any:
+    """*value* as plain JSON data: a dataclass is the list of its fields, in order.
+
+    Raises TypeError for anything JSON would not give back as it was (a non-string key, a set...)."""
+    if value is None or type(value) in (str, int, bool, float):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [encode(v) for v in value]
+    if isinstance(value, dict):
+        if not all(type(k) is str for k in value):
+            raise TypeError("cached mappings need string keys")
+        return {k: encode(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [encode(getattr(value, f.name)) for f in dataclasses.fields(value)]
+    raise TypeError(f"cannot cache a {type(value).__name__}")
+
+
+_decoders: dict[Any, Callable[[Any], Any]] = {}
+
+
+def decoder(tp: Any) -> Callable[[Any], Any]:
+    """A function that rebuilds a value of type *tp* from :func:`encode`'s output, raising
+    InvalidEntry for data of any other shape. Types: str, int, bool, float, None, unions, list,
+    tuple, dict with str keys, Counter (str -> int), a bare dict (any JSON object) and dataclasses of
+    these."""
+    found = _decoders.get(tp)
+    if found is None:
+        found = _decoders[tp] = _make_decoder(tp)
+    return found
+
+
+def _bad(what: str) -> InvalidEntry:
+    return InvalidEntry(f"expected {what}")
+
+
+def _scalar(tp: type) -> Callable[[Any], Any]:
+    def check(v: Any) -> Any:
+        if type(v) is not tp:
+            raise _bad(tp.__name__)
+        return v
+
+    return check
+
+
+def _make_decoder(tp: Any) -> Callable[[Any], Any]:
+    if tp is None or tp is type(None):
+        return _scalar(type(None))
+    if tp in (str, int, bool):
+        return _scalar(tp)
+    if tp is float:
+        return lambda v: float(v) if type(v) in (int, float) else _raise(_bad("float"))
+    if tp is Counter:
+        return _counter
+    if tp is dict:  # a free-form JSON object (a ruff-style fix description): only its kind is checked
+        return lambda v: v if type(v) is dict else _raise(_bad("an object"))
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        return _union(args)
+    if origin is list:
+        item = decoder(args[0])
+        return lambda v: [item(x) for x in v] if type(v) is list else _raise(_bad("a list"))
+    if origin is tuple:
+        return _tuple(args)
+    if origin is dict and args and args[0] is str:
+        value = decoder(args[1])
+        return lambda v: {k: value(x) for k, x in v.items()} if type(v) is dict else _raise(_bad("a mapping"))
+    if dataclasses.is_dataclass(tp):
+        return _dataclass(tp)
+    return lambda v: _raise(_bad(f"nothing: {tp!r} is not cached"))
+
+
+def _raise(e: Exception) -> Any:
+    raise e
+
+
+def _counter(v: Any) -> Counter:
+    if type(v) is not dict or not all(type(n) is int for n in v.values()):
+        raise _bad("a mapping of counts")
+    return Counter(v)
+
+
+def _union(args: tuple) -> Callable[[Any], Any]:
+    options = [a for a in args if a is not type(None)]
+    optional = len(options) < len(args)
+    if len(options) == 1:
+        only = decoder(options[0])
+        return lambda v: None if v is None and optional else only(v)
+    decoders = [decoder(a) for a in options]
+
+    def first(v: Any) -> Any:
+        if v is None and optional:
+            return None
+        for d in decoders:
+            try:
+                return d(v)
+            except InvalidEntry:
+                continue
+        raise _bad(" or ".join(map(str, options)))
+
+    return first
+
+
+def _tuple(args: tuple) -> Callable[[Any], Any]:
+    if len(args) == 2 and args[1] is Ellipsis:
+        item = decoder(args[0])
+        return lambda v: tuple(item(x) for x in v) if type(v) is list else _raise(_bad("a list"))
+    items = [decoder(a) for a in args]
+
+    def fixed(v: Any) -> tuple:
+        if type(v) is not list or len(v) != len(items):
+            raise _bad(f"a list of {len(items)}")
+        return tuple(d(x) for d, x in zip(items, v, strict=True))
+
+    return fixed
+
+
+def _dataclass(cls: type) -> Callable[[Any], Any]:
+    fields: list[Callable[[Any], Any]] = []
+
+    def build(v: Any) -> Any:
+        if not fields:  # resolved on first use: dataclasses may refer to each other
+            hints = typing.get_type_hints(cls)
+            fields.extend(decoder(hints[f.name]) for f in dataclasses.fields(cls))
+        if type(v) is not list or len(v) != len(fields):
+            raise _bad(f"{cls.__name__} fields")
+        return cls(*[d(x) for d, x in zip(fields, v, strict=True)])
+
+    return build
+
+
+# ---------------------------------------------------------------------------------------------
+# The secret that makes a cache file ours
+
+
+def key_file() -> Path:
+    """Where the cache's MAC key lives: $HWLINT_CACHE_KEY_FILE, else $XDG_CACHE_HOME/hwlint/cache-key."""
+    explicit = os.environ.get(KEY_FILE_ENV)
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "hwlint" / "cache-key"
+
+
+def _secret() -> bytes | None:
+    """The MAC key, created (32 random bytes, mode 0600) when missing; None when it cannot be had,
+    which turns the cache off for the run."""
+    path = key_file()
+    for _ in range(2):
+        try:
+            key = path.read_bytes()
+        except FileNotFoundError:
+            _create_key(path)
+            continue
+        except OSError:
+            return None
+        return key if len(key) >= 16 else None
+    return None
+
+
+def _create_key(path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(prefix=".cache-key-", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(secrets.token_bytes(32))
+            os.link(tmp, path)  # never replaces a key another process created meanwhile
+        finally:
+            os.unlink(tmp)
+    except OSError:
+        pass
+
+
+def _mac(key: bytes, body: bytes) -> bytes:
+    return hashlib.blake2b(body, key=key[:64], digest_size=32).hexdigest().encode()
+
+
+# ---------------------------------------------------------------------------------------------
 
 
 class _Store:
-    """The entries of one kind, loaded on first use."""
+    """The entries of one kind, loaded on first use: path -> [content hash, encoded value]."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, header: dict, key: bytes | None):
         self.path = path
-        self.entries: dict[str, Entry] = {}
+        self.header = header
+        self.entries: dict[str, Any] = {}
         self.dirty = False
+        if key is None:
+            return
+        data = _read_regular(path)
+        if data is None:
+            self.dirty = path.exists()
+            return
+        first, _, body = data.partition(b"\n")
+        magic, _, mac = first.partition(b" ")
+        if magic != _MAGIC or not hmac.compare_digest(mac, _mac(key, body)):
+            self.dirty = True  # not written by us with this key: ignored, rewritten
+            return
         try:
-            with open(path, "rb") as f:
-                magic, entries = pickle.load(f)
-        except FileNotFoundError:
-            return
-        except Exception:  # any unreadable cache is simply rebuilt
+            loaded = json.loads(body)
+        except ValueError:
+            loaded = None
+        if type(loaded) is not dict or loaded.get("key") != header or type(loaded.get("entries")) is not dict:
             self.dirty = True
             return
-        if magic != _MAGIC or not isinstance(entries, dict):
-            self.dirty = True
-            return
-        self.entries = entries
+        self.entries = loaded["entries"]
+
+
+def _read_regular(path: Path) -> bytes | None:
+    """The bytes of *path* if it is a regular file (not a symlink, FIFO or device), else None."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 class Cache:
     """Cached per-file values for one taxonomy. Not thread-safe; one per process."""
 
     def __init__(self, directory: Path, taxonomy_digest: str):
-        self.directory = directory
+        self.directory = Path(directory)
+        self.taxonomy_digest = taxonomy_digest
+        self.python = f"{sys.implementation.name}-{'.'.join(map(str, sys.version_info[:3]))}"
         self.prefix = f"{__version__}-{taxonomy_digest[:20]}"
+        self._key = _secret()
         self._stores: dict[str, _Store] = {}
 
     def path_for(self, kind: str) -> Path:
         """The file that holds the values of *kind*."""
-        tag = hashlib.blake2b(kind.encode(), digest_size=5).hexdigest()
-        return self.directory / f"{self.prefix}-{tag}.pickle"
+        tag = hashlib.blake2b(f"{self.python}\0{kind}".encode(), digest_size=5).hexdigest()
+        return self.directory / f"{self.prefix}-{tag}.json"
 
-    def entries(self, kind: str) -> dict[str, Entry]:
+    def entries(self, kind: str) -> dict[str, Any]:
         return self._store(kind).entries
 
     def _store(self, kind: str) -> _Store:
         store = self._stores.get(kind)
         if store is None:
-            store = self._stores[kind] = _Store(self.path_for(kind))
+            header = {
+                "hwlint": __version__,
+                "python": self.python,
+                "taxonomy": self.taxonomy_digest,
+                "kind": kind,
+            }
+            store = self._stores[kind] = _Store(self.path_for(kind), header, self._key)
         return store
 
     @property
@@ -88,51 +330,51 @@ class Cache:
     def key(path: str) -> str:
         return os.path.abspath(path)
 
-    def lookup(self, path: str, kind: str) -> Any | None:
-        """The cached value if the file's (mtime, size) are unchanged, else None."""
+    def get(self, path: str, sha: str, kind: str, value_type: Any) -> Any | None:
+        """The value cached for *path* when its content hash is *sha*, else None.
+
+        An entry that does not decode as *value_type* is a miss (and is replaced by the next store)."""
         entry = self.entries(kind).get(self.key(path))
-        if entry is None:
+        if type(entry) is not list or len(entry) != 2 or entry[0] != sha:
             return None
         try:
-            st = os.stat(path)
-        except OSError:
+            return decoder(value_type)(entry[1])
+        except Exception:  # InvalidEntry, or a dataclass refusing the values
             return None
-        if (st.st_mtime_ns, st.st_size) != (entry.mtime_ns, entry.size):
-            return None
-        return entry.value
 
-    def known_hash(self, path: str, kind: str) -> str | None:
-        """The content hash of the cached entry for *path*, if there is one."""
-        entry = self.entries(kind).get(self.key(path))
-        return entry.sha if entry is not None else None
-
-    def value_for_hash(self, path: str, kind: str, sha: str) -> Any | None:
-        entry = self.entries(kind).get(self.key(path))
-        if entry is not None and entry.sha == sha:
-            return entry.value
-        return None
-
-    def store(self, path: str, mtime_ns: int, size: int, sha: str, kind: str, value: Any) -> None:
+    def store(self, path: str, sha: str, kind: str, value: Any) -> None:
+        """Keep *value* for *path* with content hash *sha*; a value JSON cannot hold is not kept."""
+        try:
+            encoded = encode(value)
+        except TypeError:
+            return
         store = self._store(kind)
-        store.entries[self.key(path)] = Entry(mtime_ns, size, sha, value)
+        store.entries[self.key(path)] = [sha, encoded]
         store.dirty = True
 
     def save(self) -> None:
         """Write every changed kind atomically; a cache that cannot be written is skipped, never an error."""
+        if self._key is None:
+            return
         for store in self._stores.values():
-            if store.dirty and self._write(store):
+            if store.dirty and self._write(store, self._key):
                 store.dirty = False
 
-    def _write(self, store: _Store) -> bool:
+    def _write(self, store: _Store, key: bytes) -> bool:
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            gitignore = self.directory / ".gitignore"
-            if not gitignore.exists():
-                gitignore.write_text("# Automatically created by hwlint.\n*\n")
+            for name, text in (
+                (".gitignore", "# Automatically created by hwlint.\n*\n"),
+                ("CACHEDIR.TAG", _CACHEDIR_TAG),
+            ):
+                marker = self.directory / name
+                if not os.path.lexists(marker):
+                    marker.write_text(text)
+            body = json.dumps({"key": store.header, "entries": store.entries}, separators=(",", ":")).encode()
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=self.directory)
             try:
                 with os.fdopen(fd, "wb") as f:
-                    pickle.dump((_MAGIC, store.entries), f, protocol=pickle.HIGHEST_PROTOCOL)
+                    f.write(_MAGIC + b" " + _mac(key, body) + b"\n" + body)
                 os.replace(tmp, store.path)
             except BaseException:
                 os.unlink(tmp)
@@ -144,8 +386,13 @@ class Cache:
 
 def open_cache(taxonomy_digest: str, root: Path, directory: str | None = None, disabled: bool = False):
     """The cache for a run: *directory*, else $HWLINT_CACHE_DIR, else .hwlint_cache under *root*
-    (the directory of the configuration). None when *disabled* (--no-cache)."""
+    (the directory of the configuration). None when *disabled* (--no-cache), and when the default
+    directory is a symlink (it came with the tree, and would have hwlint write wherever it points)."""
     if disabled:
         return None
-    chosen = directory or os.environ.get("HWLINT_CACHE_DIR") or root / CACHE_DIR_NAME
+    chosen = directory or os.environ.get("HWLINT_CACHE_DIR")
+    if not chosen:
+        chosen = Path(root) / CACHE_DIR_NAME
+        if chosen.is_symlink():
+            return None
     return Cache(Path(chosen), taxonomy_digest)

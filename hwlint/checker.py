@@ -211,7 +211,7 @@ def check_paths(
     Files run in parallel on *jobs* processes (default: the number of cores); results are identical
     to a serial run. With a *cache*, unchanged files are not read again.
     """
-    per_file = analyze_files(files, taxonomy, _check_analysis, "check", jobs, cache, max_bytes)
+    per_file = analyze_files(files, taxonomy, _check_analysis, "check", jobs, cache, max_bytes, list[Finding])
     # the cache is keyed by absolute path: a value cached from another directory names the file
     # as it was given then
     return [

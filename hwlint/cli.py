@@ -229,7 +229,7 @@ def cmd_check(args) -> int:
     select = tuple(args.select) if args.select is not None else config.select
     ignore = tuple(args.ignore) if args.ignore is not None else config.ignore
     selection = Selection((*select, *args.extend_select), (*ignore, *args.extend_ignore))
-    options = FixOptions(args.fix, args.unsafe_fixes, args.diff, args.show_fixes)
+    options = FixOptions(args.fix, args.unsafe_fixes, args.diff, args.show_fixes, tuple(args.paths or ["."]))
     skipped: list = []
     paths = list(discover(args.paths or ["."], config, args.force_exclude, skipped))
 

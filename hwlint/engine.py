@@ -4,14 +4,14 @@ The checker (findings), the report (class summaries) and the selector (each runn
 reduce a file to a value that depends only on the file's bytes, the taxonomy and hwlint's version.
 This module runs such an *analysis* for a list of files once, for all of them:
 
-* files whose (mtime, size) are unchanged since the cache saw them are not read at all;
-* a touched file whose content hash is unchanged reuses its cached value;
+* a file whose content hash the cache knows (for this kind, taxonomy and options) reuses its value;
 * the rest are analysed on ``jobs`` processes (largest files first, in small chunks, so no worker is
   left with a big file at the end), or in this process when there are only a few.
 
 An analysis is a module-level function ``analysis(path, data, taxonomy) -> value``, where *data* is
 the file's bytes or, when it cannot be read, a one-line reason; a ``functools.partial`` of one works
-too. It must never raise for a bad file; values must be picklable.
+too. It must never raise for a bad file; values must be picklable, and cacheable values
+JSON-encodable (:func:`hwlint.cache.encode`).
 """
 
 from __future__ import annotations
@@ -84,40 +84,50 @@ def analyze_files(
     jobs: int | None = None,
     cache: Cache | None = None,
     max_bytes: int = MAX_FILE_BYTES,
+    value_type: Any = None,
 ) -> list[Any]:
     """``analysis`` of each of *files*, in the same order, identical to a serial uncached run.
 
-    *kind* names the analysis (and its options) in the cache.
+    *kind* names the analysis (and its options) in the cache, *value_type* the type of its values
+    (what a cached value must decode to); without *value_type* nothing is cached.
     """
+    if value_type is None:
+        cache = None
+    kind = f"{kind}:max-bytes={max_bytes}"  # a file's result depends on the size cap too
     results: list[Any] = [None] * len(files)
-    todo: list[tuple[int, str | None]] = []
-    for i, path in enumerate(files):
-        hit = cache.lookup(path, kind) if cache is not None else None
+    todo: list[int] = []
+    hashes = _hashes(files, max_bytes, jobs) if cache is not None else [None] * len(files)
+    for i, (path, sha) in enumerate(zip(files, hashes, strict=True)):
+        hit = cache.get(path, sha, kind, value_type) if cache is not None and sha is not None else None
         if hit is not None:
             results[i] = hit
         else:
-            todo.append((i, cache.known_hash(path, kind) if cache is not None else None))
-    tasks = [(files[i], known) for i, known in todo]
-    for (i, _), (stamp, value) in zip(todo, _run(tasks, taxonomy, analysis, jobs, max_bytes), strict=True):
-        if stamp is not None and value is _UNCHANGED:
-            assert cache is not None
-            value = cache.value_for_hash(files[i], kind, stamp[2])
-        if cache is not None and stamp is not None:
-            cache.store(files[i], stamp[0], stamp[1], stamp[2], kind, value)
+            todo.append(i)
+    done = _run([files[i] for i in todo], taxonomy, analysis, jobs, max_bytes)
+    for i, (sha, value) in zip(todo, done, strict=True):
+        if cache is not None and sha is not None:
+            cache.store(files[i], sha, kind, value)
         results[i] = value
     if cache is not None:
         cache.save()
     return results
 
 
-class _Unchanged:
-    """Marks a touched file whose content the cache already knows (pickles to the same singleton)."""
+def _hashes(files: Sequence[str], max_bytes: int, jobs: int | None) -> list[str | None]:
+    """The content hash of each of *files* (None when unreadable). A warm run is mostly this:
+    reading and hashing release the GIL, so threads share the work."""
 
-    def __reduce__(self):
-        return "_UNCHANGED"
+    def one(path: str) -> str | None:
+        data = read_source(path, max_bytes)
+        return None if isinstance(data, str) else content_hash(data)
 
+    threads = min(4, max(1, jobs or os.cpu_count() or 1))
+    if threads == 1 or len(files) < 64:
+        return [one(p) for p in files]
+    from concurrent.futures import ThreadPoolExecutor
 
-_UNCHANGED = _Unchanged()
+    with ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(one, files))
 
 
 def _init(taxonomy: Taxonomy, analysis: Analysis, max_bytes: int) -> None:
@@ -127,22 +137,14 @@ def _init(taxonomy: Taxonomy, analysis: Analysis, max_bytes: int) -> None:
     gc.disable()
 
 
-def _task(task: tuple[str, str | None]) -> tuple[tuple[int, int, str] | None, Any]:
-    """Worker: ((mtime, size, hash) or None when unreadable, value or _UNCHANGED)."""
+def _task(path: str) -> tuple[str | None, Any]:
+    """Worker: (content hash, or None when unreadable; value)."""
     assert _job is not None
     taxonomy, analysis, max_bytes = _job
-    path, known = task
-    try:
-        st = os.stat(path)
-    except OSError:
-        st = None
     data = read_source(path, max_bytes)
-    if isinstance(data, str) or st is None:
+    if isinstance(data, str):
         return None, analysis(path, data, taxonomy)
-    sha = content_hash(data)
-    if known == sha:
-        return (st.st_mtime_ns, st.st_size, sha), _UNCHANGED
-    return (st.st_mtime_ns, st.st_size, sha), analysis(path, data, taxonomy)
+    return content_hash(data), analysis(path, data, taxonomy)
 
 
 def _run(tasks, taxonomy: Taxonomy, analysis: Analysis, jobs: int | None, max_bytes: int) -> list:
@@ -158,7 +160,7 @@ def _run(tasks, taxonomy: Taxonomy, analysis: Analysis, jobs: int | None, max_by
     import multiprocessing  # imported here: single-file front ends (flake8) never pay for it
     from concurrent.futures import ProcessPoolExecutor
 
-    order = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i][0]))
+    order = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i]))
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
     chunksize = max(1, min(8, len(tasks) // (jobs * 16)))

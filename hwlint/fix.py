@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import functools
 import itertools
 import os
 import re
@@ -80,9 +81,10 @@ def declaration_edits(
     )
     if import_edit is not None:
         edits.append(import_edit)
+    nodes = _class_nodes(root)
     statements = []
     for cls, member in wanted:
-        node = _class_node(root, starts, cls)
+        node = _class_node(nodes, starts, cls)
         statement = f"{taxonomy.attribute} = {enum_ref}.{member}"
         statements.append(statement)
         edits.extend(_declaration_edits(source, node, statement))
@@ -164,11 +166,16 @@ def _offset(starts: list[int], line: int, col: int) -> int:
     return starts[line - 1] + col if 0 < line <= len(starts) else -1
 
 
-def _class_node(root: SgNode, starts: list[int], cls: ClassInfo) -> SgNode:
-    at = _offset(starts, cls.site.line, cls.site.col)
-    for node in root.find_all(kind="class_definition"):
-        if node.range().start.index == at:
-            return node
+def _class_nodes(root: SgNode) -> dict[int, SgNode]:
+    """Every class definition by its start offset, from one walk of the tree (one walk per class
+    would make a file of many classes quadratic)."""
+    return {node.range().start.index: node for node in root.find_all(kind="class_definition")}
+
+
+def _class_node(nodes: dict[int, SgNode], starts: list[int], cls: ClassInfo) -> SgNode:
+    node = nodes.get(_offset(starts, cls.site.line, cls.site.col))
+    if node is not None:
+        return node
     raise LookupError(f"class {cls.name} at line {cls.site.line} not found by ast-grep")
 
 
@@ -193,6 +200,12 @@ def _indent_unit(source: str, class_indent: str) -> str:
     """The indentation step the file uses: a tab if its first indented line starts with one."""
     if "\t" in class_indent:
         return "\t"
+    return _file_indent_unit(source)
+
+
+@functools.lru_cache(maxsize=4)
+def _file_indent_unit(source: str) -> str:
+    # cached: asked once per fixed class, and splitting a big file each time made fixing quadratic
     for line in split_lines(source):
         if line[:1] in (" ", "\t") and line.strip():
             return "\t" if line[0] == "\t" else "    "
@@ -462,39 +475,124 @@ def _compile_error(text: str, path: str) -> str | None:
     return None
 
 
-def write_fixed(result: FixResult) -> bool:
-    """Write the fixed file atomically. False (and ``result.error``) when the file changed on disk
-    since it was read or cannot be written; the file is then left as it is."""
+STALE_TEMP_SECONDS = 60
+_CONFLICT = "the file changed on disk while hwlint was fixing it; left unchanged"
+
+
+def write_fixed(result: FixResult, roots: Sequence[str] = ()) -> bool:
+    """Write the fixed file (see :func:`write_if_unchanged`). False (and ``result.error``) when it
+    cannot be done safely; the file is then left as it is."""
     assert result.after is not None and result.plan.data is not None
-    result.error = write_if_unchanged(result.plan.path, result.plan.data, result.after.data)  # type: ignore[arg-type]
+    result.error = write_if_unchanged(result.plan.path, result.plan.data, result.after.data, roots)  # type: ignore[arg-type]
     return result.error is None
 
 
-def write_if_unchanged(path: str, original: bytes, new: bytes) -> str | None:
-    """Replace *path*'s contents *original* with *new*, atomically; the reason when it did not."""
-    path = os.path.realpath(path)  # replace the target of a symlink, not the link
+def write_if_unchanged(path: str, original: bytes, new: bytes, roots: Sequence[str] = ()) -> str | None:
+    """Replace *path*'s contents *original* with *new*; the reason when it did not.
+
+    * The new text goes to a temporary file in the file's directory; the file's content and stat
+      are compared again just before ``os.replace``: an edit made meanwhile is a conflict, never
+      overwritten (the window left is the few microseconds between that check and the rename).
+    * The temporary file gets the file's mode, owner and group; when they cannot be kept, the file
+      is left alone.
+    * A file with several hard links is rewritten in place (after the same check), so that every
+      link sees the fix.
+    * A symlink is followed only to a file inside *roots* (the checked paths; default: the current
+      directory): a link out of the tree is not written through.
+    * Temporary files (``.hwlint-*.tmp``) older than a minute, left by a killed run, are removed.
+    """
+    link = path
+    path = os.path.realpath(link)  # replace the target of a symlink, not the link
+    directory = os.path.dirname(path) or "."
+    _remove_stale_temps(directory)
+    if os.path.islink(link) and not _inside(path, roots or (os.getcwd(),)):
+        return "a symlink to a file outside the checked tree; left unchanged"
     try:
-        with open(path, "rb") as f:
-            current = f.read()
-        if current != original:
-            return "the file changed on disk while hwlint was fixing it; left unchanged"
-        mode = stat.S_IMODE(os.stat(path).st_mode)
+        before = os.stat(path)
+        if _read(path) != original:
+            return _CONFLICT
+        mode = stat.S_IMODE(before.st_mode)
         if not mode & 0o222:
             # os.replace would succeed (it needs only the directory), and root may write anything:
             # the mode is the owner's word that the file is not to be changed.
             return "the file is read-only; left unchanged"
-        fd, tmp = tempfile.mkstemp(prefix=".hwlint-", suffix=".tmp", dir=os.path.dirname(path) or ".")
+        if before.st_nlink > 1:
+            return _rewrite_in_place(path, before, original, new)
+        fd, tmp = tempfile.mkstemp(prefix=".hwlint-", suffix=".tmp", dir=directory)
         try:
             with os.fdopen(fd, "wb") as out:
                 out.write(new)  # the file's own encoding
-            os.chmod(tmp, mode)
+                out.flush()
+                os.fchmod(out.fileno(), mode)
+                if (before.st_uid, before.st_gid) != (os.getuid(), os.getgid()):
+                    os.fchown(out.fileno(), before.st_uid, before.st_gid)
+            if _changed_since(path, before, original):
+                os.unlink(tmp)
+                return _CONFLICT
             os.replace(tmp, path)
         except BaseException:
-            os.unlink(tmp)
+            if os.path.exists(tmp):
+                os.unlink(tmp)
             raise
+    except PermissionError as e:
+        return f"cannot write the fixed file with its owner and mode kept: {e.strerror or e}"
     except OSError as e:
         return f"cannot write the fixed file: {e.strerror or e}"
     return None
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _changed_since(path: str, before: os.stat_result, data: bytes | None) -> bool:
+    """True when *path* is no longer the file that was read (stat or content differ). This is the
+    last look before the rename; tests hook it to land an edit in between."""
+    now = os.stat(path)
+    same = (now.st_ino, now.st_dev, now.st_size, now.st_mtime_ns, now.st_ctime_ns) == (
+        before.st_ino,
+        before.st_dev,
+        before.st_size,
+        before.st_mtime_ns,
+        before.st_ctime_ns,
+    )
+    return not same or _read(path) != data
+
+
+def _rewrite_in_place(path: str, before: os.stat_result, original: bytes, new: bytes) -> str | None:
+    """Write *new* into the file itself, keeping its inode and so every hard link to it."""
+    with open(path, "r+b") as f:
+        if _changed_since(path, before, original):
+            return _CONFLICT
+        f.write(new)
+        f.truncate()
+    return None
+
+
+def _inside(path: str, roots: Sequence[str]) -> bool:
+    """Whether *path* (resolved) lies under one of *roots*: a checked directory, or the directory a
+    checked file is named in (the file itself may be the link)."""
+    for root in roots:
+        base = os.path.realpath(root if os.path.isdir(root) else os.path.dirname(root) or ".")
+        if path.startswith(base.rstrip(os.sep) + os.sep):
+            return True
+    return False
+
+
+def _remove_stale_temps(directory: str) -> None:
+    """Remove the temporary files a killed ``--fix`` left in *directory* (a live one is younger)."""
+    import glob
+    import time
+
+    limit = time.time() - STALE_TEMP_SECONDS
+    for tmp in glob.glob(os.path.join(glob.escape(directory), ".hwlint-*.tmp")):
+        try:
+            st = os.lstat(tmp)
+            if stat.S_ISREG(st.st_mode) and st.st_mtime < limit:
+                os.unlink(tmp)
+        except OSError:
+            continue
 
 
 def unified_diff(result: FixResult) -> str:
@@ -503,14 +601,104 @@ def unified_diff(result: FixResult) -> str:
         return ""
     assert result.text is not None and result.fixed_text is not None
     path = result.plan.path
-    return "".join(
-        difflib.unified_diff(
-            result.text.splitlines(keepends=True),
-            result.fixed_text.splitlines(keepends=True),
-            fromfile=path,
-            tofile=path,
-        )
-    )
+    a = result.text.splitlines(keepends=True)
+    b = result.fixed_text.splitlines(keepends=True)
+    out = [f"--- {path}\n", f"+++ {path}\n"]
+    for group in _AnchoredMatcher(None, a, b).get_grouped_opcodes(3):
+        (_, i1, _, j1, _), (_, _, i2, _, j2) = group[0], group[-1]
+        out.append(f"@@ -{_hunk_range(i1, i2)} +{_hunk_range(j1, j2)} @@\n")
+        for tag, a1, a2, b1, b2 in group:
+            if tag == "equal":
+                out += [" " + line for line in a[a1:a2]]
+                continue
+            out += ["-" + line for line in a[a1:a2]]
+            out += ["+" + line for line in b[b1:b2]]
+    if len(out) == 2:
+        return ""
+    return "".join(out)
+
+
+def _hunk_range(start: int, stop: int) -> str:
+    """A unified diff's ``start,length`` (1-based; an empty range names the line before it)."""
+    length = stop - start
+    first = start + 1 if length else start
+    return str(first) if length == 1 else f"{first},{length}"
+
+
+class _AnchoredMatcher(difflib.SequenceMatcher):
+    """difflib's matcher, anchored first on the lines that occur once in each file (as patience
+    diff does). Plain difflib compares every copy of a repeated line (``    def test_a(self):``,
+    blank lines) with every other, which makes a file of thousands of classes quadratic; between
+    anchors only a few lines are left to match."""
+
+    def get_matching_blocks(self):
+        if self.matching_blocks is not None:
+            return self.matching_blocks
+        a, b = self.a, self.b
+        blocks: list[tuple[int, int, int]] = []
+        i0 = j0 = 0
+        for i, j in [*_unique_anchors(a, b), (len(a), len(b))]:
+            if i - i0 and j - j0:
+                gap = difflib.SequenceMatcher(None, a[i0:i], b[j0:j], autojunk=False)
+                blocks += [(i0 + x, j0 + y, n) for x, y, n in gap.get_matching_blocks() if n]
+            if i < len(a):
+                blocks.append((i, j, 1))
+            i0, j0 = i + 1, j + 1
+        merged: list[tuple[int, int, int]] = []
+        for i, j, n in blocks:
+            if merged and merged[-1][0] + merged[-1][2] == i and merged[-1][1] + merged[-1][2] == j:
+                merged[-1] = (merged[-1][0], merged[-1][1], merged[-1][2] + n)
+            else:
+                merged.append((i, j, n))
+        self.matching_blocks = [difflib.Match(*m) for m in [*merged, (len(a), len(b), 0)]]
+        return self.matching_blocks
+
+
+def _unique_anchors(a: list[str], b: list[str]) -> list[tuple[int, int]]:
+    """(i, j) pairs of lines found exactly once in each of *a* and *b*, the longest run of them
+    in the same order in both (a longest increasing subsequence, n log n)."""
+    once_a = _once(a)
+    once_b = _once(b)
+    pairs = [(i, once_b[line]) for line, i in once_a.items() if line in once_b]
+    pairs.sort()
+    tails: list[int] = []  # tails[k]: index into pairs of the smallest tail of a run of length k+1
+    back: list[int] = [-1] * len(pairs)
+    for k, (_, j) in enumerate(pairs):
+        pos = _bisect_tail(pairs, tails, j)
+        if pos:
+            back[k] = tails[pos - 1]
+        if pos == len(tails):
+            tails.append(k)
+        else:
+            tails[pos] = k
+    run: list[tuple[int, int]] = []
+    k = tails[-1] if tails else -1
+    while k >= 0:
+        run.append(pairs[k])
+        k = back[k]
+    return run[::-1]
+
+
+def _bisect_tail(pairs: list[tuple[int, int]], tails: list[int], j: int) -> int:
+    lo, hi = 0, len(tails)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if pairs[tails[mid]][1] < j:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def _once(lines: list[str]) -> dict[str, int]:
+    first: dict[str, int] = {}
+    repeated: set[str] = set()
+    for i, line in enumerate(lines):
+        if line in first:
+            repeated.add(line)
+        else:
+            first[line] = i
+    return {line: i for line, i in first.items() if line not in repeated}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -523,6 +711,7 @@ class FixOptions:
     unsafe: bool = False  # unsafe fixes are enabled too
     diff: bool = False  # compute the fixes and show them as a diff; write nothing
     show: bool = False  # keep each class's inference, to report its evidence (--show-fixes)
+    roots: tuple[str, ...] = ()  # the checked paths: a symlink is written through only into them
 
 
 @dataclass
@@ -574,7 +763,16 @@ def describe_fixes(
     like the findings themselves, so a warm ``--output-format json`` run stays a warm run.
     """
     paths = sorted({f.path for f in findings if f.code == FIXED_CODE and f.fix})
-    per_file = analyze_files(paths, taxonomy, _describe_analysis, "fix-descriptions", jobs, cache, max_bytes)
+    per_file = analyze_files(
+        paths,
+        taxonomy,
+        _describe_analysis,
+        "fix-descriptions",
+        jobs,
+        cache,
+        max_bytes,
+        list[tuple[int, int, dict]],
+    )
     table = {
         (path, line, col): desc
         for path, rows in zip(paths, per_file, strict=True)
@@ -615,7 +813,7 @@ def apply_fixes(
             continue
         result = fix_plan(plan, taxonomy, selection, options.unsafe)
         run.results.append(result)
-        written = not options.diff and result.changed and write_fixed(result)
+        written = not options.diff and result.changed and write_fixed(result, options.roots)
         if result.error:
             run.warnings.append(f"{path}: {result.error}")
             # what could not be fixed is not offered as fixable ([*], "N fixable") either

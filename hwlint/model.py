@@ -13,7 +13,9 @@ reach the model through :class:`Resolver`, whose default knows only the file its
 from __future__ import annotations
 
 import ast
+import bisect
 import io
+import itertools
 import re
 import tokenize
 import warnings
@@ -173,11 +175,27 @@ class FileModel:
     test_functions: tuple[tuple[str, int], ...] = ()
     # line ranges of blocks that may not run on import: if/else, for/while, except/else of a try
     conditional_blocks: tuple[tuple[int, int], ...] = ()
+    # Indexes built once, so that every query below is a lookup or a bisection: a file with tens
+    # of thousands of classes and calls must not cost their product.
     _index: dict[str, list[ClassInfo]] = field(default_factory=dict, compare=False, repr=False)
+    _lines: dict[str, list[int] | None] = field(default_factory=dict, compare=False, repr=False)
+    _calls: dict[str, list[Instantiation]] = field(default_factory=dict, compare=False, repr=False)
+    _noqa: dict[int, tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
+    _spans: dict[str, tuple[list[int], list[int]]] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         for c in self.classes:
             self._index.setdefault(c.name, []).append(c)
+        for name, found in self._index.items():
+            lines = [c.site.line for c in found]
+            self._lines[name] = lines if all(a <= b for a, b in itertools.pairwise(lines)) else None
+        for i in self.instantiations:
+            if i.class_name is not None:
+                self._calls.setdefault(i.class_name, []).append(i)
+        for line, codes in reversed(self.noqa):  # the first comment on a line wins
+            self._noqa[line] = codes
+        self._spans["main"] = _disjoint(self.main_guards)
+        self._spans["conditional"] = _disjoint(self.conditional_blocks)
 
     @property
     def test_classes(self) -> tuple[ClassInfo, ...]:
@@ -185,33 +203,51 @@ class FileModel:
 
     def class_named(self, name: str, before_line: int | None = None) -> ClassInfo | None:
         """The class bound to *name*: the last definition (before *before_line*, when given)."""
-        found = self._index.get(name, [])
-        if before_line is not None:
-            earlier = [c for c in found if c.site.line < before_line]
-            found = earlier or found
-        return found[-1] if found else None
+        found = self._index.get(name)
+        if not found:
+            return None
+        if before_line is None:
+            return found[-1]
+        lines = self._lines[name]
+        if lines is not None:  # in line order (always, for classes of one scope): bisect
+            k = bisect.bisect_left(lines, before_line)
+            return found[k - 1] if k else found[-1]
+        earlier = [c for c in found if c.site.line < before_line]
+        return (earlier or found)[-1]
 
     def instantiations_of(self, cls: ClassInfo) -> list[Instantiation]:
-        return [
-            i
-            for i in self.instantiations
-            if i.class_name == cls.name and self.class_named(cls.name, i.site.line) is cls
-        ]
+        return [i for i in self._calls.get(cls.name, ()) if self.class_named(cls.name, i.site.line) is cls]
 
     def under_main_guard(self, line: int) -> bool:
         """True when *line* is inside an ``if __name__ == "__main__":`` block."""
-        return any(first <= line <= last for first, last in self.main_guards)
+        return _inside(self._spans["main"], line)
 
     def is_conditional(self, line: int) -> bool:
         """True when *line* is inside a block that importing the module may skip."""
-        return any(first <= line <= last for first, last in self.conditional_blocks)
+        return _inside(self._spans["conditional"], line)
 
     def noqa_codes(self, line: int) -> tuple[str, ...] | None:
         """None: no noqa on *line*; (): blanket noqa; otherwise the listed codes."""
-        for ln, codes in self.noqa:
-            if ln == line:
-                return codes
-        return None
+        return self._noqa.get(line)
+
+
+def _disjoint(ranges: Iterable[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """Inclusive line ranges merged into sorted disjoint ones, as (starts, ends) for bisection."""
+    starts: list[int] = []
+    ends: list[int] = []
+    for first, last in sorted(ranges):
+        if ends and first <= ends[-1] + 1:
+            ends[-1] = max(ends[-1], last)
+        else:
+            starts.append(first)
+            ends.append(last)
+    return starts, ends
+
+
+def _inside(spans: tuple[list[int], list[int]], line: int) -> bool:
+    starts, ends = spans
+    k = bisect.bisect_right(starts, line)
+    return k > 0 and line <= ends[k - 1]
 
 
 class Resolver(Protocol):
@@ -288,6 +324,19 @@ def decode_source(data: bytes) -> tuple[str, str]:
     return data.decode(encoding), encoding
 
 
+# CPython's parser needs about 600 bytes per "syntax unit" below (3 per line, 1 per punctuation mark
+# that opens or separates nodes): 4 MB of `1\n` would take 3.3 GB. This cap keeps one file under
+# about 1 GB; PyTorch's largest test file has fewer than 100,000 units, a generated file of 50,000
+# test classes 1.3 million.
+MAX_PARSE_COST = 1_500_000
+_COST_MARKS = ",;([{=.:"
+
+
+def parse_cost(source: str) -> int:
+    """A cheap, linear estimate of what parsing *source* costs (a few fast scans, no tokenizing)."""
+    return 3 * source.count("\n") + sum(source.count(c) for c in _COST_MARKS)
+
+
 def build_model(source: str | bytes, path: str, taxonomy: Taxonomy) -> FileModel:
     """Parse *source* and reduce it to a :class:`FileModel`. Never raises for bad input."""
     encoding = "utf-8"
@@ -299,6 +348,12 @@ def build_model(source: str | bytes, path: str, taxonomy: Taxonomy) -> FileModel
             return FileModel(path, error=ParseError(line, 0, f"cannot decode file: {_reason(e)}"))
         except (SyntaxError, LookupError) as e:
             return FileModel(path, error=ParseError(1, 0, f"cannot decode file: {_reason(e)}"))
+    units = parse_cost(source)
+    if units > MAX_PARSE_COST:
+        reason = (
+            f"the file is too large to parse safely ({units:,} syntax units, more than {MAX_PARSE_COST:,})"
+        )
+        return FileModel(path, error=ParseError(1, 0, reason), encoding=encoding)
     try:
         with warnings.catch_warnings():  # invalid escapes and the like are the file's business
             warnings.simplefilter("ignore")

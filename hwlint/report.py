@@ -433,7 +433,9 @@ def summarize_paths(
 ) -> list[FileSummary]:
     """The summary of each of *files*, in the same order: on *jobs* processes, and read from *cache*
     for files whose content it has seen (the cache the checker uses, under its own kind)."""
-    summaries = analyze_files(files, taxonomy, _summary_analysis, "report", jobs, cache, max_bytes)
+    summaries = analyze_files(
+        files, taxonomy, _summary_analysis, "report", jobs, cache, max_bytes, FileSummary
+    )
     return [_at(summary, path) for path, summary in zip(files, summaries, strict=True)]
 
 
@@ -469,6 +471,9 @@ def load_report(path: str) -> dict:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         found = data.get("schema") if isinstance(data, dict) else None
         raise ReportError(f"{path}: not a {SCHEMA} report (schema: {found!r})")
+    problem = _schema_problem(data, _REPORT_SCHEMA, "")
+    if problem is not None:
+        raise ReportError(f"{path}: not a valid {SCHEMA} report: {problem}")
     return data
 
 
@@ -612,3 +617,56 @@ def _tree_key(directory: str, root: str) -> tuple[str, ...]:
 
 def _posix(path: str) -> str:
     return path.replace(os.sep, "/")
+
+
+# -- reading an earlier report -----------------------------------------------------------------
+
+# What --compare reads from an earlier report, with its types (docs/report-json.md): an old report
+# is input like any other, and its values end up in an HTML page. A dict is a mapping with at
+# least these keys; a one-item list is a list of such items; a tuple lists the accepted types.
+_NUMBER = (int, float)
+_COUNTS = {k: int for k in _DELTA_KEYS} | {"classified_percent": (*_NUMBER, type(None))}
+_REPORT_SCHEMA = {
+    "taxonomy": {"digest": str, "classifications": [str]},
+    "total": _COUNTS,
+    "directories": [{"path": str, **_COUNTS}],
+    "runners": [{"name": str, "classes": int, "tests": int}],
+    "classes": [
+        {
+            "path": str,
+            "line": int,
+            "name": str,
+            "tests": int,
+            "status": str,
+            "classification": (str, type(None)),
+        }
+    ],
+    "findings": [{"path": str, "line": int, "col": int, "code": str, "message": str}],
+}
+
+
+def _schema_problem(value: object, schema: object, where: str) -> str | None:
+    """Where *value* departs from *schema* (see _REPORT_SCHEMA), or None."""
+    if isinstance(schema, dict):
+        if not isinstance(value, dict):
+            return f"{where or 'the top level'}: expected an object"
+        for key, sub in schema.items():
+            if key not in value:
+                return f"{where or 'the top level'}: missing key {key!r}"
+            problem = _schema_problem(value[key], sub, f"{where}.{key}" if where else key)
+            if problem is not None:
+                return problem
+        return None
+    if isinstance(schema, list):
+        if not isinstance(value, list):
+            return f"{where}: expected a list"
+        for i, item in enumerate(value):
+            problem = _schema_problem(item, schema[0], f"{where}[{i}]")
+            if problem is not None:
+                return problem
+        return None
+    types = schema if isinstance(schema, tuple) else (schema,)
+    if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
+        expected = " or ".join("null" if t is type(None) else t.__name__ for t in types)
+        return f"{where}: expected {expected}, got {type(value).__name__}"
+    return None

@@ -11,6 +11,8 @@ blindness; every chart segment also carries a text title, and every number is in
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import os
 from collections.abc import Callable, Sequence
 from html import escape
@@ -104,6 +106,7 @@ def render_html(doc: dict, output: str | None = None, **_: object) -> str:
         title=escape(title),
         css=_CSS,
         script=_SCRIPT,
+        script_hash=_script_hash(),
         body="\n".join(s for s in sections if s),
         footer=escape(
             f"hwlint {doc['hwlint_version']} · {doc['schema']} · taxonomy {doc['taxonomy']['digest'][:12]}"
@@ -147,6 +150,13 @@ def _dir_label(d: dict, doc: dict) -> str:
     return path
 
 
+def _script_hash() -> str:
+    """The CSP source that lets the page's own script run, and no other: injected markup cannot
+    carry a script with the same hash."""
+    digest = hashlib.sha256(_SCRIPT.encode()).digest()
+    return f"sha256-{base64.b64encode(digest).decode()}"
+
+
 def _linker(output: str | None) -> Callable[[str, int], str]:
     base = os.path.dirname(os.path.abspath(output)) if output else os.getcwd()
 
@@ -159,7 +169,7 @@ def _linker(output: str | None) -> Callable[[str, int], str]:
 
 def _source_link(link: Callable[[str, int], str], path: str, line: int) -> str:
     """``path:line`` linking to the file, with ``#L<line>`` for viewers that understand it."""
-    return f'<a href="{escape(link(path, line))}"><code>{escape(path)}:{line}</code></a>'
+    return f'<a href="{escape(link(path, line))}"><code>{escape(path)}:{escape(str(line))}</code></a>'
 
 
 def _section(ident: str, title: str, note: str, body: str) -> str:
@@ -433,7 +443,7 @@ def _compare(cmp: dict, link: Callable[[str, int], str]) -> str:
         if cmp[key]:
             items = "".join(
                 f"<li>{_source_link(link, c['path'], c['line'])} <code>{escape(c['name'])}</code>"
-                + (f" {escape(c['before'])} → {escape(c['after'])}" if "before" in c else "")
+                + (f" {escape(str(c['before']))} → {escape(str(c['after']))}" if "before" in c else "")
                 + "</li>"
                 for c in cmp[key]
             )
@@ -487,7 +497,7 @@ _PAGE = """<!DOCTYPE html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy"
-  content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+  content="default-src 'none'; style-src 'unsafe-inline'; script-src '{script_hash}'">
 <title>{title}</title>
 <style>{css}</style>
 </head>

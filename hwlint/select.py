@@ -92,7 +92,7 @@ class NotGenerated:
 
     path: str
     generic: str
-    call: Instantiation
+    call: Instantiation | None  # None once slimmed for the cache
     reason: str
     kind: str  # only_for | except_for | opt_in | unknown_device
 
@@ -288,8 +288,10 @@ def select_all(
     names = tuple(r.name for r in runners)
     inc = include_unclassified
     analysis = functools.partial(_select_analysis, names=names, backends=backends, include_unclassified=inc)
-    kind = f"select:{','.join(names)}:{','.join(backends)}:{int(inc)}:{max_bytes}"
-    per_file = analyze_files(files, taxonomy, analysis, kind, jobs, cache, max_bytes)
+    kind = f"select:{','.join(names)}:{','.join(backends)}:{int(inc)}"
+    per_file = analyze_files(
+        files, taxonomy, analysis, kind, jobs, cache, max_bytes, value_type=dict[str, FileSelection] | str
+    )
     out = {}
     for runner in runners:
         chosen = runner_backends(taxonomy, runner, backends)

@@ -35,6 +35,8 @@ DEFAULT_POSITIONAL = (
     "allow_xpu",
 )
 MAX_TAXONOMY_BYTES = 1 << 20
+# Deepest nesting of mappings and lists; the schema itself needs 4 levels.
+MAX_TAXONOMY_DEPTH = 32
 _PLAIN_TAGS = {
     "tag:yaml.org,2002:str",
     "tag:yaml.org,2002:int",
@@ -159,10 +161,12 @@ def _load_cached(path: str, _mtime: int, _size: int) -> Taxonomy:
 
 def parse_taxonomy(text: str, path: str = "<taxonomy>") -> Taxonomy:
     """Validate taxonomy *text* (YAML) and build a :class:`Taxonomy`."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
+        _check_structure(text, path, loader)
         # libyaml's loader when PyYAML has it: every command loads the taxonomy, and the pure-Python
         # composer costs about as much as the rest of a warm run
-        node = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        node = yaml.compose(text, Loader=loader)
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 if mark else None
@@ -177,6 +181,29 @@ def parse_taxonomy(text: str, path: str = "<taxonomy>") -> Taxonomy:
         raise TaxonomyError(path, node.start_mark.line + 1, "", "top level must be a mapping")
     digest = hashlib.sha256(text.encode()).hexdigest()
     return _Validator(path, reader.lines, raw).build(digest)
+
+
+def _check_structure(text: str, path: str, loader: type) -> None:
+    """Refuse aliases and deep nesting before anything is built from the YAML.
+
+    A taxonomy has no use for aliases, and they are how a few hundred bytes expand to gigabytes
+    ("billion laughs") or to a cycle (a recursive alias); nesting is bounded so that building the
+    values can never exhaust the stack. Both are checked on the event stream, in constant memory.
+    """
+    depth = 0
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, yaml.AliasEvent):
+            line = event.start_mark.line + 1
+            raise TaxonomyError(
+                path, line, "", f"YAML aliases are not allowed in a taxonomy (*{event.anchor})"
+            )
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_TAXONOMY_DEPTH:
+                line = event.start_mark.line + 1
+                raise TaxonomyError(path, line, "", f"nested deeper than {MAX_TAXONOMY_DEPTH} levels")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
 
 
 class _Reader:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -12,11 +11,14 @@ import pytest
 from hwlint.cache import Cache
 from hwlint.checker import check_paths
 from hwlint.config import Config, discover
+from hwlint.engine import MAX_FILE_BYTES
 
 from .conftest import ROOT, run_tool
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from generate import generate
+
+CHECK = f"check:max-bytes={MAX_FILE_BYTES}"  # the cache kind of `hwlint check` by default
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +50,7 @@ def test_parallel_and_cached_equal_serial_uncached(corpus, taxonomy, tmp_path):
     cache = Cache(tmp_path / "cache", taxonomy.digest)
     assert check_paths(files, taxonomy, jobs=2, cache=cache) == serial  # cold: fills the cache
     warm = Cache(tmp_path / "cache", taxonomy.digest)
-    assert len(warm.entries("check")) == len(files)
+    assert len(warm.entries(CHECK)) == len(files)
     assert check_paths(files, taxonomy, jobs=2, cache=warm) == serial
 
 
@@ -86,19 +88,19 @@ def test_cache_is_keyed_by_taxonomy(tmp_path, taxonomy, strict_taxonomy):
 
 @pytest.mark.parametrize(
     "garbage",
-    [b"", b"not a pickle", pickle.dumps(("someone-else", {})), pickle.dumps({"a": 1}), b"\x80\x05\x95"],
-    ids=["empty", "text", "foreign-magic", "foreign-shape", "truncated"],
+    [b"", b"not json", b"hwlint-cache-3 00\n{}", b'{"key": {}, "entries": {}}', b"hwlint-cache-3"],
+    ids=["empty", "text", "wrong-mac", "no-header", "truncated"],
 )
 def test_corrupt_or_foreign_cache_is_ignored_and_rewritten(tmp_path, taxonomy, garbage):
     src = tmp_path / "test_a.py"
     src.write_text("class TestA:\n    def test_x(self):\n        pass\n")
     cache = Cache(tmp_path / "cache", taxonomy.digest)
-    cache.path_for("check").parent.mkdir(parents=True)
-    cache.path_for("check").write_bytes(garbage)
+    cache.path_for(CHECK).parent.mkdir(parents=True)
+    cache.path_for(CHECK).write_bytes(garbage)
     cache = Cache(tmp_path / "cache", taxonomy.digest)
     assert [f.code for f in check_paths([str(src)], taxonomy, 1, cache)[0]] == ["HWC001"]
     rewritten = Cache(tmp_path / "cache", taxonomy.digest)
-    assert list(rewritten.entries("check")) == [str(src)]
+    assert list(rewritten.entries(CHECK)) == [str(src)]
 
 
 def test_two_concurrent_runs_leave_a_valid_cache(corpus, tmp_path, taxonomy):
@@ -122,7 +124,7 @@ def test_two_concurrent_runs_leave_a_valid_cache(corpus, tmp_path, taxonomy):
     assert len({out for out, _ in outputs}) == 1
     files = files_of(corpus)
     cache = Cache(cache_dir, taxonomy.digest)
-    assert len(cache.entries("check")) == len(files) and not cache.dirty
+    assert len(cache.entries(CHECK)) == len(files) and not cache.dirty
     assert check_paths(files, taxonomy, 1, cache) == check_paths(files, taxonomy, 1)
     assert not [p for p in cache_dir.iterdir() if p.name.startswith(".tmp-")]
 

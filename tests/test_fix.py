@@ -182,6 +182,73 @@ def test_file_changed_on_disk_is_left_alone(tmp_path, taxonomy):
     assert target.read_text() == "# edited by someone else meanwhile\n"
 
 
+def test_edit_landing_just_before_the_rename_is_a_conflict(tmp_path, taxonomy, monkeypatch):
+    import hwlint.fix
+
+    target = tmp_path / "test_race.py"
+    shutil.copyfile(CASES / "no_import.py", target)
+    result = fix_plan(plan_file(str(target), taxonomy), taxonomy)
+    last_look = hwlint.fix._changed_since
+
+    def edit_then_look(*args):
+        target.write_text("# edited by someone else meanwhile\n")  # after the first comparison
+        return last_look(*args)
+
+    monkeypatch.setattr(hwlint.fix, "_changed_since", edit_then_look)
+    assert write_fixed(result) is False
+    assert result.error == "the file changed on disk while hwlint was fixing it; left unchanged"
+    assert target.read_text() == "# edited by someone else meanwhile\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["test_race.py"]  # no temporary file left
+
+
+def test_stale_temporary_files_are_removed_and_live_ones_kept(tmp_path, capsys):
+    target = tmp_path / "test_x.py"
+    shutil.copyfile(CASES / "no_import.py", target)
+    stale, live = tmp_path / ".hwlint-killed.tmp", tmp_path / ".hwlint-running.tmp"
+    stale.write_text("half a file")
+    live.write_text("another run's file")
+    os.utime(stale, (1, 1))
+    main(["check", "--isolated", "--fix", str(target)])
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".hwlint-running.tmp", "test_x.py"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another owner")
+def test_fix_keeps_owner_and_group(tmp_path, capsys):
+    target = tmp_path / "test_owned.py"
+    shutil.copyfile(CASES / "no_import.py", target)
+    os.chown(target, 4321, 8765)
+    main(["check", "--isolated", "--fix", str(target)])
+    assert "hw_classification" in target.read_text()
+    assert (target.stat().st_uid, target.stat().st_gid) == (4321, 8765)
+
+
+def test_hard_linked_file_is_rewritten_in_place(tmp_path, capsys):
+    target = tmp_path / "test_linked.py"
+    shutil.copyfile(CASES / "no_import.py", target)
+    other = tmp_path / "elsewhere.py"
+    os.link(target, other)
+    inode = target.stat().st_ino
+    main(["check", "--isolated", "--fix", str(target)])
+    assert "hw_classification" in other.read_text()
+    assert target.stat().st_ino == inode and target.stat().st_nlink == 2
+
+
+def test_symlink_out_of_the_checked_tree_is_not_written_through(tmp_path, capsys):
+    tree, outside = tmp_path / "tree", tmp_path / "outside"
+    tree.mkdir()
+    outside.mkdir()
+    shutil.copyfile(CASES / "no_import.py", outside / "test_x.py")
+    (tree / "test_x.py").symlink_to(outside / "test_x.py")
+    shutil.copyfile(CASES / "no_import.py", tree / "test_real.py")
+    (tree / "test_in.py").symlink_to(tree / "test_real.py")
+    before = (outside / "test_x.py").read_bytes()
+    main(["check", "--isolated", "--fix", str(tree / "test_x.py"), str(tree / "test_in.py")])
+    assert (outside / "test_x.py").read_bytes() == before
+    assert "hw_classification" in (tree / "test_real.py").read_text()
+    err = capsys.readouterr().err
+    assert "test_x.py: a symlink to a file outside the checked tree; left unchanged" in err
+
+
 def test_fix_keeps_file_mode_and_leaves_no_temporary_file(tmp_path, capsys):
     target = tmp_path / "test_mode.py"
     shutil.copyfile(CASES / "no_import.py", target)

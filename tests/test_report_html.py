@@ -5,6 +5,9 @@ The chromium tests need Debian's `chromium` package (.ci/run installs it) and sk
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -107,6 +110,14 @@ def chromium(page: Path, tmp_path: Path, *flags: str) -> tuple[str, str]:
     return res.stdout, res.stderr
 
 
+def with_probe(html: str, probe: str) -> str:
+    """*html* with the test script *probe* (``<script>...</script></body>``) at the end, allowed by
+    its hash: the page's policy runs no inline script but its own."""
+    code = probe[len("<script>") : -len("</script></body>")]
+    digest = base64.b64encode(hashlib.sha256(code.encode()).digest()).decode()
+    return html.replace("script-src '", f"script-src 'sha256-{digest}' '").replace("</body>", probe)
+
+
 def console_errors(log: str) -> list[str]:
     """Console messages and script errors chromium logged for the page."""
     return [line for line in log.splitlines() if "CONSOLE" in line or "Uncaught" in line]
@@ -140,7 +151,7 @@ def test_tables_sort_when_a_header_is_clicked(page, tmp_path):
     document.body.dataset.descending = order() + "|" + th.getAttribute("aria-sort");
     </script></body>"""
     probed = tmp_path / "probed.html"
-    probed.write_text(page.read_text().replace("</body>", probe))
+    probed.write_text(with_probe(page.read_text(), probe))
     dom, log = chromium(probed, tmp_path)
     assert console_errors(log) == []
     # ties keep the page's order (cuda before rocm); xpu 3, mps 4, privateuse1 7, cuda/rocm 11, cpu 14
@@ -186,7 +197,9 @@ def test_compare_page_loads_in_chromium(tmp_path):
 def test_a_script_error_would_be_caught(page, tmp_path):
     # the checks above are only worth something if a broken page fails them
     broken = tmp_path / "broken.html"
-    broken.write_text(page.read_text().replace("</body>", "<script>undefinedFunction();</script></body>"))
+    # (the page's policy lets only its own script run: allow inline ones for this probe)
+    html = re.sub(r"script-src [^;\"]+", "script-src 'unsafe-inline'", page.read_text())
+    broken.write_text(html.replace("</body>", "<script>undefinedFunction();</script></body>"))
     _, log = chromium(broken, tmp_path)
     assert len(console_errors(log)) == 1
     assert "Uncaught ReferenceError: undefinedFunction is not defined" in console_errors(log)[0]
@@ -243,7 +256,7 @@ def test_no_table_overflows_its_card_at_1400_px(large_page, tmp_path):
     document.body.dataset.tables = document.querySelectorAll(".scroll table").length;
     </script></body>"""
     probed = tmp_path / "probed.html"
-    probed.write_text(large_page.read_text().replace("</body>", probe))
+    probed.write_text(with_probe(large_page.read_text(), probe))
     dom, log = chromium(probed, tmp_path, "--window-size=1400,1000")
     assert console_errors(log) == []
     assert 'data-tables="4"' in dom
@@ -251,3 +264,92 @@ def test_no_table_overflows_its_card_at_1400_px(large_page, tmp_path):
     # the check can fail: the same page in a window too narrow for it overflows
     narrow, _ = chromium(probed, tmp_path, "--window-size=700,1000")
     assert 'data-overflow="none"' not in narrow
+
+
+# ---------------------------------------------------------------------------------------------
+# A compared report is input: it must neither break the command nor inject into the page
+
+INJECTION = '1</code></a><script>document.body.dataset.pwned = "1"</script><img src=x onerror="x()">'
+
+
+def _old_report(tmp_path: Path) -> tuple[Path, dict]:
+    shutil.copytree(ROOT / "examples" / "test", tmp_path / "test")
+    old = tmp_path / "old.json"
+    args = ["hwlint", "report", "--isolated", "--no-cache", "--format", "json", "-o", str(old), "test"]
+    assert run_tool(*args, cwd=tmp_path).returncode == 0
+    return old, json.loads(old.read_text())
+
+
+def test_compared_report_is_validated_against_its_schema(tmp_path):
+    old, doc = _old_report(tmp_path)
+    removed = {"path": "test/test_gone.py", "line": INJECTION, "name": "TestGone", "tests": 1}
+    injected = [*doc["classes"], {**removed, "status": "unclassified", "classification": None}]
+    cases = {
+        f"classes[{len(doc['classes'])}].line: expected int, got str": {**doc, "classes": injected},
+        "the top level: missing key 'findings'": {k: v for k, v in doc.items() if k != "findings"},
+        "total.classified_percent: expected int or float or null, got str": {
+            **doc,
+            "total": {**doc["total"], "classified_percent": "1"},
+        },
+    }
+    for problem, bad in cases.items():
+        old.write_text(json.dumps(bad))
+        res = run_tool(
+            "hwlint", "report", "--isolated", "--no-cache", "--compare", "old.json", "test", cwd=tmp_path
+        )
+        assert res.returncode == 2, res.stderr
+        assert res.stderr == f"hwlint: error: old.json: not a valid hwlint-report/1 report: {problem}\n"
+
+
+def _injected_page(tmp_path: Path) -> Path:
+    """A compare page whose removed class carries markup in `line`, rendered straight from the
+    document (as if a report got past validation): only escaping stands between it and the page."""
+    from hwlint.report_html import render_html
+
+    _, doc = _old_report(tmp_path)
+    doc["compare"] = {
+        "against": "old.json",
+        "total": {
+            k: [1, 1]
+            for k in ("files", "classes", "tests", "classified", "never_run_tests", "findings_total")
+        }
+        | {"classified_percent": [50.0, 50.0]},
+        "directories": [],
+        "runners": [],
+        **{k: [] for k in ("newly_classified", "declassified", "reclassified", "new_classes")},
+        "removed_classes": [{"path": "test/test_gone.py", "line": INJECTION, "name": "TestGone", "tests": 1}],
+        "new_findings": [],
+        "fixed_findings": [],
+    }
+    page = tmp_path / "injected.html"
+    page.write_text(render_html(doc, str(page)))
+    return page
+
+
+def test_values_are_escaped_and_inline_scripts_refused(tmp_path):
+    from hwlint.report_html import _SCRIPT
+
+    html = _injected_page(tmp_path).read_text()
+    assert "<script>document.body" not in html and "<img" not in html
+    assert "test/test_gone.py:1&lt;/code&gt;&lt;/a&gt;&lt;script&gt;" in html
+    [policy] = re.findall(r'content="(default-src[^"]+)"', html)
+    digest = base64.b64encode(hashlib.sha256(_SCRIPT.encode()).digest()).decode()
+    assert policy == f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{digest}'"
+    assert html.count("<script>") == 1 and f"<script>{_SCRIPT}</script>" in html
+
+
+@needs_chromium
+def test_injection_does_not_run_in_chromium(tmp_path):
+    page = _injected_page(tmp_path)
+    dom, log = chromium(page, tmp_path)
+    assert re.search(r'<body[^>]* data-ready="1"', dom)  # the page's own script ran
+    assert "data-pwned" not in dom and "<img" not in dom
+    # and a script that got into the page anyway is refused by the policy, not run
+    smuggled = tmp_path / "smuggled.html"
+    smuggled.write_text(
+        page.read_text().replace("</main>", '<script>document.body.dataset.pwned = "1"</script></main>')
+    )
+    dom, log = chromium(smuggled, tmp_path)
+    assert re.search(r'<body[^>]* data-ready="1"', dom)
+    assert "data-pwned" not in dom
+    assert "Content Security Policy" in log

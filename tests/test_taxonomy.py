@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
+from hwlint import lintrunner
 from hwlint.taxonomy import TaxonomyError, load_taxonomy, parse_taxonomy
 
 from .conftest import DEFAULT_TAXONOMY, STRICT_TAXONOMY, VENDOR_TAXONOMY, run_tool
@@ -163,3 +170,50 @@ def test_taxonomy_show_round_trips(tmp_path):
     original = load_taxonomy(VENDOR_TAXONOMY)
     assert again.classifications == original.classifications
     assert again.runners == original.runners
+
+
+# -- hostile YAML: a taxonomy comes with a pull request too --------------------------------------
+
+LAUGHS = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+    f"{n}: &{n} [{', '.join([f'*{p}'] * 9)}]\n" for p, n in zip("abcdefgh", "bcdefghi", strict=True)
+)
+HOSTILE = {
+    "billion-laughs": (LAUGHS, 2, "YAML aliases are not allowed in a taxonomy (*a)"),
+    "recursive-alias": (
+        "classifications: &c {A: *c}\n",
+        1,
+        "YAML aliases are not allowed in a taxonomy (*c)",
+    ),
+    "deep-nesting": (
+        "classifications:\n  A: " + "[" * 40 + "]" * 40 + "\n",
+        2,
+        "nested deeper than 32 levels",
+    ),
+}
+
+
+def _limited(*args: str) -> subprocess.CompletedProcess:
+    """Run hwlint with 1 GB of address space and 20 s: a runaway expansion fails fast, not the host."""
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    exe = Path(sys.executable).parent / "hwlint"
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=20, preexec_fn=limit)
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_yaml_is_refused_with_file_and_line(name, tmp_path):
+    text, line, message = HOSTILE[name]
+    bad = tmp_path / f"{name}.yaml"
+    bad.write_text(text)
+    expected = f"hwlint: error: {bad}:{line}: {message}\n"
+    for args in (["taxonomy", "check", str(bad)], ["check", "--taxonomy", str(bad), str(tmp_path)]):
+        res = _limited(*args)
+        assert (res.returncode, res.stderr) == (2, expected), args
+    out = io.StringIO()
+    assert lintrunner.run(["--taxonomy", str(bad), str(tmp_path / "test_x.py")], out) == 0
+    [msg] = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert msg["name"] == "configuration-error"
+    assert msg["description"].endswith(f"{bad}:{line}: {message}")

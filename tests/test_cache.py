@@ -1,0 +1,231 @@
+"""The cache trusts nothing it reads: a file planted in the tree neither runs code nor hides a finding."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+from collections import Counter
+from dataclasses import dataclass
+
+import pytest
+
+from hwlint import cache as cache_module
+from hwlint.cache import Cache, InvalidEntry, content_hash, decoder, encode, open_cache
+from hwlint.checker import Finding, check_paths
+from hwlint.engine import MAX_FILE_BYTES
+
+from .conftest import run_tool
+
+CHECK = f"check:max-bytes={MAX_FILE_BYTES}"
+UNCLASSIFIED = "class TestA:\n    def test_x(self):\n        pass\n"
+
+
+class _Exploit:
+    """Unpickling this creates the file named *marker*: the code a committed pickle cache would run."""
+
+    def __init__(self, marker: str):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """A checked tree with one unclassified class (one HWC001) and a configuration at its root."""
+    (tmp_path / "pyproject.toml").write_text("[tool.hwlint]\n")
+    (tmp_path / "test_a.py").write_text(UNCLASSIFIED)
+    return tmp_path
+
+
+def _plant(tree, taxonomy, payload: bytes) -> None:
+    """Write *payload* wherever a cache file of `hwlint check` is looked for, under the old name
+    (the pickle of hwlint-cache-2) and the current one."""
+    planted = Cache(tree / ".hwlint_cache", taxonomy.digest)
+    planted.directory.mkdir(exist_ok=True)
+    for kind in ("check", CHECK):
+        path = planted.path_for(kind)
+        path.write_bytes(payload)
+        path.with_suffix(".pickle").write_bytes(payload)
+
+
+def test_planted_pickle_runs_no_code(tree, taxonomy):
+    marker = tree / "pwned"
+    _plant(tree, taxonomy, pickle.dumps(("hwlint-cache-2", {"x": _Exploit(str(marker))})))
+    res = run_tool("hwlint", "check", ".", cwd=tree)
+    assert (res.returncode, res.stderr) == (1, "")
+    assert "test_a.py:1:1: HWC001" in res.stdout
+    assert not marker.exists()
+
+
+def test_planted_entry_claiming_no_findings_hides_nothing(tree, taxonomy):
+    src = tree / "test_a.py"
+    sha = content_hash(src.read_bytes())
+    cache = Cache(tree / ".hwlint_cache", taxonomy.digest)
+    header = cache._store(CHECK).header  # exactly what a real cache says about itself
+    body = json.dumps({"key": header, "entries": {str(src): [sha, []]}}).encode()
+    # the right magic and a MAC under every key an attacker could guess: none is ours
+    for mac in (b"0" * 64, cache_module._mac(b"\0" * 32, body)):
+        _plant(tree, taxonomy, b"hwlint-cache-3 " + mac + b"\n" + body)
+        res = run_tool("hwlint", "check", ".", cwd=tree)
+        assert (res.returncode, res.stderr) == (1, ""), res.stderr
+        assert "test_a.py:1:1: HWC001" in res.stdout
+
+
+@pytest.mark.parametrize(
+    "value",
+    [[["test_a.py", 1]], "no findings", [[1, 2, 3, 4, 5, 6, 7, 8]], {"a": 1}, [None], 3],
+    ids=["short", "string", "wrong-types", "mapping", "null", "number"],
+)
+def test_entry_of_the_wrong_shape_is_a_miss_and_rewritten(tree, taxonomy, value):
+    # Signed with our own key (a bug, an old version): still checked, never trusted, never a crash.
+    src = str(tree / "test_a.py")
+    cache = Cache(tree / "cache", taxonomy.digest)
+    cache.store(src, content_hash(UNCLASSIFIED.encode()), CHECK, [])
+    cache.entries(CHECK)[os.path.abspath(src)][1] = value
+    cache.save()
+    again = Cache(tree / "cache", taxonomy.digest)
+    assert [f.code for f in check_paths([src], taxonomy, 1, again)[0]] == ["HWC001"]
+    assert [f.code for f in check_paths([src], taxonomy, 1, Cache(tree / "cache", taxonomy.digest))[0]] == [
+        "HWC001"
+    ]
+    rewritten = Cache(tree / "cache", taxonomy.digest)
+    assert rewritten.get(src, content_hash(UNCLASSIFIED.encode()), CHECK, list[Finding]) is not None
+
+
+def test_a_changed_file_with_restored_mtime_and_size_is_rechecked(tree, taxonomy):
+    src = tree / "test_a.py"
+    st = os.stat(src)
+    assert [f.code for f in check_paths([str(src)], taxonomy, 1, Cache(tree / "c", taxonomy.digest))[0]] == [
+        "HWC001"
+    ]
+    src.write_text(UNCLASSIFIED.replace("TestA", "TestB"))  # same size
+    os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
+    [found] = check_paths([str(src)], taxonomy, 1, Cache(tree / "c", taxonomy.digest))
+    assert [(f.code, "TestB" in f.message) for f in found] == [("HWC001", True)]
+
+
+def test_results_are_keyed_by_the_size_cap(tree, taxonomy):
+    src = str(tree / "test_a.py")
+    capped = check_paths([src], taxonomy, 1, Cache(tree / "c", taxonomy.digest), max_bytes=10)
+    assert [f.code for f in capped[0]] == ["HWC901"]
+    assert [f.code for f in check_paths([src], taxonomy, 1, Cache(tree / "c", taxonomy.digest))[0]] == [
+        "HWC001"
+    ]
+
+
+def test_cache_directory_is_tagged_and_ignored(tree):
+    assert run_tool("hwlint", "check", ".", cwd=tree).returncode == 1
+    cache_dir = tree / ".hwlint_cache"
+    assert (
+        (cache_dir / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55\n")
+    )
+    assert (cache_dir / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert [p.suffix for p in cache_dir.glob("*-*")] == [".json"]
+
+
+def test_warm_run_reads_the_cache(tree, taxonomy):
+    src = str(tree / "test_a.py")
+    cold = check_paths([src], taxonomy, 1, Cache(tree / "c", taxonomy.digest))
+    warm = Cache(tree / "c", taxonomy.digest)
+    assert check_paths([src], taxonomy, 1, warm) == cold
+    assert not warm.dirty and len(warm.entries(CHECK)) == 1
+
+
+def test_selections_and_summaries_are_cached_too(tree, taxonomy):
+    from hwlint.report import summarize_paths
+    from hwlint.select import select_all
+
+    (tree / "test_b.py").write_text(
+        "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
+        "class TestB:\n    def test_x(self, device):\n        pass\n"
+        "instantiate_device_type_tests(TestB, globals(), only_for='cuda')\n"
+    )
+    files = [str(tree / "test_a.py"), str(tree / "test_b.py")]
+    for run in (
+        lambda c: select_all(taxonomy, files, cache=c),
+        lambda c: summarize_paths(files, taxonomy, 1, c),
+    ):
+        cold = run(Cache(tree / "c", taxonomy.digest))
+        warm = Cache(tree / "c", taxonomy.digest)
+        assert run(warm) == cold
+        assert warm._stores and not warm.dirty  # every value came from the cache
+
+
+def test_symlinked_default_directory_and_special_files_are_not_used(tree, taxonomy, tmp_path_factory):
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (tree / ".hwlint_cache").symlink_to(elsewhere)
+    assert open_cache(taxonomy.digest, tree) is None
+    assert open_cache(taxonomy.digest, tree, str(elsewhere)) is not None  # asked for explicitly
+    cache_dir = tree / "real-cache"
+    cache_dir.mkdir()
+    os.mkfifo(Cache(cache_dir, taxonomy.digest).path_for(CHECK))  # would block a plain open()
+    assert [
+        f.code
+        for f in check_paths([str(tree / "test_a.py")], taxonomy, 1, Cache(cache_dir, taxonomy.digest))[0]
+    ] == ["HWC001"]
+
+
+def test_without_a_key_nothing_is_read_or_written(tree, taxonomy, monkeypatch):
+    monkeypatch.setenv(cache_module.KEY_FILE_ENV, str(tree / "test_a.py" / "key"))  # cannot exist
+    cache = Cache(tree / "c", taxonomy.digest)
+    assert [f.code for f in check_paths([str(tree / "test_a.py")], taxonomy, 1, cache)[0]] == ["HWC001"]
+    assert not (tree / "c").exists()
+
+
+def test_key_is_created_private(tmp_path, monkeypatch):
+    monkeypatch.setenv(cache_module.KEY_FILE_ENV, str(tmp_path / "d" / "key"))
+    key = cache_module._secret()
+    assert key is not None and len(key) == 32 and cache_module._secret() == key
+    assert (tmp_path / "d" / "key").stat().st_mode & 0o777 == 0o600
+
+
+# -- the codec: every value comes back as it was, anything else is refused -------------------
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    count: int
+    tags: tuple[str, ...] = ()
+    note: str | None = None
+    pairs: tuple[tuple[str, bool | None], ...] = ()
+    tally: Counter = None  # type: ignore[assignment]
+
+
+ROUND_TRIPS = [
+    (list[Finding], [Finding("a.py", 1, 0, "HWC001", "m", 1, 5, "safe")]),
+    (list[Row], [Row("x", 2, ("a",), None, (("k", None), ("j", True)), Counter({"A": 3}))]),
+    (dict[str, Row] | str, "unreadable"),
+    (dict[str, list[int]] | str, {"cpu": [1, 2]}),
+]
+
+
+@pytest.mark.parametrize(("tp", "value"), ROUND_TRIPS)
+def test_values_round_trip(tp, value):
+    assert decoder(tp)(json.loads(json.dumps(encode(value)))) == value
+
+
+BAD = [
+    (list[Finding], [["a.py", "1", 0, "HWC001", "m", 1, 5, None]]),  # a string for an int
+    (list[Finding], [["a.py", 1, 0, "HWC001", "m", 1, 5]]),  # a field short
+    (list[Finding], [["a.py", True, 0, "HWC001", "m", 1, 5, None]]),  # a bool is no int
+    (list[Row], [["x", 1, ["a", 2], None, [], {}]]),
+    (list[Row], [["x", 1, [], None, [["k"]], {}]]),
+    (list[Row], [["x", 1, [], None, [], {"A": "3"}]]),
+    (dict[str, Row] | str, 7),
+    (list[int], {"a": 1}),
+]
+
+
+@pytest.mark.parametrize(("tp", "data"), BAD)
+def test_values_of_another_shape_are_refused(tp, data):
+    with pytest.raises(InvalidEntry):
+        decoder(tp)(data)
+
+
+def test_values_json_cannot_hold_are_not_encoded():
+    for value in ({1: "a"}, {"a"}, object()):
+        with pytest.raises(TypeError):
+            encode(value)

@@ -1,0 +1,60 @@
+"""One huge file costs time linear in its classes and calls, and memory within a cap."""
+
+from __future__ import annotations
+
+import time
+
+from hwlint.checker import check_source
+from hwlint.fix import fix_plan, plan_source, unified_diff
+from hwlint.model import MAX_PARSE_COST, build_model, parse_cost
+from hwlint.select import get_runner, select_model
+
+
+def generated(classes: int) -> str:
+    """A test file of *classes* device-generic classes, one in three instantiated (the shape of the
+    50,000-class file that took 213 s to check and over 5 minutes to --diff)."""
+    out = [
+        "from torch.testing._internal.common_device_type import instantiate_device_type_tests",
+        "from torch.testing._internal.common_utils import TestCase, run_tests",
+        "",
+    ]
+    for i in range(classes):
+        out.append(f"class TestC{i}(TestCase):\n    def test_a(self, device):\n        x = 1  # noqa: E501\n")
+        if i % 3 == 0:
+            out.append(f"instantiate_device_type_tests(TestC{i}, globals())\n")
+    return "\n".join(out)
+
+
+def pipeline_seconds(source: str, taxonomy) -> float:
+    """The fastest of two runs of everything a front end does with one file: check, plan and
+    diff the fixes (what --fix, --diff and the lintrunner adapter do), select for a runner."""
+    runner = get_runner(taxonomy, "cuda")
+    best = float("inf")
+    for _ in range(2):
+        start = time.perf_counter()
+        assert check_source(source, "test_gen.py", taxonomy)
+        result = fix_plan(plan_source(source.encode(), "test_gen.py", taxonomy), taxonomy)
+        assert unified_diff(result).count("\n+    hw_classification = ") > 0
+        assert select_model(build_model(source, "test_gen.py", taxonomy), taxonomy, runner).candidates
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def test_pipeline_is_linear_in_classes_and_calls(taxonomy):
+    small = pipeline_seconds(generated(150), taxonomy)
+    large = pipeline_seconds(generated(600), taxonomy)
+    # 4x the classes and calls: about 4x the time when linear, 16x when quadratic
+    assert large / small < 8, (small, large)
+
+
+def test_parse_cost_is_capped_before_parsing(taxonomy):
+    ones = "1\n" * (MAX_PARSE_COST // 3 + 1)  # 4 MB of this took 3.3 GB in CPython's parser
+    start = time.perf_counter()
+    [finding] = check_source(ones, "test_ones.py", taxonomy)
+    assert time.perf_counter() - start < 1
+    assert (finding.code, finding.line) == ("HWC901", 1)
+    assert finding.message == (
+        f"Cannot check file: the file is too large to parse safely ({parse_cost(ones):,} syntax units, "
+        f"more than {MAX_PARSE_COST:,})."
+    )
+    assert parse_cost(generated(50_000)) < MAX_PARSE_COST  # the large generated file is still checked
