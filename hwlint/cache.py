@@ -21,7 +21,7 @@ from typing import Any
 
 from . import __version__
 
-_MAGIC = "hwlint-cache-2"
+_MAGIC = "hwlint-cache-3"
 CACHE_DIR_NAME = ".hwlint_cache"
 
 

@@ -22,12 +22,15 @@ from dataclasses import dataclass, field
 from ast_grep_py import Edit, SgNode, SgRoot
 
 from .checker import Finding, Selection, read_source, run_rules
-from .infer import Inference
+from .context import Context
+from .infer import Inference, inference
 from .model import ClassInfo, FileModel, build_model, decode_source, split_lines
-from .rules import Context
+from .rules import RULES, collected_inference
 from .taxonomy import Taxonomy
 
-FIXED_CODE = "HWC001"
+#: The findings a fix removes: an undeclared test class, and a class that collects tests undeclared.
+FIXED_CODES = ("HWC001", "HWC005")
+FIXED_CODE = FIXED_CODES[0]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -264,7 +267,7 @@ class FilePlan:
     inferences: dict[tuple[int, int], Inference] = field(default_factory=dict)  # by class (line, col)
 
     def inference_for(self, finding: Finding) -> Inference | None:
-        if finding.code != FIXED_CODE:
+        if finding.code not in FIXED_CODES:
             return None
         return self.inferences.get((finding.line, finding.col))
 
@@ -297,11 +300,13 @@ def plan_source(data: bytes, path: str, taxonomy: Taxonomy, selection: Selection
         return plan
     by_site = {(c.site.line, c.site.col): c for c in model.classes}
     for f in findings:
-        cls = by_site.get((f.line, f.col)) if f.code == FIXED_CODE else None
+        cls = by_site.get((f.line, f.col)) if f.code in FIXED_CODES else None
         if cls is None:
             continue
         try:
-            plan.inferences[(f.line, f.col)] = ctx.inference(cls)
+            found = inference(ctx, cls) if f.code == FIXED_CODE else collected_inference(ctx, cls)
+            if found is not None:
+                plan.inferences[(f.line, f.col)] = found
         except Exception:  # a bug in the inference costs the class its fix, not the run (HWC004 reports it)
             continue
     return plan
@@ -481,7 +486,7 @@ def apply_fixes(
     run = CheckRun(options)
     planning = options.fix or options.diff or options.show
     for path, findings in found:
-        if not planning or not any(f.code == FIXED_CODE for f in findings):
+        if not planning or not any(f.code in FIXED_CODES for f in findings):
             run.plans.append(FilePlan(path, None, None, list(findings)))
             continue
         selection = selection_for(path)
@@ -503,6 +508,10 @@ def apply_fixes(
 def write_diff(run: CheckRun, out, err) -> int:
     """``--diff``, as ruff does it: the diff on *out*, the count on *err*. Returns that count."""
     out.write(run.diff())
+    for r in run.results:  # the reason for every declaration the diff adds, for the reviewer
+        if r.changed:
+            for f, inf in zip(r.fixed, r.applied, strict=True):
+                err.write(f"{r.plan.path}:{f.line}: {inf.cls.name}: {inf.describe()}\n")
     n = run.would_fix
     err.write(f"Would fix {n} error{'s' if n != 1 else ''}.\n" if n else "No errors would be fixed.\n")
     return n
@@ -515,7 +524,11 @@ def write_fix_report(run: CheckRun, out) -> None:
         n = sum(len(r.fixed) for r in applied)
         out.write(f"\nFixed {n} error{'s' if n != 1 else ''}:\n")
         for r in applied:
-            out.write(f"- {r.plan.path}:\n    {len(r.fixed)} × {FIXED_CODE} (missing-hw-classification)\n")
+            out.write(f"- {r.plan.path}:\n")
+            for code in FIXED_CODES:
+                count = sum(1 for f in r.fixed if f.code == code)
+                if count:
+                    out.write(f"    {count} × {code} ({RULES[code].name})\n")
             for inf in r.applied:
                 out.write(f"      {inf.cls.name}: {inf.describe()}\n")
     pending = [(p, f, p.inference_for(f)) for p in run.plans for f in p.findings if p.inference_for(f)]

@@ -12,14 +12,13 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cached_property
-from typing import TYPE_CHECKING
 
-from .model import ClassInfo, Declaration, FileModel, Instantiation, Resolver, Site, effective_declaration
+from .context import Context
+from .infer import Inference, infer_collected, inference
+from .model import ClassInfo, Instantiation, Site, mro
 from .taxonomy import Classification, Taxonomy
 
-if TYPE_CHECKING:
-    from .infer import Inference
+__all__ = ["RULES", "Context", "Rule", "rule", "rule_by_name_or_code"]
 
 Hit = tuple[Site, dict[str, object]]
 
@@ -59,48 +58,6 @@ def rule(code: str, name: str, message: str, severity: str = "error"):
 def _doc_only(fn):
     fn.__no_check__ = True
     return fn
-
-
-class Context:
-    """What rules need about one file: the model, the taxonomy, and the classification of each class."""
-
-    def __init__(self, model: FileModel, taxonomy: Taxonomy, resolver: Resolver | None = None):
-        self.model = model
-        self.taxonomy = taxonomy
-        self.resolver = resolver
-        self._effective: dict[int, tuple[Declaration, ClassInfo] | None] = {}
-        self._inferred: dict[int, Inference] = {}
-
-    def effective(self, cls: ClassInfo) -> tuple[Declaration, ClassInfo] | None:
-        key = id(cls)
-        if key not in self._effective:
-            self._effective[key] = effective_declaration(self.model, cls, self.resolver)
-        return self._effective[key]
-
-    def inference(self, cls: ClassInfo) -> Inference:
-        """What the evidence says *cls* should declare (hwlint.infer), computed once per class."""
-        from .infer import infer  # infer builds on this module
-
-        key = id(cls)
-        if key not in self._inferred:
-            self._inferred[key] = infer(self, cls)
-        return self._inferred[key]
-
-    def classification(self, cls: ClassInfo) -> Classification | None:
-        """The taxonomy entry that applies to *cls* (own or inherited), if known."""
-        found = self.effective(cls)
-        if found is None or found[0].member is None:
-            return None
-        return self.taxonomy.classifications.get(found[0].member)
-
-    @cached_property
-    def classified_test_classes(self) -> list[tuple[ClassInfo, Classification]]:
-        out = []
-        for cls in self.model.test_classes:
-            c = self.classification(cls)
-            if c is not None:
-                out.append((cls, c))
-        return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -143,7 +100,7 @@ def missing_hw_classification(ctx: Context) -> Iterator[Hit]:
         note = ""
         if found is not None:
             note = f" (it inherits one from `{found[1].name}`)"
-        inferred = ctx.inference(cls)
+        inferred = inference(ctx, cls)
         fix = ("safe" if inferred.safe else "unsafe") if inferred.fixable else None
         yield cls.site, {"cls": cls.name, "attribute": tax.attribute, "inherited": note, "fix": fix}
 
@@ -263,9 +220,96 @@ def mixed_device_test_class(ctx: Context) -> Iterator[Hit]:
     for cls in ctx.model.test_classes:
         if cls.declaration is not None:
             continue
-        found = ctx.inference(cls)
+        found = inference(ctx, cls)
         if found.mixed:
             yield cls.site, {"cls": cls.name, "mixed": found.mixed}
+
+
+#: Bases that say nothing about a class being a test class.
+_PLAIN_BASES = frozenset(
+    {"", "object", "ABC", "abc.ABC", "Generic", "typing.Generic", "Protocol", "typing.Protocol"}
+)
+
+
+def collected_tests_holder(ctx: Context, cls: ClassInfo) -> tuple[str, ClassInfo | None] | None:
+    """How *cls*, which defines no test, still collects tests: (what, the base in the file that holds
+    them, if any); None when it collects none hwlint can see."""
+    chain = mro(ctx.model, cls, ctx.resolver)
+    holder = next((c for c in chain[1:] if c.is_test), None)
+    calls = ctx.model.instantiations_of(cls)
+    if calls:
+        return f"it is passed to `{calls[0].function}` (line {calls[0].site.line})", holder
+    # A test framework collects it: some class of its MRO derives from a base outside the file
+    # (TestCase), or pytest collects it by name.
+    known = {c.name for c in chain}
+    external = any(
+        b not in _PLAIN_BASES and b.rpartition(".")[2] not in known for c in chain for b in c.bases
+    )
+    if not (external or cls.name.startswith("Test")):
+        return None
+    if holder is not None:
+        return f"it inherits tests from `{holder.name}`", holder
+    if cls.device_attribute is not None and external:
+        return f"it sets `{cls.device_attribute.text}` for tests it inherits", None
+    return None
+
+
+def collected_inference(ctx: Context, cls: ClassInfo) -> Inference | None:
+    """HWC005's inferred fix for *cls* (None when it collects no test), computed once per class."""
+    key = ("collected", id(cls))
+    if key not in ctx.inferred:
+        found = collected_tests_holder(ctx, cls)
+        ctx.inferred[key] = None if found is None else infer_collected(ctx, cls, found[1])
+    return ctx.inferred[key]
+
+
+@rule(
+    "HWC005",
+    "unclassified-collected-class",
+    "Class `{cls}` collects tests ({how}) but has no `{attribute}`.",
+)
+def unclassified_collected_class(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags a class that defines no `test*` method of its own, yet collects tests, and has no
+    `hw_classification` (declared or inherited): it inherits tests from a base or mixin in the file
+    (`class HashStoreTest(TestCase, StoreTestBase)`), it is passed to `instantiate_device_type_tests`,
+    or it sets a class-level `device = "cpu"` for the tests it inherits. HWC001 keeps upstream's
+    scope (classes whose own body defines a test); this rule covers the rest.
+
+    ## Why is this bad?
+    pytest and unittest collect the inherited tests, and a run filtered by `--hw-classification`
+    drops every one of them in silence: the class looks covered and runs nowhere.
+
+    ## Example
+    ```python
+    class StoreTestBase:
+        def test_set_get(self): ...
+
+
+    class HashStoreTest(TestCase, StoreTestBase):
+        def setUp(self): ...
+    ```
+
+    ## Use instead
+    ```python
+    class HashStoreTest(TestCase, StoreTestBase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def setUp(self): ...
+    ```
+    """
+    for cls in ctx.model.classes:
+        if cls.is_test or cls.declarations or ctx.effective(cls) is not None:
+            continue
+        found = collected_tests_holder(ctx, cls)
+        if found is None:
+            continue
+        how, _ = found
+        inferred = collected_inference(ctx, cls)
+        assert inferred is not None
+        fix = ("safe" if inferred.safe else "unsafe") if inferred.fixable else None
+        yield cls.site, {"cls": cls.name, "how": how, "attribute": ctx.taxonomy.attribute, "fix": fix}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -706,18 +750,23 @@ def device_specific_decorator(ctx: Context) -> Iterator[Hit]:
 @rule(
     "HWC204",
     "availability-check",
-    "{classification} test class `{cls}` checks accelerator availability with `{call}`.",
+    "{classification} test class `{cls}` calls the accelerator API `{call}`.",
 )
 def availability_check(ctx: Context) -> Iterator[Hit]:
     """
     ## What it does
-    Flags an accelerator availability check (`torch.cuda.is_available()`,
-    `torch.accelerator.is_available()`, ...) anywhere in a class whose classification forbids it
-    (GENERIC), its decorators and methods included.
+    Flags a call into an accelerator API anywhere in a class whose classification forbids it
+    (GENERIC), its decorators and methods included. As upstream's linter does today, the default
+    taxonomy's `accelerator_apis` make any call under `torch.accelerator`, `torch.cuda`, `torch.hpu`,
+    `torch.ipu`, `torch.mps`, `torch.mtia`, `torch.xla`, `torch.xpu` and `torch.backends.cuda` count
+    (`torch.cuda.is_available()`, `torch.cuda.synchronize()`, `torch.xpu.empty_cache()`), and
+    `torch.backends.cudnn.*` does not. The taxonomy's `availability_checks` add exact calls
+    (`examples/taxonomy-availability-only.yaml` keeps the earlier rule: `is_available()` checks only).
 
     ## Why is this bad?
-    GENERIC runs once, on a CPU-only runner, where the check is always false: the guarded code never
-    runs anywhere, yet the class looks covered.
+    GENERIC runs once, on a CPU-only runner, where an availability check is always false and any
+    other accelerator call fails: the code that needs the device runs nowhere, yet the class looks
+    covered.
 
     ## Example
     ```python

@@ -99,6 +99,9 @@ class Taxonomy:
     classifications: dict[str, Classification]
     runners: dict[str, Runner]
     decorator_sets: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Module prefixes whose every attribute call counts as an availability check (torch.cuda: any
+    # torch.cuda.*(...) call), as upstream's linter reads them.
+    accelerator_apis: tuple[str, ...] = ()
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def classification_for_device(self, device: str) -> Classification | None:
@@ -121,6 +124,15 @@ class Taxonomy:
         if device == "privateuse1":
             return frozenset({device, *self.backends()})
         return frozenset({device})
+
+    def is_accelerator_call(self, name: str) -> bool:
+        """True when a call of the dotted *name* is an availability check or under an accelerator API."""
+        if name in self.availability_checks:
+            return True
+        return any(
+            name.startswith(prefix) and name[len(prefix) : len(prefix) + 1] == "."
+            for prefix in self.accelerator_apis
+        )
 
 
 def default_taxonomy_path() -> Path:
@@ -220,6 +232,7 @@ _TOP_KEYS = {
     "device_params",
     "devices",
     "availability_checks",
+    "accelerator_apis",
     "decorator_sets",
     "classifications",
     "runners",
@@ -281,6 +294,13 @@ class _Validator:
             raise self.error(key, f"expected a dotted name, got {_describe(value)}")
         return value
 
+    def module_prefix(self, value: Any, key: str) -> str:
+        """A dotted module prefix of at least two parts (``torch.cuda``): one part would match everything."""
+        name = self.dotted(value, key)
+        if "." not in name:
+            raise self.error(key, f"expected a module prefix such as torch.cuda, got {_describe(value)}")
+        return name
+
     def names(
         self,
         mapping: dict[str, Any],
@@ -335,6 +355,7 @@ class _Validator:
         device_params = self.names(raw, "device_params", "", self.identifier, ["device", "devices"])
         devices = self.build_devices()
         checks = frozenset(self.names(raw, "availability_checks", "", self.dotted, []))
+        apis = self.names(raw, "accelerator_apis", "", self.module_prefix, [])
         sets = self.build_decorator_sets()
         classifications = self.build_classifications(devices, sets)
         runners = self.build_runners(devices, classifications)
@@ -354,6 +375,7 @@ class _Validator:
             classifications=classifications,
             runners=runners,
             decorator_sets=sets,
+            accelerator_apis=apis,
             raw=raw,
         )
 
@@ -500,6 +522,7 @@ def effective_dict(taxonomy: Taxonomy) -> dict[str, Any]:
         "device_params": list(taxonomy.device_params),
         "devices": {d.name: ({"opt_in": d.opt_in} if d.opt_in else {}) for d in taxonomy.devices.values()},
         "availability_checks": sorted(taxonomy.availability_checks),
+        "accelerator_apis": list(taxonomy.accelerator_apis),
         "decorator_sets": {k: list(v) for k, v in taxonomy.decorator_sets.items()},
         "classifications": {
             c.name: {
