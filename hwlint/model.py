@@ -19,6 +19,7 @@ import tokenize
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from itertools import repeat
 from typing import Protocol
 
 from .taxonomy import Taxonomy
@@ -726,7 +727,7 @@ class _Builder:
                     text = "".join(self.lines[d.lineno - 1 : d.end_lineno])
                     if not any(h in text for h in helpers):
                         continue
-                    called[id(m)] = _self_calls(d)
+                    called[id(m)] = set(_SELF_CALL.findall(text))
                 if m.name not in helpers and called[id(m)] & helpers:
                     helpers.add(m.name)
                     changed = True
@@ -944,7 +945,7 @@ def _vocabulary(tax: Taxonomy) -> _Vocabulary:
     if found is not None:
         return found
     devices = tuple(tax.devices)
-    api_tails = {p.rpartition(".")[2].lower() for p in tax.accelerator_apis}
+    api_tails = {p.lower() for p in tax.accelerator_apis}  # whole prefixes: "ipu" alone is in "manipulate"
     check_tails = {c.rpartition(".")[2].lower() for c in tax.availability_checks}
     words = dict.fromkeys(
         [*devices, *_ACCELERATOR_WORDS, *_LIBRARY_DEVICES, *sorted(api_tails), *sorted(check_tails)]
@@ -990,19 +991,9 @@ class _Closure:
         return self.memo[name]
 
 
-def _self_calls(node: ast.AST) -> set[str]:
-    """Names called as ``self.name(...)`` or ``cls.name(...)`` under *node*."""
-    out = set()
-    for sub in ast.walk(node):
-        if type(sub) is ast.Call:
-            func = sub.func  # type: ignore[attr-defined]
-            if (
-                type(func) is ast.Attribute
-                and type(func.value) is ast.Name
-                and func.value.id in ("self", "cls")
-            ):
-                out.add(func.attr)
-    return out
+#: ``self.name(`` / ``cls.name(``: read from the text, which costs far less than walking the tree (a
+#: mention in a comment or a string at worst attributes a helper's uses to one test too many).
+_SELF_CALL = re.compile(r"\b(?:self|cls)\s*\.\s*([A-Za-z_]\w*)\s*\(")
 
 
 class _DeviceUses:
@@ -1030,7 +1021,9 @@ class _DeviceUses:
             node, mode = stack.pop()
             children = self.visit(node, mode)
             if children is None:
-                stack.extend((c, mode) for c in reversed(list(ast.iter_child_nodes(node))))
+                kids = list(ast.iter_child_nodes(node))
+                kids.reverse()
+                stack.extend(zip(kids, repeat(mode)))
             else:
                 stack.extend(reversed(children))
         self.found.sort(key=lambda u: (u.site.line, u.site.col))
