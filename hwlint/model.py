@@ -56,6 +56,14 @@ class Decorator:
 #: *none*: no evidence at all, recorded only for a call the taxonomy lists as an accelerator API.
 HARD, GUARD, NONE = "hard", "guard", "none"
 
+#: Forms of a device use (see :attr:`DeviceUse.form`).
+FORM_LITERAL, FORM_CHAIN, FORM_CHAIN_KEYWORDS, FORM_METHOD = "literal", "chain", "chain-keywords", "method"
+FORM_HELPER = "helper"  # a call to a module-level function whose body uses the device
+#: Roles of a literal (:attr:`DeviceUse.detail`): a device (``.to("cuda")``, ``device="cuda"``,
+#: ``torch.device("cuda")``), a device type (``device_type="cuda"``, ``torch.autocast("cuda")``,
+#: ``torch.device("cuda", 0)``), or anything else.
+ROLE_DEVICE, ROLE_TYPE, ROLE_OTHER = "device", "device-type", "other"
+
 
 @dataclass(frozen=True)
 class DeviceUse:
@@ -68,6 +76,18 @@ class DeviceUse:
     site: Site
     kind: str = HARD
     api: bool = False
+    #: The syntax of the use, which decides how it can be rewritten: :data:`FORM_LITERAL` (``detail``
+    #: tells the literal's role), :data:`FORM_CHAIN` (``torch.cuda.X`` as a call without keywords or a
+    #: reference; ``detail`` is the dotted name), :data:`FORM_CHAIN_KEYWORDS` (such a call with keyword
+    #: arguments), :data:`FORM_METHOD` (``x.cuda(...)``; ``detail`` is the text inside the
+    #: parentheses), :data:`FORM_HELPER` (a call to a module-level helper that uses the device), or ""
+    #: (identifiers such as ``TEST_CUDA`` and ``onlyCUDA``).
+    form: str = ""
+    detail: str = ""
+    #: The text a rewrite replaces: the literal, the dotted name of a chain, or ``.cuda(...)``.
+    target: Site | None = None
+    #: The use sits in a decorator (``@largeTensorTest(device="cuda")``, ``@onlyCUDA``).
+    decorator: bool = False
 
 
 @dataclass(frozen=True)
@@ -82,6 +102,7 @@ class Method:
     device_uses: tuple[DeviceUse, ...] = ()
     # Methods it calls as `self.name(...)` / `cls.name(...)` that lead to device uses.
     calls: tuple[str, ...] = ()
+    end_line: int = 0  # the last line of the body
 
 
 @dataclass(frozen=True)
@@ -600,10 +621,21 @@ class _Builder:
     def classes_to_scan(self, statements: list[tuple[ast.stmt, bool]]) -> set[int]:
         """ids of the class nodes whose device uses someone reads: undeclared classes (the inference,
         HWC005) and, transitively, their bases in the file; declared classes whose classification
-        forbids accelerator API calls (HWC204)."""
+        forbids accelerator API calls (HWC204), runs on every device (HWC301) or on one accelerator
+        (HWC302). Only classes of a generic runner's own device (CPU) are left out."""
         by_name: dict[str, list[ast.ClassDef]] = {}
         todo: list[ast.ClassDef] = []
-        allowed = {n for n, c in self.tax.classifications.items() if c.availability_checks != "forbidden"}
+        generic_devices = {
+            r.device
+            for r in self.tax.runners.values()
+            for n in r.runs
+            if self.tax.classifications.get(n) and self.tax.classifications[n].instantiation == "forbidden"
+        }
+        allowed = {
+            n
+            for n, c in self.tax.classifications.items()
+            if c.availability_checks != "forbidden" and c.device is not None and c.device in generic_devices
+        }
         for stmt, _ in statements:
             if not isinstance(stmt, ast.ClassDef):
                 continue
@@ -675,7 +707,10 @@ class _Builder:
         outside = [s for s in node.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
         uses = [u for m in methods for u in m.device_uses]
         if scan:
-            uses += self.device_uses(*node.decorator_list, *node.bases, *node.keywords, *outside)
+            uses += [
+                replace(u, decorator=True) if u.site.line < node.lineno else u
+                for u in self.device_uses(*node.decorator_list, *node.bases, *node.keywords, *outside)
+            ]
         uses.sort(key=lambda u: (u.site.line, u.site.col))
         body = node.body
         doc_end = 0
@@ -795,8 +830,16 @@ class _Builder:
             params=tuple(x.arg for x in args),
             param_sites=tuple(self.site(x, x.arg) for x in args),
             decorators=tuple(self.decorator(d) for d in node.decorator_list),
-            device_uses=self.device_uses(node) if scan else (),
+            device_uses=self.method_uses(node) if scan else (),
+            end_line=node.end_lineno or node.lineno,
         )
+
+    def method_uses(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[DeviceUse, ...]:
+        """The device uses of a method, those of its decorators (above the `def` line) marked."""
+        uses = self.device_uses(node)
+        if not node.decorator_list or not uses:
+            return uses
+        return tuple(replace(u, decorator=True) if u.site.line < node.lineno else u for u in uses)
 
     def decorator(self, node: ast.expr) -> Decorator:
         target = node.func if isinstance(node, ast.Call) else node
@@ -915,6 +958,8 @@ _GUARD_HEADS = frozenset(
     {"test", "tests", "run", "has", "have", "requires", "require", "skip", "is", "no", "with", "if", "unless"}
 )
 _PIN_HEADS = frozenset({"only"})
+# Calls whose first argument is a device type, never a device with an index.
+_DEVICE_TYPE_CALLS = frozenset({"autocast", "GradScaler", "device_module", "get_device_module"})
 # Methods that run for every test of the class: their uses (and their helpers') are every test's.
 _EVERY_TEST = ("setUp", "setUpClass", "tearDown", "tearDownClass", "asyncSetUp", "asyncTearDown")
 # Queries that only ask about a device: guards wherever they appear (torch.cuda.is_available());
@@ -1016,6 +1061,7 @@ class _DeviceUses:
         self.words = vocab.identifier_words
         self.api_modules = vocab.api_modules
         self.found: list[DeviceUse] = []
+        self.roles: dict[int, str] = {}  # literal node id -> its role, noted by the call around it
         stack: list[tuple[ast.AST, int]] = [(n, _PLAIN) for n in reversed(nodes)]
         while stack:  # iterative and pruning: ast.NodeVisitor costs a method lookup per node
             node, mode = stack.pop()
@@ -1028,10 +1074,20 @@ class _DeviceUses:
                 stack.extend(reversed(children))
         self.found.sort(key=lambda u: (u.site.line, u.site.col))
 
-    def add(self, device: str, node: ast.AST, kind: str, mode: int, api: bool = False) -> None:
+    def add(
+        self,
+        device: str,
+        node: ast.AST,
+        kind: str,
+        mode: int,
+        api: bool = False,
+        form: str = "",
+        detail: str = "",
+        target: Site | None = None,
+    ) -> None:
         if kind == HARD and mode != _PLAIN:
             kind = GUARD  # asked about, or only run where the device is present
-        self.found.append(DeviceUse(device, self.b.site(node), kind, api))
+        self.found.append(DeviceUse(device, self.b.site(node), kind, api, form, detail, target))
 
     def visit(self, node: ast.AST, mode: int) -> list[tuple[ast.AST, int]] | None:
         """Record *node*'s use, if any; return the children still to visit (None: all of them)."""
@@ -1069,7 +1125,8 @@ class _DeviceUses:
         if len(parts) >= 2 and parts[0] == "torch":
             found = self.torch_use(parts, call=False)
             if found is not None:
-                self.add(found[0], node, found[1], mode)
+                site = self.b.site(node)
+                self.add(found[0], node, found[1], mode, form=FORM_CHAIN, detail=site.text, target=site)
                 return []  # the outermost chain is the use; its prefixes are not uses of their own
         for device, use in self.identifier_devices(node.attr):
             self.add(device, node, use, mode)
@@ -1103,20 +1160,45 @@ class _DeviceUses:
             found = self.torch_use(parts, call=True, mode=mode)
             if found is not None or api:
                 device, kind = found if found is not None else (ANY_ACCELERATOR, NONE)
-                self.add(device, node, kind, mode, api)
+                form = FORM_CHAIN_KEYWORDS if node.keywords else FORM_CHAIN
+                self.add(device, node, kind, mode, api, form, name, self.b.site(func, name))
                 return [(a, mode) for a in args]
         elif api:
             self.add(ANY_ACCELERATOR, node, NONE, mode, api)
         if isinstance(func, ast.Attribute) and func.attr in self.devices:
-            self.add(func.attr, node, HARD, mode)  # tensor.cuda(), module.xpu()
+            # tensor.cuda(), module.xpu(): the rewrite replaces `.cuda(...)`, from the end of the value
+            value = func.value
+            end_line, end_col = node.end_lineno or node.lineno, node.end_col_offset or 0
+            start = self.b.site(value)
+            inner = ", ".join(self.b.segment(a, 10_000) for a in args)
+            target = Site(start.end_line, start.end_col, f".{func.attr}({inner})", end_line, end_col)
+            if not self.b.ascii:
+                target = replace(target, end_col=self.b.col(end_line, end_col))
+            self.add(func.attr, node, HARD, mode, form=FORM_METHOD, detail=inner, target=target)
             return [(func.value, mode), *((a, mode) for a in args)]  # not func.attr a second time
+        self.note_roles(node, name)
         if isinstance(func, ast.Name):
             for device, kind in self.b.helper_devices.get(func.id, ()):  # a helper of this module
-                self.add(device, node, kind, mode)
+                self.add(device, node, kind, mode, form=FORM_HELPER, detail=func.id)
         last = name.rpartition(".")[2] if name else ""
         if last.lower().startswith("skip"):  # skipIf(not TEST_CUDA, ...), skipCUDAIf(...)
             return [(func, mode), *((a, _CONDITION) for a in args)]
         return None
+
+    def note_roles(self, node: ast.Call, name: str) -> None:
+        """Note what the string arguments of *node* stand for: a device or a device type."""
+        last = name.rpartition(".")[2] if name else ""
+        first = node.args[0] if node.args else None
+        if isinstance(first, ast.Constant):
+            if last == "to" and isinstance(node.func, ast.Attribute):
+                self.roles[id(first)] = ROLE_DEVICE
+            elif name in ("torch.device", "device"):
+                self.roles[id(first)] = ROLE_DEVICE if len(node.args) == 1 else ROLE_TYPE
+            elif last in _DEVICE_TYPE_CALLS:
+                self.roles[id(first)] = ROLE_TYPE
+        for kw in node.keywords:
+            if isinstance(kw.value, ast.Constant) and kw.arg in ("device", "device_type"):
+                self.roles[id(kw.value)] = ROLE_DEVICE if kw.arg == "device" else ROLE_TYPE
 
     def constant(self, node: ast.Constant, mode: int) -> None:
         value = node.value
@@ -1124,7 +1206,9 @@ class _DeviceUses:
             head, _, index = value.partition(":")
             head = _BACKEND_DEVICES.get(head, head) if not index else head
             if head in self.devices and (not index or index.isdigit()):
-                self.add(head, node, HARD, mode)
+                role = self.roles.get(id(node), ROLE_OTHER) if head == value.partition(":")[0] else ROLE_OTHER
+                site = self.b.site(node)
+                self.add(head, node, HARD, mode, form=FORM_LITERAL, detail=role, target=site)
 
     def identifier_devices(self, identifier: str) -> list[tuple[str, str]]:
         """(device, kind) a name spells out: TEST_CUDA, requires_cuda, skipIfNoXPU, x.is_cuda (guards),
