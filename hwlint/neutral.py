@@ -46,7 +46,7 @@ from .model import (
     Method,
     mro,
 )
-from .taxonomy import Classification
+from .taxonomy import Classification, Taxonomy
 
 #: Forms of a use that hard-codes a device (identifiers such as ``TEST_CUDA`` never do).
 _CODE_FORMS = frozenset({FORM_LITERAL, FORM_CHAIN, FORM_CHAIN_KEYWORDS, FORM_METHOD, FORM_HELPER})
@@ -270,7 +270,7 @@ def _generated_names(ctx: Context, cls: ClassInfo) -> list[str]:
     return names
 
 
-def neutral_except_for(ctx: Context) -> tuple[str, ...]:
+def neutral_except_for(tax: Taxonomy) -> tuple[str, ...]:
     """The devices the device-generic instantiation leaves out (cpu by default)."""
-    found = ctx.taxonomy.device_neutral.except_for
-    return found if found is not None else tuple(sorted(generic_runner_devices(ctx.taxonomy)))
+    found = tax.device_neutral.except_for
+    return found if found is not None else tuple(sorted(generic_runner_devices(tax)))

@@ -67,8 +67,10 @@ def test_several_classes_report_fixed_and_remaining(tmp_path, capsys, monkeypatc
         "e.g. `torch.cuda.synchronize()` (line 25)) with tests that use no device (`test_cpu_only`): "
         "split it into a GENERIC class and a CUDA class.\n"
         "test_several.py:28:1: HWC001 Test class `TestCudaOnly` does not declare `hw_classification`.\n"
-        "Found 5 errors (2 fixed, 3 remaining).\n"
-        "No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option).\n"
+        "test_several.py:28:1: HWC302 CUDA test class `TestCudaOnly` could run on every accelerator: "
+        "each hard-coded device has a device-neutral spelling.\n"
+        "Found 6 errors (2 fixed, 4 remaining).\n"
+        "No fixes available (2 hidden fixes can be enabled with the `--unsafe-fixes` option).\n"
     )
 
 
@@ -208,7 +210,7 @@ def test_a_fixer_bug_leaves_the_file_alone_and_is_reported(tmp_path, capsys, mon
     def broken(*args, **kwargs):
         raise LookupError("no such node")
 
-    monkeypatch.setattr(hwlint.fix, "insert_declarations", broken)
+    monkeypatch.setattr(hwlint.fix, "fixed_text", broken)
     target = tmp_path / "test_plain.py"
     shutil.copyfile(CASES / "no_import.py", target)
     assert main(["check", "--isolated", "--quiet", "--fix", str(target)]) == 1
