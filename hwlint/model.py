@@ -915,6 +915,8 @@ _GUARD_HEADS = frozenset(
     {"test", "tests", "run", "has", "have", "requires", "require", "skip", "is", "no", "with", "if", "unless"}
 )
 _PIN_HEADS = frozenset({"only"})
+# Keyword arguments whose value is a device.
+_DEVICE_KEYWORDS = frozenset({"device", "device_type"})
 # Methods that run for every test of the class: their uses (and their helpers') are every test's.
 _EVERY_TEST = ("setUp", "setUpClass", "tearDown", "tearDownClass", "asyncSetUp", "asyncTearDown")
 # Queries that only ask about a device: guards wherever they appear (torch.cuda.is_available());
@@ -1107,6 +1109,9 @@ class _DeviceUses:
                 return [(a, mode) for a in args]
         elif api:
             self.add(ANY_ACCELERATOR, node, NONE, mode, api)
+        for value in self.device_arguments(node, name):
+            for device in self.named_device(value):
+                self.add(device, value, HARD, mode)  # device=GPU_TYPE, torch.device(DEVICE_CUDA)
         if isinstance(func, ast.Attribute) and func.attr in self.devices:
             self.add(func.attr, node, HARD, mode)  # tensor.cuda(), module.xpu()
             return [(func.value, mode), *((a, mode) for a in args)]  # not func.attr a second time
@@ -1117,6 +1122,29 @@ class _DeviceUses:
         if last.lower().startswith("skip"):  # skipIf(not TEST_CUDA, ...), skipCUDAIf(...)
             return [(func, mode), *((a, _CONDITION) for a in args)]
         return None
+
+    @staticmethod
+    def device_arguments(node: ast.Call, name: str) -> list[ast.expr]:
+        """Arguments of *node* used as a device: ``device=``/``device_type=`` values, the first argument
+        of ``torch.device(...)`` and of ``.to(...)``."""
+        out = [kw.value for kw in node.keywords if kw.arg in _DEVICE_KEYWORDS]
+        func = node.func
+        if node.args and (name == "torch.device" or (type(func) is ast.Attribute and func.attr == "to")):
+            out.append(node.args[0])
+        return [v for v in out if type(v) in (ast.Name, ast.Attribute)]
+
+    def named_device(self, node: ast.expr) -> list[str]:
+        """The device a name used as a device spells, whatever its first word (GPU_TYPE, DEVICE_CUDA):
+        a named device, or "accelerator" for a gpu word."""
+        identifier = node.id if isinstance(node, ast.Name) else node.attr  # type: ignore[attr-defined]
+        lowered = identifier.lower()
+        if not any(w in lowered for w in self.words):
+            return []
+        words = {_LIBRARY_DEVICES.get(w.lower(), w.lower()) for w in _WORDS.findall(identifier)}
+        found = [d for d in self.devices if d in words]
+        if not found and words & _ACCELERATOR_WORDS:
+            found = [ANY_ACCELERATOR]
+        return found
 
     def constant(self, node: ast.Constant, mode: int) -> None:
         value = node.value
