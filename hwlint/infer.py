@@ -468,9 +468,8 @@ def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
             f"every test is skipped without {device} ({_use(guard)})",
             f"{len(using)} of {len(ev.tests)} tests use it: {shown}",
         )
-    split = (
-        f"split it into a {generic.name if generic else 'device-independent'} class and a "
-        f"{target.name if target else device} class"
+    split = f"split it into a {generic.name if generic else 'device-independent'} class and " + (
+        f"a {target.name} class" if target else f"a class for its {device} tests"
     )
     mixed = (
         f"tests that use {device} ({_names(using)}, e.g. {shown}) with tests that use no device "

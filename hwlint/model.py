@@ -59,6 +59,7 @@ HARD, GUARD, NONE = "hard", "guard", "none"
 #: Forms of a device use (see :attr:`DeviceUse.form`).
 FORM_LITERAL, FORM_CHAIN, FORM_CHAIN_KEYWORDS, FORM_METHOD = "literal", "chain", "chain-keywords", "method"
 FORM_HELPER = "helper"  # a call to a module-level function whose body uses the device
+FORM_NAME = "name"  # a name used as a device: device=DEVICE_CUDA, .to(CUDA_DEVICE)
 #: Roles of a literal (:attr:`DeviceUse.detail`): a device (``.to("cuda")``, ``device="cuda"``,
 #: ``torch.device("cuda")``), a device type (``device_type="cuda"``, ``torch.autocast("cuda")``,
 #: ``torch.device("cuda", 0)``), or anything else.
@@ -80,7 +81,8 @@ class DeviceUse:
     #: tells the literal's role), :data:`FORM_CHAIN` (``torch.cuda.X`` as a call without keywords or a
     #: reference; ``detail`` is the dotted name), :data:`FORM_CHAIN_KEYWORDS` (such a call with keyword
     #: arguments), :data:`FORM_METHOD` (``x.cuda(...)``; ``detail`` is the text inside the
-    #: parentheses), :data:`FORM_HELPER` (a call to a module-level helper that uses the device), or ""
+    #: parentheses), :data:`FORM_HELPER` (a call to a module-level helper that uses the device),
+    #: :data:`FORM_NAME` (a variable used as a device, ``device=DEVICE_CUDA``), or ""
     #: (identifiers such as ``TEST_CUDA`` and ``onlyCUDA``).
     form: str = ""
     detail: str = ""
@@ -960,6 +962,8 @@ _GUARD_HEADS = frozenset(
 _PIN_HEADS = frozenset({"only"})
 # Calls whose first argument is a device type, never a device with an index.
 _DEVICE_TYPE_CALLS = frozenset({"autocast", "GradScaler", "device_module", "get_device_module"})
+# Keyword arguments whose value is a device.
+_DEVICE_KEYWORDS = frozenset({"device", "device_type"})
 # Methods that run for every test of the class: their uses (and their helpers') are every test's.
 _EVERY_TEST = ("setUp", "setUpClass", "tearDown", "tearDownClass", "asyncSetUp", "asyncTearDown")
 # Queries that only ask about a device: guards wherever they appear (torch.cuda.is_available());
@@ -1165,6 +1169,10 @@ class _DeviceUses:
                 return [(a, mode) for a in args]
         elif api:
             self.add(ANY_ACCELERATOR, node, NONE, mode, api)
+        for value in self.device_arguments(node, name):
+            for device in self.named_device(value):
+                # device=GPU_TYPE, torch.device(DEVICE_CUDA)
+                self.add(device, value, HARD, mode, form=FORM_NAME, detail=dotted_name(value))
         if isinstance(func, ast.Attribute) and func.attr in self.devices:
             # tensor.cuda(), module.xpu(): the rewrite replaces `.cuda(...)`, from the end of the value
             value = func.value
@@ -1199,6 +1207,29 @@ class _DeviceUses:
         for kw in node.keywords:
             if isinstance(kw.value, ast.Constant) and kw.arg in ("device", "device_type"):
                 self.roles[id(kw.value)] = ROLE_DEVICE if kw.arg == "device" else ROLE_TYPE
+
+    @staticmethod
+    def device_arguments(node: ast.Call, name: str) -> list[ast.expr]:
+        """Arguments of *node* used as a device: ``device=``/``device_type=`` values, the first argument
+        of ``torch.device(...)`` and of ``.to(...)``."""
+        out = [kw.value for kw in node.keywords if kw.arg in _DEVICE_KEYWORDS]
+        func = node.func
+        if node.args and (name == "torch.device" or (type(func) is ast.Attribute and func.attr == "to")):
+            out.append(node.args[0])
+        return [v for v in out if type(v) in (ast.Name, ast.Attribute)]
+
+    def named_device(self, node: ast.expr) -> list[str]:
+        """The device a name used as a device spells, whatever its first word (GPU_TYPE, DEVICE_CUDA):
+        a named device, or "accelerator" for a gpu word."""
+        identifier = node.id if isinstance(node, ast.Name) else node.attr  # type: ignore[attr-defined]
+        lowered = identifier.lower()
+        if not any(w in lowered for w in self.words):
+            return []
+        words = {_LIBRARY_DEVICES.get(w.lower(), w.lower()) for w in _WORDS.findall(identifier)}
+        found = [d for d in self.devices if d in words]
+        if not found and words & _ACCELERATOR_WORDS:
+            found = [ANY_ACCELERATOR]
+        return found
 
     def constant(self, node: ast.Constant, mode: int) -> None:
         value = node.value

@@ -39,6 +39,7 @@ from .model import (
     FORM_HELPER,
     FORM_LITERAL,
     FORM_METHOD,
+    FORM_NAME,
     HARD,
     ROLE_DEVICE,
     ClassInfo,
@@ -49,7 +50,7 @@ from .model import (
 from .taxonomy import Classification, Taxonomy
 
 #: Forms of a use that hard-codes a device (identifiers such as ``TEST_CUDA`` never do).
-_CODE_FORMS = frozenset({FORM_LITERAL, FORM_CHAIN, FORM_CHAIN_KEYWORDS, FORM_METHOD, FORM_HELPER})
+_CODE_FORMS = frozenset({FORM_LITERAL, FORM_CHAIN, FORM_CHAIN_KEYWORDS, FORM_METHOD, FORM_HELPER, FORM_NAME})
 SAFE, UNSAFE = "safe", "unsafe"
 
 

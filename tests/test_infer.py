@@ -150,6 +150,42 @@ CASES = [
         "`instantiate_device_type_tests` (line 9) without `only_for`; tests pinned by @onlyCUDA (`test_a`)",
     ),
     (
+        "a name used as a device names its device, whatever its first word",
+        """
+        class TestX(TestCase):
+            def test_a(self):
+                torch.randn(3, device=GPU_TYPE)
+            def test_b(self):
+                torch.ones(1).to(GPU_TYPE)
+        """,
+        (None, False),
+        "it uses an accelerator without naming one (`GPU_TYPE` (line 7)) and is not instantiated: give its "
+        "tests a `device` and instantiate it",
+    ),
+    (
+        "a name that merely contains a device word is no use",
+        """
+        class TestX(TestCase):
+            def test_a(self):
+                check_code_for_cuda_kernel_launches(XpuInterface, gpu_trace)
+        """,
+        ("GENERIC", True),
+        "GENERIC (safe, no device evidence): never instantiated; no test takes `device`; "
+        "no device-specific code",
+    ),
+    (
+        "a guard is not a hard use",
+        """
+        class TestX(TestCase):
+            @unittest.skipIf(not TEST_CUDA, "needs CUDA")
+            def test_a(self):
+                if TEST_CUDA:
+                    torch.ones(1).cuda()
+        """,
+        ("GENERIC", False),
+        "GENERIC (unsafe, guards only): never instantiated; it only asks for a device: `TEST_CUDA` (line 6)",
+    ),
+    (
         "unresolvable only_for",
         """
         class TestX(TestCase):

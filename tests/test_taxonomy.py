@@ -6,7 +6,7 @@ import pytest
 
 from hwlint.taxonomy import TaxonomyError, load_taxonomy, parse_taxonomy
 
-from .conftest import DEFAULT_TAXONOMY, STRICT_TAXONOMY, VENDOR_TAXONOMY, run_tool
+from .conftest import DEFAULT_TAXONOMY, ROOT, STRICT_TAXONOMY, VENDOR_TAXONOMY, run_tool
 
 
 def test_default_taxonomy_matches_the_upstream_rfc(taxonomy):
@@ -110,7 +110,53 @@ BAD = [
         "device_params[1]",
         "expected an identifier",
     ),
+    (
+        "accelerator_apis:\n  - torch.cuda\n  - torch\nclassifications: {A: {}}\n",
+        3,
+        "accelerator_apis[1]",
+        "expected a module prefix such as torch.cuda, got a string 'torch'",
+    ),
+    ("accelerator_apis: torch.cuda\nclassifications: {A: {}}\n", 1, "accelerator_apis", "expected a list"),
+    (
+        "accelerator_apis: [torch..cuda]\nclassifications: {A: {}}\n",
+        1,
+        "accelerator_apis[0]",
+        "expected a dotted name",
+    ),
 ]
+
+
+def test_default_generic_rule_forbids_what_upstream_forbids(taxonomy):
+    assert taxonomy.accelerator_apis == (
+        "torch.accelerator",
+        "torch.cuda",
+        "torch.hpu",
+        "torch.ipu",
+        "torch.mps",
+        "torch.mtia",
+        "torch.xla",
+        "torch.xpu",
+        "torch.backends.cuda",
+    )
+    calls = {
+        "torch.cuda.synchronize": True,
+        "torch.cuda.is_available": True,
+        "torch.xpu.empty_cache": True,
+        "torch.mtia.device_count": True,
+        "torch.backends.cuda.sdp_kernel": True,
+        "torch.backends.cudnn.is_available": False,
+        "torch.backends.mps.is_available": False,
+        "torch.cudax.synchronize": False,
+        "torch.cuda": False,
+    }
+    assert {name: taxonomy.is_accelerator_call(name) for name in calls} == calls
+
+
+def test_availability_only_variant_keeps_the_earlier_rule():
+    variant = load_taxonomy(ROOT / "examples" / "taxonomy-availability-only.yaml")
+    assert variant.accelerator_apis == ()
+    assert variant.is_accelerator_call("torch.backends.cudnn.is_available")
+    assert not variant.is_accelerator_call("torch.cuda.synchronize")
 
 
 @pytest.mark.parametrize(("text", "line", "key", "message"), BAD, ids=[b[3] for b in BAD])
