@@ -35,8 +35,8 @@ from . import __version__
 from .cache import Cache
 from .checker import Finding, Selection, check_paths
 from .config import Config, discover
-from .engine import MAX_FILE_BYTES, analyze_files, read_source
 from .context import Context
+from .engine import MAX_FILE_BYTES, analyze_files, read_source
 from .model import ClassInfo, FileModel, ParseError, build_model, effective_declaration, mro
 from .neutral import conversion, hard_uses, is_every_device_class
 from .select import FileSelection, RunnerSelection, runner_backends, select_model
