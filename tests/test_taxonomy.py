@@ -123,7 +123,54 @@ BAD = [
         "accelerator_apis[0]",
         "expected a dotted name",
     ),
+    (
+        "device_neutral:\n  calls:\n    torch.cuda.synchronize: torch\nclassifications: {A: {}}\n",
+        3,
+        "device_neutral.calls.torch.cuda.synchronize",
+        "expected a module prefix",
+    ),
+    (
+        "device_neutral:\n  except_for: [tpu]\nclassifications: {A: {}}\n",
+        2,
+        "device_neutral.except_for[0]",
+        "unknown device type 'tpu'",
+    ),
+    (
+        "device_neutral:\n  opt_ins: [allow_tpu]\nclassifications: {A: {}}\n",
+        2,
+        "device_neutral.opt_ins[0]",
+        "'allow_tpu' is no device's opt_in",
+    ),
+    (
+        "device_neutral:\n  calls: []\nclassifications: {A: {}}\n",
+        3,
+        "device_neutral.calls",
+        "expected a mapping",
+    ),
+    (
+        "device_neutral:\n  spelling: x\nclassifications: {A: {}}\n",
+        2,
+        "device_neutral.spelling",
+        "unknown key",
+    ),
 ]
+
+
+def test_device_neutral_counterparts_exist_in_the_torch_installed(taxonomy):
+    """Every device-neutral counterpart the default taxonomy names exists in torch, as does its source."""
+    torch = pytest.importorskip("torch")
+    if not torch.__version__.startswith(taxonomy.device_neutral.torch + "."):
+        pytest.skip(f"the taxonomy names torch {taxonomy.device_neutral.torch}")
+    assert taxonomy.device_neutral.calls[0] == ("torch.cuda.synchronize", "torch.accelerator.synchronize")
+
+    def resolve(name: str):
+        obj = torch
+        for part in name.split(".")[1:]:
+            obj = getattr(obj, part)
+        return obj
+
+    for source, target in taxonomy.device_neutral.calls:
+        assert callable(resolve(source)) and callable(resolve(target)), (source, target)
 
 
 def test_default_generic_rule_forbids_what_upstream_forbids(taxonomy):
