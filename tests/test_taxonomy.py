@@ -143,7 +143,7 @@ BAD = [
     ),
     (
         "device_neutral:\n  calls: []\nclassifications: {A: {}}\n",
-        3,
+        2,
         "device_neutral.calls",
         "expected a mapping",
     ),
