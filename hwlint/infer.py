@@ -409,8 +409,8 @@ def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
         if generic is None:
             return _no_fix(cls, "no hard device use, and the taxonomy has no generic classification")
         guard = ev.first(GUARD)
-        distributed = sorted(DISTRIBUTED_BASES & {b.rpartition(".")[2] for c in ev.chain for b in c.bases})
-        if guard is None and not distributed:
+        hidden = _hidden_bases(ev)
+        if guard is None and not hidden:
             evidence = (
                 "never instantiated",
                 f"no test takes `{tax.device_params[0]}`",
@@ -418,12 +418,14 @@ def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
             )
             return _fix(cls, generic.name, True, NO_EVIDENCE, *evidence, by_absence=True)
         if guard is None:
+            sets_up = " (it sets up its own devices)" if hidden[0] in DISTRIBUTED_BASES else ""
             return _fix(
                 cls,
                 generic.name,
                 False,
                 NO_EVIDENCE,
-                f"no device-specific code here, but `{distributed[0]}` sets up its own devices",
+                f"no device-specific code here, but its base `{hidden[0]}` is code hwlint does not "
+                f"see{sets_up}",
                 by_absence=True,
             )
         return _fix(
@@ -485,6 +487,25 @@ def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
             mixed=mixed,
         )
     return _mixed(cls, mixed)
+
+
+#: Bases that bring no tests or device code of their own.
+_PLAIN_BASES = frozenset({"object", "ABC", "Generic", "Protocol"})
+
+
+def _hidden_bases(ev: _Evidence) -> list[str]:
+    """Bases outside the file that may hold device code or tests: the distributed ones, and any whose
+    name does not say it is a TestCase (``AbstractTimeoutTest``, ``ShardedTensorTestBase``)."""
+    known = {c.name for c in ev.chain}
+    out = []
+    for c in ev.chain:
+        for base in c.bases:
+            name = base.rpartition(".")[2]
+            if not name or name in known or name in _PLAIN_BASES:
+                continue
+            if name in DISTRIBUTED_BASES or not name.endswith("TestCase"):
+                out.append(name)
+    return out
 
 
 def _forbidden_calls(ctx: Context, cls: ClassInfo, generic: Classification) -> str | None:

@@ -184,10 +184,12 @@ def unresolvable_hw_classification(ctx: Context) -> Iterator[Hit]:
 def mixed_device_test_class(ctx: Context) -> Iterator[Hit]:
     """
     ## What it does
-    Flags an undeclared test class whose own code points to two classifications at once: some tests
-    take `device` and some do not, some use `torch.cuda` and the rest no device, some are pinned by
-    `@onlyCUDA` and the rest run everywhere. No classification fits the whole class, so `--fix` leaves
-    it alone; the message says what is mixed and how to split it.
+    Flags an undeclared test class whose tests point to two classifications at once: some tests
+    take `device` and some do not, some hard-use `torch.cuda` and the rest no device, some are pinned
+    by `@onlyCUDA` and the rest run everywhere, or a guarded class calls an API GENERIC forbids. No
+    classification fits the whole class; the message names the outliers and how to split the class.
+    Where the inference still has an answer (an instantiated class: ACCELERATOR; a minority of tests
+    on a device: GENERIC) it is an unsafe fix, and this warning says what the fix leaves to do.
 
     ## Why is this bad?
     Whichever classification the class gets, part of its tests run on the wrong runners: CUDA code in

@@ -186,6 +186,17 @@ CASES = [
         "GENERIC (unsafe, guards only): never instantiated; it only asks for a device: `TEST_CUDA` (line 6)",
     ),
     (
+        "no evidence, but a base from another file that is not a TestCase may hold some",
+        """
+        from test_c10d_common import AbstractTimeoutTest
+        class TestX(AbstractTimeoutTest, TestCase):
+            def test_a(self): ...
+        """,
+        ("GENERIC", False),
+        "GENERIC (unsafe, no device evidence): no device-specific code here, but its base "
+        "`AbstractTimeoutTest` is code hwlint does not see",
+    ),
+    (
         "unresolvable only_for",
         """
         class TestX(TestCase):
