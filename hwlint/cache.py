@@ -41,7 +41,7 @@ from typing import Any
 
 from . import __version__
 
-_MAGIC = b"hwlint-cache-3"
+_MAGIC = b"hwlint-cache-4"
 CACHE_DIR_NAME = ".hwlint_cache"
 KEY_FILE_ENV = "HWLINT_CACHE_KEY_FILE"
 _CACHEDIR_TAG = (

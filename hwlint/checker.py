@@ -11,9 +11,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from .cache import Cache
+from .context import Context
 from .engine import MAX_FILE_BYTES, analyze_files, read_source
 from .model import FileModel, Resolver, build_model
-from .rules import RULES, Context
+from .rules import RULES
 from .taxonomy import Taxonomy
 
 

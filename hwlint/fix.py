@@ -1,4 +1,6 @@
-"""Fixes: write the inferred ``hw_classification`` into undeclared test classes.
+"""Fixes: write the inferred ``hw_classification`` into undeclared test classes (HWC001, HWC005),
+spell hard-coded devices for every device (HWC301), and convert one-device classes to device-generic
+ones (HWC302).
 
 The facts (which classes, where their bodies start, which imports exist) come from the file model;
 the edits are built with ast-grep-py from ONE parse of the text, never overlap, and are committed
@@ -26,13 +28,57 @@ from ast_grep_py import Edit, SgNode, SgRoot
 
 from .cache import Cache
 from .checker import Finding, Selection, read_source, run_rules
+from .context import Context
 from .engine import MAX_FILE_BYTES, analyze_files
-from .infer import Inference
-from .model import ClassInfo, FileModel, build_model, decode_source, split_lines
-from .rules import Context
+from .infer import Inference, inference
+from .model import ClassInfo, FileModel, Site, build_model, decode_source, split_lines
+from .neutral import SAFE, Conversion, Rewrite, conversion, hard_uses, neutral_except_for, shown
+from .rules import RULES, collected_inference
 from .taxonomy import Taxonomy
 
-FIXED_CODE = "HWC001"
+#: The findings a fix removes: an undeclared test class, a class that collects tests undeclared, a
+#: hard-coded device, a one-device class that can run on every device.
+FIXED_CODES = ("HWC001", "HWC005", "HWC301", "HWC302")
+FIXED_CODE = FIXED_CODES[0]
+DECLARATION_CODES = FIXED_CODES[:2]
+
+
+@dataclass(frozen=True)
+class RewriteFix:
+    """HWC301's fix: one hard-coded device spelled for every device."""
+
+    cls: ClassInfo
+    rewrite: Rewrite
+
+    @property
+    def safe(self) -> bool:
+        return self.rewrite.applicability == SAFE
+
+    fixable = True
+
+    def describe(self) -> str:
+        kind = "safe" if self.safe else "unsafe"
+        use = self.rewrite.use
+        before = use.target.text if use.target is not None else shown(use)
+        return f"`{before}` -> `{self.rewrite.text}` ({kind}, line {use.site.line})"
+
+
+@dataclass(frozen=True)
+class ConversionFix:
+    """HWC302's fix: the whole class made device-generic."""
+
+    cls: ClassInfo
+    conversion: Conversion
+    safe = False
+    fixable = True
+
+    def describe(self) -> str:
+        c = self.conversion
+        return (
+            f"{c.classification} -> {c.target} (unsafe): {len(c.tests)} test(s) take `device`, "
+            f"{len(c.rewrites)} hard-coded device(s) rewritten, instantiated for every device but "
+            "the generic runners'"
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -46,13 +92,26 @@ def insert_declarations(
 
     *model* must be the model of *source*. The enum is imported when no import binds it yet.
     """
-    if not wanted:
+    return fixed_text(source, model, taxonomy, wanted)
+
+
+def fixed_text(
+    source: str,
+    model: FileModel,
+    taxonomy: Taxonomy,
+    declarations: Sequence[tuple[ClassInfo, str]] = (),
+    rewrites: Sequence[Rewrite] = (),
+    conversions: Sequence[Conversion] = (),
+) -> str:
+    """*source* with every fix applied at once, from one parse: *declarations* inserted,
+    *rewrites* replaced, *conversions* performed. *model* must be the model of *source*."""
+    if not (declarations or rewrites or conversions):
         return source
     # tree-sitter ends no line at a lone CR (CPython does): it would misread the blocks of such a
     # file. A lone CR becomes LF in the text it parses, one character for one, so every offset it
     # gives holds in *source*, where the edits are applied.
     root = SgRoot(_LONE_CR.sub("\n", source), "python").root()
-    edits, _ = declaration_edits(source, root, model, taxonomy, wanted)
+    edits, _ = fix_edits(source, root, model, taxonomy, declarations, rewrites, conversions)
     out, pos = [], 0
     for e in edits:
         out += [source[pos : e.start_pos], e.inserted_text]
@@ -70,25 +129,60 @@ def declaration_edits(
     taxonomy: Taxonomy,
     wanted: Sequence[tuple[ClassInfo, str]],
 ) -> tuple[list[Edit], list[str]]:
-    """The sorted, disjoint edits declaring each class of *wanted*, and the statements inserted.
+    """The sorted, disjoint edits declaring each class of *wanted*, and the statements inserted."""
+    return fix_edits(source, root, model, taxonomy, wanted)
 
-    *root* is the tree of *source* with each lone CR read as LF (see :func:`insert_declarations`);
-    the edits' offsets hold in *source* itself."""
-    starts = _line_starts(source)
+
+def fix_edits(
+    source: str,
+    root: SgNode,
+    model: FileModel,
+    taxonomy: Taxonomy,
+    declarations: Sequence[tuple[ClassInfo, str]] = (),
+    rewrites: Sequence[Rewrite] = (),
+    conversions: Sequence[Conversion] = (),
+) -> tuple[list[Edit], list[str]]:
+    """The sorted, disjoint edits of every fix (see :func:`fixed_text`), and the declarations inserted.
+
+    *root* is the tree of *source* with each lone CR read as LF (see :func:`fixed_text`); the edits'
+    offsets hold in *source* itself."""
     edits: list[Edit] = []
-    enum_ref, import_edit = _enum_reference(
-        source, root, starts, model, taxonomy, min(c.site.line for c, _ in wanted)
-    )
-    if import_edit is not None:
-        edits.append(import_edit)
+    offsets = _LineOffsets(source)
+    starts = offsets.starts
     nodes = _class_nodes(root)
     statements = []
-    for cls, member in wanted:
+    first_line = min([c.site.line for c, _ in declarations] + [c.cls.site.line for c in conversions] or [1])
+    needs_enum = bool(declarations) or any(c.cls.declaration is None for c in conversions)
+    enum_ref = taxonomy.enum_name
+    if needs_enum:
+        enum_ref, import_edit = _name_reference(
+            source, root, starts, model, taxonomy.enum_module, taxonomy.enum_name, first_line
+        )
+        if import_edit is not None:
+            edits.append(import_edit)
+    for cls, member in declarations:
         node = _class_node(nodes, starts, cls)
         statement = f"{taxonomy.attribute} = {enum_ref}.{member}"
         statements.append(statement)
         edits.extend(_declaration_edits(source, node, statement))
-    edits.sort(key=lambda e: e.start_pos)
+    done: set[tuple[int, int]] = set()
+    for r in [*rewrites, *(r for c in conversions for r in c.rewrites)]:
+        target = r.use.target
+        if target is None or (target.line, target.col) in done:
+            continue
+        done.add((target.line, target.col))
+        start = offsets.at(target.line, target.col)
+        edits.append(_insert(root, start, r.text, offsets.at(target.end_line, target.end_col)))
+    if conversions:
+        function = taxonomy.instantiation_functions[0]
+        ref, import_edit = _name_reference(
+            source, root, starts, model, taxonomy.device_neutral.module, function, first_line
+        )
+        if import_edit is not None:
+            edits.append(import_edit)
+        for c in conversions:
+            edits.extend(_conversion_edits(source, root, nodes, model, taxonomy, offsets, c, enum_ref, ref))
+    edits = _merge_insertions(root, edits)
     _check_disjoint(edits)
     return edits, statements
 
@@ -133,6 +227,107 @@ def fix_descriptions(plan: FilePlan, taxonomy: Taxonomy) -> dict[tuple[int, int]
 def _row_col(starts: list[int], pos: int) -> dict:
     row = max(0, bisect.bisect_right(starts, pos) - 1)
     return {"row": row + 1, "column": pos - starts[row] + 1}
+
+
+class _LineOffsets:
+    """Character offsets of (line, column) positions of the model."""
+
+    def __init__(self, source: str):
+        self.starts = _line_starts(source)
+
+    def at(self, line: int, col: int) -> int:
+        return self.starts[line - 1] + col
+
+
+def _merge_insertions(root: SgNode, edits: list[Edit]) -> list[Edit]:
+    """Sorted edits, insertions at one position joined in the order they were made (two new import
+    lines after the same statement)."""
+    out: list[Edit] = []
+    for e in sorted(edits, key=lambda e: (e.start_pos, e.end_pos)):
+        last = out[-1] if out else None
+        if last is not None and last.start_pos == last.end_pos == e.start_pos:
+            out[-1] = _insert(root, e.start_pos, last.inserted_text + e.inserted_text, e.end_pos)
+            continue
+        out.append(e)
+    return out
+
+
+def _conversion_edits(
+    source: str,
+    root: SgNode,
+    nodes: dict[int, SgNode],
+    model: FileModel,
+    taxonomy: Taxonomy,
+    offsets: _LineOffsets,
+    c: Conversion,
+    enum_ref: str,
+    function: str,
+) -> list[Edit]:
+    """The edits that make class *c* device-generic (its rewrites are made by the caller)."""
+    cls = c.cls
+    edits: list[Edit] = []
+    decl = cls.declaration
+    if decl is not None:
+        owner = decl.site.text.rpartition(".")[0]
+        start = offsets.at(decl.site.line, decl.site.col)
+        end = offsets.at(decl.site.end_line, decl.site.end_col)
+        edits.append(_insert(root, start, f"{owner}.{c.target}", end))
+    else:
+        statement = f"{taxonomy.attribute} = {enum_ref}.{c.target}"
+        edits.extend(_declaration_edits(source, _class_node(nodes, offsets.starts, cls), statement))
+    param = taxonomy.device_params[0]
+    for m in c.tests:
+        if param in m.params:
+            continue
+        first = m.param_sites[0]
+        edits.append(_insert(root, offsets.at(first.end_line, first.end_col), f", {param}"))
+    neutral = taxonomy.device_neutral
+    except_for = "(" + ", ".join(f'"{d}"' for d in neutral_except_for(taxonomy)) + ",)"
+    calls = model.instantiations_of(cls)
+    if calls:
+        edits.extend(_instantiation_edits(source, root, offsets, calls[0].site, except_for, neutral.opt_ins))
+        return edits
+    arguments = [cls.name, "globals()", f"except_for={except_for}", *(f"{o}=True" for o in neutral.opt_ins)]
+    line_start = offsets.at(cls.site.line, 0)
+    indent = source[line_start : line_start + cls.site.col]
+    newline = _default_newline(source)
+    text = f"{newline}{newline}{indent}{function}({', '.join(arguments)}){newline}"
+    if cls.end_line < len(offsets.starts) - 1:  # a line follows the class
+        edits.append(_insert(root, offsets.at(cls.end_line + 1, 0), text))
+    else:
+        ends_line = source.endswith(("\n", "\r"))
+        edits.append(_insert(root, len(source), ("" if ends_line else newline) + text))
+    return edits
+
+
+def _instantiation_edits(
+    source: str, root: SgNode, offsets: _LineOffsets, site: Site, except_for: str, opt_ins: Sequence[str]
+) -> list[Edit]:
+    """Turn ``only_for=<device>`` of the call at *site* into the device-neutral keywords."""
+    start = offsets.at(site.line, site.col)
+    call = next(
+        (n for n in root.find_all(kind="call") if n.range().start.index == start),
+        None,
+    )
+    if call is None:
+        raise LookupError(f"instantiation at line {site.line} not found by ast-grep")
+    args = call.field("arguments")
+    assert args is not None
+    keywords = {}
+    for child in args.children():
+        if child.kind() == "keyword_argument":
+            name = child.field("name")
+            if name is not None:
+                keywords[name.text()] = child
+    wanted = [f"except_for={except_for}", *(f"{o}=True" for o in opt_ins if o not in keywords)]
+    only = keywords.get("only_for")
+    if only is not None:
+        r = only.range()
+        return [_insert(call, r.start.index, ", ".join(wanted), r.end.index)]
+    close = args.range().end.index - 1  # the closing parenthesis
+    before = source[args.range().start.index + 1 : close].rstrip()
+    sep = "" if before.endswith(",") or not before else ", "
+    return [_insert(call, close, sep + ", ".join(wanted))]
 
 
 def _insert(anchor: SgNode, start: int, text: str, end: int | None = None) -> Edit:
@@ -264,23 +459,28 @@ def _default_newline(source: str) -> str:
 # -- the enum's import ------------------------------------------------------------------------
 
 
-def _enum_reference(
-    source: str, root: SgNode, starts: list[int], model: FileModel, taxonomy: Taxonomy, first_class_line: int
+def _name_reference(
+    source: str,
+    root: SgNode,
+    starts: list[int],
+    model: FileModel,
+    module: str,
+    name: str,
+    first_class_line: int,
 ) -> tuple[str, Edit | None]:
-    """The name to write the enum as, and the edit importing it (None when already imported)."""
-    enum = taxonomy.enum_name
+    """How to write *name* of *module*, and the edit importing it (None when already imported)."""
     for imp in sorted(model.imports, key=lambda i: i.nested):
-        bound = imp.binding(enum)
+        bound = imp.binding(name)
         if bound is not None:
             return bound, None
-        if imp.module == taxonomy.enum_module and imp.binding("*") is not None:
-            return enum, None
+        if imp.module == module and imp.binding("*") is not None:
+            return name, None
     for imp in model.imports:
-        if imp.module == taxonomy.enum_module and not imp.nested and imp.site.col == 0:
+        if imp.module == module and not imp.nested and imp.site.col == 0:
             node = _module_statement(root, starts, imp.site.line)
             if node is not None and node.kind() == "import_from_statement":
-                return enum, _add_name_edit(source, node, enum)
-    return enum, _new_import_edit(source, root, starts, model, taxonomy, first_class_line)
+                return name, _add_name_edit(source, node, name)
+    return name, _new_import_edit(source, root, starts, model, module, name, first_class_line)
 
 
 def _module_statement(root: SgNode, starts: list[int], line: int) -> SgNode | None:
@@ -328,9 +528,15 @@ def _sort_key(name_node: SgNode) -> str:
 
 
 def _new_import_edit(
-    source: str, root: SgNode, starts: list[int], model: FileModel, taxonomy: Taxonomy, first_class_line: int
+    source: str,
+    root: SgNode,
+    starts: list[int],
+    model: FileModel,
+    module: str,
+    name: str,
+    first_class_line: int,
 ) -> Edit:
-    line = f"from {taxonomy.enum_module} import {taxonomy.enum_name}"
+    line = f"from {module} import {name}"
     before = [i for i in model.imports if not i.nested and i.site.col == 0 and i.site.line < first_class_line]
     if before:
         last = max(before, key=lambda i: i.site.end_line)
@@ -366,15 +572,23 @@ class FilePlan:
     model: FileModel | None
     findings: list[Finding]
     inferences: dict[tuple[int, int], Inference] = field(default_factory=dict)  # by class (line, col)
+    # HWC301 / HWC302 fixes by (line, col, code) of their finding
+    fixes: dict[tuple[int, int, str], RewriteFix | ConversionFix] = field(default_factory=dict)
 
     def inference_for(self, finding: Finding) -> Inference | None:
-        if finding.code != FIXED_CODE:
+        if finding.code not in DECLARATION_CODES:
             return None
         return self.inferences.get((finding.line, finding.col))
 
-    def fix_for(self, finding: Finding, unsafe: bool) -> Inference | None:
-        """The inference that fixes *finding*, when it is enabled (safe, or unsafe with *unsafe*)."""
-        inf = self.inference_for(finding)
+    def fix_object(self, finding: Finding) -> Inference | RewriteFix | ConversionFix | None:
+        """What would fix *finding*, enabled or not."""
+        if finding.code in DECLARATION_CODES:
+            return self.inference_for(finding)
+        return self.fixes.get((finding.line, finding.col, finding.code))
+
+    def fix_for(self, finding: Finding, unsafe: bool) -> Inference | RewriteFix | ConversionFix | None:
+        """The fix of *finding*, when it is enabled (safe, or unsafe with *unsafe*)."""
+        inf = self.fix_object(finding)
         if inf is None or not inf.fixable or not (inf.safe or unsafe):
             return None
         return inf
@@ -400,15 +614,37 @@ def plan_source(data: bytes, path: str, taxonomy: Taxonomy, selection: Selection
     if model.error is not None:
         return plan
     by_site = {(c.site.line, c.site.col): c for c in model.classes}
+    _plan_device_fixes(ctx, plan, by_site)
     for f in findings:
-        cls = by_site.get((f.line, f.col)) if f.code == FIXED_CODE else None
+        cls = by_site.get((f.line, f.col)) if f.code in DECLARATION_CODES else None
         if cls is None:
             continue
         try:
-            plan.inferences[(f.line, f.col)] = ctx.inference(cls)
+            found = inference(ctx, cls) if f.code == FIXED_CODE else collected_inference(ctx, cls)
+            if found is not None:
+                plan.inferences[(f.line, f.col)] = found
         except Exception:  # a bug in the inference costs the class its fix, not the run (HWC004 reports it)
             continue
     return plan
+
+
+def _plan_device_fixes(ctx: Context, plan: FilePlan, by_site: dict[tuple[int, int], ClassInfo]) -> None:
+    """The fixes of the file's HWC301 and HWC302 findings."""
+    codes = {f.code for f in plan.findings}
+    if "HWC301" in codes:
+        rewrites = {}
+        for cls in ctx.model.test_classes:
+            for h in hard_uses(ctx, cls):
+                if h.rewrite is not None:
+                    rewrites.setdefault((h.use.site.line, h.use.site.col), RewriteFix(cls, h.rewrite))
+        for f in plan.findings:
+            if f.code == "HWC301" and (f.line, f.col) in rewrites:
+                plan.fixes[(f.line, f.col, f.code)] = rewrites[(f.line, f.col)]
+    for f in plan.findings:
+        cls = by_site.get((f.line, f.col)) if f.code == "HWC302" else None
+        found = conversion(ctx, cls) if cls is not None else None
+        if found is not None and found.convertible:
+            plan.fixes[(f.line, f.col, f.code)] = ConversionFix(cls, found)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -428,10 +664,31 @@ class FixResult:
         return self.fixed_text is not None and self.fixed_text != self.text
 
 
+#: A fix may enable another (a class declared ACCELERATOR by HWC001's fix then has HWC301 findings);
+#: as ruff does, fixes are applied again on the fixed text until nothing changes, this many times at most.
+MAX_FIX_PASSES = 5
+
+
 def fix_plan(
     plan: FilePlan, taxonomy: Taxonomy, selection: Selection | None = None, unsafe: bool = False
 ) -> FixResult:
-    """Compute the fixed text of a planned file (nothing is written)."""
+    """Compute the fixed text of a planned file (nothing is written), fixing until nothing changes."""
+    result = _fix_once(plan, taxonomy, selection, unsafe)
+    for _ in range(MAX_FIX_PASSES - 1):
+        if not result.changed or result.after is None or result.error:
+            break
+        again = _fix_once(result.after, taxonomy, selection, unsafe)
+        if not again.changed or again.error:
+            break
+        result.fixed_text, result.after = again.fixed_text, again.after
+        result.applied += again.applied
+        result.fixed += again.fixed
+    return result
+
+
+def _fix_once(
+    plan: FilePlan, taxonomy: Taxonomy, selection: Selection | None = None, unsafe: bool = False
+) -> FixResult:
     result = FixResult(plan)
     if plan.data is None or plan.model is None or plan.model.error is not None:
         return result
@@ -440,9 +697,32 @@ def fix_plan(
         return result
     text, _ = decode_source(plan.data)
     result.text = text
-    wanted = [(inf.cls, inf.classification) for _, inf in chosen]
+    conversions = [fx for _, fx in chosen if isinstance(fx, ConversionFix)]
+    converted = {id(fx.cls) for fx in conversions}
+    # a converted class gets its declaration from the conversion: its HWC001 is fixed by it
+    chosen += [
+        (f, fx)
+        for f in plan.findings
+        if f.code in DECLARATION_CODES
+        and (fx := plan.inference_for(f)) is not None
+        and id(fx.cls) in converted
+        and all(f is not g for g, _ in chosen)
+    ]
+    wanted = [
+        (fx.cls, fx.classification)
+        for _, fx in chosen
+        if isinstance(fx, Inference) and id(fx.cls) not in converted
+    ]
+    rewrites = [fx.rewrite for _, fx in chosen if isinstance(fx, RewriteFix)]
     try:
-        new_text = insert_declarations(text, plan.model, taxonomy, wanted)  # type: ignore[arg-type]
+        new_text = fixed_text(
+            text,
+            plan.model,
+            taxonomy,
+            wanted,  # type: ignore[arg-type]
+            rewrites,
+            [fx.conversion for fx in conversions],
+        )
     except Exception as e:  # a bug in the fixer must leave the file alone, not stop the run
         result.error = f"internal error while fixing ({type(e).__name__}: {e}); left unchanged"
         return result
@@ -803,7 +1083,7 @@ def apply_fixes(
     run = CheckRun(options)
     planning = options.fix or options.diff or options.show
     for path, findings in found:
-        if not planning or not any(f.code == FIXED_CODE for f in findings):
+        if not planning or not any(f.code in FIXED_CODES for f in findings):
             run.plans.append(FilePlan(path, None, None, list(findings)))
             continue
         selection = selection_for(path)
@@ -827,6 +1107,10 @@ def apply_fixes(
 def write_diff(run: CheckRun, out, err) -> int:
     """``--diff``, as ruff does it: the diff on *out*, the count on *err*. Returns that count."""
     out.write(run.diff())
+    for r in run.results:  # the reason for every declaration the diff adds, for the reviewer
+        if r.changed:
+            for f, inf in zip(r.fixed, r.applied, strict=True):
+                err.write(f"{r.plan.path}:{f.line}: {inf.cls.name}: {inf.describe()}\n")
     n = run.would_fix
     err.write(f"Would fix {n} error{'s' if n != 1 else ''}.\n" if n else "No errors would be fixed.\n")
     return n
@@ -839,7 +1123,11 @@ def write_fix_report(run: CheckRun, out) -> None:
         n = sum(len(r.fixed) for r in applied)
         out.write(f"\nFixed {n} error{'s' if n != 1 else ''}:\n")
         for r in applied:
-            out.write(f"- {r.plan.path}:\n    {len(r.fixed)} × {FIXED_CODE} (missing-hw-classification)\n")
+            out.write(f"- {r.plan.path}:\n")
+            for code in FIXED_CODES:
+                count = sum(1 for f in r.fixed if f.code == code)
+                if count:
+                    out.write(f"    {count} × {code} ({RULES[code].name})\n")
             for inf in r.applied:
                 out.write(f"      {inf.cls.name}: {inf.describe()}\n")
     pending = [(p, f, p.inference_for(f)) for p in run.plans for f in p.findings if p.inference_for(f)]

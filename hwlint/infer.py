@@ -1,30 +1,56 @@
-"""Infer the classification of an undeclared test class from the evidence in its own file.
+"""Infer the classification of an undeclared class from the evidence in its own file.
 
-The evidence comes from the file model (instantiation calls, ``device`` parameters, device-specific
-decorators, device uses such as ``torch.cuda.*``) and the classifications' requirements from the
-taxonomy, so a vendor's taxonomy changes the answers without a patch here.
+The evidence is the file model's (instantiation calls, ``device`` parameters, device-pinning
+decorators, and the device uses attributed to each test: *hard* uses that fail without the device,
+*guards* that only ask or skip); what each classification requires comes from the taxonomy, so a
+vendor's taxonomy changes the answers without a patch here.
 
-Every answer is one of:
+The rules, each named in the answer's ``rule`` (``--show-fixes`` prints it):
 
-* a **safe** fix: the classification follows by construction (the class is instantiated for every
-  device and every test takes ``device``; it is instantiated ``only_for`` one device; it already
-  inherits the classification at run time; nothing in it touches a device and it is not instantiated);
-* an **unsafe** fix: a heuristic guess (every test uses ``torch.cuda``, so CUDA);
-* no fix, with the reason; when the evidence points two ways, ``mixed`` says what is mixed and how to
-  split the class (rule HWC004 reports it).
+* the class already inherits a classification: that one (safe);
+* instantiated ``only_for`` exactly one known device: that device (safe); two or more device types:
+  ACCELERATOR (unsafe), ``except_for=("cpu",)`` being the device-neutral form;
+* instantiated without ``only_for``: every test takes ``device`` and none is pinned: ACCELERATOR
+  (safe); every test pinned to one device: that device (safe); otherwise ACCELERATOR (unsafe), and
+  HWC004 names the outliers;
+* not instantiated: no evidence: GENERIC (safe); guards only: GENERIC (unsafe); every test hard-uses
+  exactly one device: that device (unsafe); a minority of tests hard-use a device: GENERIC (unsafe),
+  and HWC004 advises a split;
+* a class that collects tests without defining one (HWC005): the answer of the base that holds the
+  tests; a class-level ``device = "<dev>"``: that device (unsafe); ``device = <variable>``:
+  ACCELERATOR (unsafe).
+
+Distributed bases (``MultiProcessTestCase`` and friends) go through the same rules.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 
-from .model import ANY_ACCELERATOR, ClassInfo, DeviceUse, Method, Site, mro
-from .rules import Context
+from .context import Context
+from .model import ANY_ACCELERATOR, GUARD, HARD, ClassInfo, DeviceUse, Method, mro
 from .taxonomy import Classification, Taxonomy
 
-#: Bases whose tests are accelerator tests in substance but cannot be instantiated per device; the
-#: right classification depends on the process group's backend, which only a person can judge.
+# The rules, as --show-fixes names them.
+INHERITED = "inherited"
+ONLY_FOR_ONE = "only_for names one device"
+ONLY_FOR_SEVERAL = "only_for names several devices"
+EVERY_TEST_TAKES_DEVICE = "instantiated, every test takes device, none pinned"
+EVERY_TEST_PINNED = "instantiated, every test pinned to one device"
+INSTANTIATED_MIXED = "instantiated, tests not all alike"
+DEVICE_PARAM = "device parameter, not instantiated here"
+NO_EVIDENCE = "no device evidence"
+GUARDS_ONLY = "guards only"
+EVERY_TEST_HARD = "every test hard-uses one device"
+MINORITY_HARD = "a minority of tests hard-use a device"
+CLASS_GUARDED = "class guarded by one device, its tests use it"
+BASE_TESTS = "tests collected from a base"
+DEVICE_ATTRIBUTE = "class-level device"
+UNDECIDED = "undecided"
+
+#: Bases whose own setUp picks devices (FSDPTest sizes its world by torch.cuda.device_count()): a
+#: class deriving from one has evidence hwlint cannot see, so "no evidence" is not safe for it.
 DISTRIBUTED_BASES = frozenset(
     {
         "MultiProcessTestCase",
@@ -40,29 +66,37 @@ DISTRIBUTED_BASES = frozenset(
 
 @dataclass(frozen=True)
 class Inference:
-    """What hwlint can say about one undeclared test class."""
+    """What hwlint can say about one undeclared class."""
 
     cls: ClassInfo
     classification: str | None  # None: no automatic fix
     safe: bool
     evidence: tuple[str, ...]  # short phrases, for --show-fixes and lintrunner descriptions
-    mixed: str | None = None  # what is mixed, and the suggested split (only when there is no fix)
-    by_absence: bool = False  # GENERIC because nothing points to a device, not because something says so
+    mixed: str | None = None  # what is mixed, and the suggested split (HWC004 reports it)
+    by_absence: bool = False  # GENERIC for lack of hard evidence, not because something says so
+    rule: str = UNDECIDED  # which rule decided (one of the constants above)
 
     @property
     def fixable(self) -> bool:
         return self.classification is not None
 
+    @property
+    def reason(self) -> str:
+        """One line: the rule that decided, and the evidence it read."""
+        return f"{self.rule}: " + "; ".join(self.evidence)
+
     def describe(self) -> str:
-        """One line: the proposed classification (or why there is none) and its evidence."""
+        """One line: the proposed classification (or why there is none), its rule and evidence."""
         if self.classification is None:
             return self.mixed or "; ".join(self.evidence)
         kind = "safe" if self.safe else "unsafe"
-        return f"{self.classification} ({kind}): " + "; ".join(self.evidence)
+        return f"{self.classification} ({kind}, {self.rule}): " + "; ".join(self.evidence)
 
 
-def _fix(cls: ClassInfo, name: str, safe: bool, *evidence: str, by_absence: bool = False) -> Inference:
-    return Inference(cls, name, safe, tuple(evidence), by_absence=by_absence)
+def _fix(
+    cls: ClassInfo, name: str, safe: bool, rule: str, *evidence: str, by_absence: bool = False, mixed=None
+) -> Inference:
+    return Inference(cls, name, safe, tuple(evidence), mixed=mixed, by_absence=by_absence, rule=rule)
 
 
 def _no_fix(cls: ClassInfo, *evidence: str) -> Inference:
@@ -132,52 +166,56 @@ def generic_runner_devices(tax: Taxonomy) -> frozenset[str]:
 # Evidence in one class
 
 
-@dataclass(frozen=True)
-class _Pin:
-    """A device-pinning decorator on a test (or on the class): the device, or None for several."""
-
-    decorator: str
-    device: str | None
-
-
 class _Evidence:
+    """The model's device evidence for one class, per test, as the rules read it."""
+
     def __init__(self, ctx: Context, cls: ClassInfo):
         tax = ctx.taxonomy
         self.tax = tax
         self.cls = cls
-        self.tests = cls.test_methods
+        chain = mro(ctx.model, cls, ctx.resolver)
+        self.chain = chain
+        methods: dict[str, Method] = {}
+        for c in chain:
+            for m in c.methods:
+                methods.setdefault(m.name, m)
+        # the tests the class collects: its own and its bases' (a subclass's definition wins)
+        self.tests = [m for m in methods.values() if m.is_test]
         params = set(tax.device_params)
         self.with_device = [m for m in self.tests if params & set(m.params)]
         self.without_device = [m for m in self.tests if not params & set(m.params)]
         self.calls = ctx.model.instantiations_of(cls)
         pinning = device_pinning_decorators(tax)
         self.class_pins = [
-            _Pin(d.name, decorator_device(tax, d.name)) for d in cls.decorators if d.name in pinning
+            (d.name, decorator_device(tax, d.name)) for d in cls.decorators if d.name in pinning
         ]
         self.method_pins = {
-            m.name: [_Pin(d.name, decorator_device(tax, d.name)) for d in m.decorators if d.name in pinning]
+            m.name: [(d.name, decorator_device(tax, d.name)) for d in m.decorators if d.name in pinning]
             for m in self.tests
         }
         ignored = generic_runner_devices(tax)
-        self.test_uses = {m.name: [u for u in m.device_uses if u.device not in ignored] for m in self.tests}
-        in_tests = {(u.site.line, u.site.col) for m in self.tests for u in m.device_uses}
-        self.class_uses = [
-            u
-            for u in cls.device_uses
-            if u.device not in ignored and (u.site.line, u.site.col) not in in_tests
-        ]
-        # A base in the file lends the class its setUp and its tests: its device uses are the class's too.
-        for base in mro(ctx.model, cls, ctx.resolver)[1:]:
-            self.class_uses += [u for u in base.device_uses if u.device not in ignored]
-        # Availability checks that name no device (torch.accelerator.is_available()) still say "accelerator".
-        used = {(u.site.line, u.site.col) for u in cls.device_uses}
-        self.neutral_checks = [s for s in cls.availability_checks if not _covered(s, used, cls.device_uses)]
+        attributed = dict(cls.test_uses)
+        self.test_uses = {
+            m.name: [u for u in attributed.get(m.name, m.device_uses) if u.device not in ignored]
+            for m in self.tests
+        }
+        self.shared = [u for u in cls.shared_uses if u.device not in ignored]
 
+    def hard_devices(self, test: Method) -> set[str]:
+        """Devices *test* (with what every test shares) cannot run without; a named device hides
+        a bare "accelerator" (gpu words never count as a second device)."""
+        found = {u.device for u in (*self.shared, *self.test_uses[test.name]) if u.kind == HARD}
+        if len(found) > 1:
+            found.discard(ANY_ACCELERATOR)
+        return found
 
-def _covered(site: Site, starts: set[tuple[int, int]], uses: Sequence[DeviceUse]) -> bool:
-    return (site.line, site.col) in starts or any(
-        u.site.line == site.line and u.site.col <= site.col < (u.site.end_col or u.site.col + 1) for u in uses
-    )
+    def first(self, kind: str, tests: Iterable[Method] = (), device: str | None = None) -> DeviceUse | None:
+        uses = [*self.shared, *(u for m in (tests or self.tests) for u in self.test_uses[m.name])]
+        chosen = sorted(
+            (u for u in uses if u.kind == kind and device in (None, u.device)),
+            key=lambda u: (u.site.line, u.site.col),
+        )
+        return chosen[0] if chosen else None
 
 
 def _names(methods: Iterable[Method | str], limit: int = 3) -> str:
@@ -192,6 +230,15 @@ def _use(u: DeviceUse) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # Inference
+
+
+def inference(ctx: Context, cls: ClassInfo) -> Inference:
+    """:func:`infer`, computed once per class and kept in *ctx*."""
+    key = id(cls)
+    found = ctx.inferred.get(key)
+    if found is None:
+        found = ctx.inferred[key] = infer(ctx, cls)
+    return found
 
 
 def infer(ctx: Context, cls: ClassInfo) -> Inference:
@@ -209,10 +256,14 @@ def infer(ctx: Context, cls: ClassInfo) -> Inference:
             f"{member}, inherited from `{base}`, with evidence for {own.classification} "
             f"({'; '.join(own.evidence)}): declare one by hand, or move the tests to another class",
         )
-    if own.mixed:
+    if own.mixed and not own.fixable:
         return own
     return _fix(
-        cls, member, True, f"inherits {member} from `{base}`, which `getattr` already returns at run time"
+        cls,
+        member,
+        True,
+        INHERITED,
+        f"inherits {member} from `{base}`, which `getattr` already returns at run time",
     )
 
 
@@ -220,6 +271,8 @@ def _infer_own(ctx: Context, cls: ClassInfo) -> Inference:
     ev = _Evidence(ctx, cls)
     if ev.calls:
         return _infer_instantiated(ctx, ev)
+    if not ev.tests:
+        return _infer_without_tests(ctx, ev)
     return _infer_plain(ctx, ev)
 
 
@@ -233,78 +286,100 @@ def _infer_instantiated(ctx: Context, ev: _Evidence) -> Inference:
             )
     filters = [call.only_for for call in ev.calls]
     if all(f is not None for f in filters):
-        return _infer_only_for(ctx, ev, where, sorted({d for f in filters for d in f.devices}))  # type: ignore[union-attr]
+        return _infer_only_for(ctx, ev, where, [d for f in filters for d in f.devices])  # type: ignore[union-attr]
     if any(f is not None for f in filters):
         return _no_fix(cls, f"{where}, by some calls with `only_for` and by others without")
-    if ev.without_device and ev.with_device:
-        return _mixed(
+    accel = instantiated_classification(tax)
+    if accel is None:
+        return _no_fix(cls, f"{where}, and the taxonomy has no classification for instantiated classes")
+    param = tax.device_params[0]
+    if not ev.tests:
+        return _fix(
             cls,
-            f"tests that take `{tax.device_params[0]}` ({_names(ev.with_device)}) with tests that do not "
-            f"({_names(ev.without_device)}): move the latter to a class of their own, not instantiated",
+            accel.name,
+            False,
+            EVERY_TEST_TAKES_DEVICE,
+            f"{where} without `only_for`; its tests are not in this file",
         )
+    pinned = {m.name: pins for m, pins in ((m, ev.method_pins[m.name]) for m in ev.tests) if pins}
+    pins = ev.class_pins or [p for ps in pinned.values() for p in ps]
+    every_pinned = bool(ev.class_pins) or len(pinned) == len(ev.tests)
+    if not ev.without_device and not pins:
+        return _fix(
+            cls,
+            accel.name,
+            True,
+            EVERY_TEST_TAKES_DEVICE,
+            f"{where} without `only_for`",
+            f"every test takes `{param}`",
+            "no device-pinning decorator",
+        )
+    devices = {d for _, d in pins}
+    decorators = ", ".join(sorted({f"@{name}" for name, _ in pins}))
+    if every_pinned and len(devices) == 1 and None not in devices:
+        device = next(iter(devices))
+        c = tax.classification_for_device(device)  # type: ignore[arg-type]
+        if c is not None:
+            return _fix(
+                cls, c.name, True, EVERY_TEST_PINNED, f"{where}; every test is pinned by {decorators}"
+            )
+    outliers = []
     if ev.without_device:
-        return _no_fix(cls, f"{where}, but no test method takes `{tax.device_params[0]}`")
-    return _infer_from_pins(ctx, ev, where)
+        outliers.append(f"tests without `{param}` ({_names(ev.without_device)})")
+    if pins:
+        outliers.append(f"tests pinned by {decorators} ({_names(pinned) if pinned else 'the class'})")
+    mixed = f"tests for every device with {' and '.join(outliers)}: move the outliers to a class of their own"
+    return _fix(
+        cls,
+        accel.name,
+        False,
+        INSTANTIATED_MIXED,
+        f"{where} without `only_for`",
+        " and ".join(outliers),
+        mixed=mixed,
+    )
 
 
-def _infer_only_for(ctx: Context, ev: _Evidence, where: str, devices: list[str]) -> Inference:
+def _infer_only_for(ctx: Context, ev: _Evidence, where: str, names: list[str]) -> Inference:
     tax, cls = ctx.taxonomy, ev.cls
-    shown = ", ".join(f'"{d}"' for d in devices)
-    named = {name for name in tax.devices if tax.device_aliases(name) & set(devices)}
-    if len(named) == 1:
-        device = next(iter(named))
+    # each name as the device it spells (a PrivateUse1 backend name is privateuse1); unknown ones stay
+    resolved = dict.fromkeys(
+        next((d for d in tax.devices if name in tax.device_aliases(d)), name) for name in names
+    )
+    shown = ", ".join(f'"{d}"' for d in dict.fromkeys(names))
+    if len(resolved) == 1:
+        device = next(iter(resolved))
+        if device not in tax.devices:
+            return _no_fix(cls, f"{where} only for {shown}, a device type the taxonomy does not know")
         c = tax.classification_for_device(device)
         if c is not None:
-            return _fix(cls, c.name, True, f"{where} with `only_for={shown}`")
+            return _fix(cls, c.name, True, ONLY_FOR_ONE, f"{where} with `only_for={shown}`")
         runs = runner_classification(tax, device)
         if runs is None:
             return _no_fix(
                 cls, f"{where} only for {shown}, and the taxonomy has no classification for {device}"
             )
-        return _fix(cls, runs.name, False, f"{where} only for {shown}, whose runners run only {runs.name}")
+        return _fix(
+            cls,
+            runs.name,
+            False,
+            ONLY_FOR_ONE,
+            f"{where} only for {shown}, whose runners run only {runs.name}",
+        )
     accel = instantiated_classification(tax)
-    if accel is None or not named:
+    if accel is None or not resolved:
         return _no_fix(cls, f"{where} only for {shown}, which no single classification covers")
+    generic_devices = sorted(generic_runner_devices(tax))
+    neutral = (
+        f"except_for=({', '.join(repr(d) for d in generic_devices)},)" if generic_devices else "except_for"
+    )
     return _fix(
         cls,
         accel.name,
         False,
-        f"{where} only for {shown}; no classification covers exactly these devices "
-        f"({accel.name} still asks for `except_for` instead of `only_for`)",
-    )
-
-
-def _infer_from_pins(ctx: Context, ev: _Evidence, where: str) -> Inference:
-    """An instantiated class whose tests all take ``device``: device-pinning decorators decide."""
-    tax, cls = ctx.taxonomy, ev.cls
-    pinned = {m: pins for m, pins in ev.method_pins.items() if pins}
-    if ev.class_pins or (pinned and len(pinned) == len(ev.tests)):
-        pins = ev.class_pins or [p for pins in pinned.values() for p in pins]
-        devices = {p.device for p in pins}
-        decorators = sorted({f"@{p.decorator}" for p in pins})
-        if len(devices) == 1 and None not in devices:
-            c = tax.classification_for_device(next(iter(devices)))  # type: ignore[arg-type]
-            if c is not None:
-                return _fix(cls, c.name, False, f"{where}; every test is pinned by {', '.join(decorators)}")
-        return _no_fix(cls, f"{where}; its tests are pinned by {', '.join(decorators)}")
-    if pinned:
-        decorators = sorted({f"@{p.decorator}" for pins in pinned.values() for p in pins})
-        unpinned = [m for m in ev.tests if m.name not in pinned]
-        return _mixed(
-            cls,
-            f"tests pinned by {', '.join(decorators)} ({_names(pinned)}) with tests for every device "
-            f"({_names(unpinned)}): move the pinned ones to a class classified for their device",
-        )
-    accel = instantiated_classification(tax)
-    if accel is None:
-        return _no_fix(cls, f"{where}, and the taxonomy has no classification for instantiated classes")
-    return _fix(
-        cls,
-        accel.name,
-        True,
-        f"{where} without `only_for`",
-        f"every test takes `{tax.device_params[0]}`",
-        "no device-pinning decorator",
+        ONLY_FOR_SEVERAL,
+        f"{where} only for {shown}",
+        f"{accel.name} wants the device-neutral `{neutral}` instead of `only_for`",
     )
 
 
@@ -318,62 +393,165 @@ def _infer_plain(ctx: Context, ev: _Evidence) -> Inference:
         if ev.without_device or accel is None:
             return _no_fix(cls, f"{where} but the class is never instantiated in this file")
         # Upstream instantiates some classes from another module (test_optim.py): likely, not certain.
-        return _fix(cls, accel.name, False, f"{where} but the class is not instantiated in this file")
-    distributed = sorted(DISTRIBUTED_BASES & {b.rpartition(".")[2] for b in cls.bases})
-    if distributed:
-        return _no_fix(cls, f"it derives from `{distributed[0]}`: distributed tests are classified by hand")
+        return _fix(
+            cls, accel.name, False, DEVICE_PARAM, f"{where} but the class is not instantiated in this file"
+        )
     return _infer_from_uses(ctx, ev)
 
 
 def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
-    """A plain class: the devices its code uses decide (pinning decorators count as uses)."""
+    """A plain class: the hard device uses of its tests decide; guards alone do not."""
     tax, cls = ctx.taxonomy, ev.cls
-    by_test = {m.name: ev.test_uses[m.name] + [_pin_use(p) for p in ev.method_pins[m.name]] for m in ev.tests}
-    class_wide = ev.class_uses + [_pin_use(p) for p in ev.class_pins]
-    every = class_wide + [u for m in ev.tests for u in by_test[m.name]]
-    devices = {u.device for u in every}
-    if not devices:
-        if ev.neutral_checks:
-            check = ev.neutral_checks[0].text
-            return _no_fix(cls, f"it checks for an accelerator with `{check}` but is not instantiated")
-        generic = generic_classification(tax)
+    generic = generic_classification(tax)
+    hard = {m.name: ev.hard_devices(m) for m in ev.tests}
+    using = [m for m in ev.tests if hard[m.name]]
+    if not using:
         if generic is None:
-            return _no_fix(cls, "no device evidence, and the taxonomy has no generic classification")
-        evidence = (
-            "never instantiated",
-            f"no test takes `{tax.device_params[0]}`",
-            "no device-specific code",
-        )
-        return _fix(cls, generic.name, True, *evidence, by_absence=True)
-    if len(devices) > 1:
-        return _no_fix(
-            cls, f"it uses several devices ({', '.join(sorted(devices))}) without being instantiated"
-        )
-    device = next(iter(devices))
-    if device not in tax.devices:
-        return _no_fix(
-            cls, f"it uses an accelerator without naming one ({_use(every[0])}) and is not instantiated"
-        )
-    using = [m for m in ev.tests if by_test[m.name]]
-    target = tax.classification_for_device(device)
-    if not class_wide and len(using) < len(ev.tests):
-        generic = generic_classification(tax)
-        plain = [m for m in ev.tests if not by_test[m.name]]
-        split = (
-            f"split it into a {generic.name if generic else 'device-independent'} class and a "
-            f"{target.name if target else device} class"
-        )
-        return _mixed(
+            return _no_fix(cls, "no hard device use, and the taxonomy has no generic classification")
+        guard = ev.first(GUARD)
+        hidden = _hidden_bases(ev)
+        if guard is None and not hidden:
+            evidence = (
+                "never instantiated",
+                f"no test takes `{tax.device_params[0]}`",
+                "no device-specific code",
+            )
+            return _fix(cls, generic.name, True, NO_EVIDENCE, *evidence, by_absence=True)
+        if guard is None:
+            sets_up = " (it sets up its own devices)" if hidden[0] in DISTRIBUTED_BASES else ""
+            return _fix(
+                cls,
+                generic.name,
+                False,
+                NO_EVIDENCE,
+                f"no device-specific code here, but its base `{hidden[0]}` is code hwlint does not "
+                f"see{sets_up}",
+                by_absence=True,
+            )
+        return _fix(
             cls,
-            f"tests that use {device} ({_names(using)}, e.g. {_use(every[0])}) with tests that use no "
-            f"device ({_names(plain)}): {split}",
+            generic.name,
+            False,
+            GUARDS_ONLY,
+            f"never instantiated; it only asks for a device: {_use(guard)}",
+            by_absence=True,
+            mixed=_forbidden_calls(ctx, cls, generic),
         )
-    if target is None:
-        return _no_fix(cls, f"it uses {device}, and the taxonomy has no classification for {device}")
-    scope = "the class" if class_wide else "every test"
-    return _fix(cls, target.name, False, f"never instantiated; {scope} uses {device}: {_use(every[0])}")
+    devices = set().union(*hard.values())
+    if len(devices) > 1:
+        return _no_fix(cls, f"its tests hard-use several devices ({', '.join(sorted(devices))})")
+    device = next(iter(devices))
+    example = ev.first(HARD, using, device)
+    shown = _use(example) if example is not None else device
+    if len(using) == len(ev.tests):
+        if device not in tax.devices:
+            return _no_fix(
+                cls,
+                f"it uses an accelerator without naming one ({shown}) and is not instantiated: give its "
+                f"tests a `{tax.device_params[0]}` and instantiate it",
+            )
+        target = tax.classification_for_device(device)
+        if target is None:
+            return _no_fix(cls, f"it uses {device}, and the taxonomy has no classification for {device}")
+        scope = "the class" if ev.first(HARD, [ev.tests[0]], device) in ev.shared else "every test"
+        return _fix(
+            cls, target.name, False, EVERY_TEST_HARD, f"never instantiated; {scope} uses {device}: {shown}"
+        )
+    plain = [m for m in ev.tests if not hard[m.name]]
+    target = tax.classification_for_device(device)
+    guarded = {u.device for u in ev.shared if u.kind == GUARD}
+    if guarded == {device} and target is not None:
+        guard = next(u for u in ev.shared if u.kind == GUARD)
+        return _fix(
+            cls,
+            target.name,
+            False,
+            CLASS_GUARDED,
+            f"every test is skipped without {device} ({_use(guard)})",
+            f"{len(using)} of {len(ev.tests)} tests use it: {shown}",
+        )
+    split = f"split it into a {generic.name if generic else 'device-independent'} class and " + (
+        f"a {target.name} class" if target else f"a class for its {device} tests"
+    )
+    mixed = (
+        f"tests that use {device} ({_names(using)}, e.g. {shown}) with tests that use no device "
+        f"({_names(plain)}): {split}"
+    )
+    if 2 * len(using) < len(ev.tests) and generic is not None:
+        return _fix(
+            cls,
+            generic.name,
+            False,
+            MINORITY_HARD,
+            f"never instantiated; {len(using)} of {len(ev.tests)} tests use {device} ({_names(using)})",
+            mixed=mixed,
+        )
+    return _mixed(cls, mixed)
 
 
-def _pin_use(pin: _Pin) -> DeviceUse:
-    """A pinning decorator counts as a use of its device (several devices: any accelerator)."""
-    return DeviceUse(pin.device or ANY_ACCELERATOR, Site(0, 0, f"@{pin.decorator}"))
+#: Bases that bring no tests or device code of their own.
+_PLAIN_BASES = frozenset({"object", "ABC", "Generic", "Protocol"})
+
+
+def _hidden_bases(ev: _Evidence) -> list[str]:
+    """Bases outside the file that may hold device code or tests: the distributed ones, and any whose
+    name does not say it is a TestCase (``AbstractTimeoutTest``, ``ShardedTensorTestBase``)."""
+    known = {c.name for c in ev.chain}
+    out = []
+    for c in ev.chain:
+        for base in c.bases:
+            name = base.rpartition(".")[2]
+            if not name or name in known or name in _PLAIN_BASES:
+                continue
+            if name in DISTRIBUTED_BASES or not name.endswith("TestCase"):
+                out.append(name)
+    return out
+
+
+def _forbidden_calls(ctx: Context, cls: ClassInfo, generic: Classification) -> str | None:
+    """HWC004's advice when a guarded class calls what the generic classification forbids."""
+    if generic.availability_checks != "forbidden" or not cls.availability_checks:
+        return None
+    site = cls.availability_checks[0]
+    return (
+        f"{generic.name} code with a call {generic.name} forbids (`{site.text}`, line {site.line}): move the "
+        "tests that need it to a class for their device"
+    )
+
+
+def _infer_without_tests(ctx: Context, ev: _Evidence) -> Inference:
+    """A class that defines no test and is not instantiated (HWC005): its device attribute decides."""
+    tax, cls = ctx.taxonomy, ev.cls
+    if cls.device_attribute is None:
+        return _no_fix(cls, "no test method and no class-level device")
+    text = cls.device_attribute.text
+    value = cls.device_value
+    if value is None:
+        accel = instantiated_classification(tax)
+        if accel is None:
+            return _no_fix(cls, f"`{text}`, and the taxonomy has no classification for every device")
+        return _fix(cls, accel.name, False, DEVICE_ATTRIBUTE, f"`{text}` sets the device from a variable")
+    device = next((d for d in tax.devices if value.split(":")[0] in tax.device_aliases(d)), None)
+    c = tax.classification_for_device(device) if device else None
+    if c is None:
+        return _no_fix(cls, f"`{text}`, and the taxonomy has no classification for {value!r}")
+    return _fix(cls, c.name, False, DEVICE_ATTRIBUTE, f"`{text}`")
+
+
+def infer_collected(ctx: Context, cls: ClassInfo, holder: ClassInfo | None) -> Inference:
+    """HWC005's answer for *cls*, which collects tests without defining one: *holder* is the base in
+    the file that holds them (None when the tests come from elsewhere)."""
+    if holder is None or ctx.model.instantiations_of(cls):
+        return inference(ctx, cls)
+    found = inference(ctx, holder)
+    if not found.fixable:
+        return _no_fix(cls, f"its tests come from `{holder.name}`: {found.describe()}")
+    return replace(
+        found,
+        cls=cls,
+        rule=BASE_TESTS,
+        evidence=(
+            f"its tests come from `{holder.name}`, whose answer is {found.classification} ({found.rule})",
+        ),
+        mixed=None,
+    )

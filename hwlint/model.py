@@ -20,7 +20,8 @@ import re
 import tokenize
 import warnings
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from itertools import repeat
 from typing import Protocol
 
 from .taxonomy import Taxonomy
@@ -51,14 +52,46 @@ class Decorator:
     site: Site
 
 
+#: Kinds of device use. *hard*: code that fails without the device (``torch.cuda.synchronize()``,
+#: ``"cuda"`` used as a device, ``.cuda()``, ``@onlyCUDA``). *guard*: code that only asks or skips
+#: (``TEST_CUDA``, ``skipIfXpu``, ``torch.cuda.is_available()``, anything under ``if TEST_CUDA:``).
+#: *none*: no evidence at all, recorded only for a call the taxonomy lists as an accelerator API.
+HARD, GUARD, NONE = "hard", "guard", "none"
+
+#: Forms of a device use (see :attr:`DeviceUse.form`).
+FORM_LITERAL, FORM_CHAIN, FORM_CHAIN_KEYWORDS, FORM_METHOD = "literal", "chain", "chain-keywords", "method"
+FORM_HELPER = "helper"  # a call to a module-level function whose body uses the device
+FORM_NAME = "name"  # a name used as a device: device=DEVICE_CUDA, .to(CUDA_DEVICE)
+#: Roles of a literal (:attr:`DeviceUse.detail`): a device (``.to("cuda")``, ``device="cuda"``,
+#: ``torch.device("cuda")``), a device type (``device_type="cuda"``, ``torch.autocast("cuda")``,
+#: ``torch.device("cuda", 0)``), or anything else.
+ROLE_DEVICE, ROLE_TYPE, ROLE_OTHER = "device", "device-type", "other"
+
+
 @dataclass(frozen=True)
 class DeviceUse:
     """Code that names a device type: ``torch.cuda.synchronize()``, ``"cuda:0"``, ``.cuda()``,
     ``TEST_CUDA``. ``device`` is a device name from the taxonomy, or :data:`ANY_ACCELERATOR` for code
-    that asks for an accelerator without naming one (``requires_gpu``)."""
+    that asks for an accelerator without naming one (``requires_gpu``). ``api`` marks a call the
+    taxonomy lists under ``availability_checks`` / ``accelerator_apis``."""
 
     device: str
     site: Site
+    kind: str = HARD
+    api: bool = False
+    #: The syntax of the use, which decides how it can be rewritten: :data:`FORM_LITERAL` (``detail``
+    #: tells the literal's role), :data:`FORM_CHAIN` (``torch.cuda.X`` as a call without keywords or a
+    #: reference; ``detail`` is the dotted name), :data:`FORM_CHAIN_KEYWORDS` (such a call with keyword
+    #: arguments), :data:`FORM_METHOD` (``x.cuda(...)``; ``detail`` is the text inside the
+    #: parentheses), :data:`FORM_HELPER` (a call to a module-level helper that uses the device),
+    #: :data:`FORM_NAME` (a variable used as a device, ``device=DEVICE_CUDA``), or ""
+    #: (identifiers such as ``TEST_CUDA`` and ``onlyCUDA``).
+    form: str = ""
+    detail: str = ""
+    #: The text a rewrite replaces: the literal, the dotted name of a chain, or ``.cuda(...)``.
+    target: Site | None = None
+    #: The use sits in a decorator (``@largeTensorTest(device="cuda")``, ``@onlyCUDA``).
+    decorator: bool = False
 
 
 @dataclass(frozen=True)
@@ -71,6 +104,9 @@ class Method:
     decorators: tuple[Decorator, ...]
     # Device uses in the method, its decorators included.
     device_uses: tuple[DeviceUse, ...] = ()
+    # Methods it calls as `self.name(...)` / `cls.name(...)` that lead to device uses.
+    calls: tuple[str, ...] = ()
+    end_line: int = 0  # the last line of the body
 
 
 @dataclass(frozen=True)
@@ -83,11 +119,21 @@ class ClassInfo:
     declarations: tuple[Declaration, ...]
     methods: tuple[Method, ...]
     availability_checks: tuple[Site, ...]
-    nested: bool  # defined inside an if/try/with/for/while block rather than at module level
+    nested: bool  # defined inside an if/try/with/for/while/match block rather than at module level
     body_line: int  # line of the first statement of the body
     docstring_end_line: int  # last line of the leading docstring, 0 when there is none
     # Device uses anywhere in the class: decorators, bases, class-level statements, methods.
     device_uses: tuple[DeviceUse, ...] = ()
+    # The device evidence per test (undeclared classes and their bases only), within the class and
+    # its bases in the file: `shared_uses` apply to every test (class decorators and statements,
+    # setUp/setUpClass/tearDown and what they call); `test_uses` holds, for each test the class
+    # collects (its own and its bases'), the uses of the test and of the helpers it calls.
+    shared_uses: tuple[DeviceUse, ...] = ()
+    test_uses: tuple[tuple[str, tuple[DeviceUse, ...]], ...] = ()
+    # The last class-level `device = ...` (a device parameter's name): its site, and its value when
+    # it is a string literal.
+    device_attribute: Site | None = None
+    device_value: str | None = None
 
     @property
     def is_test(self) -> bool:
@@ -173,7 +219,7 @@ class FileModel:
     main_guards: tuple[tuple[int, int], ...] = ()
     # module-level test functions (pytest collects them; the runtime filter drops them): (name, line)
     test_functions: tuple[tuple[str, int], ...] = ()
-    # line ranges of blocks that may not run on import: if/else, for/while, except/else of a try
+    # line ranges of blocks that may not run on import: if/else, for/while, except/else of a try, match cases
     conditional_blocks: tuple[tuple[int, int], ...] = ()
     # Indexes built once, so that every query below is a lookup or a bisection: a file with tens
     # of thousands of classes and calls must not cost their product.
@@ -431,18 +477,19 @@ class _Builder:
         self.constants: dict[str, object] = {}
         self.reassigned: set[str] = set()
         self.opt_in_keywords = {d.opt_in for d in taxonomy.devices.values() if d.opt_in}
-        self.check_tails = {c.rpartition(".")[2] for c in taxonomy.availability_checks}
-        self.scan_checks = any(t in source for t in self.check_tails)
         self.functions = set(taxonomy.instantiation_functions)
+        self.vocabulary = _vocabulary(taxonomy)
         # Module-level helper functions and the devices their bodies use: a test that calls
         # `_make_cuda_tensor()` uses cuda as surely as one that calls torch.cuda itself.
-        self.helper_devices: dict[str, tuple[str, ...]] = {}
+        self.helper_devices: dict[str, tuple[tuple[str, str], ...]] = {}
         # Words whose absence from a piece of source proves it has no device use; helper names join
         # them once the helpers are known.
-        self.device_words = [*taxonomy.devices, *_ACCELERATOR_WORDS, *_TORCH_MODULE_DEVICES]
+        self.device_words = list(self.vocabulary.words)
         lowered = source.lower()
         self.scan_devices = any(w in lowered for w in self.device_words)
         self.scan_classes: set[int] = set()
+        # Method names (of scanned classes) whose bodies lead to device uses, across the file.
+        self.method_helpers: set[str] = set()
         self.ascii = source.isascii()  # then byte columns are character columns
 
     # -- positions -------------------------------------------------------------------------
@@ -501,15 +548,16 @@ class _Builder:
         statements = list(self.module_statements(tree.body, nested=False))
         for stmt, _ in statements:
             self.note_module_statement(stmt)
-        # Device uses feed only the inference of undeclared test classes (and of their bases): on a
-        # migrated file the scan, a walk of every method body, would be pure cost.
-        self.scan_classes = self.classes_needing_inference(statements)
+        # Device uses feed the inference of undeclared classes (and of their bases) and the API
+        # checks of classes whose classification forbids them: on a migrated file most classes need
+        # neither, and the scan, a walk of every method body, would be pure cost.
+        self.scan_classes = self.classes_to_scan(statements)
         self.scan_devices = self.scan_devices and bool(self.scan_classes)
         for stmt, _ in statements:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                devices = sorted({u.device for u in self.device_uses(stmt)})
-                if devices:
-                    self.helper_devices[stmt.name] = tuple(devices)
+                kinds = _strongest(self.device_uses(stmt))
+                if kinds:
+                    self.helper_devices[stmt.name] = kinds
                     self.device_words.append(stmt.name.lower())
         classes = []
         calls = []
@@ -536,6 +584,7 @@ class _Builder:
                 call = self.instantiation(stmt.value)
                 if call is not None:
                     calls.append(call)
+        classes = self.attribute_uses(classes)
         newline = "\r\n" if "\r\n" in self.source[:4096] else ("\r" if "\r" in self.source[:4096] else "\n")
         return FileModel(
             self.path,
@@ -626,19 +675,30 @@ class _Builder:
         return _UNKNOWN
 
     # -- classes ---------------------------------------------------------------------------
-    def classes_needing_inference(self, statements: list[tuple[ast.stmt, bool]]) -> set[int]:
-        """ids of the class nodes whose device uses inference may read: undeclared test classes
-        and, transitively, their bases in the file."""
-        prefix = self.tax.test_method_prefix
+    def classes_to_scan(self, statements: list[tuple[ast.stmt, bool]]) -> set[int]:
+        """ids of the class nodes whose device uses someone reads: undeclared classes (the inference,
+        HWC005) and, transitively, their bases in the file; declared classes whose classification
+        forbids accelerator API calls (HWC204), runs on every device (HWC301) or on one accelerator
+        (HWC302). Only classes of a generic runner's own device (CPU) are left out."""
         by_name: dict[str, list[ast.ClassDef]] = {}
         todo: list[ast.ClassDef] = []
+        generic_devices = {
+            r.device
+            for r in self.tax.runners.values()
+            for n in r.runs
+            if self.tax.classifications.get(n) and self.tax.classifications[n].instantiation == "forbidden"
+        }
+        allowed = {
+            n
+            for n, c in self.tax.classifications.items()
+            if c.availability_checks != "forbidden" and c.device is not None and c.device in generic_devices
+        }
         for stmt, _ in statements:
             if not isinstance(stmt, ast.ClassDef):
                 continue
             by_name.setdefault(stmt.name, []).append(stmt)
-            is_test = any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name.startswith(prefix)
-                          for s in stmt.body)  # fmt: skip
-            if is_test and not any(self.declaration(s) is not None for s in stmt.body):
+            declared = [d for d in (self.declaration(s) for s in stmt.body) if d is not None]
+            if not declared or declared[-1].member not in allowed:
                 todo.append(stmt)
         wanted: set[int] = set()
         while todo:
@@ -651,24 +711,64 @@ class _Builder:
                     todo.extend(by_name.get(base.id, ()))
         return wanted
 
+    def attribute_uses(self, classes: list[ClassInfo]) -> list[ClassInfo]:
+        """Give each scanned class its uses per test, through its bases in the file."""
+        if not self.scan_devices:
+            return classes
+        local = FileModel(self.path, tuple(classes))
+        prefix = self.tax.test_method_prefix
+        out = []
+        for cls in classes:
+            chain = mro(local, cls)
+            methods: dict[str, Method] = {}
+            for c in chain:
+                for m in c.methods:
+                    methods.setdefault(m.name, m)
+            closure = _Closure(methods)
+            shared: list[DeviceUse] = []
+            for c in chain:
+                in_methods = {(u.site.line, u.site.col) for m in c.methods for u in m.device_uses}
+                shared += [u for u in c.device_uses if (u.site.line, u.site.col) not in in_methods]
+            for name in _EVERY_TEST:
+                shared += closure.uses(name)
+            tests = tuple((n, closure.uses(n)) for n in methods if n.startswith(prefix))
+            out.append(replace(cls, shared_uses=tuple(dict.fromkeys(shared)), test_uses=tests))
+        return out
+
     def class_info(self, node: ast.ClassDef, nested: bool) -> ClassInfo:
         prefix = self.tax.test_method_prefix
         declarations = []
         methods = []
-        scan = id(node) in self.scan_classes
+        scan = id(node) in self.scan_classes and self.scan_devices
+        device_attribute: Site | None = None
+        device_value: str | None = None
         for stmt in node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 methods.append(self.method(stmt, prefix, scan))
-            else:
-                decl = self.declaration(stmt)
-                if decl is not None:
-                    declarations.append(decl)
-        checks: list[Site] = []
-        if self.scan_checks:
-            first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-            text = "".join(self.lines[first - 1 : node.end_lineno])
-            if any(t in text for t in self.check_tails):
-                checks = self.availability_checks(node)
+                continue
+            decl = self.declaration(stmt)
+            if decl is not None:
+                declarations.append(decl)
+            elif (
+                isinstance(stmt, ast.Assign)
+                and stmt.value is not None
+                and any(isinstance(t, ast.Name) and t.id in self.tax.device_params for t in stmt.targets)
+            ):
+                device_attribute = self.site(stmt)
+                value = stmt.value
+                device_value = (
+                    value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+                )
+        if scan:
+            methods = self.link_helpers(node, methods)
+        outside = [s for s in node.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        uses = [u for m in methods for u in m.device_uses]
+        if scan:
+            uses += [
+                replace(u, decorator=True) if u.site.line < node.lineno else u
+                for u in self.device_uses(*node.decorator_list, *node.bases, *node.keywords, *outside)
+            ]
+        uses.sort(key=lambda u: (u.site.line, u.site.col))
         body = node.body
         doc_end = 0
         if (
@@ -686,12 +786,50 @@ class _Builder:
             decorators=tuple(self.decorator(d) for d in node.decorator_list),
             declarations=tuple(declarations),
             methods=tuple(methods),
-            availability_checks=tuple(checks),
+            availability_checks=tuple(u.site for u in uses if u.api),
             nested=nested,
             body_line=body[0].lineno if body else node.lineno,
             docstring_end_line=doc_end,
-            device_uses=self.class_device_uses(node, methods) if scan else (),
+            device_uses=tuple(u for u in uses if u.kind != NONE),
+            device_attribute=device_attribute,
+            device_value=device_value,
         )
+
+    def link_helpers(self, node: ast.ClassDef, methods: list[Method]) -> list[Method]:
+        """Record which methods call (through ``self``/``cls``) a method that leads to device uses,
+        in this class or a class before it; a method that does joins the helpers."""
+        defs = {
+            id(m): d
+            for m, d in zip(
+                methods,
+                (s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))),
+                strict=True,
+            )
+        }
+        helpers = self.method_helpers | {m.name for m in methods if m.device_uses}
+        if not helpers:
+            return methods
+        called: dict[int, set[str]] = {}
+        changed = True
+        while changed:
+            changed = False
+            for m in methods:
+                if id(m) not in called:
+                    d = defs[id(m)]
+                    text = "".join(self.lines[d.lineno - 1 : d.end_lineno])
+                    if not any(h in text for h in helpers):
+                        continue
+                    called[id(m)] = set(_SELF_CALL.findall(text))
+                if m.name not in helpers and called[id(m)] & helpers:
+                    helpers.add(m.name)
+                    changed = True
+        self.method_helpers |= helpers
+        return [
+            replace(m, calls=tuple(sorted(called[id(m)] & helpers)))
+            if called.get(id(m), set()) & helpers
+            else m
+            for m in methods
+        ]
 
     def device_uses(self, *nodes: ast.AST) -> tuple[DeviceUse, ...]:
         """The device uses under *nodes*; a walk only where their text names a device or a helper."""
@@ -704,13 +842,6 @@ class _Builder:
         if not any(word in text for word in self.device_words):
             return ()
         return tuple(_DeviceUses(self, *nodes).found)
-
-    def class_device_uses(self, node: ast.ClassDef, methods: list[Method]) -> tuple[DeviceUse, ...]:
-        """The methods' uses (already collected) and those outside any method, in source order."""
-        outside = [s for s in node.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        uses = [u for m in methods for u in m.device_uses]
-        uses += self.device_uses(*node.decorator_list, *node.bases, *node.keywords, *outside)
-        return tuple(sorted(uses, key=lambda u: (u.site.line, u.site.col)))
 
     def declaration(self, stmt: ast.stmt) -> Declaration | None:
         attr = self.tax.attribute
@@ -756,21 +887,21 @@ class _Builder:
             params=tuple(x.arg for x in args),
             param_sites=tuple(self.site(x, x.arg) for x in args),
             decorators=tuple(self.decorator(d) for d in node.decorator_list),
-            device_uses=self.device_uses(node) if scan else (),
+            device_uses=self.method_uses(node) if scan else (),
+            end_line=node.end_lineno or node.lineno,
         )
+
+    def method_uses(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[DeviceUse, ...]:
+        """The device uses of a method, those of its decorators (above the `def` line) marked."""
+        uses = self.device_uses(node)
+        if not node.decorator_list or not uses:
+            return uses
+        return tuple(replace(u, decorator=True) if u.site.line < node.lineno else u for u in uses)
 
     def decorator(self, node: ast.expr) -> Decorator:
         target = node.func if isinstance(node, ast.Call) else node
         name = dotted_name(target).rpartition(".")[2]
         return Decorator(name, self.site(node))
-
-    def availability_checks(self, node: ast.ClassDef) -> list[Site]:
-        found = []
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Call) and dotted_name(sub.func) in self.tax.availability_checks:
-                found.append(self.site(sub))
-        found.sort(key=lambda s: (s.line, s.col))
-        return found
 
     # -- instantiation calls ---------------------------------------------------------------
     def instantiation(self, call: ast.Call) -> Instantiation | None:
@@ -870,94 +1001,319 @@ _UNKNOWN = object()
 ANY_ACCELERATOR = "accelerator"
 # torch modules named after a library that exists for one device only (ROCm reports cuda too).
 _TORCH_MODULE_DEVICES = {"cudnn": "cuda"}
+# Collective backends that exist for one device only: `backend="nccl"`, `requires_nccl()`.
+_BACKEND_DEVICES = {"nccl": "cuda", "xccl": "xpu"}
+_LIBRARY_DEVICES = {**_TORCH_MODULE_DEVICES, **_BACKEND_DEVICES}
 _ACCELERATOR_WORDS = frozenset({"gpu", "gpus", "multigpu", "accelerator", "accelerators"})
 # Words of an identifier: snake_case parts and CamelCase humps, acronyms kept whole (skipIfNoCUDA).
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+# An identifier is a use only when it starts with one of these words and names a device as a later
+# word: TEST_CUDA, RUN_CUDA, requires_cuda, skipIfXpu, x.is_cuda (guards); onlyCUDA (a pin). Anything
+# else that merely contains a device word (check_code_for_cuda_kernel_launches, XpuInterface,
+# gpu_trace) is no use at all.
+_GUARD_HEADS = frozenset(
+    {"test", "tests", "run", "has", "have", "requires", "require", "skip", "is", "no", "with", "if", "unless"}
+)
+_PIN_HEADS = frozenset({"only"})
+# Calls whose first argument is a device type, never a device with an index.
+_DEVICE_TYPE_CALLS = frozenset({"autocast", "GradScaler", "device_module", "get_device_module"})
+# Keyword arguments whose value is a device.
+_DEVICE_KEYWORDS = frozenset({"device", "device_type"})
+# Methods that run for every test of the class: their uses (and their helpers') are every test's.
+_EVERY_TEST = ("setUp", "setUpClass", "tearDown", "tearDownClass", "asyncSetUp", "asyncTearDown")
+# Queries that only ask about a device: guards wherever they appear (torch.cuda.is_available());
+# device_count() is a guard in a condition and a hard use elsewhere (it sizes the work).
+_QUERY_PREFIX = "is_"
+_COUNT_QUERIES = frozenset({"device_count"})
+# Modes of the walk: plain code, a condition (if/while/assert tests, comparisons, skip decorators'
+# arguments) and code guarded by a device condition (the body of `if TEST_CUDA:`).
+_PLAIN, _CONDITION, _GUARDED = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class _Vocabulary:
+    """What the device-use walk looks for under one taxonomy, computed once per taxonomy."""
+
+    devices: tuple[str, ...]
+    words: tuple[str, ...]  # lowercase words whose absence from a text proves it has no use
+    identifier_words: tuple[str, ...]
+    api_modules: frozenset[str]  # second components of torch.<module> accelerator API prefixes
+
+
+_VOCABULARIES: dict[tuple[str, str], _Vocabulary] = {}
+
+
+def _vocabulary(tax: Taxonomy) -> _Vocabulary:
+    key = (tax.path, tax.digest)
+    found = _VOCABULARIES.get(key)
+    if found is not None:
+        return found
+    devices = tuple(tax.devices)
+    api_tails = {p.lower() for p in tax.accelerator_apis}  # whole prefixes: "ipu" alone is in "manipulate"
+    check_tails = {c.rpartition(".")[2].lower() for c in tax.availability_checks}
+    words = dict.fromkeys(
+        [*devices, *_ACCELERATOR_WORDS, *_LIBRARY_DEVICES, *sorted(api_tails), *sorted(check_tails)]
+    )
+    api_modules = frozenset(
+        p.split(".")[1] for p in tax.accelerator_apis if p.startswith("torch.") and p.count(".") == 1
+    )
+    vocab = _Vocabulary(
+        devices, tuple(words), (*devices, *_ACCELERATOR_WORDS, *_LIBRARY_DEVICES), api_modules
+    )
+    _VOCABULARIES[key] = vocab
+    return vocab
+
+
+def _strongest(uses: Iterable[DeviceUse]) -> tuple[tuple[str, str], ...]:
+    """(device, kind) pairs of *uses* with evidence, the hard kind winning per device."""
+    out: dict[str, str] = {}
+    for u in uses:
+        if u.kind == NONE:
+            continue
+        if out.get(u.device) != HARD:
+            out[u.device] = u.kind
+    return tuple(sorted(out.items()))
+
+
+class _Closure:
+    """The uses of a method and, transitively, of the methods it calls (cycles cut)."""
+
+    def __init__(self, methods: dict[str, Method]):
+        self.methods = methods
+        self.memo: dict[str, tuple[DeviceUse, ...]] = {}
+
+    def uses(self, name: str, seen: frozenset[str] = frozenset()) -> tuple[DeviceUse, ...]:
+        if name in self.memo:
+            return self.memo[name]
+        m = self.methods.get(name)
+        if m is None or name in seen:
+            return ()
+        found = list(m.device_uses)
+        for callee in m.calls:
+            found += self.uses(callee, seen | {name})
+        self.memo[name] = tuple(dict.fromkeys(found))
+        return self.memo[name]
+
+
+#: ``self.name(`` / ``cls.name(``: read from the text, which costs far less than walking the tree (a
+#: mention in a comment or a string at worst attributes a helper's uses to one test too many).
+_SELF_CALL = re.compile(r"\b(?:self|cls)\s*\.\s*([A-Za-z_]\w*)\s*\(")
 
 
 class _DeviceUses:
-    """Collects the :class:`DeviceUse` s under some nodes, in source order.
+    """Collects the :class:`DeviceUse` s under some nodes, in source order, each with its kind.
 
     A use names a taxonomy device: an attribute chain under ``torch.<device>`` or
     ``torch.backends.<device>`` (cuDNN counts as cuda), a ``.<device>()`` method call, a string literal
-    ``"<device>"`` or ``"<device>:N"``, an identifier with the device as a word (``TEST_CUDA``,
-    ``requires_cuda``, ``x.is_cuda``), or a call to a module-level function of the same file whose body
-    has such a use. Identifiers that name accelerators without a device (``requires_gpu``) count as
-    :data:`ANY_ACCELERATOR`.
+    ``"<device>"`` or ``"<device>:N"``, an identifier that starts with a guard or pin word and names
+    the device (``TEST_CUDA``, ``requires_cuda``, ``onlyCUDA``, ``x.is_cuda``), or a call to a
+    module-level function of the same file whose body has such a use. Identifiers that name
+    accelerators without a device (``requires_gpu``) count as :data:`ANY_ACCELERATOR`. Calls that
+    the taxonomy lists as accelerator APIs are recorded too (``api``), with kind *none* when they are
+    no evidence (``torch.backends.cuda.matmul...``).
     """
 
     def __init__(self, builder: _Builder, *nodes: ast.AST):
         self.b = builder
-        self.devices = tuple(builder.tax.devices)
-        self.words = (*self.devices, *_ACCELERATOR_WORDS)
+        vocab = builder.vocabulary
+        self.devices = vocab.devices
+        self.words = vocab.identifier_words
+        self.api_modules = vocab.api_modules
         self.found: list[DeviceUse] = []
-        stack = list(reversed(nodes))
+        self.roles: dict[int, str] = {}  # literal node id -> its role, noted by the call around it
+        stack: list[tuple[ast.AST, int]] = [(n, _PLAIN) for n in reversed(nodes)]
         while stack:  # iterative and pruning: ast.NodeVisitor costs a method lookup per node
-            node = stack.pop()
-            children = self.visit(node)
-            stack.extend(reversed(children if children is not None else list(ast.iter_child_nodes(node))))
+            node, mode = stack.pop()
+            children = self.visit(node, mode)
+            if children is None:
+                kids = list(ast.iter_child_nodes(node))
+                kids.reverse()
+                stack.extend(zip(kids, repeat(mode)))
+            else:
+                stack.extend(reversed(children))
         self.found.sort(key=lambda u: (u.site.line, u.site.col))
 
-    def add(self, device: str, node: ast.AST) -> None:
-        self.found.append(DeviceUse(device, self.b.site(node)))
+    def add(
+        self,
+        device: str,
+        node: ast.AST,
+        kind: str,
+        mode: int,
+        api: bool = False,
+        form: str = "",
+        detail: str = "",
+        target: Site | None = None,
+    ) -> None:
+        if kind == HARD and mode != _PLAIN:
+            kind = GUARD  # asked about, or only run where the device is present
+        self.found.append(DeviceUse(device, self.b.site(node), kind, api, form, detail, target))
 
-    def visit(self, node: ast.AST) -> list[ast.AST] | None:
+    def visit(self, node: ast.AST, mode: int) -> list[tuple[ast.AST, int]] | None:
         """Record *node*'s use, if any; return the children still to visit (None: all of them)."""
         kind = type(node)
         if kind is ast.Attribute:
-            return self.attribute(node)  # type: ignore[arg-type]
+            return self.attribute(node, mode)  # type: ignore[arg-type]
         if kind is ast.Call:
-            return self.call(node)  # type: ignore[arg-type]
+            return self.call(node, mode)  # type: ignore[arg-type]
         if kind is ast.Constant:
-            self.constant(node)  # type: ignore[arg-type]
+            self.constant(node, mode)  # type: ignore[arg-type]
         elif kind is ast.Name and type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
             # an assignment target defines a name (`_do_cuda_memory_leak_check = True`), it uses no device
-            for device in self.identifier_devices(node.id):  # type: ignore[attr-defined]
-                self.add(device, node)
+            for device, use in self.identifier_devices(node.id):  # type: ignore[attr-defined]
+                self.add(device, node, use, mode)
+        elif kind is ast.Compare:
+            return [(c, _CONDITION) for c in ast.iter_child_nodes(node)]
+        elif kind in (ast.If, ast.While, ast.IfExp):
+            test = node.test  # type: ignore[attr-defined]
+            inner = _GUARDED if mode == _GUARDED or self.names_device(test) else mode
+            rest = [(c, inner) for c in ast.iter_child_nodes(node) if c is not test]
+            return [(test, _CONDITION), *rest]
+        elif kind is ast.Assert:
+            return [(c, _CONDITION) for c in ast.iter_child_nodes(node)]
         return None
 
-    def attribute(self, node: ast.Attribute) -> list[ast.AST] | None:
+    def names_device(self, node: ast.AST) -> bool:
+        """Whether the text of *node* (a condition) names a device or a device word."""
+        text = self.b.segment(node, 10_000).lower()
+        return any(w in text for w in self.b.device_words)
+
+    def attribute(self, node: ast.Attribute, mode: int) -> list[tuple[ast.AST, int]] | None:
         if type(node.ctx) is not ast.Load:  # `self.cuda_ready = ...` names a field; its value is visited
             return None
         parts = dotted_name(node).split(".")
         if len(parts) >= 2 and parts[0] == "torch":
-            device = self.torch_module_device(parts)
-            if device is not None:
-                self.add(device, node)
+            found = self.torch_use(parts, call=False)
+            if found is not None:
+                site = self.b.site(node)
+                self.add(found[0], node, found[1], mode, form=FORM_CHAIN, detail=site.text, target=site)
                 return []  # the outermost chain is the use; its prefixes are not uses of their own
-        for device in self.identifier_devices(node.attr):
-            self.add(device, node)
+        for device, use in self.identifier_devices(node.attr):
+            self.add(device, node, use, mode)
         return None
 
-    def torch_module_device(self, parts: list[str]) -> str | None:
-        name = parts[2] if parts[1] == "backends" and len(parts) > 2 else parts[1]
-        name = _TORCH_MODULE_DEVICES.get(name, name)
-        return name if name in self.devices else None
+    def torch_use(self, parts: list[str], call: bool, mode: int = _PLAIN) -> tuple[str, str] | None:
+        """(device, kind) of the chain ``torch.<module>...``, or None when it names no device."""
+        backends = parts[1] == "backends" and len(parts) > 2
+        module = parts[2] if backends else parts[1]
+        device = _TORCH_MODULE_DEVICES.get(module, module)
+        if device not in self.devices:
+            if backends or (module not in self.api_modules and module not in _ACCELERATOR_WORDS):
+                return None
+            device = ANY_ACCELERATOR  # torch.accelerator, torch.hpu, torch.mtia...
+        rest = parts[3:] if backends else parts[2:]
+        leaf = rest[0] if rest else ""
+        if leaf.startswith(_QUERY_PREFIX) or (leaf in _COUNT_QUERIES and mode != _PLAIN):
+            return device, GUARD
+        if backends or module in _TORCH_MODULE_DEVICES:
+            # settings (torch.backends.cudnn.benchmark): no device needed, yet a sign of one
+            return device, GUARD
+        return device, HARD
 
-    def call(self, node: ast.Call) -> list[ast.AST] | None:
+    def call(self, node: ast.Call, mode: int) -> list[tuple[ast.AST, int]] | None:
         func = node.func
+        args = [*node.args, *node.keywords]
+        name = dotted_name(func)
+        api = bool(name) and self.b.tax.is_accelerator_call(name)
+        parts = name.split(".") if name else []
+        if len(parts) >= 2 and parts[0] == "torch":
+            found = self.torch_use(parts, call=True, mode=mode)
+            if found is not None or api:
+                device, kind = found if found is not None else (ANY_ACCELERATOR, NONE)
+                form = FORM_CHAIN_KEYWORDS if node.keywords else FORM_CHAIN
+                self.add(device, node, kind, mode, api, form, name, self.b.site(func, name))
+                return [(a, mode) for a in args]
+        elif api:
+            self.add(ANY_ACCELERATOR, node, NONE, mode, api)
+        for value in self.device_arguments(node, name):
+            for device in self.named_device(value):
+                # device=GPU_TYPE, torch.device(DEVICE_CUDA)
+                self.add(device, value, HARD, mode, form=FORM_NAME, detail=dotted_name(value))
         if isinstance(func, ast.Attribute) and func.attr in self.devices:
-            self.add(func.attr, node)  # tensor.cuda(), module.xpu()
-            return [func.value, *node.args, *node.keywords]  # not func.attr a second time
+            # tensor.cuda(), module.xpu(): the rewrite replaces `.cuda(...)`, from the end of the value
+            value = func.value
+            end_line, end_col = node.end_lineno or node.lineno, node.end_col_offset or 0
+            start = self.b.site(value)
+            inner = ", ".join(self.b.segment(a, 10_000) for a in args)
+            target = Site(start.end_line, start.end_col, f".{func.attr}({inner})", end_line, end_col)
+            if not self.b.ascii:
+                target = replace(target, end_col=self.b.col(end_line, end_col))
+            self.add(func.attr, node, HARD, mode, form=FORM_METHOD, detail=inner, target=target)
+            return [(func.value, mode), *((a, mode) for a in args)]  # not func.attr a second time
+        self.note_roles(node, name)
         if isinstance(func, ast.Name):
-            for device in self.b.helper_devices.get(func.id, ()):  # a helper of this module
-                self.add(device, node)
+            for device, kind in self.b.helper_devices.get(func.id, ()):  # a helper of this module
+                self.add(device, node, kind, mode, form=FORM_HELPER, detail=func.id)
+        last = name.rpartition(".")[2] if name else ""
+        if last.lower().startswith("skip"):  # skipIf(not TEST_CUDA, ...), skipCUDAIf(...)
+            return [(func, mode), *((a, _CONDITION) for a in args)]
         return None
 
-    def constant(self, node: ast.Constant) -> None:
-        value = node.value
-        if isinstance(value, str) and len(value) <= 24:
-            head, _, index = value.partition(":")
-            if head in self.devices and (not index or index.isdigit()):
-                self.add(head, node)
+    def note_roles(self, node: ast.Call, name: str) -> None:
+        """Note what the string arguments of *node* stand for: a device or a device type."""
+        last = name.rpartition(".")[2] if name else ""
+        first = node.args[0] if node.args else None
+        if isinstance(first, ast.Constant):
+            if last == "to" and isinstance(node.func, ast.Attribute):
+                self.roles[id(first)] = ROLE_DEVICE
+            elif name in ("torch.device", "device"):
+                self.roles[id(first)] = ROLE_DEVICE if len(node.args) == 1 else ROLE_TYPE
+            elif last in _DEVICE_TYPE_CALLS:
+                self.roles[id(first)] = ROLE_TYPE
+        for kw in node.keywords:
+            if isinstance(kw.value, ast.Constant) and kw.arg in ("device", "device_type"):
+                self.roles[id(kw.value)] = ROLE_DEVICE if kw.arg == "device" else ROLE_TYPE
 
-    def identifier_devices(self, identifier: str) -> list[str]:
-        """Devices a name spells out as a word: TEST_CUDA, requires_cuda, skipIfNoXPU, x.is_cuda."""
+    @staticmethod
+    def device_arguments(node: ast.Call, name: str) -> list[ast.expr]:
+        """Arguments of *node* used as a device: ``device=``/``device_type=`` values, the first argument
+        of ``torch.device(...)`` and of ``.to(...)``."""
+        out = [kw.value for kw in node.keywords if kw.arg in _DEVICE_KEYWORDS]
+        func = node.func
+        if node.args and (name == "torch.device" or (type(func) is ast.Attribute and func.attr == "to")):
+            out.append(node.args[0])
+        return [v for v in out if type(v) in (ast.Name, ast.Attribute)]
+
+    def named_device(self, node: ast.expr) -> list[str]:
+        """The device a name used as a device spells, whatever its first word (GPU_TYPE, DEVICE_CUDA):
+        a named device, or "accelerator" for a gpu word."""
+        identifier = node.id if isinstance(node, ast.Name) else node.attr  # type: ignore[attr-defined]
         lowered = identifier.lower()
         if not any(w in lowered for w in self.words):
             return []
-        words = {w.lower() for w in _WORDS.findall(identifier)}
+        words = {_LIBRARY_DEVICES.get(w.lower(), w.lower()) for w in _WORDS.findall(identifier)}
         found = [d for d in self.devices if d in words]
         if not found and words & _ACCELERATOR_WORDS:
             found = [ANY_ACCELERATOR]
         return found
+
+    def constant(self, node: ast.Constant, mode: int) -> None:
+        value = node.value
+        if isinstance(value, str) and len(value) <= 24:
+            head, _, index = value.partition(":")
+            head = _BACKEND_DEVICES.get(head, head) if not index else head
+            if head in self.devices and (not index or index.isdigit()):
+                role = self.roles.get(id(node), ROLE_OTHER) if head == value.partition(":")[0] else ROLE_OTHER
+                site = self.b.site(node)
+                self.add(head, node, HARD, mode, form=FORM_LITERAL, detail=role, target=site)
+
+    def identifier_devices(self, identifier: str) -> list[tuple[str, str]]:
+        """(device, kind) a name spells out: TEST_CUDA, requires_cuda, skipIfNoXPU, x.is_cuda (guards),
+        onlyCUDA (hard). A name that merely contains a device word is no use."""
+        lowered = identifier.lower()
+        if not any(w in lowered for w in self.words):
+            return []
+        words = [w.lower() for w in _WORDS.findall(identifier)]
+        if not words:
+            return []
+        head = words[0]
+        if head in _PIN_HEADS:
+            kind = HARD
+        elif head in _GUARD_HEADS:
+            kind = GUARD
+        else:
+            return []
+        rest = {_LIBRARY_DEVICES.get(w, w) for w in words[1:]}
+        found = [d for d in self.devices if d in rest]
+        if not found and rest & _ACCELERATOR_WORDS:
+            found = [ANY_ACCELERATOR]
+        return [(d, kind) for d in found]

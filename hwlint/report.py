@@ -35,8 +35,10 @@ from . import __version__
 from .cache import Cache
 from .checker import Finding, Selection, check_paths
 from .config import Config, discover
+from .context import Context
 from .engine import MAX_FILE_BYTES, analyze_files, read_source
 from .model import ClassInfo, FileModel, ParseError, build_model, effective_declaration, mro
+from .neutral import conversion, hard_uses, is_every_device_class
 from .select import FileSelection, RunnerSelection, runner_backends, select_model
 from .taxonomy import Runner, Taxonomy
 
@@ -61,6 +63,8 @@ class ClassRow:
     classification: str | None  # the member in effect (also for an unknown one)
     runners: list[str] = field(default_factory=list)  # runners that run its tests
     never_run: str | None = None  # why no runner runs it, when none does
+    hardcoded_device: bool = False  # an every-device (ACCELERATOR) class that hard-codes a device (HWC301)
+    generalizable: bool = False  # a one-accelerator class that could run on every device (HWC302's fix)
 
     def to_json(self) -> dict:
         return {
@@ -72,6 +76,8 @@ class ClassRow:
             "classification": self.classification,
             "runners": list(self.runners),
             "never_run": self.never_run,
+            "hardcoded_device": self.hardcoded_device,
+            "generalizable": self.generalizable,
         }
 
 
@@ -90,6 +96,9 @@ class Stats:
     unresolvable: int = 0
     never_run_classes: int = 0
     never_run_tests: int = 0
+    # the vendor's view: how much more of the suite could run on every accelerator
+    hardcoded_device_classes: int = 0
+    generalizable_classes: int = 0
     findings: Counter = field(default_factory=Counter)
 
     @property
@@ -118,6 +127,8 @@ class Stats:
             if row.never_run is not None:
                 self.never_run_classes += 1
                 self.never_run_tests += row.tests
+            self.hardcoded_device_classes += row.hardcoded_device
+            self.generalizable_classes += row.generalizable
         self.findings.update(f.code for f in findings)
 
     def to_json(self) -> dict:
@@ -134,6 +145,8 @@ class Stats:
             "unresolvable": self.unresolvable,
             "never_run_classes": self.never_run_classes,
             "never_run_tests": self.never_run_tests,
+            "hardcoded_device_classes": self.hardcoded_device_classes,
+            "generalizable_classes": self.generalizable_classes,
             "findings": dict(sorted(self.findings.items())),
             "findings_total": sum(self.findings.values()),
         }
@@ -322,6 +335,12 @@ def summarize_model(model: FileModel, taxonomy: Taxonomy) -> FileSummary:
     named = [(runner.name, fs) for runner, fs in per_runner]
     runs = _runs(model, named)
     rows = [_class_row(model, cls, taxonomy, runs, named) for cls in model.test_classes]
+    if model.error is None:
+        ctx = Context(model, taxonomy)
+        for row, cls in zip(rows, model.test_classes, strict=True):
+            row.hardcoded_device = is_every_device_class(ctx, cls) and bool(hard_uses(ctx, cls))
+            found = conversion(ctx, cls)
+            row.generalizable = found is not None and found.convertible
     tallies = {runner.name: _tally(runner, fs) for runner, fs in per_runner}
     return FileSummary(model.path, model.error is not None, rows, tallies)
 

@@ -118,6 +118,23 @@ def render_table(doc: dict, **_: object) -> str:
         ],
     )
     lines.append("")
+    if doc["total"].get("hardcoded_device_classes") or doc["total"].get("generalizable_classes"):
+        # the vendor's view: how much more of the suite could run on every accelerator
+        lines.append("Every accelerator: classes that hard-code a device (HWC301), one-device classes that")
+        lines.append("could run on every accelerator (HWC302)")
+        lines += _grid(
+            ["Directory", "Hard-coded", "Generalizable"],
+            [
+                [
+                    "  " * d["depth"] + d["path"],
+                    d["hardcoded_device_classes"],
+                    d["generalizable_classes"],
+                ]
+                for d in doc["directories"]
+                if d["hardcoded_device_classes"] or d["generalizable_classes"]
+            ],
+        )
+        lines.append("")
     lines += _grid(
         ["Runner", "Device", "Runs", "Classes", "Tests", "Files"],
         [

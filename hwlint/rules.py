@@ -12,14 +12,14 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cached_property
-from typing import TYPE_CHECKING
 
-from .model import ClassInfo, Declaration, FileModel, Instantiation, Resolver, Site, effective_declaration
+from .context import Context
+from .infer import Inference, infer_collected, inference
+from .model import ClassInfo, Instantiation, Site, mro
+from .neutral import Conversion, conversion, hard_uses, is_every_device_class, shown
 from .taxonomy import Classification, Taxonomy
 
-if TYPE_CHECKING:
-    from .infer import Inference
+__all__ = ["RULES", "Context", "Rule", "rule", "rule_by_name_or_code"]
 
 Hit = tuple[Site, dict[str, object]]
 
@@ -59,48 +59,6 @@ def rule(code: str, name: str, message: str, severity: str = "error"):
 def _doc_only(fn):
     fn.__no_check__ = True
     return fn
-
-
-class Context:
-    """What rules need about one file: the model, the taxonomy, and the classification of each class."""
-
-    def __init__(self, model: FileModel, taxonomy: Taxonomy, resolver: Resolver | None = None):
-        self.model = model
-        self.taxonomy = taxonomy
-        self.resolver = resolver
-        self._effective: dict[int, tuple[Declaration, ClassInfo] | None] = {}
-        self._inferred: dict[int, Inference] = {}
-
-    def effective(self, cls: ClassInfo) -> tuple[Declaration, ClassInfo] | None:
-        key = id(cls)
-        if key not in self._effective:
-            self._effective[key] = effective_declaration(self.model, cls, self.resolver)
-        return self._effective[key]
-
-    def inference(self, cls: ClassInfo) -> Inference:
-        """What the evidence says *cls* should declare (hwlint.infer), computed once per class."""
-        from .infer import infer  # infer builds on this module
-
-        key = id(cls)
-        if key not in self._inferred:
-            self._inferred[key] = infer(self, cls)
-        return self._inferred[key]
-
-    def classification(self, cls: ClassInfo) -> Classification | None:
-        """The taxonomy entry that applies to *cls* (own or inherited), if known."""
-        found = self.effective(cls)
-        if found is None or found[0].member is None:
-            return None
-        return self.taxonomy.classifications.get(found[0].member)
-
-    @cached_property
-    def classified_test_classes(self) -> list[tuple[ClassInfo, Classification]]:
-        out = []
-        for cls in self.model.test_classes:
-            c = self.classification(cls)
-            if c is not None:
-                out.append((cls, c))
-        return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -143,7 +101,7 @@ def missing_hw_classification(ctx: Context) -> Iterator[Hit]:
         note = ""
         if found is not None:
             note = f" (it inherits one from `{found[1].name}`)"
-        inferred = ctx.inference(cls)
+        inferred = inference(ctx, cls)
         fix = ("safe" if inferred.safe else "unsafe") if inferred.fixable else None
         yield cls.site, {"cls": cls.name, "attribute": tax.attribute, "inherited": note, "fix": fix}
 
@@ -226,10 +184,12 @@ def unresolvable_hw_classification(ctx: Context) -> Iterator[Hit]:
 def mixed_device_test_class(ctx: Context) -> Iterator[Hit]:
     """
     ## What it does
-    Flags an undeclared test class whose own code points to two classifications at once: some tests
-    take `device` and some do not, some use `torch.cuda` and the rest no device, some are pinned by
-    `@onlyCUDA` and the rest run everywhere. No classification fits the whole class, so `--fix` leaves
-    it alone; the message says what is mixed and how to split it.
+    Flags an undeclared test class whose tests point to two classifications at once: some tests
+    take `device` and some do not, some hard-use `torch.cuda` and the rest no device, some are pinned
+    by `@onlyCUDA` and the rest run everywhere, or a guarded class calls an API GENERIC forbids. No
+    classification fits the whole class; the message names the outliers and how to split the class.
+    Where the inference still has an answer (an instantiated class: ACCELERATOR; a minority of tests
+    on a device: GENERIC) it is an unsafe fix, and this warning says what the fix leaves to do.
 
     ## Why is this bad?
     Whichever classification the class gets, part of its tests run on the wrong runners: CUDA code in
@@ -263,9 +223,96 @@ def mixed_device_test_class(ctx: Context) -> Iterator[Hit]:
     for cls in ctx.model.test_classes:
         if cls.declaration is not None:
             continue
-        found = ctx.inference(cls)
+        found = inference(ctx, cls)
         if found.mixed:
             yield cls.site, {"cls": cls.name, "mixed": found.mixed}
+
+
+#: Bases that say nothing about a class being a test class.
+_PLAIN_BASES = frozenset(
+    {"", "object", "ABC", "abc.ABC", "Generic", "typing.Generic", "Protocol", "typing.Protocol"}
+)
+
+
+def collected_tests_holder(ctx: Context, cls: ClassInfo) -> tuple[str, ClassInfo | None] | None:
+    """How *cls*, which defines no test, still collects tests: (what, the base in the file that holds
+    them, if any); None when it collects none hwlint can see."""
+    chain = mro(ctx.model, cls, ctx.resolver)
+    holder = next((c for c in chain[1:] if c.is_test), None)
+    calls = ctx.model.instantiations_of(cls)
+    if calls:
+        return f"it is passed to `{calls[0].function}` (line {calls[0].site.line})", holder
+    # A test framework collects it: some class of its MRO derives from a base outside the file
+    # (TestCase), or pytest collects it by name.
+    known = {c.name for c in chain}
+    external = any(
+        b not in _PLAIN_BASES and b.rpartition(".")[2] not in known for c in chain for b in c.bases
+    )
+    if not (external or cls.name.startswith("Test")):
+        return None
+    if holder is not None:
+        return f"it inherits tests from `{holder.name}`", holder
+    if cls.device_attribute is not None and external:
+        return f"it sets `{cls.device_attribute.text}` for tests it inherits", None
+    return None
+
+
+def collected_inference(ctx: Context, cls: ClassInfo) -> Inference | None:
+    """HWC005's inferred fix for *cls* (None when it collects no test), computed once per class."""
+    key = ("collected", id(cls))
+    if key not in ctx.inferred:
+        found = collected_tests_holder(ctx, cls)
+        ctx.inferred[key] = None if found is None else infer_collected(ctx, cls, found[1])
+    return ctx.inferred[key]
+
+
+@rule(
+    "HWC005",
+    "unclassified-collected-class",
+    "Class `{cls}` collects tests ({how}) but has no `{attribute}`.",
+)
+def unclassified_collected_class(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags a class that defines no `test*` method of its own, yet collects tests, and has no
+    `hw_classification` (declared or inherited): it inherits tests from a base or mixin in the file
+    (`class HashStoreTest(TestCase, StoreTestBase)`), it is passed to `instantiate_device_type_tests`,
+    or it sets a class-level `device = "cpu"` for the tests it inherits. HWC001 keeps upstream's
+    scope (classes whose own body defines a test); this rule covers the rest.
+
+    ## Why is this bad?
+    pytest and unittest collect the inherited tests, and a run filtered by `--hw-classification`
+    drops every one of them in silence: the class looks covered and runs nowhere.
+
+    ## Example
+    ```python
+    class StoreTestBase:
+        def test_set_get(self): ...
+
+
+    class HashStoreTest(TestCase, StoreTestBase):
+        def setUp(self): ...
+    ```
+
+    ## Use instead
+    ```python
+    class HashStoreTest(TestCase, StoreTestBase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def setUp(self): ...
+    ```
+    """
+    for cls in ctx.model.classes:
+        if cls.is_test or cls.declarations or ctx.effective(cls) is not None:
+            continue
+        found = collected_tests_holder(ctx, cls)
+        if found is None:
+            continue
+        how, _ = found
+        inferred = collected_inference(ctx, cls)
+        assert inferred is not None
+        fix = ("safe" if inferred.safe else "unsafe") if inferred.fixable else None
+        yield cls.site, {"cls": cls.name, "how": how, "attribute": ctx.taxonomy.attribute, "fix": fix}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -706,18 +753,23 @@ def device_specific_decorator(ctx: Context) -> Iterator[Hit]:
 @rule(
     "HWC204",
     "availability-check",
-    "{classification} test class `{cls}` checks accelerator availability with `{call}`.",
+    "{classification} test class `{cls}` calls the accelerator API `{call}`.",
 )
 def availability_check(ctx: Context) -> Iterator[Hit]:
     """
     ## What it does
-    Flags an accelerator availability check (`torch.cuda.is_available()`,
-    `torch.accelerator.is_available()`, ...) anywhere in a class whose classification forbids it
-    (GENERIC), its decorators and methods included.
+    Flags a call into an accelerator API anywhere in a class whose classification forbids it
+    (GENERIC), its decorators and methods included. As upstream's linter does today, the default
+    taxonomy's `accelerator_apis` make any call under `torch.accelerator`, `torch.cuda`, `torch.hpu`,
+    `torch.ipu`, `torch.mps`, `torch.mtia`, `torch.xla`, `torch.xpu` and `torch.backends.cuda` count
+    (`torch.cuda.is_available()`, `torch.cuda.synchronize()`, `torch.xpu.empty_cache()`), and
+    `torch.backends.cudnn.*` does not. The taxonomy's `availability_checks` add exact calls
+    (`examples/taxonomy-availability-only.yaml` keeps the earlier rule: `is_available()` checks only).
 
     ## Why is this bad?
-    GENERIC runs once, on a CPU-only runner, where the check is always false: the guarded code never
-    runs anywhere, yet the class looks covered.
+    GENERIC runs once, on a CPU-only runner, where an availability check is always false and any
+    other accelerator call fails: the code that needs the device runs nowhere, yet the class looks
+    covered.
 
     ## Example
     ```python
@@ -736,6 +788,149 @@ def availability_check(ctx: Context) -> Iterator[Hit]:
             continue
         for site in cls.availability_checks:
             yield site, {"classification": c.name, "cls": cls.name, "call": site.text}
+
+
+# ---------------------------------------------------------------------------------------------
+# Device-neutral tests
+
+
+@rule(
+    "HWC301",
+    "hardcoded-device",
+    "{classification} test class `{cls}` hard-codes {device} in `{method}`: `{use}`.",
+)
+def hardcoded_device(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags, in a class classified ACCELERATOR (its own classification or an inherited one), code of a
+    test, of a helper method it calls or of `setUp` that names one accelerator: a device literal
+    (`"cuda"`, `"cuda:0"`, `torch.device("cuda")`, `device="cuda"`, `torch.autocast("cuda")`),
+    `.cuda()`, a `torch.cuda.*` call or reference (`torch.cuda.synchronize()`, `torch.cuda.amp`), or
+    a call to a module-level helper that does. Code under an explicit guard for the device
+    (`if device == "cuda":`, `if self.device_type == "cuda":`, `if TEST_CUDA:`), tests pinned by
+    `@onlyCUDA` (HWC203 reports those), decorators and identifiers (`TEST_CUDA`, `cuda_tensor`) are
+    not flagged; neither is the CPU, which every accelerator test may use for reference results.
+
+    The fix, from the taxonomy's `device_neutral` section: `torch.cuda.synchronize()` ->
+    `torch.accelerator.synchronize()` and the other functions with a `torch.accelerator` counterpart
+    (safe: the same behaviour on CUDA); `"cuda"` -> the test's `device` (or `self.device_type` where a
+    device type is meant), `.cuda()` -> `.to(device)` (unsafe: the code then runs on every device).
+
+    ## Why is this bad?
+    An ACCELERATOR class runs on every accelerator runner: on XPU, MPS and PrivateUse1 backends a
+    hard-coded `"cuda"` fails, or silently tests the CPU or nothing at all.
+
+    ## Example
+    ```python
+    class TestOps(TestCase):
+        hw_classification = HardwareClassification.ACCELERATOR
+
+        def test_add(self, device):
+            x = torch.ones(3).cuda()
+            torch.cuda.synchronize()
+    ```
+
+    ## Use instead
+    ```python
+    class TestOps(TestCase):
+        hw_classification = HardwareClassification.ACCELERATOR
+
+        def test_add(self, device):
+            x = torch.ones(3).to(device)
+            torch.accelerator.synchronize()
+    ```
+    """
+    seen: set[tuple[int, int]] = set()
+    for cls in ctx.model.test_classes:
+        if not is_every_device_class(ctx, cls):
+            continue
+        c = ctx.classification(cls)
+        assert c is not None
+        for h in hard_uses(ctx, cls):
+            key = (h.use.site.line, h.use.site.col)
+            if key in seen:
+                continue
+            seen.add(key)
+            yield (
+                h.use.site,
+                {
+                    "classification": c.name,
+                    "cls": cls.name,
+                    "device": h.use.device,
+                    "method": h.method.name if h.method is not None else "the class body",
+                    "use": shown(h.use),
+                    "fix": h.rewrite.applicability if h.rewrite is not None else None,
+                },
+            )
+
+
+@rule(
+    "HWC302",
+    "generalizable-device-class",
+    "{classification} test class `{cls}` {verdict}.",
+    severity="advice",
+)
+def generalizable_device_class(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags a class for one accelerator (classified CUDA, or undeclared with CUDA-only evidence) whose
+    every hard-coded device has a device-neutral spelling (see HWC301): the class could run on every
+    accelerator. A class held back by a single line says which. The (unsafe) fix converts the whole
+    class: every test gains a `device` parameter, the hard-coded devices are rewritten, the class
+    is instantiated with the taxonomy's device-neutral form
+    (`instantiate_device_type_tests(TestFoo, globals(), except_for=("cpu",), allow_mps=True,
+    allow_xpu=True)` by default, replacing an `only_for="cuda"`), the missing imports are added and
+    the classification becomes ACCELERATOR.
+
+    ## Why is this bad?
+    Vendors (XPU, MPS, PrivateUse1 backends) run the ACCELERATOR part of the suite. A CUDA class that
+    only needs its spelling changed is coverage every other accelerator is missing.
+
+    ## Example
+    ```python
+    class TestSum(TestCase):
+        hw_classification = HardwareClassification.CUDA
+
+        def test_sum(self):
+            x = torch.ones(3, device="cuda")
+            torch.cuda.synchronize()
+    ```
+
+    ## Use instead
+    ```python
+    class TestSum(TestCase):
+        hw_classification = HardwareClassification.ACCELERATOR
+
+        def test_sum(self, device):
+            x = torch.ones(3, device=device)
+            torch.accelerator.synchronize()
+
+
+    instantiate_device_type_tests(TestSum, globals(), except_for=("cpu",), allow_mps=True, allow_xpu=True)
+    ```
+    """
+    for cls in ctx.model.test_classes:
+        found = conversion(ctx, cls)
+        if found is None:
+            continue
+        if found.convertible:
+            verdict = "could run on every accelerator: each hard-coded device has a device-neutral spelling"
+            fix = "unsafe"
+        elif found.blocker is not None and found.blocker.startswith("line ") and _single_blocker(ctx, found):
+            verdict = f"could run on every accelerator but for {found.blocker}"
+            fix = None
+        else:
+            continue
+        yield (
+            cls.site,
+            {"classification": found.classification, "cls": cls.name, "verdict": verdict, "fix": fix},
+        )
+
+
+def _single_blocker(ctx: Context, found: Conversion) -> bool:
+    """Whether the uses without a rewrite in the class all sit on one line."""
+    lines = {h.use.site.line for h in hard_uses(ctx, found.cls, converting=True) if h.rewrite is None}
+    return len(lines) <= 1
 
 
 # ---------------------------------------------------------------------------------------------

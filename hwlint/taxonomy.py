@@ -85,6 +85,28 @@ class Runner:
 
 
 @dataclass(frozen=True)
+class DeviceNeutral:
+    """How a test is written for every device: the fixes of HWC301 and HWC302 read this.
+
+    ``calls`` maps a device-specific function to its device-neutral counterpart in the torch version
+    ``torch`` (``torch.cuda.synchronize`` -> ``torch.accelerator.synchronize``); the class conversion
+    instantiates with ``except_for`` and the ``opt_ins`` keywords set to True, importing the
+    instantiation function from ``module``."""
+
+    torch: str = ""
+    module: str = "torch.testing._internal.common_device_type"
+    except_for: tuple[str, ...] | None = None  # None: the devices of the generic runners
+    opt_ins: tuple[str, ...] = ()
+    calls: tuple[tuple[str, str], ...] = ()
+
+    def counterpart(self, name: str) -> str | None:
+        for source, target in self.calls:
+            if source == name:
+                return target
+        return None
+
+
+@dataclass(frozen=True)
 class Taxonomy:
     path: str
     digest: str
@@ -101,6 +123,10 @@ class Taxonomy:
     classifications: dict[str, Classification]
     runners: dict[str, Runner]
     decorator_sets: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Module prefixes whose every attribute call counts as an availability check (torch.cuda: any
+    # torch.cuda.*(...) call), as upstream's linter reads them.
+    accelerator_apis: tuple[str, ...] = ()
+    device_neutral: DeviceNeutral = field(default_factory=DeviceNeutral)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def classification_for_device(self, device: str) -> Classification | None:
@@ -123,6 +149,15 @@ class Taxonomy:
         if device == "privateuse1":
             return frozenset({device, *self.backends()})
         return frozenset({device})
+
+    def is_accelerator_call(self, name: str) -> bool:
+        """True when a call of the dotted *name* is an availability check or under an accelerator API."""
+        if name in self.availability_checks:
+            return True
+        return any(
+            name.startswith(prefix) and name[len(prefix) : len(prefix) + 1] == "."
+            for prefix in self.accelerator_apis
+        )
 
 
 def default_taxonomy_path() -> Path:
@@ -247,6 +282,8 @@ _TOP_KEYS = {
     "device_params",
     "devices",
     "availability_checks",
+    "accelerator_apis",
+    "device_neutral",
     "decorator_sets",
     "classifications",
     "runners",
@@ -308,6 +345,13 @@ class _Validator:
             raise self.error(key, f"expected a dotted name, got {_describe(value)}")
         return value
 
+    def module_prefix(self, value: Any, key: str) -> str:
+        """A dotted module prefix of at least two parts (``torch.cuda``): one part would match everything."""
+        name = self.dotted(value, key)
+        if "." not in name:
+            raise self.error(key, f"expected a module prefix such as torch.cuda, got {_describe(value)}")
+        return name
+
     def names(
         self,
         mapping: dict[str, Any],
@@ -362,9 +406,11 @@ class _Validator:
         device_params = self.names(raw, "device_params", "", self.identifier, ["device", "devices"])
         devices = self.build_devices()
         checks = frozenset(self.names(raw, "availability_checks", "", self.dotted, []))
+        apis = self.names(raw, "accelerator_apis", "", self.module_prefix, [])
         sets = self.build_decorator_sets()
         classifications = self.build_classifications(devices, sets)
         runners = self.build_runners(devices, classifications)
+        neutral = self.build_device_neutral(devices)
         return Taxonomy(
             path=self.path,
             digest=digest,
@@ -381,8 +427,40 @@ class _Validator:
             classifications=classifications,
             runners=runners,
             decorator_sets=sets,
+            accelerator_apis=apis,
+            device_neutral=neutral,
             raw=raw,
         )
+
+    def build_device_neutral(self, devices: dict[str, Device]) -> DeviceNeutral:
+        key = "device_neutral"
+        raw = self.get(self.raw, key, "", dict, {})
+        self.unknown_keys(raw, {"torch", "module", "except_for", "opt_ins", "calls"}, key)
+        version = self.get(raw, "torch", key, (str, int, float), "")
+        module = self.dotted(self.get(raw, "module", key, str, DeviceNeutral.module), f"{key}.module")
+        except_for = None
+        if "except_for" in raw:
+            except_for = self.names(raw, "except_for", key, self.identifier)
+            for i, d in enumerate(except_for):
+                if d not in devices:
+                    raise self.error(
+                        f"{key}.except_for[{i}]", f"unknown device type {d!r} (not under devices)"
+                    )
+        opt_ins = self.names(raw, "opt_ins", key, self.identifier, [])
+        known = {d.opt_in for d in devices.values() if d.opt_in}
+        for i, o in enumerate(opt_ins):
+            if o not in known:
+                raise self.error(
+                    f"{key}.opt_ins[{i}]",
+                    f"{o!r} is no device's opt_in ({', '.join(sorted(known)) or 'none'})",
+                )
+        calls = self.get(raw, "calls", key, dict, {})
+        pairs = []
+        for source, target in calls.items():
+            ckey = f"{key}.calls.{source}"
+            self.module_prefix(source, ckey)
+            pairs.append((source, self.module_prefix(target, ckey)))
+        return DeviceNeutral(str(version), module, except_for, opt_ins, tuple(pairs))
 
     def build_devices(self) -> dict[str, Device]:
         raw = self.get(self.raw, "devices", "", dict, None)
@@ -527,6 +605,19 @@ def effective_dict(taxonomy: Taxonomy) -> dict[str, Any]:
         "device_params": list(taxonomy.device_params),
         "devices": {d.name: ({"opt_in": d.opt_in} if d.opt_in else {}) for d in taxonomy.devices.values()},
         "availability_checks": sorted(taxonomy.availability_checks),
+        "accelerator_apis": list(taxonomy.accelerator_apis),
+        "device_neutral": {
+            "torch": taxonomy.device_neutral.torch,
+            "module": taxonomy.device_neutral.module,
+            # absent: the generic runners' devices
+            **(
+                {}
+                if taxonomy.device_neutral.except_for is None
+                else {"except_for": list(taxonomy.device_neutral.except_for)}
+            ),
+            "opt_ins": list(taxonomy.device_neutral.opt_ins),
+            "calls": dict(taxonomy.device_neutral.calls),
+        },
         "decorator_sets": {k: list(v) for k, v in taxonomy.decorator_sets.items()},
         "classifications": {
             c.name: {

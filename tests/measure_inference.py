@@ -14,9 +14,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from hwlint.context import Context
 from hwlint.infer import Inference, infer
 from hwlint.model import build_model
-from hwlint.rules import Context
 from hwlint.taxonomy import Taxonomy, load_taxonomy
 
 CASES = Path(__file__).parent / "infer_cases"

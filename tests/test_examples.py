@@ -81,3 +81,39 @@ def test_examples_run_under_pytest_and_fail_only_where_hwlint_says(tmp_path):
     assert failed == ["TestParametrizeGeneric.test_cache", "TestParametrizeStray.test_stray"], res.stdout
     assert res.returncode == 1
     assert sum(kind == "passed" for kind in outcome.values()) >= 10, res.stdout
+
+
+def test_pytorch_config_has_upstream_scope(tmp_path):
+    # examples/pytorch/pyproject.toml, copied to a checkout's root, checks what upstream's TEST_LINTER
+    # checks: test/**/test_*.py and test/**/*_test.py, minus two vendored directories.
+    import os
+    import shutil
+
+    from hwlint.config import discover, load_config
+
+    shutil.copyfile(EXAMPLES / "pytorch" / "pyproject.toml", tmp_path / "pyproject.toml")
+    files = [
+        "test/test_ops.py",
+        "test/nn/test_init.py",
+        "test/dynamo/export_test.py",
+        "test/helpers.py",
+        "test/cpython/test_math.py",
+        "test/cpp_extensions/open_registration_extension/test/test_openreg.py",
+        "test/cpp_extensions/test_other.py",
+    ]
+    for name in files:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    config = load_config(tmp_path / "pyproject.toml")
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        found = sorted(Path(p).as_posix() for p in discover(["test"], config))
+    finally:
+        os.chdir(cwd)
+    assert found == [
+        "test/cpp_extensions/test_other.py",
+        "test/dynamo/export_test.py",
+        "test/nn/test_init.py",
+        "test/test_ops.py",
+    ]

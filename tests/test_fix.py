@@ -64,11 +64,13 @@ def test_several_classes_report_fixed_and_remaining(tmp_path, capsys, monkeypatc
     assert capsys.readouterr().out == (
         "test_several.py:20:1: HWC001 Test class `TestMixed` does not declare `hw_classification`.\n"
         "test_several.py:20:1: HWC004 [warning] Test class `TestMixed` mixes tests that use cuda "
-        "(`test_needs_cuda`, e.g. `torch.cuda.synchronize` (line 25)) with tests that use no device "
+        "(`test_needs_cuda`, e.g. `torch.cuda.synchronize()` (line 25)) with tests that use no device "
         "(`test_cpu_only`): split it into a GENERIC class and a CUDA class.\n"
         "test_several.py:28:1: HWC001 Test class `TestCudaOnly` does not declare `hw_classification`.\n"
-        "Found 5 errors (2 fixed, 3 remaining).\n"
-        "No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option).\n"
+        "test_several.py:28:1: HWC302 [advice] CUDA test class `TestCudaOnly` could run on every "
+        "accelerator: each hard-coded device has a device-neutral spelling.\n"
+        "Found 6 errors (2 fixed, 4 remaining).\n"
+        "No fixes available (2 hidden fixes can be enabled with the `--unsafe-fixes` option).\n"
     )
 
 
@@ -123,7 +125,11 @@ def test_diff_writes_nothing_and_exits_one(tmp_path, capsys, monkeypatch):
         "     def test_one(self):\n"
         "         self.assertEqual(torch.tensor(1).item(), 1)\n"
     )
-    assert captured.err == "Would fix 1 error.\n"
+    assert captured.err == (  # each declaration the diff adds, with the rule that chose it
+        "test_plain.py:10: TestPlain: GENERIC (safe, no device evidence): never instantiated; "
+        "no test takes `device`; no device-specific code\n"
+        "Would fix 1 error.\n"
+    )
     shutil.copyfile(CASES / "no_import.fixed.py", "test_plain.py")
     assert main(["check", "--isolated", "--diff", "test_plain.py"]) == 0
     captured = capsys.readouterr()
@@ -140,7 +146,8 @@ def test_show_fixes_lists_what_was_fixed_and_why(tmp_path, capsys, monkeypatch):
         "Fixed 1 error:\n"
         "- test_alias.py:\n"
         "    1 × HWC001 (missing-hw-classification)\n"
-        "      TestMps: MPS (safe): instantiated by `instantiate_device_type_tests` (line 17) "
+        "      TestMps: MPS (safe, only_for names one device): instantiated by "
+        "`instantiate_device_type_tests` (line 17) "
         'with `only_for="mps"`\n'
     )
 
@@ -270,7 +277,7 @@ def test_a_fixer_bug_leaves_the_file_alone_and_is_reported(tmp_path, capsys, mon
     def broken(*args, **kwargs):
         raise LookupError("no such node")
 
-    monkeypatch.setattr(hwlint.fix, "insert_declarations", broken)
+    monkeypatch.setattr(hwlint.fix, "fixed_text", broken)
     target = tmp_path / "test_plain.py"
     shutil.copyfile(CASES / "no_import.py", target)
     assert main(["check", "--isolated", "--quiet", "--fix", str(target)]) == 1
@@ -289,16 +296,18 @@ def test_show_fixes_without_fix_explains_every_missing_declaration(tmp_path, cap
     )
     report = capsys.readouterr().out.split("\nFixes:\n", 1)[1]
     assert report.splitlines() == [
-        "- test_several.py:6: TestGeneric: GENERIC (safe): never instantiated; no test takes `device`; "
+        "- test_several.py:6: TestGeneric: GENERIC (safe, no device evidence): never instantiated; "
+        "no test takes `device`; "
         "no device-specific code",
-        "- test_several.py:11: TestDevices: ACCELERATOR (safe): instantiated by "
+        "- test_several.py:11: TestDevices: ACCELERATOR (safe, instantiated, every test takes device, "
+        "none pinned): instantiated by "
         "`instantiate_device_type_tests` (line 36) without `only_for`; every test takes `device`; "
         "no device-pinning decorator",
         "- test_several.py:16: TestMixed: no fix: tests that use cuda (`test_needs_cuda`, e.g. "
-        "`torch.cuda.synchronize` (line 21)) with tests that use no device (`test_cpu_only`): "
+        "`torch.cuda.synchronize()` (line 21)) with tests that use no device (`test_cpu_only`): "
         "split it into a GENERIC class and a CUDA class",
-        "- test_several.py:24: TestCudaOnly: needs --unsafe-fixes: CUDA (unsafe): never instantiated; "
-        "every test uses cuda: `torch.cuda.current_stream` (line 26)",
+        "- test_several.py:24: TestCudaOnly: needs --unsafe-fixes: CUDA (unsafe, every test hard-uses one "
+        "device): never instantiated; every test uses cuda: `torch.cuda.current_stream()` (line 26)",
     ]
 
 

@@ -47,7 +47,8 @@ def test_one_message_per_finding_and_one_replacement_per_file(tmp_path, monkeypa
     assert first["description"] == (
         "Test class `TestParser` does not declare `hw_classification`. "
         "(HWC001 missing-hw-classification; `hwlint rule HWC001` explains it)\n"
-        "Inferred: GENERIC (safe): never instantiated; no test takes `device`; no device-specific code\n"
+        "Inferred: GENERIC (safe, no device evidence): never instantiated; no test takes `device`; "
+        "no device-specific code\n"
         "The replacement applies every safe fix in this file (2)."
     )
 
@@ -68,6 +69,7 @@ def test_unparsable_missing_and_mixed_files_become_messages(tmp_path, monkeypatc
         ("test_mixed.py", 16, "HWC001", "error"),
         ("test_mixed.py", 16, "HWC004", "warning"),
         ("test_mixed.py", 24, "HWC001", "error"),
+        ("test_mixed.py", 24, "HWC302", "advice"),
     ]
     assert {m["code"] for m in messages} == {"HWLINT"}
     assert [m["name"] for m in messages if m["replacement"] is not None] == ["HWC001"]

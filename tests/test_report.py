@@ -95,6 +95,8 @@ def test_json_total_on_examples(examples_doc):
         "unresolvable": 0,
         "never_run_classes": 3,
         "never_run_tests": 3,
+        "hardcoded_device_classes": 0,
+        "generalizable_classes": 0,
         "findings": {f"HWC{n}": 1 for n in ("001", "002", "101", "102", "107", "201", "202", "203", "204")},
         "findings_total": 9,
     }
@@ -168,6 +170,8 @@ def test_json_never_run_on_examples(examples_doc):
             "classification": "GPU",
             "runners": [],
             "never_run": "GPU is not a classification in the taxonomy",
+            "hardcoded_device": False,
+            "generalizable": False,
         },
         {
             "path": "examples/test/test_ops.py",
@@ -178,6 +182,8 @@ def test_json_never_run_on_examples(examples_doc):
             "classification": "CUDA",
             "runners": [],
             "never_run": "cuda, rocm: replaced by the class TestReductions generates (line 56)",
+            "hardcoded_device": False,
+            "generalizable": False,
         },
         {
             "path": "examples/test/test_serialization.py",
@@ -188,6 +194,8 @@ def test_json_never_run_on_examples(examples_doc):
             "classification": None,
             "runners": [],
             "never_run": "unclassified: every classification-filtered run drops it",
+            "hardcoded_device": False,
+            "generalizable": False,
         },
     ]
 
@@ -207,6 +215,8 @@ def test_json_classes_and_findings_on_examples(examples_doc):
         "classification": "GENERIC",
         "runners": ["cpu"],
         "never_run": None,
+        "hardcoded_device": False,
+        "generalizable": False,
     }
     assert examples_doc["findings"][0] == {
         "path": "examples/test/nn/test_parametrize.py",
@@ -801,3 +811,59 @@ def test_summaries_come_from_the_cache_until_a_file_changes(tmp_path, taxonomy, 
     (moved,) = summarize_paths([other], taxonomy, jobs=1, cache=Cache(cache_dir, taxonomy.digest))
     assert built == [files[2]]
     assert (moved.path, moved.rows[0].path) == (other, other)
+
+
+def test_directories_count_hardcoded_and_generalizable_classes(tmp_path):
+    write(
+        tmp_path,
+        {
+            "ops/test_ops.py": """
+                import torch
+                from torch.testing._internal.common_device_type import instantiate_device_type_tests
+                from torch.testing._internal.common_utils import HardwareClassification, TestCase
+
+                class TestOps(TestCase):
+                    hw_classification = HardwareClassification.ACCELERATOR
+
+                    def test_add(self, device):
+                        torch.ones(1).cuda()
+
+                instantiate_device_type_tests(TestOps, globals(), except_for="cpu")
+
+                class TestKernels(TestCase):
+                    hw_classification = HardwareClassification.CUDA
+
+                    def test_sum(self):
+                        torch.ones(1, device="cuda")
+
+                class TestStreams(TestCase):
+                    hw_classification = HardwareClassification.CUDA
+
+                    def test_stream(self):
+                        torch.cuda.Stream()
+            """,
+            "nn/test_nn.py": """
+                from torch.testing._internal.common_utils import HardwareClassification, TestCase
+
+                class TestShapes(TestCase):
+                    hw_classification = HardwareClassification.GENERIC
+
+                    def test_view(self):
+                        pass
+            """,
+        },
+    )
+    doc = report("--isolated", ".", cwd=tmp_path)
+    counts = {
+        d["path"]: (d["hardcoded_device_classes"], d["generalizable_classes"]) for d in doc["directories"]
+    }
+    assert counts == {".": (1, 1), "nn": (0, 0), "ops": (1, 1)}
+    flagged = {c["name"]: (c["hardcoded_device"], c["generalizable"]) for c in doc["classes"]}
+    assert flagged == {
+        "TestOps": (True, False),
+        "TestKernels": (False, True),
+        "TestStreams": (False, False),
+        "TestShapes": (False, False),
+    }
+    text = run_tool("hwlint", "report", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
+    assert "Directory  Hard-coded  Generalizable\n.                   1              1\n  ops" in text

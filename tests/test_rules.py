@@ -39,6 +39,7 @@ TAXONOMIES = {
     "strict": STRICT_TAXONOMY,
     "vendor": VENDOR_TAXONOMY,
     "inherit": _inherit_taxonomy(),
+    "availability": ROOT / "examples" / "taxonomy-availability-only.yaml",
 }
 FIXTURE_FILES = sorted(FIXTURES.glob("HWC*.py"))
 

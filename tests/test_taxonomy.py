@@ -13,7 +13,7 @@ import pytest
 from hwlint import lintrunner
 from hwlint.taxonomy import TaxonomyError, load_taxonomy, parse_taxonomy
 
-from .conftest import DEFAULT_TAXONOMY, STRICT_TAXONOMY, VENDOR_TAXONOMY, run_tool
+from .conftest import DEFAULT_TAXONOMY, ROOT, STRICT_TAXONOMY, VENDOR_TAXONOMY, run_tool
 
 
 def test_default_taxonomy_matches_the_upstream_rfc(taxonomy):
@@ -117,7 +117,100 @@ BAD = [
         "device_params[1]",
         "expected an identifier",
     ),
+    (
+        "accelerator_apis:\n  - torch.cuda\n  - torch\nclassifications: {A: {}}\n",
+        3,
+        "accelerator_apis[1]",
+        "expected a module prefix such as torch.cuda, got a string 'torch'",
+    ),
+    ("accelerator_apis: torch.cuda\nclassifications: {A: {}}\n", 1, "accelerator_apis", "expected a list"),
+    (
+        "accelerator_apis: [torch..cuda]\nclassifications: {A: {}}\n",
+        1,
+        "accelerator_apis[0]",
+        "expected a dotted name",
+    ),
+    (
+        "device_neutral:\n  calls:\n    torch.cuda.synchronize: torch\nclassifications: {A: {}}\n",
+        3,
+        "device_neutral.calls.torch.cuda.synchronize",
+        "expected a module prefix",
+    ),
+    (
+        "device_neutral:\n  except_for: [tpu]\nclassifications: {A: {}}\n",
+        2,
+        "device_neutral.except_for[0]",
+        "unknown device type 'tpu'",
+    ),
+    (
+        "device_neutral:\n  opt_ins: [allow_tpu]\nclassifications: {A: {}}\n",
+        2,
+        "device_neutral.opt_ins[0]",
+        "'allow_tpu' is no device's opt_in",
+    ),
+    (
+        "device_neutral:\n  calls: []\nclassifications: {A: {}}\n",
+        2,
+        "device_neutral.calls",
+        "expected a mapping",
+    ),
+    (
+        "device_neutral:\n  spelling: x\nclassifications: {A: {}}\n",
+        2,
+        "device_neutral.spelling",
+        "unknown key",
+    ),
 ]
+
+
+def test_device_neutral_counterparts_exist_in_the_torch_installed(taxonomy):
+    """Every device-neutral counterpart the default taxonomy names exists in torch, as does its source."""
+    torch = pytest.importorskip("torch")
+    if not torch.__version__.startswith(taxonomy.device_neutral.torch + "."):
+        pytest.skip(f"the taxonomy names torch {taxonomy.device_neutral.torch}")
+    assert taxonomy.device_neutral.calls[0] == ("torch.cuda.synchronize", "torch.accelerator.synchronize")
+
+    def resolve(name: str):
+        obj = torch
+        for part in name.split(".")[1:]:
+            obj = getattr(obj, part)
+        return obj
+
+    for source, target in taxonomy.device_neutral.calls:
+        assert callable(resolve(source)) and callable(resolve(target)), (source, target)
+
+
+def test_default_generic_rule_forbids_what_upstream_forbids(taxonomy):
+    assert taxonomy.accelerator_apis == (
+        "torch.accelerator",
+        "torch.cuda",
+        "torch.hpu",
+        "torch.ipu",
+        "torch.mps",
+        "torch.mtia",
+        "torch.xla",
+        "torch.xpu",
+        "torch.backends.cuda",
+    )
+    calls = {
+        "torch.cuda.synchronize": True,
+        "torch.cuda.is_available": True,
+        "torch.xpu.empty_cache": True,
+        "torch.mtia.device_count": True,
+        "torch.backends.cuda.sdp_kernel": True,
+        "torch.backends.cudnn.is_available": False,
+        "torch.backends.mps.is_available": False,
+        "torch.cudax.synchronize": False,
+        "torch.cuda": False,
+    }
+    assert {name: taxonomy.is_accelerator_call(name) for name in calls} == calls
+
+
+def test_availability_only_variant_keeps_the_earlier_rule():
+    variant = load_taxonomy(ROOT / "examples" / "taxonomy-availability-only.yaml")
+    assert variant.accelerator_apis == ()
+    assert variant.is_accelerator_call("torch.backends.cudnn.is_available")
+    assert not variant.is_accelerator_call("torch.cuda.synchronize")
 
 
 @pytest.mark.parametrize(("text", "line", "key", "message"), BAD, ids=[b[3] for b in BAD])

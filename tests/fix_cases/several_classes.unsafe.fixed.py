@@ -26,10 +26,13 @@ class TestMixed(TestCase):
 
 
 class TestCudaOnly(TestCase):
-    hw_classification = HardwareClassification.CUDA
+    hw_classification = HardwareClassification.ACCELERATOR
 
-    def test_stream(self):
-        torch.cuda.current_stream()
+    def test_stream(self, device):
+        torch.accelerator.current_stream()
+
+
+instantiate_device_type_tests(TestCudaOnly, globals(), except_for=("cpu",), allow_mps=True, allow_xpu=True)
 
 
 class TestAlreadyDeclared(TestCase):

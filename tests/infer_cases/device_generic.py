@@ -96,7 +96,7 @@ class TestAllOnlyCpu(TestCase):  # expect: CPU
         self.assertTrue(torch.backends.mkl.is_available() in (True, False))
 
 
-class TestSomeOnlyCuda(TestCase):  # expect: SPLIT
+class TestSomeOnlyCuda(TestCase):  # expect: ACCELERATOR
     def test_add(self, device):
         torch.ones(1, device=device)
 
@@ -105,7 +105,7 @@ class TestSomeOnlyCuda(TestCase):  # expect: SPLIT
         torch.backends.cudnn.version()
 
 
-class TestNativeOnly(TestCase):  # expect: SPLIT
+class TestNativeOnly(TestCase):  # expect: ACCELERATOR
     @onlyNativeDeviceTypes
     def test_native(self, device):
         pass
@@ -119,7 +119,7 @@ class TestDynamicDevices(TestCase):  # expect: ACCELERATOR
         pass
 
 
-class TestSomeWithoutDevice(TestCase):  # expect: SPLIT
+class TestSomeWithoutDevice(TestCase):  # expect: ACCELERATOR
     def test_with(self, device):
         pass
 

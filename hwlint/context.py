@@ -1,0 +1,48 @@
+"""What the rules and the inference share about one file: the model, the taxonomy, and what each
+class declares (its own declaration or one inherited through the known bases).
+
+This sits below both :mod:`hwlint.rules` and :mod:`hwlint.infer`, so neither imports the other to
+reach it. Results computed per class (the inference) are cached here by the module that owns them.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+from .model import ClassInfo, Declaration, FileModel, Resolver, effective_declaration
+from .taxonomy import Classification, Taxonomy
+
+
+class Context:
+    """What rules need about one file: the model, the taxonomy, and the classification of each class."""
+
+    def __init__(self, model: FileModel, taxonomy: Taxonomy, resolver: Resolver | None = None):
+        self.model = model
+        self.taxonomy = taxonomy
+        self.resolver = resolver
+        self._effective: dict[int, tuple[Declaration, ClassInfo] | None] = {}
+        # per class id: what hwlint.infer concluded (filled by hwlint.infer.inference)
+        self.inferred: dict[object, Any] = {}
+
+    def effective(self, cls: ClassInfo) -> tuple[Declaration, ClassInfo] | None:
+        key = id(cls)
+        if key not in self._effective:
+            self._effective[key] = effective_declaration(self.model, cls, self.resolver)
+        return self._effective[key]
+
+    def classification(self, cls: ClassInfo) -> Classification | None:
+        """The taxonomy entry that applies to *cls* (own or inherited), if known."""
+        found = self.effective(cls)
+        if found is None or found[0].member is None:
+            return None
+        return self.taxonomy.classifications.get(found[0].member)
+
+    @cached_property
+    def classified_test_classes(self) -> list[tuple[ClassInfo, Classification]]:
+        out = []
+        for cls in self.model.test_classes:
+            c = self.classification(cls)
+            if c is not None:
+                out.append((cls, c))
+        return out
