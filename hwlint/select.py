@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 
 from .cache import Cache
 from .engine import analyze_files, read_source
-from .model import ClassInfo, FileModel, Instantiation, build_model, effective_declaration, mro
+from .model import ClassInfo, Declaration, FileModel, Instantiation, build_model, effective_declaration, mro
 from .rules import generated_devices, generated_suffixes
 from .taxonomy import Runner, Taxonomy
 
@@ -55,8 +55,12 @@ class Candidate:
     methods: tuple[str, ...] = ()  # test method names as collected (device suffix included)
     keywords: tuple[str, ...] = ()  # decorator names: pytest's -k also matches marker names
     notes: tuple[str, ...] = ()  # why the placement is uncertain, for stderr and explain
-    conditional: bool = False  # defined or generated in a block importing may skip (if, except...)
+    # Its existence or name depends on a run-time fact: defined or generated in a block importing may
+    # skip (if, except...), an unresolved filter, a base or decorator rebound at run time, a non-Test*
+    # class not surely a TestCase, dynamic code in the module. ``unsure`` says which.
+    conditional: bool = False
     tests: int = 0  # test methods pytest collects from the class (before parametrization)
+    unsure: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -76,9 +80,10 @@ class Candidate:
         """True when no single node id is sure to exist at collection time.
 
         pytest aborts the whole run on a node id it cannot find, so such classes are better
-        addressed through their file (and a -k).
+        addressed through their file (and a -k). This is the property hwselect keeps: a printed
+        ``path::Class`` is one pytest collects whatever the run-time facts hwlint cannot see.
         """
-        return self.uncertain_name or self.conditional
+        return self.uncertain_name or self.conditional or bool(self.unsure)
 
     @property
     def test_count(self) -> int:
@@ -105,6 +110,8 @@ class FileSelection:
     error: str | None = None
     # module-level test functions pytest collects; never selected (the runtime drops classless tests)
     functions: list[str] = field(default_factory=list)
+    # classes or tests the module creates in ways hwlint cannot see, in words (one per site)
+    unseen: list[str] = field(default_factory=list)
 
     @property
     def selected(self) -> list[Candidate]:
@@ -300,6 +307,7 @@ def select_all(
             if fs.error:
                 result.warnings.append(f"{path}: cannot parse ({fs.error}); none of its classes is selected")
             result.warnings += [f"{c.nodeid}: {note}" for c in fs.candidates for note in c.notes]
+            result.warnings += [f"{path}: {note}" for note in fs.unseen]
         out[runner.name] = result
     return out
 
@@ -357,7 +365,7 @@ def select_model(
     if model.error is not None:
         fs.error = f"line {model.error.line}: {model.error.message}"
         return fs
-    bound = _replay(model, taxonomy, runner, backends, fs)
+    bound, maybe, file_unsure = _replay(model, taxonomy, runner, backends, fs)
     deleted = {name for name, _ in model.deletions}
     fs.functions = [
         name
@@ -371,7 +379,12 @@ def select_model(
         seen.add(id(entry))
         cand = _candidate(model, taxonomy, runner, entry, include_unclassified)
         if cand is not None:
-            fs.candidates.append(cand)
+            unsure = (*file_unsure, *_unsure(model, entry, maybe))
+            if cand.conditional:
+                line = cand.call.site.line if cand.call else entry.site.line  # type: ignore[union-attr]
+                what = "instantiated" if cand.call else "defined"
+                unsure = (f"{what} in a block importing the module may skip (line {line})", *unsure)
+            fs.candidates.append(replace(cand, unsure=unsure) if unsure else cand)
     fs.candidates.sort(key=_line)
     return fs
 
@@ -399,8 +412,14 @@ class _Generated:
 
 def _replay(
     model: FileModel, taxonomy: Taxonomy, runner: Runner, backends: Sequence[str], fs: FileSelection
-) -> dict[str, ClassInfo | _Generated]:
-    """Module globals at the end of import: name -> hand-written class or generated class."""
+) -> tuple[dict[str, ClassInfo | _Generated], dict[str, str], tuple[str, ...]]:
+    """Module globals at the end of import, on the common path: name -> hand-written class or
+    generated class; names whose binding depends on a run-time condition, and why; reasons no
+    class of the module is certain (code that may rebind any name).
+
+    The common path: a try body runs to its end, so a class its handler defines again is the
+    body's; an if/else or loop body may or may not run, so what it binds is conditional, and an
+    instantiation or ``del`` under a condition leaves the generic class possibly in place."""
     # pytest imports the module under its own name, so `if __name__ == "__main__":` bodies never run
     events: list[tuple[int, int, ClassInfo | Instantiation | str]] = [
         (c.site.line, 0, c) for c in model.classes if not model.under_main_guard(c.site.line)
@@ -413,17 +432,42 @@ def _replay(
     events += [(line, 2, name) for name, line in model.deletions if not model.under_main_guard(line)]
     events.sort(key=lambda e: (e[0], e[1]))
     bound: dict[str, ClassInfo | _Generated] = {}
-    for _, _, item in events:
+    maybe: dict[str, str] = {}
+    file_unsure: list[str] = []
+
+    def defined_in(name: str, first: int, last: int) -> bool:
+        return any(first <= c.site.line <= last for c in model.classes if c.name == name)
+
+    for line, _, item in events:
+        conditional = model.is_conditional(line)
         if isinstance(item, str):  # `del Name`
-            bound.pop(item, None)
+            if conditional:
+                maybe[item] = f"`del {item}` at line {line} runs only under a condition"
+            else:
+                bound.pop(item, None)
             continue
         if isinstance(item, ClassInfo):
+            if model.handler_shadowed(line, item.name, defined_in):
+                continue  # the try body's class is the one that exists when nothing raises
             bound[item.name] = item
             continue
         generic_name = item.class_name or ""
         source = bound.get(generic_name)
         # The runtime deletes the generic class from the module (scope[generic.__name__]).
-        bound.pop(generic_name, None)
+        if conditional and source is not None:
+            maybe[generic_name] = (
+                f"instantiated under a condition (line {line}): it stays collected when that does not run"
+            )
+        else:
+            bound.pop(generic_name, None)
+        if source is None and not any(i.binding(generic_name) for i in model.imports):
+            why = (
+                f"line {line}: {item.function}({generic_name}, ...) instantiates a class hwlint cannot "
+                "see (a loop variable or a computed class): the classes it generates are not selected"
+            )
+            fs.unseen.append(why)
+            file_unsure.append(why)
+            continue
         generic = source if isinstance(source, ClassInfo) else None
         gen = _generate(model, taxonomy, runner, backends, item, generic_name, generic, fs)
         if gen is None:
@@ -433,7 +477,81 @@ def _replay(
             if isinstance(old, ClassInfo) and old.is_test:
                 gen.replaced.append(f"{name} (line {old.site.line})")
             bound[name] = gen
-    return bound
+    for site, kind in model.dynamic:
+        if model.under_main_guard(site.line):
+            continue
+        what = _DYNAMIC.get(kind)
+        if what is None:
+            continue
+        fs.unseen.append(f"line {site.line}: {what} (`{site.text}`)")
+        if kind in ("globals", "exec"):
+            file_unsure.append(f"line {site.line}: {what}")
+    return bound, maybe, tuple(dict.fromkeys(file_unsure))
+
+
+_DYNAMIC = {
+    "globals": "writes module globals at run time: the classes it creates are not selected, and any "
+    "name may be rebound",
+    "exec": "runs exec(): the classes it creates are not selected, and any name may be rebound",
+    "type": "creates a class with type(): it is not selected",
+    "setattr": "adds attributes with setattr(): tests added this way are not counted",
+}
+
+
+def _unsure(model: FileModel, entry: ClassInfo | _Generated, maybe: dict[str, str]) -> tuple[str, ...]:
+    """Why the collected class *entry* may not exist under its name at run time (empty: it will)."""
+    out = []
+    cls = entry if isinstance(entry, ClassInfo) else entry.source
+    name = entry.name if isinstance(entry, ClassInfo) else entry.generic
+    if isinstance(entry, ClassInfo) and name in maybe:
+        out.append(maybe[name])
+    if isinstance(entry, _Generated):
+        out += [f"may not be generated: {n}" for n in entry.notes if "cannot be resolved" in n]
+    if cls is None:
+        return tuple(out)
+    line = model.runtime_bound(name, after=cls.site.line)
+    if line:
+        out.append(f"the name {name} is rebound at run time (line {line})")
+    for c in mro(model, cls):
+        for base in c.bases:
+            line = model.runtime_bound(base.partition(".")[0], before=c.site.line)
+            if line:
+                out.append(f"base {base} of {c.name} is bound at run time (line {line})")
+    for d in cls.decorators:
+        head = _head(d.site.text)
+        line = model.runtime_bound(head, before=cls.site.line)
+        if line:
+            out.append(
+                f"decorator @{d.site.text} is bound at run time (line {line}) and may replace the class"
+            )
+    if isinstance(entry, ClassInfo) and not name.startswith("Test") and not _surely_testcase(model, cls):
+        out.append(f"{name} is not named Test* and no base is surely a unittest.TestCase")
+    tests = [(c, t) for c in mro(model, cls) for t in (*c.test_methods, *c.assigned_tests)]
+    if tests and all((t if isinstance(t, str) else t.name) in c.conditional_tests for c, t in tests):
+        out.append("every test of the class is defined under a condition")
+    for site, kind in model.dynamic:
+        if kind == "setattr" and site.text == name:
+            out.append(f"tests are added with setattr (line {site.line})")
+    return tuple(dict.fromkeys(out))
+
+
+def _head(text: str) -> str:
+    """The first name of a decorator's source text (``unittest`` for ``unittest.skipIf(...)``)."""
+    end = 0
+    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        end += 1
+    return text[:end]
+
+
+def _surely_testcase(model: FileModel, cls: ClassInfo) -> bool:
+    """True when a base in *cls*'s known MRO is a ``...TestCase`` by name: pytest collects a
+    unittest.TestCase whatever its name."""
+    return any(
+        base.rpartition(".")[2].endswith("TestCase")
+        and not model.runtime_bound(base.partition(".")[0], before=c.site.line)
+        for c in mro(model, cls)
+        for base in c.bases
+    )
 
 
 def _generate(
@@ -564,10 +682,44 @@ def _place(
     model: FileModel, taxonomy: Taxonomy, runner: Runner, cls: ClassInfo, include_unclassified: bool
 ) -> tuple[str, str | None, str | None, tuple[str, ...]]:
     """(status, member, holder, notes) for the classification ``getattr`` finds on *cls*."""
+    options = _declaration_options(model, cls)
+    if len(options) > 1:
+        placed = {_place_one(taxonomy, runner, d, h, include_unclassified)[0] for d, h in options}
+        if len(placed) > 1:
+            lines = [str(d.site.line) for d, _ in options if d is not None]
+            where = f"line{'s' * (len(lines) > 1)} {', '.join(lines)}"
+            note = f"{taxonomy.attribute} depends on a run-time condition ({where})"
+            return UNPLACED, None, None, (note,)
     found = effective_declaration(model, cls)
-    if found is None:
+    return _place_one(taxonomy, runner, *(found or (None, None)), include_unclassified)
+
+
+def _declaration_options(
+    model: FileModel, cls: ClassInfo
+) -> list[tuple[Declaration | None, ClassInfo | None]]:
+    """Every declaration ``getattr`` may find on *cls*, given conditional assignments in class bodies
+    (``(None, None)``: none at all)."""
+    out: list[tuple[Declaration | None, ClassInfo | None]] = []
+    for c in mro(model, cls):
+        decls = list(c.declarations)
+        fixed = [i for i, d in enumerate(decls) if not d.conditional]
+        start = fixed[-1] if fixed else 0
+        out += [(d, c) for d in decls[start:]]
+        if fixed:
+            return out
+    return [*out, (None, None)]
+
+
+def _place_one(
+    taxonomy: Taxonomy,
+    runner: Runner,
+    decl: Declaration | None,
+    holder: ClassInfo | None,
+    include_unclassified: bool,
+) -> tuple[str, str | None, str | None, tuple[str, ...]]:
+    """(status, member, holder, notes) for one declaration *decl* held by *holder* (None: none)."""
+    if decl is None or holder is None:
         return (SELECTED if include_unclassified else UNCLASSIFIED), None, None, ()
-    decl, holder = found
     if decl.member is None:
         note = f"{taxonomy.attribute} = {decl.site.text} (line {decl.site.line}) is not a static enum member"
         return UNPLACED, None, holder.name, (note,)
@@ -579,11 +731,16 @@ def _place(
 
 
 def _test_methods(model: FileModel, cls: ClassInfo) -> tuple[str, ...]:
-    """Test methods a hand-written class has, its own and those inherited from bases in the file."""
+    """Test methods a hand-written class has, its own and those inherited from bases in the file
+    (``def test_x`` and ``test_x = helper`` alike)."""
     names: dict[str, None] = {}
     for c in mro(model, cls):
+        if c is not cls and any(not model.is_conditional(i.site.line) for i in model.instantiations_of(c)):
+            continue  # instantiation deletes the generic class's tests: its subclasses lose them too
         for m in c.test_methods:
             names.setdefault(m.name)
+        for t in c.assigned_tests:
+            names.setdefault(t)
     return tuple(names)
 
 
@@ -612,7 +769,7 @@ def _generated_methods(model: FileModel, entry: _Generated) -> tuple[str, ...]:
     if entry.source is None:
         return ()
     suffixes = [n[len(entry.generic) :].lower() for n in entry.names]
-    own = [m.name for m in entry.source.test_methods]
+    own = [m.name for m in entry.source.test_methods] + list(entry.source.assigned_tests)
     out = [f"{name}_{s}" for name in own for s in suffixes]
     out += [name for name in _test_methods(model, entry.source) if name not in own]
     return tuple(dict.fromkeys(out))
@@ -691,6 +848,9 @@ def _explain_candidate(taxonomy: Taxonomy, runner: Runner, model: FileModel, can
         lines.append(f"  no {taxonomy.attribute} in the class or its bases in this file.")
     lines.append(f"  runner {runner.name} runs {', '.join(runner.runs)}.")
     lines += [f"  note: {n}" for n in cand.notes]
+    if cand.uncertain_nodeid and cand.unsure:
+        lines.append("  hwselect addresses it through its file (and a -k), as its node id may not exist:")
+        lines += [f"    - {u}" for u in cand.unsure]
     if cand.status == UNPLACED:
         lines.append("  the pytest plugin (pytest --hw-runner) reads the live classification instead.")
     return lines

@@ -234,8 +234,8 @@ def nodeid_lines(sel, chosen) -> list[str]:
         print(
             f"hwselect: note: {len(whole)} files listed whole (first: {whole[0]}): no certain node id "
             f"for {named} PrivateUse1 classes (named by collection order) and {conditional} classes "
-            "defined or instantiated in blocks that may not run"
-            + ("; a -k keeps exactly the selected classes" if mixed else ""),
+            "whose existence depends on a run-time fact (a condition, a rebinding, dynamic code: "
+            "`hwselect explain` says which)" + ("; a -k keeps exactly the selected classes" if mixed else ""),
             file=sys.stderr,
         )
     if mixed:
