@@ -188,6 +188,8 @@ class FileModel:
     # module-level code that creates classes or tests hwlint cannot see: (site, kind) with kind one
     # of globals, type, setattr, exec, loop (an instantiation whose class is not a plain name)
     dynamic: tuple[tuple[Site, str], ...] = ()
+    # Resolves names beyond the file (the project model sets it); None: this file only
+    resolver: Resolver | None = field(default=None, compare=False, repr=False)
     _index: dict[str, list[ClassInfo]] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -265,7 +267,7 @@ def mro(model: FileModel, cls: ClassInfo, resolver: Resolver | None = None) -> l
 
     Bases that cannot be resolved are left out: they contribute nothing hwlint can see.
     """
-    resolver = resolver or LocalResolver()
+    resolver = resolver or model.resolver or LocalResolver()
     cache: dict[int, list[ClassInfo]] = {}
 
     def linearize(c: ClassInfo, stack: tuple[int, ...]) -> list[ClassInfo]:

@@ -28,7 +28,16 @@ from dataclasses import dataclass, field, replace
 
 from .cache import Cache
 from .engine import analyze_files, read_source
-from .model import ClassInfo, Declaration, FileModel, Instantiation, build_model, effective_declaration, mro
+from .model import (
+    ClassInfo,
+    Declaration,
+    FileModel,
+    Instantiation,
+    LocalResolver,
+    build_model,
+    effective_declaration,
+    mro,
+)
 from .rules import generated_devices, generated_suffixes
 from .taxonomy import Runner, Taxonomy
 
@@ -247,8 +256,13 @@ def select_paths(
     """Select, for *runner*, the test classes of every test file under *paths* (hwlint's discovery)."""
     from .config import Config, discover
 
-    files = list(discover(paths, config or Config()))
-    return select_files(taxonomy, runner, files, backends, include_unclassified, jobs, cache)
+    config = config or Config()
+    files = list(discover(paths, config))
+    if isinstance(runner, str):
+        runner = get_runner(taxonomy, runner)
+    return select_all(taxonomy, files, backends, include_unclassified, jobs, cache, [runner], config.roots)[
+        runner.name
+    ]
 
 
 def select_files(
@@ -274,6 +288,7 @@ def select_all(
     jobs: int | None = None,
     cache: Cache | None = None,
     runners: Sequence[Runner] | None = None,
+    roots: Sequence[str] = (),
 ) -> dict[str, RunnerSelection]:
     """Select, for each of *runners* (default: every runner of the taxonomy), the test classes of
     each file in *files*. Each file is read and parsed once for all of them, on *jobs* processes;
@@ -285,8 +300,9 @@ def select_all(
     names = tuple(r.name for r in runners)
     inc = include_unclassified
     analysis = functools.partial(_select_analysis, names=names, backends=backends, include_unclassified=inc)
-    kind = f"select:{','.join(names)}:{','.join(backends)}:{int(inc)}"
+    kind = f"select2:{','.join(names)}:{','.join(backends)}:{int(inc)}"
     per_file = analyze_files(files, taxonomy, analysis, kind, jobs, cache)
+    per_file, project_notes = link_files(files, per_file, taxonomy, names, backends, inc, roots)
     out = {}
     for runner in runners:
         chosen = runner_backends(taxonomy, runner, backends)
@@ -302,8 +318,9 @@ def select_all(
                 result.files.append(FileSelection(path, error=by_runner))
                 result.warnings.append(f"{path}: cannot read: {by_runner}")
                 continue
-            fs = _at(by_runner[runner.name], path)
+            fs = _at(by_runner[0][runner.name], path)
             result.files.append(fs)
+            result.warnings += [f"{path}: {note}" for note in project_notes.get(path, [])]
             if fs.error:
                 result.warnings.append(f"{path}: cannot parse ({fs.error}); none of its classes is selected")
             result.warnings += [f"{c.nodeid}: {note}" for c in fs.candidates for note in c.notes]
@@ -320,15 +337,159 @@ def _select_analysis(
     backends: tuple[str, ...],
     include_unclassified: bool,
 ) -> dict[str, FileSelection] | str:
-    """The named runners' selections of one file (slim: no model objects), or why it cannot be read."""
+    """The named runners' selections of one file (slim: no model objects) and the file's model
+    without what only inference reads (the project phase's facts), or why it cannot be read."""
     if isinstance(data, str):
         return data
     model = build_model(data, path, taxonomy)
+    return _select_runners(model, taxonomy, names, backends, include_unclassified), _slim_model(model)
+
+
+def _select_runners(
+    model: FileModel, taxonomy: Taxonomy, names: Sequence[str], backends: tuple[str, ...], inc: bool
+) -> dict[str, FileSelection]:
     out = {}
     for runner in (taxonomy.runners[name] for name in names):
         chosen = runner_backends(taxonomy, runner, backends)
-        fs = select_model(model, with_backends(taxonomy, chosen), runner, chosen, include_unclassified)
+        fs = select_model(model, with_backends(taxonomy, chosen), runner, chosen, inc)
         out[runner.name] = _slim(fs)
+    return out
+
+
+def _slim_model(model: FileModel) -> FileModel:
+    """*model* without device uses and availability checks: selection never reads them."""
+    classes = tuple(
+        replace(
+            c,
+            device_uses=(),
+            availability_checks=(),
+            methods=tuple(replace(m, device_uses=(), param_sites=()) for m in c.methods),
+        )
+        for c in model.classes
+    )
+    return replace(model, classes=classes, noqa=())
+
+
+def link_files(
+    files: Sequence[str],
+    per_file: list,
+    taxonomy: Taxonomy,
+    names: Sequence[str],
+    backends: tuple[str, ...],
+    inc: bool,
+    roots: Sequence[str] = (),
+) -> tuple[list, dict[str, list[str]]]:
+    """The cross-file phase, over the cached per-file facts (nothing is parsed again).
+
+    A file whose classes or instantiations resolve through another scanned module is selected again
+    with the project's resolver (bases, mixins and generic classes from other modules); classes a
+    module imports from another test module are added to it, as pytest collects them there too.
+    Returns the updated per-file values and warnings by file: imports of test classes from modules
+    that are not scanned, and classes whose tests may come from bases hwlint cannot see.
+    """
+    from .project import Project
+
+    notes: dict[str, list[str]] = {}
+    models = {
+        path: replace(entry[1], path=path)
+        for path, entry in zip(files, per_file, strict=True)
+        if not isinstance(entry, str) and entry[1].error is None
+    }
+    if not models:
+        return per_file, notes
+    project = Project(models.values(), roots)
+    resolver = project.resolver()
+    out = list(per_file)
+    for i, path in enumerate(files):
+        model = models.get(path)
+        if model is not None and project.needs_project(model):
+            linked = replace(model, resolver=resolver)
+            out[i] = (_select_runners(linked, taxonomy, names, backends, inc), model)
+    index = {os.path.abspath(p): i for i, p in enumerate(files)}
+    for i, path in enumerate(files):
+        model = models.get(path)
+        if model is None:
+            continue
+        imported = [x for x in project.imported_classes(model) if _still_bound(model, x.binding, x.statement)]
+        if imported:
+            out[i] = (_with_imported(out, i, path, imported, index), out[i][1])
+        for imp, name in project.unresolved_imports(model):
+            if imp.module and not imp.module.startswith("torch") and not name.endswith(_HELPER_SUFFIXES):
+                notes.setdefault(path, []).append(
+                    f"line {imp.site.line}: imports {name} from {imp.module}, which is not among the "
+                    "scanned files: if it is a test class pytest collects it here too, and hwselect does "
+                    "not select it"
+                )
+        notes.setdefault(path, []).extend(_hidden_tests(replace(model, resolver=resolver)))
+    return out, notes
+
+
+_HELPER_SUFFIXES = ("TestCase", "Base", "Mixin", "Template")
+
+
+def _still_bound(model: FileModel, name: str, statement) -> bool:
+    """True when *name*, imported by *statement*, is still bound when the module's import ends."""
+    if name in {n for n, _ in model.deletions} or any(i.class_name == name for i in model.instantiations):
+        return False
+    return not any(c.name == name and c.site.line > statement.site.line for c in model.classes)
+
+
+def _with_imported(
+    out: list, i: int, path: str, imported: list, index: dict[str, int]
+) -> dict[str, FileSelection]:
+    """File *i*'s selections with the classes it imports from other test modules added."""
+    by_runner = dict(out[i][0])
+    for runner, fs in by_runner.items():
+        have = {n for c in fs.candidates for n in c.names}
+        added = []
+        for x in imported:
+            j = index.get(x.path)
+            if j is None or isinstance(out[j], str) or x.binding in have:
+                continue
+            for c in out[j][0][runner].candidates:
+                if x.name not in c.names:
+                    continue
+                have.add(x.binding)
+                added.append(
+                    replace(
+                        c,
+                        path=path,
+                        names=(x.binding,) if len(c.names) == 1 else c.names,
+                        conditional=c.conditional or x.statement.nested,
+                        notes=(),
+                    )
+                )
+        if added:
+            by_runner[runner] = replace(fs, candidates=[*fs.candidates, *added])
+    return by_runner
+
+
+def _hidden_tests(model: FileModel) -> list[str]:
+    """Test*-named classes with no test hwlint can see but a base it cannot resolve: pytest may
+    collect them (their tests come from the base), hwselect never selects them."""
+    out = []
+    resolver = model.resolver
+    for cls in model.classes:
+        if (
+            not cls.name.startswith("Test")
+            or model.under_main_guard(cls.site.line)
+            or _test_methods(model, cls)
+        ):
+            continue
+        bases = [(c, b) for c in mro(model, cls) for b in c.bases if b and b != "object"]
+        unknown = [
+            b
+            for c, b in bases
+            if not b.endswith("TestCase")
+            and (resolver.resolve_base(model, c, b) if resolver else None) is None
+        ]
+        # a TestCase (or a base named like a test holder) whose other bases are unknown
+        if unknown and any(b.endswith("TestCase") or "Test" in b for _, b in bases):
+            out.append(
+                f"{cls.name} (line {cls.site.line}) has no test hwlint can see, but its base "
+                f"{', '.join(unknown)} is outside the scanned files: if it holds tests, pytest collects "
+                "them and hwselect does not select them"
+            )
     return out
 
 
@@ -453,6 +614,9 @@ def _replay(
             continue
         generic_name = item.class_name or ""
         source = bound.get(generic_name)
+        resolve = getattr(model.resolver, "resolve_name", None)
+        if source is None and resolve is not None:
+            source = resolve(model, generic_name, line)  # a generic class imported from another module
         # The runtime deletes the generic class from the module (scope[generic.__name__]).
         if conditional and source is not None:
             maybe[generic_name] = (
@@ -751,11 +915,12 @@ def _collectable(model: FileModel, cls: ClassInfo) -> bool:
     ``unittest.TestCase``: pytest then collects it only under its ``Test*`` naming rule (a mixin
     such as ``class _OpsMixin:`` holding test methods is never collected on its own).
     """
+    resolver = model.resolver or LocalResolver()
     for c in mro(model, cls):
         for base in c.bases:
             if base == "object":
                 continue
-            if not base or "." in base or model.class_named(base, c.site.line) is None:
+            if resolver.resolve_base(model, c, base) is None:
                 return True  # a base from outside the file, perhaps TestCase
     return cls.name.startswith("Test")
 
@@ -790,7 +955,25 @@ def _keywords(cls: ClassInfo) -> tuple[str, ...]:
 # -- explain ----------------------------------------------------------------------------------
 
 
-def explain(taxonomy: Taxonomy, runner: Runner | str, path: str, class_name: str, backends=()) -> list[str]:
+def _explain_project(model: FileModel, taxonomy: Taxonomy, roots: Sequence[str]):
+    """A project holding *model*, loading the test modules it imports as they are needed."""
+    from .project import Project
+
+    def load(p: str) -> FileModel | None:
+        data = read_source(p)
+        return None if isinstance(data, str) else build_model(data, p, taxonomy)
+
+    return Project([model], roots, loader=load)
+
+
+def explain(
+    taxonomy: Taxonomy,
+    runner: Runner | str,
+    path: str,
+    class_name: str,
+    backends=(),
+    roots: Sequence[str] = (),
+) -> list[str]:
     """Why *class_name* in *path* does or does not run on *runner*: lines of text, verdict first."""
     if isinstance(runner, str):
         runner = get_runner(taxonomy, runner)
@@ -800,10 +983,22 @@ def explain(taxonomy: Taxonomy, runner: Runner | str, path: str, class_name: str
     if isinstance(data, str):
         return [f"{path}: cannot read: {data}"]
     model = build_model(data, path, taxonomy)
+    project = _explain_project(model, taxonomy, roots)
+    model = replace(model, resolver=project.resolver())
     fs = select_model(model, taxonomy, runner, chosen, include_unclassified=False)
     if fs.error:
         return [f"{path}: cannot parse ({fs.error})"]
     lines: list[str] = []
+    for x in project.imported_classes(model):
+        if x.binding == class_name and _still_bound(model, x.binding, x.statement):
+            lines += [
+                f"{class_name} is imported from {relpath(x.path)} (line {x.statement.site.line}): pytest "
+                f"collects it as {path}::{class_name} too, with the same verdict:",
+                *explain(taxonomy, runner, relpath(x.path), x.name, backends, roots),
+            ]
+            if x.statement.nested:
+                lines.append("  note: the import is in a block that may not run: addressed through the file.")
+            return lines
     for cand in fs.candidates:
         if class_name in cand.names or class_name == cand.generic:
             lines += _explain_candidate(taxonomy, runner, model, cand)
@@ -859,9 +1054,13 @@ def _explain_candidate(taxonomy: Taxonomy, runner: Runner, model: FileModel, can
 def _explain_absent(model: FileModel, runner: Runner, class_name: str) -> list[str]:
     cls = model.class_named(class_name)
     if cls is None:
-        return [
+        lines = [
             f"NOT RUN: {model.path} defines no class {class_name} and generates none on runner {runner.name}."
         ]
+        for site, kind in model.dynamic:
+            if kind in _DYNAMIC:
+                lines.append(f"  but line {site.line} {_DYNAMIC[kind]}: hwselect cannot see such classes.")
+        return lines
     if not _test_methods(model, cls):
         return [f"NOT RUN: {model.path}::{class_name} has no test methods hwlint can see."]
     return [

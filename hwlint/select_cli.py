@@ -350,7 +350,9 @@ def _select_all(taxonomy, config, names, paths, args):
         raise _UserError(str(e)) from None
     files = list(discover(paths, config))
     cache = _cache(args, config, taxonomy)
-    return select_all(taxonomy, files, args.backend, args.include_unclassified, args.jobs, cache, runners)
+    return select_all(
+        taxonomy, files, args.backend, args.include_unclassified, args.jobs, cache, runners, config.roots
+    )
 
 
 def cmd_matrix(args, config, taxonomy, paths) -> int:
@@ -391,14 +393,14 @@ def cmd_matrix(args, config, taxonomy, paths) -> int:
 def cmd_explain(args) -> int:
     from .select import SelectionError, explain
 
-    _, taxonomy = _setup(args)
+    config, taxonomy = _setup(args)
     path, sep, cls = args.target.partition("::")
     if not sep or not cls:
         raise _UserError(f"expected PATH::Class, got {args.target!r}")
     if not os.path.exists(path):
         raise _UserError(f"{path}: no such file")
     try:
-        lines = explain(taxonomy, args.runner, path, cls, args.backend)
+        lines = explain(taxonomy, args.runner, path, cls, args.backend, config.roots)
     except SelectionError as e:
         raise _UserError(str(e)) from None
     print("\n".join(lines))

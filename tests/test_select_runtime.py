@@ -281,3 +281,72 @@ def test_explain_says_why_a_class_is_addressed_through_its_file(rt_suite):
     assert "classification GENERIC" in proc.stdout, proc.stdout
     proc = run_tool("hwselect", "explain", "cpu", "test_rt_flow.py::TestCondInst", cwd=rt_suite)
     assert "instantiated under a condition" in proc.stdout, proc.stdout
+
+
+PROJECT = {
+    "sub/test_defs.py": """
+class TestDefined(TestCase):
+    hw_classification = HardwareClassification.GENERIC
+
+    def test_d(self):
+        pass
+
+
+class OpsMixin:  # not collected on its own: not Test*, not a TestCase
+    hw_classification = HardwareClassification.GENERIC
+
+    def test_from_mixin(self):
+        pass
+
+
+class TestGenericElsewhere(TestCase):
+    hw_classification = HardwareClassification.ACCELERATOR
+
+    def test_ge(self, device="cpu"):
+        pass
+""",
+    "test_imports.py": """
+from sub.test_defs import TestDefined  # noqa: F401  (pytest collects it here too)
+from sub.test_defs import OpsMixin, TestGenericElsewhere
+
+
+class TestUsesMixin(OpsMixin, TestCase):  # tests and classification come from the other module
+    pass
+
+
+instantiate_device_type_tests(TestGenericElsewhere, globals())
+""",
+}
+
+
+def test_project_imports_mixins_and_imported_generic_classes(tmp_path):
+    for name, body in PROJECT.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(PRELUDE + body)
+    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider\n")
+    full = collect(tmp_path)
+    expected = {
+        "sub/test_defs.py::TestDefined",
+        "sub/test_defs.py::TestGenericElsewhere",
+        "test_imports.py::TestDefined",
+        "test_imports.py::TestUsesMixin",
+        "test_imports.py::TestGenericElsewhereCPU",
+    }
+    assert classes(full) == expected
+    proc = run_tool("hwselect", "cpu", "--include-unclassified", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert set(proc.stdout.splitlines()) == expected
+    (tmp_path / "ids.txt").write_text(proc.stdout)
+    assert collect(tmp_path, "@ids.txt") == full
+
+    doc = json.loads(run_tool("hwselect", "cpu", "--format", "json", cwd=tmp_path).stdout)
+    got = {(f["path"], c["name"]): c["classification"] for f in doc["files"] for c in f["classes"]}
+    assert got == {
+        ("sub/test_defs.py", "TestDefined"): "GENERIC",
+        ("sub/test_defs.py", "TestGenericElsewhere"): "ACCELERATOR",
+        ("test_imports.py", "TestDefined"): "GENERIC",
+        ("test_imports.py", "TestUsesMixin"): "GENERIC",
+        ("test_imports.py", "TestGenericElsewhereCPU"): "ACCELERATOR",
+    }
+    explained = run_tool("hwselect", "explain", "cpu", "test_imports.py::TestDefined", cwd=tmp_path).stdout
+    assert explained.startswith("TestDefined is imported from sub/test_defs.py (line"), explained
