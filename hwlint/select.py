@@ -320,11 +320,11 @@ def select_all(
                 continue
             fs = _at(by_runner[0][runner.name], path)
             result.files.append(fs)
-            result.warnings += [f"{path}: {note}" for note in project_notes.get(path, [])]
             if fs.error:
                 result.warnings.append(f"{path}: cannot parse ({fs.error}); none of its classes is selected")
             result.warnings += [f"{c.nodeid}: {note}" for c in fs.candidates for note in c.notes]
             result.warnings += [f"{path}: {note}" for note in fs.unseen]
+            result.warnings += [f"{path}: {note}" for note in project_notes.get(path, [])]
         out[runner.name] = result
     return out
 
@@ -414,7 +414,12 @@ def link_files(
         if imported:
             out[i] = (_with_imported(out, i, path, imported, index), out[i][1])
         for imp, name in project.unresolved_imports(model):
-            if imp.module and not imp.module.startswith("torch") and not name.endswith(_HELPER_SUFFIXES):
+            if (
+                imp.module
+                and not imp.module.startswith("torch")
+                and not name.endswith(_HELPER_SUFFIXES)
+                and _still_bound(model, imp.binding(name) or name, imp)
+            ):
                 notes.setdefault(path, []).append(
                     f"line {imp.site.line}: imports {name} from {imp.module}, which is not among the "
                     "scanned files: if it is a test class pytest collects it here too, and hwselect does "
