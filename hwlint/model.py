@@ -522,13 +522,13 @@ class _Builder:
                 stmt, (*_COMPOUND, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
             ):
                 dynamic += self.dynamic_creation(stmt)
-            elif (
-                scan_dynamic
-                and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
-                and "globals()" in self.source
+            elif scan_dynamic and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                # a module function that writes globals() or adds tests to a class (called at import)
+                dynamic += [d for d in self.dynamic_creation(stmt) if d[1] in ("globals", "setattr")]
+            if isinstance(stmt, (ast.Expr, ast.Raise, ast.Assign)) and any(
+                w in self.source for w in _EXIT_WORDS
             ):
-                # a module function that writes globals() (called at import to register classes)
-                dynamic += [d for d in self.dynamic_creation(stmt) if d[1] == "globals"]
+                dynamic += self.early_exit(stmt)
             if isinstance(stmt, ast.Delete):
                 deletions += [(t.id, stmt.lineno) for t in stmt.targets if isinstance(t, ast.Name)]
             elif isinstance(stmt, ast.If) and _is_main_guard(stmt.test):
@@ -564,6 +564,23 @@ class _Builder:
             runtime_names=tuple(runtime),
             dynamic=tuple(dynamic),
         )
+
+    def early_exit(self, stmt: ast.stmt) -> list[tuple[Site, str]]:
+        """A module-level statement that may end the module's import early: ``sys.exit()``,
+        ``raise unittest.SkipTest``, ``pytest.skip(allow_module_level=True)``, ``importorskip``."""
+        if isinstance(stmt, ast.Raise):
+            exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
+            if exc is not None and dotted_name(exc).rpartition(".")[2] in (
+                "SkipTest",
+                "Skipped",
+                "SystemExit",
+            ):
+                return [(self.site(stmt), "exit")]
+            return []
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and dotted_name(node.func) in _EXIT_CALLS:
+                return [(self.site(node), "exit")]
+        return []
 
     def dynamic_creation(self, stmt: ast.stmt) -> list[tuple[Site, str]]:
         """Classes or tests *stmt* creates in a way only running it tells (``globals().update``...)."""
@@ -751,7 +768,8 @@ class _Builder:
             decl = self.declaration(stmt)
             if decl is not None:
                 declarations.append(replace(decl, conditional=True) if nested else decl)
-            elif isinstance(stmt, ast.Assign):
+            elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, _CALLABLE_VALUES):
+                # `test_x = helper` is collected; `test_ns = "..."` is not (pytest wants a callable)
                 for name in (n for t in stmt.targets for n in _target_names(t)):
                     if name.startswith(prefix):
                         assigned.append(name)
@@ -956,6 +974,11 @@ _TRY = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
 _MUTATORS = frozenset({"append", "extend", "remove", "insert", "pop", "clear"})
 _SCOPE_FUNCTIONS = frozenset({"globals", "locals", "vars"})
 _DYNAMIC_WORDS = ("globals()", "locals()", "vars()", "type(", "setattr(", "exec(")
+_EXIT_WORDS = ("exit(", "SkipTest", "Skipped", "SystemExit", "skip(", "importorskip(")
+_EXIT_CALLS = frozenset(
+    {"sys.exit", "exit", "quit", "os._exit", "pytest.skip", "pytest.importorskip", "importorskip"}
+)
+_CALLABLE_VALUES = (ast.Name, ast.Attribute, ast.Lambda, ast.Call)
 
 
 def _class_body_statements(body: list[ast.stmt], nested: bool = False) -> Iterator[tuple[ast.stmt, bool]]:

@@ -649,9 +649,12 @@ def _replay(
     for site, kind in model.dynamic:
         if model.under_main_guard(site.line):
             continue
-        what = _DYNAMIC.get(kind)
-        if what is None:
+        if kind == "exit":
+            file_unsure.append(f"line {site.line}: `{site.text}` may end the module's import early")
             continue
+        what = _DYNAMIC.get(kind)
+        if what is None or (kind == "setattr" and model.class_named(site.text) is None):
+            continue  # setattr on something other than a class of the module adds no test
         fs.unseen.append(f"line {site.line}: {what} (`{site.text}`)")
         if kind in ("globals", "exec"):
             file_unsure.append(f"line {site.line}: {what}")
@@ -663,7 +666,7 @@ _DYNAMIC = {
     "name may be rebound",
     "exec": "runs exec(): the classes it creates are not selected, and any name may be rebound",
     "type": "creates a class with type(): it is not selected",
-    "setattr": "adds attributes with setattr(): tests added this way are not counted",
+    "setattr": "adds attributes to a class with setattr(): tests added this way are not counted",
 }
 
 
@@ -702,6 +705,11 @@ def _unsure(model: FileModel, entry: ClassInfo | _Generated, maybe: dict[str, st
         if kind == "setattr" and site.text == name:
             out.append(f"tests are added with setattr (line {site.line})")
     return tuple(dict.fromkeys(out))
+
+
+def _gets_tests(model: FileModel, cls: ClassInfo) -> bool:
+    """True when module code adds attributes to *cls* with setattr (tests hwlint cannot count)."""
+    return any(kind == "setattr" and site.text == cls.name for site, kind in model.dynamic)
 
 
 def _head(text: str) -> str:
@@ -798,7 +806,7 @@ def _candidate(
 ) -> Candidate | None:
     if isinstance(entry, ClassInfo):
         methods = _test_methods(model, entry)
-        if not methods or not _collectable(model, entry):
+        if (not methods and not _gets_tests(model, entry)) or not _collectable(model, entry):
             return None
         status, member, holder, notes = _place(model, taxonomy, runner, entry, include_unclassified)
         return Candidate(
@@ -820,7 +828,8 @@ def _candidate(
             f"replaces the hand-written class {', '.join(entry.replaced)}: instantiating "
             f"{entry.generic} binds that name in the module"
         )
-    if entry.source is not None and not _test_methods(model, entry.source):
+    source = entry.source
+    if source is not None and not _test_methods(model, source) and not _gets_tests(model, source):
         return None  # a generated class without tests: pytest collects no item from it
     if entry.source is None:
         status, member, holder = UNPLACED, None, None
