@@ -29,6 +29,54 @@ _MAX_DEPTH = 8  # re-exports followed (a module re-exporting an imported class)
 
 
 @dataclass(frozen=True)
+class Links:
+    """What the cross-file phase needs of one file, small enough to cache for every file.
+
+    ``external``: names used as a base or instantiated that no class of the file binds where they
+    are used; ``unbound``: names the module deletes or instantiates (an imported class so named is
+    not collected there); ``classes``: (name, line) of every class definition."""
+
+    path: str
+    imports: tuple[ImportStatement, ...]
+    classes: tuple[tuple[str, int], ...]
+    external: tuple[str, ...]
+    unbound: tuple[str, ...]
+
+    def still_bound(self, name: str, statement: ImportStatement) -> bool:
+        """True when *name*, imported by *statement*, is still bound when the module's import ends."""
+        if name in self.unbound:
+            return False
+        return not any(n == name and line > statement.site.line for n, line in self.classes)
+
+
+def links_of(model: FileModel) -> Links:
+    """The :class:`Links` of *model* (imports of torch's own modules left out: never test modules)."""
+    imports = tuple(
+        imp
+        for imp in model.imports
+        if not model.under_main_guard(imp.site.line)
+        and not (imp.module or imp.names[0][0]).startswith("torch")
+    )
+    external = []
+    for cls in model.classes:
+        for base in cls.bases:
+            found = model.class_named(base.partition(".")[0], cls.site.line) if base else None
+            if base and (found is None or found is cls):
+                external.append(base)
+    for call in model.instantiations:
+        if call.class_name and model.class_named(call.class_name, call.site.line) is None:
+            external.append(call.class_name)
+    unbound = {n for n, _ in model.deletions} | {i.class_name for i in model.instantiations if i.class_name}
+    return Links(
+        model.path,
+        imports,
+        tuple((c.name, c.site.line) for c in model.classes),
+        tuple(dict.fromkeys(external)),
+        tuple(sorted(unbound)),
+    )
+
+
+@dataclass(frozen=True)
 class ImportedClass:
     """A class another scanned module defines, bound in *importer* by a from-import."""
 
@@ -47,11 +95,17 @@ class Project:
         roots: Sequence[str] = (),
         cwd: str | None = None,
         loader: Callable[[str], FileModel | None] | None = None,
+        paths: Iterable[str] = (),
     ):
-        """*loader* (path -> model), when given, loads a module found on disk that *models* lack
-        (``hwselect explain`` looks at one file and loads what it imports on demand)."""
+        """*paths*: the scanned files (modules an import may name); *models*: those loaded up front.
+        *loader* (path -> model), when given, loads a module the project needs but lacks: a scanned
+        file, or any file on disk when no *paths* are given (``hwselect explain`` looks at one file
+        and loads what it imports on demand)."""
         self.loader = loader
         self.models = {os.path.abspath(m.path): m for m in models}
+        self.paths = {os.path.abspath(p) for p in paths} | set(self.models)
+        self.anywhere = not paths
+        self.stems = {os.path.splitext(os.path.basename(p))[0] for p in self.paths}
         self.roots = [os.path.abspath(r) for r in (cwd or os.getcwd(), *roots)]
         self._owner: dict[int, FileModel] = {}
         for m in self.models.values():
@@ -74,6 +128,8 @@ class Project:
     def _find_module(self, importer: str, module: str) -> str | None:
         level = len(module) - len(module.lstrip("."))
         parts = [p for p in module[level:].split(".") if p]
+        if not self.anywhere and (parts[-1] if parts else "__init__") not in self.stems:
+            return None  # no scanned file has that name: most imports end here, without a stat
         here = os.path.dirname(os.path.abspath(importer))
         if level:
             base = here
@@ -85,16 +141,30 @@ class Project:
         for base in bases:
             stem = os.path.join(base, *parts)
             for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
-                if candidate in self.models:
+                if candidate in self.paths:
                     return candidate
-                if self.loader is not None and os.path.isfile(candidate):
-                    loaded = self.loader(candidate)
-                    if loaded is not None:
-                        self.models[candidate] = loaded
-                        for c in loaded.classes:
-                            self._owner[id(c)] = loaded
-                        return candidate
+                if self.anywhere and self.loader is not None and os.path.isfile(candidate):
+                    self.paths.add(candidate)
+                    return candidate
         return None
+
+    def add(self, model: FileModel) -> None:
+        """Make *model* the project's model of its file."""
+        path = os.path.abspath(model.path)
+        self.models[path] = model
+        self.paths.add(path)
+        self.stems.add(os.path.splitext(os.path.basename(path))[0])
+        for c in model.classes:
+            self._owner[id(c)] = model
+
+    def model_of(self, path: str) -> FileModel | None:
+        """The model of the scanned file *path*, loaded on first use when the project has a loader."""
+        found = self.models.get(path)
+        if found is None and self.loader is not None and path in self.paths:
+            found = self.loader(path)
+            if found is not None:
+                self.add(found)
+        return found
 
     # -- names -----------------------------------------------------------------------------
     def resolve_name(
@@ -127,60 +197,60 @@ class Project:
 
     def _class_in(self, model: FileModel, module: str, name: str, depth: int) -> ClassInfo | None:
         path = self.module_file(model.path, module)
-        if path is None or "." in name:
+        target = self.model_of(path) if path is not None and "." not in name else None
+        if target is None:
             return None
-        target = self.models[path]
         found = target.class_named(name)
         if found is not None:
             return found
         return self.resolve_name(target, name, depth=depth + 1)  # re-exported
 
-    def imported_classes(self, model: FileModel) -> list[ImportedClass]:
-        """Classes of other scanned modules that *model* binds by a from-import (star imports too)."""
+    def imported_classes(
+        self, links: Links, classes_of: Callable[[str], Sequence[str]]
+    ) -> list[ImportedClass]:
+        """Classes of other scanned modules that a file binds by a from-import (star imports too)
+        and keeps bound; *classes_of(path)* names the classes a scanned file defines."""
         out = []
-        for imp in model.imports:
-            if imp.module is None or model.under_main_guard(imp.site.line):
+        here = os.path.abspath(links.path)
+        for imp in links.imports:
+            if imp.module is None:
                 continue
-            path = self.module_file(model.path, imp.module)
-            if path is None or path == os.path.abspath(model.path):
+            path = self.module_file(links.path, imp.module)
+            if path is None or path == here:
                 continue
-            target = self.models[path]
+            defined = classes_of(path)
             for imported, alias in imp.names:
                 if imported == "*":
-                    out += [
-                        ImportedClass(c.name, c.name, path, imp)
-                        for c in target.classes
-                        if not c.name.startswith("_")
-                    ]
-                elif target.class_named(imported) is not None:
+                    out += [ImportedClass(n, n, path, imp) for n in defined if not n.startswith("_")]
+                elif imported in defined and links.still_bound(alias or imported, imp):
                     out.append(ImportedClass(alias or imported, imported, path, imp))
         return out
 
-    def unresolved_imports(self, model: FileModel, prefix: str = "Test") -> list[tuple[ImportStatement, str]]:
-        """From-imports of ``Test*`` names from modules hwlint cannot find among the scanned files."""
+    def unresolved_imports(self, links: Links, prefix: str = "Test") -> list[tuple[ImportStatement, str]]:
+        """From-imports of ``Test*`` names, still bound at the end, from modules that are not scanned."""
         out = []
-        for imp in model.imports:
-            if imp.module is None or model.under_main_guard(imp.site.line):
+        for imp in links.imports:
+            if imp.module is None:
                 continue
-            names = [n for n, _ in imp.names if n.startswith(prefix)]
-            if names and self.module_file(model.path, imp.module) is None:
+            names = [n for n, a in imp.names if n.startswith(prefix) and links.still_bound(a or n, imp)]
+            if names and self.module_file(links.path, imp.module) is None:
                 out += [(imp, n) for n in names]
         return out
 
-    def needs_project(self, model: FileModel) -> bool:
-        """True when a class or instantiation of *model* resolves through another module."""
-        local = LocalResolver()
-        for cls in model.classes:
-            for base in cls.bases:
-                if local.resolve_base(model, cls, base) is None and self.resolve_name(
-                    model, base, cls.site.line
-                ):
-                    return True
-        for call in model.instantiations:
-            name = call.class_name
-            if name and model.class_named(name, call.site.line) is None and self.resolve_name(model, name):
-                return True
-        return False
+    def providers(self, links: Links) -> list[str]:
+        """Scanned files that a base or an instantiated class of the file may come from."""
+        out = []
+        heads = {name.partition(".")[0] for name in links.external}
+        for imp in links.imports:
+            for imported, alias in imp.names:
+                if (alias or imported).partition(".")[0] not in heads:
+                    continue
+                module = imp.module if imp.module is not None else imported
+                for m in (module, f"{module}.{imported}" if imp.module is not None else None):
+                    path = self.module_file(links.path, m) if m else None
+                    if path is not None and path != os.path.abspath(links.path):
+                        out.append(path)
+        return list(dict.fromkeys(out))
 
     def resolver(self) -> ProjectResolver:
         return ProjectResolver(self)

@@ -38,6 +38,7 @@ from .model import (
     effective_declaration,
     mro,
 )
+from .project import links_of
 from .rules import generated_devices, generated_suffixes
 from .taxonomy import Runner, Taxonomy
 
@@ -302,7 +303,7 @@ def select_all(
     analysis = functools.partial(_select_analysis, names=names, backends=backends, include_unclassified=inc)
     kind = f"select2:{','.join(names)}:{','.join(backends)}:{int(inc)}"
     per_file = analyze_files(files, taxonomy, analysis, kind, jobs, cache)
-    per_file, project_notes = link_files(files, per_file, taxonomy, names, backends, inc, roots)
+    per_file, project_notes = link_files(files, per_file, taxonomy, names, backends, inc, roots, jobs, cache)
     out = {}
     for runner in runners:
         chosen = runner_backends(taxonomy, runner, backends)
@@ -337,12 +338,13 @@ def _select_analysis(
     backends: tuple[str, ...],
     include_unclassified: bool,
 ) -> dict[str, FileSelection] | str:
-    """The named runners' selections of one file (slim: no model objects) and the file's model
-    without what only inference reads (the project phase's facts), or why it cannot be read."""
+    """The named runners' selections of one file (slim: no model objects) and what the cross-file
+    phase needs of it (:class:`~hwlint.project.Links`), or why it cannot be read."""
     if isinstance(data, str):
         return data
     model = build_model(data, path, taxonomy)
-    return _select_runners(model, taxonomy, names, backends, include_unclassified), _slim_model(model)
+    links = links_of(model) if model.error is None else None
+    return _select_runners(model, taxonomy, names, backends, include_unclassified), links
 
 
 def _select_runners(
@@ -378,65 +380,78 @@ def link_files(
     backends: tuple[str, ...],
     inc: bool,
     roots: Sequence[str] = (),
+    jobs: int | None = None,
+    cache: Cache | None = None,
 ) -> tuple[list, dict[str, list[str]]]:
-    """The cross-file phase, over the cached per-file facts (nothing is parsed again).
+    """The cross-file phase, over the per-file :class:`~hwlint.project.Links` the first phase cached.
 
-    A file whose classes or instantiations resolve through another scanned module is selected again
-    with the project's resolver (bases, mixins and generic classes from other modules); classes a
-    module imports from another test module are added to it, as pytest collects them there too.
-    Returns the updated per-file values and warnings by file: imports of test classes from modules
-    that are not scanned, and classes whose tests may come from bases hwlint cannot see.
+    Classes a module imports from another scanned test module are added to it, as pytest collects
+    them there too. A file whose bases or instantiated classes come from another scanned module is
+    selected again with the project's resolver, on the models of just those files (cached apart,
+    so a warm run parses nothing). Returns the updated per-file values and warnings by file:
+    imports of test classes from modules that are not scanned.
     """
     from .project import Project
 
     notes: dict[str, list[str]] = {}
-    models = {
+    links = {
         path: replace(entry[1], path=path)
         for path, entry in zip(files, per_file, strict=True)
-        if not isinstance(entry, str) and entry[1].error is None
+        if not isinstance(entry, str) and entry[1] is not None
     }
-    if not models:
+    if not links:
         return per_file, notes
-    project = Project(models.values(), roots)
-    resolver = project.resolver()
-    out = list(per_file)
-    for i, path in enumerate(files):
-        model = models.get(path)
-        if model is not None and project.needs_project(model):
-            linked = replace(model, resolver=resolver)
-            out[i] = (_select_runners(linked, taxonomy, names, backends, inc), model)
     index = {os.path.abspath(p): i for i, p in enumerate(files)}
-    for i, path in enumerate(files):
-        model = models.get(path)
-        if model is None:
-            continue
-        imported = [x for x in project.imported_classes(model) if _still_bound(model, x.binding, x.statement)]
+
+    def load(path: str) -> FileModel | None:
+        model = _facts_analysis(path, read_source(path), taxonomy)
+        return None if isinstance(model, str) else model
+
+    project = Project((), roots, loader=load, paths=index)
+    out = list(per_file)
+    wanted = {path: project.providers(lk) for path, lk in links.items()}
+    wanted = {path: v for path, v in wanted.items() if v}
+    if wanted:
+        need = sorted({*wanted, *(files[index[a]] for v in wanted.values() for a in v)})
+        facts = analyze_files(need, taxonomy, _facts_analysis, "facts", jobs, cache)
+        for path, model in zip(need, facts, strict=True):
+            if not isinstance(model, str):
+                project.add(replace(model, path=path))
+        resolver = project.resolver()
+        for path in wanted:
+            model = project.model_of(os.path.abspath(path))
+            if model is not None:
+                linked = replace(model, resolver=resolver)
+                i = index[os.path.abspath(path)]
+                out[i] = (_select_runners(linked, taxonomy, names, backends, inc), links[path])
+
+    def classes_of(apath: str) -> list[str]:
+        lk = links.get(files[index[apath]]) if apath in index else None
+        return [n for n, _ in lk.classes] if lk is not None else []
+
+    for path, lk in links.items():
+        i = index[os.path.abspath(path)]
+        imported = project.imported_classes(lk, classes_of)
         if imported:
-            out[i] = (_with_imported(out, i, path, imported, index), out[i][1])
-        for imp, name in project.unresolved_imports(model):
-            if (
-                imp.module
-                and not imp.module.startswith("torch")
-                and not name.endswith(_HELPER_SUFFIXES)
-                and _still_bound(model, imp.binding(name) or name, imp)
-            ):
+            out[i] = (_with_imported(out, i, path, imported, index), lk)
+        for imp, name in project.unresolved_imports(lk):
+            if imp.module and not name.endswith(_HELPER_SUFFIXES):
                 notes.setdefault(path, []).append(
                     f"line {imp.site.line}: imports {name} from {imp.module}, which is not among the "
                     "scanned files: if it is a test class pytest collects it here too, and hwselect does "
                     "not select it"
                 )
-        notes.setdefault(path, []).extend(_hidden_tests(replace(model, resolver=resolver)))
     return out, notes
 
 
+def _facts_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> FileModel | str:
+    """The model the cross-file phase reads (no device uses), or why the file cannot be read."""
+    if isinstance(data, str):
+        return data
+    return _slim_model(build_model(data, path, taxonomy))
+
+
 _HELPER_SUFFIXES = ("TestCase", "Base", "Mixin", "Template")
-
-
-def _still_bound(model: FileModel, name: str, statement) -> bool:
-    """True when *name*, imported by *statement*, is still bound when the module's import ends."""
-    if name in {n for n, _ in model.deletions} or any(i.class_name == name for i in model.instantiations):
-        return False
-    return not any(c.name == name and c.site.line > statement.site.line for c in model.classes)
 
 
 def _with_imported(
@@ -473,7 +488,7 @@ def _hidden_tests(model: FileModel) -> list[str]:
     """Test*-named classes with no test hwlint can see but a base it cannot resolve: pytest may
     collect them (their tests come from the base), hwselect never selects them."""
     out = []
-    resolver = model.resolver
+    resolver = model.resolver or LocalResolver()
     for cls in model.classes:
         if (
             not cls.name.startswith("Test")
@@ -483,10 +498,7 @@ def _hidden_tests(model: FileModel) -> list[str]:
             continue
         bases = [(c, b) for c in mro(model, cls) for b in c.bases if b and b != "object"]
         unknown = [
-            b
-            for c, b in bases
-            if not b.endswith("TestCase")
-            and (resolver.resolve_base(model, c, b) if resolver else None) is None
+            b for c, b in bases if not b.endswith("TestCase") and resolver.resolve_base(model, c, b) is None
         ]
         # a TestCase (or a base named like a test holder) whose other bases are unknown
         if unknown and any(b.endswith("TestCase") or "Test" in b for _, b in bases):
@@ -552,6 +564,7 @@ def select_model(
                 unsure = (f"{what} in a block importing the module may skip (line {line})", *unsure)
             fs.candidates.append(replace(cand, unsure=unsure) if unsure else cand)
     fs.candidates.sort(key=_line)
+    fs.unseen += _hidden_tests(model)
     return fs
 
 
@@ -1003,8 +1016,13 @@ def explain(
     if fs.error:
         return [f"{path}: cannot parse ({fs.error})"]
     lines: list[str] = []
-    for x in project.imported_classes(model):
-        if x.binding == class_name and _still_bound(model, x.binding, x.statement):
+
+    def classes_of(p: str) -> list[str]:
+        found = project.model_of(p)
+        return [c.name for c in found.classes] if found is not None else []
+
+    for x in project.imported_classes(links_of(model), classes_of):
+        if x.binding == class_name:
             lines += [
                 f"{class_name} is imported from {relpath(x.path)} (line {x.statement.site.line}): pytest "
                 f"collects it as {path}::{class_name} too, with the same verdict:",
