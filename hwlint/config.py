@@ -53,6 +53,8 @@ class Config:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     max_file_size: int = 10  # MB
     baseline: str | None = None  # the allowlist of files `check` skips (absolute path)
+    # extra import roots for the project model (absolute): where `import x` may find a test module
+    roots: tuple[str, ...] = ()
 
     def ignored_for(self, path: str) -> tuple[str, ...]:
         """Codes that per-file-ignores switch off for *path*."""
@@ -99,6 +101,7 @@ _KEYS = {
     "extend-select",
     "ignore",
     "per-file-ignores",
+    "roots",
 }
 
 
@@ -208,6 +211,7 @@ def load_config(path: Path | None = None, start: Path | None = None) -> Config:
         ignore=strings("ignore") or (),
         per_file_ignores=tuple((k, tuple(v)) for k, v in pfi.items()),
         max_file_size=max_size,
+        roots=tuple(str(root / r) for r in strings("roots") or ()),
     )
 
 

@@ -19,7 +19,7 @@ import itertools
 import re
 import tokenize
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from itertools import repeat
 from typing import Protocol
@@ -44,6 +44,7 @@ class Declaration:
 
     site: Site
     member: str | None
+    conditional: bool = False  # under an if/try/for/while in the class body: may not run
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,11 @@ class ClassInfo:
     # it is a string literal.
     device_attribute: Site | None = None
     device_value: str | None = None
+    # Tests bound by assignment in the body (``test_x = helper``, ``test_y = _make(...)``): pytest
+    # collects them; rules see no signature for them, so they are not methods.
+    assigned_tests: tuple[str, ...] = ()
+    # Test methods defined under an if/try/... in the body (they are in ``methods`` too)
+    conditional_tests: tuple[str, ...] = ()
 
     @property
     def is_test(self) -> bool:
@@ -221,6 +227,17 @@ class FileModel:
     test_functions: tuple[tuple[str, int], ...] = ()
     # line ranges of blocks that may not run on import: if/else, for/while, except/else of a try, match cases
     conditional_blocks: tuple[tuple[int, int], ...] = ()
+    # try statements with handlers: (first, last) line of the try body, then of its handlers. When
+    # nothing raises (the common path) a name the body binds keeps the body's value.
+    try_blocks: tuple[tuple[int, int, int, int], ...] = ()
+    # module-level names bound to a value known only at run time (``TestCase = NoTest`` under an if,
+    # ``skip = functools.partial(skipIf, True)``, ``Base = object`` in an except): (name, line)
+    runtime_names: tuple[tuple[str, int], ...] = ()
+    # module-level code that creates classes or tests hwlint cannot see: (site, kind) with kind one
+    # of globals, type, setattr, exec, loop (an instantiation whose class is not a plain name)
+    dynamic: tuple[tuple[Site, str], ...] = ()
+    # Resolves names beyond the file (the project model sets it); None: this file only
+    resolver: Resolver | None = field(default=None, compare=False, repr=False)
     # Indexes built once, so that every query below is a lookup or a bisection: a file with tens
     # of thousands of classes and calls must not cost their product.
     _index: dict[str, list[ClassInfo]] = field(default_factory=dict, compare=False, repr=False)
@@ -272,6 +289,21 @@ class FileModel:
         """True when *line* is inside a block that importing the module may skip."""
         return _inside(self._spans["conditional"], line)
 
+    def handler_shadowed(self, line: int, name: str, bound_in: Callable[[str, int, int], bool]) -> bool:
+        """True when *line* is in an except handler whose try body also binds *name*.
+
+        *bound_in(name, first, last)* tells whether *name* is bound between those lines.
+        """
+        return any(h1 <= line <= h2 and bound_in(name, b1, b2) for b1, b2, h1, h2 in self.try_blocks)
+
+    def runtime_bound(self, name: str, before: int = 1 << 30, after: int = 0) -> int:
+        """The first line between *after* and *before* where *name* is bound to a run-time value
+        at module level, else 0."""
+        for n, line in self.runtime_names:
+            if n == name and after < line < before:
+                return line
+        return 0
+
     def noqa_codes(self, line: int) -> tuple[str, ...] | None:
         """None: no noqa on *line*; (): blanket noqa; otherwise the listed codes."""
         return self._noqa.get(line)
@@ -317,7 +349,7 @@ def mro(model: FileModel, cls: ClassInfo, resolver: Resolver | None = None) -> l
 
     Bases that cannot be resolved are left out: they contribute nothing hwlint can see.
     """
-    resolver = resolver or LocalResolver()
+    resolver = resolver or model.resolver or LocalResolver()
     cache: dict[int, list[ClassInfo]] = {}
 
     def linearize(c: ClassInfo, stack: tuple[int, ...]) -> list[ClassInfo]:
@@ -476,6 +508,9 @@ class _Builder:
         self.enum_names = {taxonomy.enum_name}
         self.constants: dict[str, object] = {}
         self.reassigned: set[str] = set()
+        # constant name -> (line, "extend" | "remove", value) changes after its assignment
+        self.mutations: dict[str, list[tuple[int, str, object]]] = {}
+        self.at_line = 1 << 30  # line of the statement whose literals are read (changes after it are unknown)
         self.opt_in_keywords = {d.opt_in for d in taxonomy.devices.values() if d.opt_in}
         self.functions = set(taxonomy.instantiation_functions)
         self.vocabulary = _vocabulary(taxonomy)
@@ -546,8 +581,8 @@ class _Builder:
     # -- module level ----------------------------------------------------------------------
     def build(self, tree: ast.Module, encoding: str) -> FileModel:
         statements = list(self.module_statements(tree.body, nested=False))
-        for stmt, _ in statements:
-            self.note_module_statement(stmt)
+        for stmt, nested in statements:
+            self.note_module_statement(stmt, nested)
         # Device uses feed the inference of undeclared classes (and of their bases) and the API
         # checks of classes whose classification forbids them: on a migrated file most classes need
         # neither, and the scan, a walk of every method body, would be pure cost.
@@ -566,7 +601,37 @@ class _Builder:
         guards = []
         functions = []
         blocks: list[tuple[int, int]] = []
+        tries: list[tuple[int, int, int, int]] = []
+        runtime: list[tuple[str, int]] = []
+        dynamic: list[tuple[Site, str]] = []
+        scan_dynamic = any(w in self.source for w in _DYNAMIC_WORDS)
         for stmt, nested in statements:
+            if isinstance(stmt, _TRY) and stmt.handlers and stmt.body:
+                last = stmt.handlers[-1]
+                tries.append(
+                    (
+                        stmt.body[0].lineno,
+                        stmt.body[-1].end_lineno or 0,
+                        stmt.handlers[0].lineno,
+                        last.end_lineno or 0,
+                    )
+                )
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+                static = not nested and isinstance(stmt.value, (ast.Name, ast.Attribute))
+                if not static:
+                    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                    runtime += [(n, stmt.lineno) for t in targets for n in _target_names(t)]
+            if scan_dynamic and not isinstance(
+                stmt, (*_COMPOUND, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+            ):
+                dynamic += self.dynamic_creation(stmt)
+            elif scan_dynamic and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                # a module function that writes globals() or adds tests to a class (called at import)
+                dynamic += [d for d in self.dynamic_creation(stmt) if d[1] in ("globals", "setattr")]
+            if isinstance(stmt, (ast.Expr, ast.Raise, ast.Assign)) and any(
+                w in self.source for w in _EXIT_WORDS
+            ):
+                dynamic += self.early_exit(stmt)
             if isinstance(stmt, ast.Delete):
                 deletions += [(t.id, stmt.lineno) for t in stmt.targets if isinstance(t, ast.Name)]
             elif isinstance(stmt, ast.If) and _is_main_guard(stmt.test):
@@ -599,7 +664,53 @@ class _Builder:
             main_guards=tuple(guards),
             test_functions=tuple(functions),
             conditional_blocks=tuple(blocks),
+            try_blocks=tuple(tries),
+            runtime_names=tuple(runtime),
+            dynamic=tuple(dynamic),
         )
+
+    def early_exit(self, stmt: ast.stmt) -> list[tuple[Site, str]]:
+        """A module-level statement that may end the module's import early: ``sys.exit()``,
+        ``raise unittest.SkipTest``, ``pytest.skip(allow_module_level=True)``, ``importorskip``."""
+        if isinstance(stmt, ast.Raise):
+            exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
+            if exc is not None and dotted_name(exc).rpartition(".")[2] in (
+                "SkipTest",
+                "Skipped",
+                "SystemExit",
+            ):
+                return [(self.site(stmt), "exit")]
+            return []
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and dotted_name(node.func) in _EXIT_CALLS:
+                return [(self.site(node), "exit")]
+        return []
+
+    def dynamic_creation(self, stmt: ast.stmt) -> list[tuple[Site, str]]:
+        """Classes or tests *stmt* creates in a way only running it tells (``globals().update``...)."""
+        found = []
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    if isinstance(t, ast.Subscript) and _is_call_to(t.value, _SCOPE_FUNCTIONS):
+                        found.append((self.site(node), "globals"))
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if (
+                isinstance(func, ast.Attribute)
+                and func.attr == "update"
+                and _is_call_to(func.value, _SCOPE_FUNCTIONS)
+            ):
+                found.append((self.site(node), "globals"))
+            elif isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 3:
+                found.append((self.site(node), "type"))
+            elif isinstance(func, ast.Name) and func.id == "setattr" and node.args:
+                target = dotted_name(node.args[0])
+                found.append((self.site(node, target or self.segment(node)), "setattr"))
+            elif isinstance(func, ast.Name) and func.id == "exec":
+                found.append((self.site(node), "exec"))
+        return found
 
     def import_statement(self, stmt: ast.Import | ast.ImportFrom, nested: bool) -> ImportStatement:
         module = None
@@ -621,8 +732,12 @@ class _Builder:
                 for case in stmt.cases:
                     yield from self.module_statements(case.body, True)
 
-    def note_module_statement(self, stmt: ast.stmt) -> None:
-        """Record enum aliases and string constants that device filters may name."""
+    def note_module_statement(self, stmt: ast.stmt, nested: bool = False) -> None:
+        """Record enum aliases and string constants that device filters may name.
+
+        A list or tuple constant changed later (``devices.append("xpu")``, ``+=``, ``extend``,
+        ``remove``) is followed when the change is unconditional and static; otherwise the name
+        becomes unresolvable, so a filter that uses it is reported, never silently wrong."""
         if isinstance(stmt, ast.ImportFrom):
             for alias in stmt.names:
                 if alias.name == self.tax.enum_name:
@@ -646,8 +761,49 @@ class _Builder:
                 if t.id in self.constants and self.constants[t.id] != value:
                     self.reassigned.add(t.id)
                 self.constants[t.id] = value
+                self.mutations.pop(t.id, None)
         elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
-            self.reassigned.add(stmt.target.id)
+            name = stmt.target.id
+            value = self.literal(stmt.value) if isinstance(stmt.op, ast.Add) else _UNKNOWN
+            self.mutate(name, value if isinstance(value, tuple) else _UNKNOWN, "extend", nested, stmt.lineno)
+        elif (
+            isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Attribute)
+            and isinstance(stmt.value.func.value, ast.Name)
+            and stmt.value.func.attr in _MUTATORS
+        ):
+            call = stmt.value
+            name, how = call.func.value.id, call.func.attr  # type: ignore[attr-defined]
+            args = [self.literal(a) for a in call.args]
+            value: object = _UNKNOWN
+            if how in ("append", "remove") and len(args) == 1 and isinstance(args[0], str):
+                value = (args[0],)
+            elif how == "extend" and len(args) == 1 and isinstance(args[0], tuple):
+                value = args[0]
+            self.mutate(name, value, how if how != "append" else "extend", nested, stmt.lineno)
+
+    def mutate(self, name: str, value: object, how: str, nested: bool, line: int) -> None:
+        """Record ``name.extend(value)`` / ``name.remove(value)``; a use after it sees the change."""
+        if name in self.constants:
+            self.mutations.setdefault(name, []).append((line, how, _UNKNOWN if nested else value))
+
+    def value_at(self, name: str) -> object:
+        """The constant *name* as the statement at ``self.at_line`` sees it, mutations applied."""
+        value = self.constants[name]
+        for line, how, change in self.mutations.get(name, ()):
+            if line > self.at_line:
+                break
+            if not isinstance(value, tuple) or not isinstance(change, tuple):
+                return _UNKNOWN
+            if how == "extend":
+                value = value + change
+            elif change[0] in value:
+                i = value.index(change[0])
+                value = value[:i] + value[i + 1 :]
+            else:  # list.remove raises: the module would not import
+                return _UNKNOWN
+        return value
 
     def literal(self, node: ast.expr) -> object:
         """A str / bool / None / tuple of str value, or the sentinel ``_UNKNOWN``."""
@@ -667,7 +823,7 @@ class _Builder:
                     return _UNKNOWN
             return tuple(out)
         if isinstance(node, ast.Name) and node.id in self.constants and node.id not in self.reassigned:
-            return self.constants[node.id]
+            return self.value_at(node.id)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             left, right = self.literal(node.left), self.literal(node.right)
             if isinstance(left, tuple) and isinstance(right, tuple):
@@ -742,15 +898,27 @@ class _Builder:
         scan = id(node) in self.scan_classes and self.scan_devices
         device_attribute: Site | None = None
         device_value: str | None = None
-        for stmt in node.body:
+        assigned: list[str] = []
+        conditional: list[str] = []
+        for stmt, nested in _class_body_statements(node.body):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 methods.append(self.method(stmt, prefix, scan))
+                if nested and stmt.name.startswith(prefix):
+                    conditional.append(stmt.name)
                 continue
             decl = self.declaration(stmt)
             if decl is not None:
-                declarations.append(decl)
-            elif (
+                declarations.append(replace(decl, conditional=True) if nested else decl)
+            elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, _CALLABLE_VALUES):
+                # `test_x = helper` is collected; `test_ns = "..."` is not (pytest wants a callable)
+                for name in (n for t in stmt.targets for n in _target_names(t)):
+                    if name.startswith(prefix):
+                        assigned.append(name)
+                        if nested:
+                            conditional.append(name)
+            if (
                 isinstance(stmt, ast.Assign)
+                and not nested
                 and stmt.value is not None
                 and any(isinstance(t, ast.Name) and t.id in self.tax.device_params for t in stmt.targets)
             ):
@@ -768,7 +936,8 @@ class _Builder:
                 replace(u, decorator=True) if u.site.line < node.lineno else u
                 for u in self.device_uses(*node.decorator_list, *node.bases, *node.keywords, *outside)
             ]
-        uses.sort(key=lambda u: (u.site.line, u.site.col))
+        # methods nested in an if/try of the body are walked twice (as methods and as statements)
+        uses = sorted(set(uses), key=lambda u: (u.site.line, u.site.col))
         body = node.body
         doc_end = 0
         if (
@@ -793,6 +962,8 @@ class _Builder:
             device_uses=tuple(u for u in uses if u.kind != NONE),
             device_attribute=device_attribute,
             device_value=device_value,
+            assigned_tests=tuple(dict.fromkeys(assigned)),
+            conditional_tests=tuple(dict.fromkeys(conditional)),
         )
 
     def link_helpers(self, node: ast.ClassDef, methods: list[Method]) -> list[Method]:
@@ -802,7 +973,7 @@ class _Builder:
             id(m): d
             for m, d in zip(
                 methods,
-                (s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))),
+                (s for s, _ in _class_body_statements(node.body) if isinstance(s, _DEFS)),
                 strict=True,
             )
         }
@@ -922,6 +1093,7 @@ class _Builder:
                 dynamic = True
             else:
                 args[kw.arg] = kw.value
+        self.at_line = call.lineno
         first_key = self.tax.positional[0] if self.tax.positional else ""
         first = args.get(first_key, call.args[0] if call.args else None)
         class_name = first.id if isinstance(first, ast.Name) else None
@@ -930,12 +1102,15 @@ class _Builder:
             if kw in args:
                 v = self.literal(args[kw])
                 opt_ins.append((kw, bool(v) if isinstance(v, bool) or v is None else None))
+        only_for = self.device_filter(args.get("only_for"))
+        except_for = self.device_filter(args.get("except_for"))
+        self.at_line = 1 << 30
         return Instantiation(
             site=self.site(call, self.segment(call)),
             function=dotted_name(func) or name,
             class_name=class_name,
-            only_for=self.device_filter(args.get("only_for")),
-            except_for=self.device_filter(args.get("except_for")),
+            only_for=only_for,
+            except_for=except_for,
             opt_ins=tuple(opt_ins),
             dynamic=dynamic,
         )
@@ -983,6 +1158,42 @@ def _conditional_blocks(stmt: ast.stmt) -> list[tuple[int, int]]:
 
 
 _TRY = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_MUTATORS = frozenset({"append", "extend", "remove", "insert", "pop", "clear"})
+_SCOPE_FUNCTIONS = frozenset({"globals", "locals", "vars"})
+_DYNAMIC_WORDS = ("globals()", "locals()", "vars()", "type(", "setattr(", "exec(")
+_EXIT_WORDS = ("exit(", "SkipTest", "Skipped", "SystemExit", "skip(", "importorskip(")
+_EXIT_CALLS = frozenset(
+    {"sys.exit", "exit", "quit", "os._exit", "pytest.skip", "pytest.importorskip", "importorskip"}
+)
+_CALLABLE_VALUES = (ast.Name, ast.Attribute, ast.Lambda, ast.Call)
+
+
+def _class_body_statements(body: list[ast.stmt], nested: bool = False) -> Iterator[tuple[ast.stmt, bool]]:
+    """A class body's statements, descending into if/try/with/for/while (not into defs)."""
+    for stmt in body:
+        yield stmt, nested
+        if isinstance(stmt, _COMPOUND):
+            for name in ("body", "orelse", "finalbody"):
+                # a with body (and a try body) runs whenever the class body does
+                inner = nested or not (isinstance(stmt, (ast.With, ast.AsyncWith, *_TRY)) and name == "body")
+                yield from _class_body_statements(getattr(stmt, name, ()), inner)
+            for handler in getattr(stmt, "handlers", ()):
+                yield from _class_body_statements(handler.body, True)
+
+
+def _is_call_to(node: ast.AST, names: frozenset[str]) -> bool:
+    """``f()`` for a name f in *names*."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names
+
+
+def _target_names(target: ast.expr) -> list[str]:
+    """Names an assignment target binds."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for elt in target.elts for n in _target_names(elt)]
+    return []
 
 
 def _is_main_guard(test: ast.expr) -> bool:

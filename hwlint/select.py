@@ -28,7 +28,17 @@ from dataclasses import dataclass, field, replace
 
 from .cache import Cache
 from .engine import MAX_FILE_BYTES, analyze_files, read_source
-from .model import ClassInfo, FileModel, Instantiation, build_model, effective_declaration, mro
+from .model import (
+    ClassInfo,
+    Declaration,
+    FileModel,
+    Instantiation,
+    LocalResolver,
+    build_model,
+    effective_declaration,
+    mro,
+)
+from .project import Links, links_of
 from .rules import generated_devices, generated_suffixes
 from .taxonomy import Runner, Taxonomy
 
@@ -55,8 +65,12 @@ class Candidate:
     methods: tuple[str, ...] = ()  # test method names as collected (device suffix included)
     keywords: tuple[str, ...] = ()  # decorator names: pytest's -k also matches marker names
     notes: tuple[str, ...] = ()  # why the placement is uncertain, for stderr and explain
-    conditional: bool = False  # defined or generated in a block importing may skip (if, except...)
+    # Its existence or name depends on a run-time fact: defined or generated in a block importing may
+    # skip (if, except...), an unresolved filter, a base or decorator rebound at run time, a non-Test*
+    # class not surely a TestCase, dynamic code in the module. ``unsure`` says which.
+    conditional: bool = False
     tests: int = 0  # test methods pytest collects from the class (before parametrization)
+    unsure: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -76,9 +90,10 @@ class Candidate:
         """True when no single node id is sure to exist at collection time.
 
         pytest aborts the whole run on a node id it cannot find, so such classes are better
-        addressed through their file (and a -k).
+        addressed through their file (and a -k). This is the property hwselect keeps: a printed
+        ``path::Class`` is one pytest collects whatever the run-time facts hwlint cannot see.
         """
-        return self.uncertain_name or self.conditional
+        return self.uncertain_name or self.conditional or bool(self.unsure)
 
     @property
     def test_count(self) -> int:
@@ -105,6 +120,8 @@ class FileSelection:
     error: str | None = None
     # module-level test functions pytest collects; never selected (the runtime drops classless tests)
     functions: list[str] = field(default_factory=list)
+    # classes or tests the module creates in ways hwlint cannot see, in words (one per site)
+    unseen: list[str] = field(default_factory=list)
 
     @property
     def selected(self) -> list[Candidate]:
@@ -248,7 +265,9 @@ def select_paths(
     if isinstance(runner, str):
         runner = get_runner(taxonomy, runner)
     max_bytes = config.max_file_size * 1024 * 1024
-    selections = select_all(taxonomy, files, backends, include_unclassified, jobs, cache, [runner], max_bytes)
+    selections = select_all(
+        taxonomy, files, backends, include_unclassified, jobs, cache, [runner], config.roots, max_bytes
+    )
     selections[runner.name].warnings[:0] = [str(s) for s in skipped]
     return selections[runner.name]
 
@@ -276,6 +295,7 @@ def select_all(
     jobs: int | None = None,
     cache: Cache | None = None,
     runners: Sequence[Runner] | None = None,
+    roots: Sequence[str] = (),
     max_bytes: int = MAX_FILE_BYTES,
 ) -> dict[str, RunnerSelection]:
     """Select, for each of *runners* (default: every runner of the taxonomy), the test classes of
@@ -288,10 +308,10 @@ def select_all(
     names = tuple(r.name for r in runners)
     inc = include_unclassified
     analysis = functools.partial(_select_analysis, names=names, backends=backends, include_unclassified=inc)
-    kind = f"select:{','.join(names)}:{','.join(backends)}:{int(inc)}"
-    per_file = analyze_files(
-        files, taxonomy, analysis, kind, jobs, cache, max_bytes, value_type=dict[str, FileSelection] | str
-    )
+    kind = f"select2:{','.join(names)}:{','.join(backends)}:{int(inc)}"
+    value_type = tuple[dict[str, FileSelection], Links | None] | str
+    per_file = analyze_files(files, taxonomy, analysis, kind, jobs, cache, max_bytes, value_type=value_type)
+    per_file, project_notes = link_files(files, per_file, taxonomy, names, backends, inc, roots, jobs, cache)
     out = {}
     for runner in runners:
         chosen = runner_backends(taxonomy, runner, backends)
@@ -307,11 +327,13 @@ def select_all(
                 result.files.append(FileSelection(path, error=by_runner))
                 result.warnings.append(f"{path}: cannot read: {by_runner}")
                 continue
-            fs = _at(by_runner[runner.name], path)
+            fs = _at(by_runner[0][runner.name], path)
             result.files.append(fs)
             if fs.error:
                 result.warnings.append(f"{path}: cannot parse ({fs.error}); none of its classes is selected")
             result.warnings += [f"{c.nodeid}: {note}" for c in fs.candidates for note in c.notes]
+            result.warnings += [f"{path}: {note}" for note in fs.unseen]
+            result.warnings += [f"{path}: {note}" for note in project_notes.get(path, [])]
         out[runner.name] = result
     return out
 
@@ -323,16 +345,176 @@ def _select_analysis(
     names: tuple[str, ...],
     backends: tuple[str, ...],
     include_unclassified: bool,
-) -> dict[str, FileSelection] | str:
-    """The named runners' selections of one file (slim: no model objects), or why it cannot be read."""
+) -> tuple[dict[str, FileSelection], Links | None] | str:
+    """The named runners' selections of one file (slim: no model objects) and what the cross-file
+    phase needs of it (:class:`~hwlint.project.Links`), or why it cannot be read."""
     if isinstance(data, str):
         return data
     model = build_model(data, path, taxonomy)
+    links = links_of(model) if model.error is None else None
+    return _select_runners(model, taxonomy, names, backends, include_unclassified), links
+
+
+def _select_runners(
+    model: FileModel, taxonomy: Taxonomy, names: Sequence[str], backends: tuple[str, ...], inc: bool
+) -> dict[str, FileSelection]:
     out = {}
     for runner in (taxonomy.runners[name] for name in names):
         chosen = runner_backends(taxonomy, runner, backends)
-        fs = select_model(model, with_backends(taxonomy, chosen), runner, chosen, include_unclassified)
+        fs = select_model(model, with_backends(taxonomy, chosen), runner, chosen, inc)
         out[runner.name] = _slim(fs)
+    return out
+
+
+def _slim_model(model: FileModel) -> FileModel:
+    """*model* without device uses and availability checks: selection never reads them."""
+    classes = tuple(
+        replace(
+            c,
+            device_uses=(),
+            availability_checks=(),
+            methods=tuple(replace(m, device_uses=(), param_sites=()) for m in c.methods),
+        )
+        for c in model.classes
+    )
+    return replace(model, classes=classes, noqa=())
+
+
+def link_files(
+    files: Sequence[str],
+    per_file: list,
+    taxonomy: Taxonomy,
+    names: Sequence[str],
+    backends: tuple[str, ...],
+    inc: bool,
+    roots: Sequence[str] = (),
+    jobs: int | None = None,
+    cache: Cache | None = None,
+) -> tuple[list, dict[str, list[str]]]:
+    """The cross-file phase, over the per-file :class:`~hwlint.project.Links` the first phase cached.
+
+    Classes a module imports from another scanned test module are added to it, as pytest collects
+    them there too. A file whose bases or instantiated classes come from another scanned module is
+    selected again with the project's resolver, on the models of just those files (cached apart,
+    so a warm run parses nothing). Returns the updated per-file values and warnings by file:
+    imports of test classes from modules that are not scanned.
+    """
+    from .project import Project
+
+    notes: dict[str, list[str]] = {}
+    links = {
+        path: replace(entry[1], path=path)
+        for path, entry in zip(files, per_file, strict=True)
+        if not isinstance(entry, str) and entry[1] is not None
+    }
+    if not links:
+        return per_file, notes
+    index = {os.path.abspath(p): i for i, p in enumerate(files)}
+
+    def load(path: str) -> FileModel | None:
+        model = _facts_analysis(path, read_source(path), taxonomy)
+        return None if isinstance(model, str) else model
+
+    project = Project((), roots, loader=load, paths=index)
+    out = list(per_file)
+    wanted = {path: project.providers(lk) for path, lk in links.items()}
+    wanted = {path: v for path, v in wanted.items() if v}
+    if wanted:
+        need = sorted({*wanted, *(files[index[a]] for v in wanted.values() for a in v)})
+        facts = analyze_files(need, taxonomy, _facts_analysis, "facts", jobs, cache)
+        for path, model in zip(need, facts, strict=True):
+            if not isinstance(model, str):
+                project.add(replace(model, path=path))
+        resolver = project.resolver()
+        for path in wanted:
+            model = project.model_of(os.path.abspath(path))
+            if model is not None:
+                linked = replace(model, resolver=resolver)
+                i = index[os.path.abspath(path)]
+                out[i] = (_select_runners(linked, taxonomy, names, backends, inc), links[path])
+
+    def classes_of(apath: str) -> list[str]:
+        lk = links.get(files[index[apath]]) if apath in index else None
+        return [n for n, _ in lk.classes] if lk is not None else []
+
+    for path, lk in links.items():
+        i = index[os.path.abspath(path)]
+        imported = project.imported_classes(lk, classes_of)
+        if imported:
+            out[i] = (_with_imported(out, i, path, imported, index), lk)
+        for imp, name in project.unresolved_imports(lk):
+            if imp.module and not name.endswith(_HELPER_SUFFIXES):
+                notes.setdefault(path, []).append(
+                    f"line {imp.site.line}: imports {name} from {imp.module}, which is not among the "
+                    "scanned files: if it is a test class pytest collects it here too, and hwselect does "
+                    "not select it"
+                )
+    return out, notes
+
+
+def _facts_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> FileModel | str:
+    """The model the cross-file phase reads (no device uses), or why the file cannot be read."""
+    if isinstance(data, str):
+        return data
+    return _slim_model(build_model(data, path, taxonomy))
+
+
+_HELPER_SUFFIXES = ("TestCase", "Base", "Mixin", "Template")
+
+
+def _with_imported(
+    out: list, i: int, path: str, imported: list, index: dict[str, int]
+) -> dict[str, FileSelection]:
+    """File *i*'s selections with the classes it imports from other test modules added."""
+    by_runner = dict(out[i][0])
+    for runner, fs in by_runner.items():
+        have = {n for c in fs.candidates for n in c.names}
+        added = []
+        for x in imported:
+            j = index.get(x.path)
+            if j is None or isinstance(out[j], str) or x.binding in have:
+                continue
+            for c in out[j][0][runner].candidates:
+                if x.name not in c.names:
+                    continue
+                have.add(x.binding)
+                added.append(
+                    replace(
+                        c,
+                        path=path,
+                        names=(x.binding,) if len(c.names) == 1 else c.names,
+                        conditional=c.conditional or x.statement.nested,
+                        notes=(),
+                    )
+                )
+        if added:
+            by_runner[runner] = replace(fs, candidates=[*fs.candidates, *added])
+    return by_runner
+
+
+def _hidden_tests(model: FileModel) -> list[str]:
+    """Test*-named classes with no test hwlint can see but a base it cannot resolve: pytest may
+    collect them (their tests come from the base), hwselect never selects them."""
+    out = []
+    resolver = model.resolver or LocalResolver()
+    for cls in model.classes:
+        if (
+            not cls.name.startswith("Test")
+            or model.under_main_guard(cls.site.line)
+            or _test_methods(model, cls)
+        ):
+            continue
+        bases = [(c, b) for c in mro(model, cls) for b in c.bases if b and b != "object"]
+        unknown = [
+            b for c, b in bases if not b.endswith("TestCase") and resolver.resolve_base(model, c, b) is None
+        ]
+        # a TestCase (or a base named like a test holder) whose other bases are unknown
+        if unknown and any(b.endswith("TestCase") or "Test" in b for _, b in bases):
+            out.append(
+                f"{cls.name} (line {cls.site.line}) has no test hwlint can see, but its base "
+                f"{', '.join(unknown)} is outside the scanned files: if it holds tests, pytest collects "
+                "them and hwselect does not select them"
+            )
     return out
 
 
@@ -369,7 +551,7 @@ def select_model(
     if model.error is not None:
         fs.error = f"line {model.error.line}: {model.error.message}"
         return fs
-    bound = _replay(model, taxonomy, runner, backends, fs)
+    bound, maybe, file_unsure = _replay(model, taxonomy, runner, backends, fs)
     deleted = {name for name, _ in model.deletions}
     fs.functions = [
         name
@@ -383,8 +565,14 @@ def select_model(
         seen.add(id(entry))
         cand = _candidate(model, taxonomy, runner, entry, include_unclassified)
         if cand is not None:
-            fs.candidates.append(cand)
+            unsure = (*file_unsure, *_unsure(model, entry, maybe))
+            if cand.conditional:
+                line = cand.call.site.line if cand.call else entry.site.line  # type: ignore[union-attr]
+                what = "instantiated" if cand.call else "defined"
+                unsure = (f"{what} in a block importing the module may skip (line {line})", *unsure)
+            fs.candidates.append(replace(cand, unsure=unsure) if unsure else cand)
     fs.candidates.sort(key=_line)
+    fs.unseen += _hidden_tests(model)
     return fs
 
 
@@ -411,8 +599,14 @@ class _Generated:
 
 def _replay(
     model: FileModel, taxonomy: Taxonomy, runner: Runner, backends: Sequence[str], fs: FileSelection
-) -> dict[str, ClassInfo | _Generated]:
-    """Module globals at the end of import: name -> hand-written class or generated class."""
+) -> tuple[dict[str, ClassInfo | _Generated], dict[str, str], tuple[str, ...]]:
+    """Module globals at the end of import, on the common path: name -> hand-written class or
+    generated class; names whose binding depends on a run-time condition, and why; reasons no
+    class of the module is certain (code that may rebind any name).
+
+    The common path: a try body runs to its end, so a class its handler defines again is the
+    body's; an if/else or loop body may or may not run, so what it binds is conditional, and an
+    instantiation or ``del`` under a condition leaves the generic class possibly in place."""
     # pytest imports the module under its own name, so `if __name__ == "__main__":` bodies never run
     events: list[tuple[int, int, ClassInfo | Instantiation | str]] = [
         (c.site.line, 0, c) for c in model.classes if not model.under_main_guard(c.site.line)
@@ -425,17 +619,45 @@ def _replay(
     events += [(line, 2, name) for name, line in model.deletions if not model.under_main_guard(line)]
     events.sort(key=lambda e: (e[0], e[1]))
     bound: dict[str, ClassInfo | _Generated] = {}
-    for _, _, item in events:
+    maybe: dict[str, str] = {}
+    file_unsure: list[str] = []
+
+    def defined_in(name: str, first: int, last: int) -> bool:
+        return any(first <= c.site.line <= last for c in model.classes if c.name == name)
+
+    for line, _, item in events:
+        conditional = model.is_conditional(line)
         if isinstance(item, str):  # `del Name`
-            bound.pop(item, None)
+            if conditional:
+                maybe[item] = f"`del {item}` at line {line} runs only under a condition"
+            else:
+                bound.pop(item, None)
             continue
         if isinstance(item, ClassInfo):
+            if model.handler_shadowed(line, item.name, defined_in):
+                continue  # the try body's class is the one that exists when nothing raises
             bound[item.name] = item
             continue
         generic_name = item.class_name or ""
         source = bound.get(generic_name)
+        resolve = getattr(model.resolver, "resolve_name", None)
+        if source is None and resolve is not None:
+            source = resolve(model, generic_name, line)  # a generic class imported from another module
         # The runtime deletes the generic class from the module (scope[generic.__name__]).
-        bound.pop(generic_name, None)
+        if conditional and source is not None:
+            maybe[generic_name] = (
+                f"instantiated under a condition (line {line}): it stays collected when that does not run"
+            )
+        else:
+            bound.pop(generic_name, None)
+        if source is None and not any(i.binding(generic_name) for i in model.imports):
+            why = (
+                f"line {line}: {item.function}({generic_name}, ...) instantiates a class hwlint cannot "
+                "see (a loop variable or a computed class): the classes it generates are not selected"
+            )
+            fs.unseen.append(why)
+            file_unsure.append(why)
+            continue
         generic = source if isinstance(source, ClassInfo) else None
         gen = _generate(model, taxonomy, runner, backends, item, generic_name, generic, fs)
         if gen is None:
@@ -445,7 +667,89 @@ def _replay(
             if isinstance(old, ClassInfo) and old.is_test:
                 gen.replaced.append(f"{name} (line {old.site.line})")
             bound[name] = gen
-    return bound
+    for site, kind in model.dynamic:
+        if model.under_main_guard(site.line):
+            continue
+        if kind == "exit":
+            file_unsure.append(f"line {site.line}: `{site.text}` may end the module's import early")
+            continue
+        what = _DYNAMIC.get(kind)
+        if what is None or (kind == "setattr" and model.class_named(site.text) is None):
+            continue  # setattr on something other than a class of the module adds no test
+        fs.unseen.append(f"line {site.line}: {what} (`{site.text}`)")
+        if kind in ("globals", "exec"):
+            file_unsure.append(f"line {site.line}: {what}")
+    return bound, maybe, tuple(dict.fromkeys(file_unsure))
+
+
+_DYNAMIC = {
+    "globals": "writes module globals at run time: the classes it creates are not selected, and any "
+    "name may be rebound",
+    "exec": "runs exec(): the classes it creates are not selected, and any name may be rebound",
+    "type": "creates a class with type(): it is not selected",
+    "setattr": "adds attributes to a class with setattr(): tests added this way are not counted",
+}
+
+
+def _unsure(model: FileModel, entry: ClassInfo | _Generated, maybe: dict[str, str]) -> tuple[str, ...]:
+    """Why the collected class *entry* may not exist under its name at run time (empty: it will)."""
+    out = []
+    cls = entry if isinstance(entry, ClassInfo) else entry.source
+    name = entry.name if isinstance(entry, ClassInfo) else entry.generic
+    if isinstance(entry, ClassInfo) and name in maybe:
+        out.append(maybe[name])
+    if isinstance(entry, _Generated):
+        out += [f"may not be generated: {n}" for n in entry.notes if "cannot be resolved" in n]
+    if cls is None:
+        return tuple(out)
+    line = model.runtime_bound(name, after=cls.site.line)
+    if line:
+        out.append(f"the name {name} is rebound at run time (line {line})")
+    for c in mro(model, cls):
+        for base in c.bases:
+            line = model.runtime_bound(base.partition(".")[0], before=c.site.line)
+            if line:
+                out.append(f"base {base} of {c.name} is bound at run time (line {line})")
+    for d in cls.decorators:
+        head = _head(d.site.text)
+        line = model.runtime_bound(head, before=cls.site.line)
+        if line:
+            out.append(
+                f"decorator @{d.site.text} is bound at run time (line {line}) and may replace the class"
+            )
+    if isinstance(entry, ClassInfo) and not name.startswith("Test") and not _surely_testcase(model, cls):
+        out.append(f"{name} is not named Test* and no base is surely a unittest.TestCase")
+    tests = [(c, t) for c in mro(model, cls) for t in (*c.test_methods, *c.assigned_tests)]
+    if tests and all((t if isinstance(t, str) else t.name) in c.conditional_tests for c, t in tests):
+        out.append("every test of the class is defined under a condition")
+    for site, kind in model.dynamic:
+        if kind == "setattr" and site.text == name:
+            out.append(f"tests are added with setattr (line {site.line})")
+    return tuple(dict.fromkeys(out))
+
+
+def _gets_tests(model: FileModel, cls: ClassInfo) -> bool:
+    """True when module code adds attributes to *cls* with setattr (tests hwlint cannot count)."""
+    return any(kind == "setattr" and site.text == cls.name for site, kind in model.dynamic)
+
+
+def _head(text: str) -> str:
+    """The first name of a decorator's source text (``unittest`` for ``unittest.skipIf(...)``)."""
+    end = 0
+    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        end += 1
+    return text[:end]
+
+
+def _surely_testcase(model: FileModel, cls: ClassInfo) -> bool:
+    """True when a base in *cls*'s known MRO is a ``...TestCase`` by name: pytest collects a
+    unittest.TestCase whatever its name."""
+    return any(
+        base.rpartition(".")[2].endswith("TestCase")
+        and not model.runtime_bound(base.partition(".")[0], before=c.site.line)
+        for c in mro(model, cls)
+        for base in c.bases
+    )
 
 
 def _generate(
@@ -541,7 +845,7 @@ def _candidate(
 ) -> Candidate | None:
     if isinstance(entry, ClassInfo):
         methods = _test_methods(model, entry)
-        if not methods or not _collectable(model, entry):
+        if (not methods and not _gets_tests(model, entry)) or not _collectable(model, entry):
             return None
         status, member, holder, notes = _place(model, taxonomy, runner, entry, include_unclassified)
         return Candidate(
@@ -563,7 +867,8 @@ def _candidate(
             f"replaces the hand-written class {', '.join(entry.replaced)}: instantiating "
             f"{entry.generic} binds that name in the module"
         )
-    if entry.source is not None and not _test_methods(model, entry.source):
+    source = entry.source
+    if source is not None and not _test_methods(model, source) and not _gets_tests(model, source):
         return None  # a generated class without tests: pytest collects no item from it
     if entry.source is None:
         status, member, holder = UNPLACED, None, None
@@ -595,10 +900,44 @@ def _place(
     model: FileModel, taxonomy: Taxonomy, runner: Runner, cls: ClassInfo, include_unclassified: bool
 ) -> tuple[str, str | None, str | None, tuple[str, ...]]:
     """(status, member, holder, notes) for the classification ``getattr`` finds on *cls*."""
+    options = _declaration_options(model, cls)
+    if len(options) > 1:
+        placed = {_place_one(taxonomy, runner, d, h, include_unclassified)[0] for d, h in options}
+        if len(placed) > 1:
+            lines = [str(d.site.line) for d, _ in options if d is not None]
+            where = f"line{'s' * (len(lines) > 1)} {', '.join(lines)}"
+            note = f"{taxonomy.attribute} depends on a run-time condition ({where})"
+            return UNPLACED, None, None, (note,)
     found = effective_declaration(model, cls)
-    if found is None:
+    return _place_one(taxonomy, runner, *(found or (None, None)), include_unclassified)
+
+
+def _declaration_options(
+    model: FileModel, cls: ClassInfo
+) -> list[tuple[Declaration | None, ClassInfo | None]]:
+    """Every declaration ``getattr`` may find on *cls*, given conditional assignments in class bodies
+    (``(None, None)``: none at all)."""
+    out: list[tuple[Declaration | None, ClassInfo | None]] = []
+    for c in mro(model, cls):
+        decls = list(c.declarations)
+        fixed = [i for i, d in enumerate(decls) if not d.conditional]
+        start = fixed[-1] if fixed else 0
+        out += [(d, c) for d in decls[start:]]
+        if fixed:
+            return out
+    return [*out, (None, None)]
+
+
+def _place_one(
+    taxonomy: Taxonomy,
+    runner: Runner,
+    decl: Declaration | None,
+    holder: ClassInfo | None,
+    include_unclassified: bool,
+) -> tuple[str, str | None, str | None, tuple[str, ...]]:
+    """(status, member, holder, notes) for one declaration *decl* held by *holder* (None: none)."""
+    if decl is None or holder is None:
         return (SELECTED if include_unclassified else UNCLASSIFIED), None, None, ()
-    decl, holder = found
     if decl.member is None:
         note = f"{taxonomy.attribute} = {decl.site.text} (line {decl.site.line}) is not a static enum member"
         return UNPLACED, None, holder.name, (note,)
@@ -610,11 +949,16 @@ def _place(
 
 
 def _test_methods(model: FileModel, cls: ClassInfo) -> tuple[str, ...]:
-    """Test methods a hand-written class has, its own and those inherited from bases in the file."""
+    """Test methods a hand-written class has, its own and those inherited from bases in the file
+    (``def test_x`` and ``test_x = helper`` alike)."""
     names: dict[str, None] = {}
     for c in mro(model, cls):
+        if c is not cls and any(not model.is_conditional(i.site.line) for i in model.instantiations_of(c)):
+            continue  # instantiation deletes the generic class's tests: its subclasses lose them too
         for m in c.test_methods:
             names.setdefault(m.name)
+        for t in c.assigned_tests:
+            names.setdefault(t)
     return tuple(names)
 
 
@@ -625,11 +969,12 @@ def _collectable(model: FileModel, cls: ClassInfo) -> bool:
     ``unittest.TestCase``: pytest then collects it only under its ``Test*`` naming rule (a mixin
     such as ``class _OpsMixin:`` holding test methods is never collected on its own).
     """
+    resolver = model.resolver or LocalResolver()
     for c in mro(model, cls):
         for base in c.bases:
             if base == "object":
                 continue
-            if not base or "." in base or model.class_named(base, c.site.line) is None:
+            if resolver.resolve_base(model, c, base) is None:
                 return True  # a base from outside the file, perhaps TestCase
     return cls.name.startswith("Test")
 
@@ -643,7 +988,7 @@ def _generated_methods(model: FileModel, entry: _Generated) -> tuple[str, ...]:
     if entry.source is None:
         return ()
     suffixes = [n[len(entry.generic) :].lower() for n in entry.names]
-    own = [m.name for m in entry.source.test_methods]
+    own = [m.name for m in entry.source.test_methods] + list(entry.source.assigned_tests)
     out = [f"{name}_{s}" for name in own for s in suffixes]
     out += [name for name in _test_methods(model, entry.source) if name not in own]
     return tuple(dict.fromkeys(out))
@@ -664,7 +1009,25 @@ def _keywords(cls: ClassInfo) -> tuple[str, ...]:
 # -- explain ----------------------------------------------------------------------------------
 
 
-def explain(taxonomy: Taxonomy, runner: Runner | str, path: str, class_name: str, backends=()) -> list[str]:
+def _explain_project(model: FileModel, taxonomy: Taxonomy, roots: Sequence[str]):
+    """A project holding *model*, loading the test modules it imports as they are needed."""
+    from .project import Project
+
+    def load(p: str) -> FileModel | None:
+        data = read_source(p)
+        return None if isinstance(data, str) else build_model(data, p, taxonomy)
+
+    return Project([model], roots, loader=load)
+
+
+def explain(
+    taxonomy: Taxonomy,
+    runner: Runner | str,
+    path: str,
+    class_name: str,
+    backends=(),
+    roots: Sequence[str] = (),
+) -> list[str]:
     """Why *class_name* in *path* does or does not run on *runner*: lines of text, verdict first."""
     if isinstance(runner, str):
         runner = get_runner(taxonomy, runner)
@@ -674,10 +1037,27 @@ def explain(taxonomy: Taxonomy, runner: Runner | str, path: str, class_name: str
     if isinstance(data, str):
         return [f"{path}: cannot read: {data}"]
     model = build_model(data, path, taxonomy)
+    project = _explain_project(model, taxonomy, roots)
+    model = replace(model, resolver=project.resolver())
     fs = select_model(model, taxonomy, runner, chosen, include_unclassified=False)
     if fs.error:
         return [f"{path}: cannot parse ({fs.error})"]
     lines: list[str] = []
+
+    def classes_of(p: str) -> list[str]:
+        found = project.model_of(p)
+        return [c.name for c in found.classes] if found is not None else []
+
+    for x in project.imported_classes(links_of(model), classes_of):
+        if x.binding == class_name:
+            lines += [
+                f"{class_name} is imported from {relpath(x.path)} (line {x.statement.site.line}): pytest "
+                f"collects it as {path}::{class_name} too, with the same verdict:",
+                *explain(taxonomy, runner, relpath(x.path), x.name, backends, roots),
+            ]
+            if x.statement.nested:
+                lines.append("  note: the import is in a block that may not run: addressed through the file.")
+            return lines
     for cand in fs.candidates:
         if class_name in cand.names or class_name == cand.generic:
             lines += _explain_candidate(taxonomy, runner, model, cand)
@@ -722,6 +1102,9 @@ def _explain_candidate(taxonomy: Taxonomy, runner: Runner, model: FileModel, can
         lines.append(f"  no {taxonomy.attribute} in the class or its bases in this file.")
     lines.append(f"  runner {runner.name} runs {', '.join(runner.runs)}.")
     lines += [f"  note: {n}" for n in cand.notes]
+    if cand.uncertain_nodeid and cand.unsure:
+        lines.append("  hwselect addresses it through its file (and a -k), as its node id may not exist:")
+        lines += [f"    - {u}" for u in cand.unsure]
     if cand.status == UNPLACED:
         lines.append("  the pytest plugin (pytest --hw-runner) reads the live classification instead.")
     return lines
@@ -730,9 +1113,13 @@ def _explain_candidate(taxonomy: Taxonomy, runner: Runner, model: FileModel, can
 def _explain_absent(model: FileModel, runner: Runner, class_name: str) -> list[str]:
     cls = model.class_named(class_name)
     if cls is None:
-        return [
+        lines = [
             f"NOT RUN: {model.path} defines no class {class_name} and generates none on runner {runner.name}."
         ]
+        for site, kind in model.dynamic:
+            if kind in _DYNAMIC:
+                lines.append(f"  but line {site.line} {_DYNAMIC[kind]}: hwselect cannot see such classes.")
+        return lines
     if not _test_methods(model, cls):
         return [f"NOT RUN: {model.path}::{class_name} has no test methods hwlint can see."]
     return [

@@ -251,8 +251,8 @@ def nodeid_lines(sel, chosen) -> list[str]:
         print(
             f"hwselect: note: {len(whole)} files listed whole (first: {whole[0]}): no certain node id "
             f"for {named} PrivateUse1 classes (named by collection order) and {conditional} classes "
-            "defined or instantiated in blocks that may not run"
-            + ("; a -k keeps exactly the selected classes" if mixed else ""),
+            "whose existence depends on a run-time fact (a condition, a rebinding, dynamic code: "
+            "`hwselect explain` says which)" + ("; a -k keeps exactly the selected classes" if mixed else ""),
             file=sys.stderr,
         )
     if mixed:
@@ -373,7 +373,15 @@ def _select_all(taxonomy, config, names, paths, args):
     cache = _cache(args, config, taxonomy)
     max_bytes = config.max_file_size * 1024 * 1024
     return select_all(
-        taxonomy, files, args.backend, args.include_unclassified, args.jobs, cache, runners, max_bytes
+        taxonomy,
+        files,
+        args.backend,
+        args.include_unclassified,
+        args.jobs,
+        cache,
+        runners,
+        config.roots,
+        max_bytes,
     )
 
 
@@ -416,13 +424,13 @@ def cmd_explain(args) -> int:
     from .select import SelectionError, explain
 
     path, sep, cls = args.target.partition("::")
-    _, taxonomy = _setup(args, [path])
+    config, taxonomy = _setup(args, [path])
     if not sep or not cls:
         raise _UserError(f"expected PATH::Class, got {args.target!r}")
     if not os.path.exists(path):
         raise _UserError(f"{path}: no such file")
     try:
-        lines = explain(taxonomy, args.runner, path, cls, args.backend)
+        lines = explain(taxonomy, args.runner, path, cls, args.backend, config.roots)
     except SelectionError as e:
         raise _UserError(str(e)) from None
     print("\n".join(lines))

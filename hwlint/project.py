@@ -1,0 +1,286 @@
+"""The project model: what one test module borrows from another, resolved over cached per-file facts.
+
+The file model (:mod:`hwlint.model`) sees one file. pytest and the torch runtime see a process in
+which test modules import each other: ``from quantization.core.test_quantized_op import
+TestQuantizedOps`` makes pytest collect ``test_quantization.py::TestQuantizedOps`` as well; a class
+takes its tests and its ``hw_classification`` from a mixin defined in another test module; a module
+instantiates a generic class it imported. This module resolves those names across the scanned files
+and implements the model's :class:`~hwlint.model.Resolver` hook with the result.
+
+Module names resolve as they do under pytest for PyTorch's tree (``rootdir``-relative imports with
+the ``prepend`` import mode): a relative import against the file's package; an absolute one against
+the test file's own directory, the first ancestor directory that is not a package (what pytest puts
+on ``sys.path``), the current directory (the test root, where ``python -m pytest`` runs) and the
+``roots`` of ``[tool.hwlint]``. Only scanned files are known: a module outside them (torch's own
+testing helpers) stays unresolved, and what hangs on it is reported, not guessed.
+
+The second phase is cheap: it reads the per-file models the first phase cached and parses nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from .model import ClassInfo, FileModel, ImportStatement, LocalResolver
+
+_MAX_DEPTH = 8  # re-exports followed (a module re-exporting an imported class)
+
+
+@dataclass(frozen=True)
+class Links:
+    """What the cross-file phase needs of one file, small enough to cache for every file.
+
+    ``external``: names used as a base or instantiated that no class of the file binds where they
+    are used; ``unbound``: names the module deletes or instantiates (an imported class so named is
+    not collected there); ``classes``: (name, line) of every class definition."""
+
+    path: str
+    imports: tuple[ImportStatement, ...]
+    classes: tuple[tuple[str, int], ...]
+    external: tuple[str, ...]
+    unbound: tuple[str, ...]
+
+    def still_bound(self, name: str, statement: ImportStatement) -> bool:
+        """True when *name*, imported by *statement*, is still bound when the module's import ends."""
+        if name in self.unbound:
+            return False
+        return not any(n == name and line > statement.site.line for n, line in self.classes)
+
+
+def links_of(model: FileModel) -> Links:
+    """The :class:`Links` of *model* (imports of torch's own modules left out: never test modules)."""
+    imports = tuple(
+        imp
+        for imp in model.imports
+        if not model.under_main_guard(imp.site.line)
+        and not (imp.module or imp.names[0][0]).startswith("torch")
+    )
+    external = []
+    for cls in model.classes:
+        for base in cls.bases:
+            found = model.class_named(base.partition(".")[0], cls.site.line) if base else None
+            if base and (found is None or found is cls):
+                external.append(base)
+    for call in model.instantiations:
+        if call.class_name and model.class_named(call.class_name, call.site.line) is None:
+            external.append(call.class_name)
+    unbound = {n for n, _ in model.deletions} | {i.class_name for i in model.instantiations if i.class_name}
+    return Links(
+        model.path,
+        imports,
+        tuple((c.name, c.site.line) for c in model.classes),
+        tuple(dict.fromkeys(external)),
+        tuple(sorted(unbound)),
+    )
+
+
+@dataclass(frozen=True)
+class ImportedClass:
+    """A class another scanned module defines, bound in *importer* by a from-import."""
+
+    binding: str  # the name it has in the importing module
+    name: str  # its name in the defining module
+    path: str  # the defining module's file
+    statement: ImportStatement
+
+
+class Project:
+    """Per-file models of every scanned file, and name resolution between them."""
+
+    def __init__(
+        self,
+        models: Iterable[FileModel],
+        roots: Sequence[str] = (),
+        cwd: str | None = None,
+        loader: Callable[[str], FileModel | None] | None = None,
+        paths: Iterable[str] = (),
+    ):
+        """*paths*: the scanned files (modules an import may name); *models*: those loaded up front.
+        *loader* (path -> model), when given, loads a module the project needs but lacks: a scanned
+        file, or any file on disk when no *paths* are given (``hwselect explain`` looks at one file
+        and loads what it imports on demand)."""
+        self.loader = loader
+        self.models = {os.path.abspath(m.path): m for m in models}
+        self.paths = {os.path.abspath(p) for p in paths} | set(self.models)
+        self.anywhere = not paths
+        self.stems = {os.path.splitext(os.path.basename(p))[0] for p in self.paths}
+        self.roots = [os.path.abspath(r) for r in (cwd or os.getcwd(), *roots)]
+        self._owner: dict[int, FileModel] = {}
+        for m in self.models.values():
+            for c in m.classes:
+                self._owner[id(c)] = m
+        self._modules: dict[tuple[str, str], str | None] = {}
+
+    def owner(self, cls: ClassInfo, default: FileModel) -> FileModel:
+        """The model of the file defining *cls*."""
+        return self._owner.get(id(cls), default)
+
+    # -- modules ---------------------------------------------------------------------------
+    def module_file(self, importer: str, module: str) -> str | None:
+        """The scanned file *module* names when imported from *importer*, or None."""
+        key = (os.path.dirname(importer), module)
+        if key not in self._modules:
+            self._modules[key] = self._find_module(importer, module)
+        return self._modules[key]
+
+    def _find_module(self, importer: str, module: str) -> str | None:
+        level = len(module) - len(module.lstrip("."))
+        parts = [p for p in module[level:].split(".") if p]
+        if not self.anywhere and (parts[-1] if parts else "__init__") not in self.stems:
+            return None  # no scanned file has that name: most imports end here, without a stat
+        here = os.path.dirname(os.path.abspath(importer))
+        if level:
+            base = here
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            bases = [base]
+        else:
+            bases = list(dict.fromkeys([here, _first_non_package(here), *self.roots]))
+        for base in bases:
+            stem = os.path.join(base, *parts)
+            for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
+                if candidate in self.paths:
+                    return candidate
+                if self.anywhere and self.loader is not None and os.path.isfile(candidate):
+                    self.paths.add(candidate)
+                    return candidate
+        return None
+
+    def add(self, model: FileModel) -> None:
+        """Make *model* the project's model of its file."""
+        path = os.path.abspath(model.path)
+        self.models[path] = model
+        self.paths.add(path)
+        self.stems.add(os.path.splitext(os.path.basename(path))[0])
+        for c in model.classes:
+            self._owner[id(c)] = model
+
+    def model_of(self, path: str) -> FileModel | None:
+        """The model of the scanned file *path*, loaded on first use when the project has a loader."""
+        found = self.models.get(path)
+        if found is None and self.loader is not None and path in self.paths:
+            found = self.loader(path)
+            if found is not None:
+                self.add(found)
+        return found
+
+    # -- names -----------------------------------------------------------------------------
+    def resolve_name(
+        self, model: FileModel, name: str, line: int = 1 << 30, depth: int = 0
+    ) -> ClassInfo | None:
+        """The class *name* (dotted or not) is bound to in *model* at *line*, through imports."""
+        if not name or depth > _MAX_DEPTH:
+            return None
+        local = model.class_named(name, line) if "." not in name else None
+        if local is not None and local.site.line < line:
+            return local
+        head, _, rest = name.partition(".")
+        for imp in reversed(model.imports):
+            if imp.site.line >= line:
+                continue
+            for imported, alias in imp.names:
+                if imp.module is not None:  # from M import imported [as alias]
+                    if (alias or imported) != head or imported == "*":
+                        continue
+                    if not rest:
+                        return self._class_in(model, imp.module, imported, depth)
+                    sub = imp.module + ("" if imp.module.endswith(".") else ".") + imported
+                    return self._class_in(model, sub, rest, depth)
+                # import a.b [as m]
+                if alias == head and rest:
+                    return self._class_in(model, imported, rest, depth)
+                if not alias and rest and name.startswith(imported + "."):
+                    return self._class_in(model, imported, name[len(imported) + 1 :], depth)
+        return None
+
+    def _class_in(self, model: FileModel, module: str, name: str, depth: int) -> ClassInfo | None:
+        path = self.module_file(model.path, module)
+        target = self.model_of(path) if path is not None and "." not in name else None
+        if target is None:
+            return None
+        found = target.class_named(name)
+        if found is not None:
+            return found
+        return self.resolve_name(target, name, depth=depth + 1)  # re-exported
+
+    def imported_classes(
+        self, links: Links, classes_of: Callable[[str], Sequence[str]]
+    ) -> list[ImportedClass]:
+        """Classes of other scanned modules that a file binds by a from-import (star imports too)
+        and keeps bound; *classes_of(path)* names the classes a scanned file defines."""
+        out = []
+        here = os.path.abspath(links.path)
+        for imp in links.imports:
+            if imp.module is None:
+                continue
+            path = self.module_file(links.path, imp.module)
+            if path is None or path == here:
+                continue
+            defined = classes_of(path)
+            for imported, alias in imp.names:
+                if imported == "*":
+                    out += [ImportedClass(n, n, path, imp) for n in defined if not n.startswith("_")]
+                elif imported in defined and links.still_bound(alias or imported, imp):
+                    out.append(ImportedClass(alias or imported, imported, path, imp))
+        return out
+
+    def unresolved_imports(self, links: Links, prefix: str = "Test") -> list[tuple[ImportStatement, str]]:
+        """From-imports of ``Test*`` names, still bound at the end, from modules that are not scanned."""
+        out = []
+        for imp in links.imports:
+            if imp.module is None:
+                continue
+            names = [n for n, a in imp.names if n.startswith(prefix) and links.still_bound(a or n, imp)]
+            if names and self.module_file(links.path, imp.module) is None:
+                out += [(imp, n) for n in names]
+        return out
+
+    def providers(self, links: Links) -> list[str]:
+        """Scanned files that a base or an instantiated class of the file may come from."""
+        out = []
+        heads = {name.partition(".")[0] for name in links.external}
+        for imp in links.imports:
+            for imported, alias in imp.names:
+                if (alias or imported).partition(".")[0] not in heads:
+                    continue
+                module = imp.module if imp.module is not None else imported
+                for m in (module, f"{module}.{imported}" if imp.module is not None else None):
+                    path = self.module_file(links.path, m) if m else None
+                    if path is not None and path != os.path.abspath(links.path):
+                        out.append(path)
+        return list(dict.fromkeys(out))
+
+    def resolver(self) -> ProjectResolver:
+        return ProjectResolver(self)
+
+
+class ProjectResolver:
+    """:class:`~hwlint.model.Resolver` over a :class:`Project`: a base resolves in the file that
+    defines the class, then through that file's imports."""
+
+    def __init__(self, project: Project):
+        self.project = project
+        self._local = LocalResolver()
+
+    def resolve_base(self, model: FileModel, cls: ClassInfo, base: str) -> ClassInfo | None:
+        owner = self.project.owner(cls, model)
+        found = self._local.resolve_base(owner, cls, base)
+        if found is not None:
+            return found
+        found = self.project.resolve_name(owner, base, cls.site.line)
+        return found if found is not cls else None
+
+    def resolve_name(self, model: FileModel, name: str, line: int) -> ClassInfo | None:
+        return self.project.resolve_name(model, name, line)
+
+
+def _first_non_package(directory: str) -> str:
+    """The first of *directory* and its ancestors without an ``__init__.py`` (pytest's basedir)."""
+    while os.path.exists(os.path.join(directory, "__init__.py")):
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+    return directory
