@@ -77,7 +77,7 @@ def encode(value: Any) -> Any:
             raise TypeError("cached mappings need string keys")
         return {k: encode(v) for k, v in value.items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return [encode(getattr(value, f.name)) for f in dataclasses.fields(value)]
+        return [encode(getattr(value, f.name)) for f in _cached_fields(value)]
     raise TypeError(f"cannot cache a {type(value).__name__}")
 
 
@@ -180,16 +180,22 @@ def _tuple(args: tuple) -> Callable[[Any], Any]:
     return fixed
 
 
+def _cached_fields(cls: Any) -> list[dataclasses.Field]:
+    """The fields a cache entry holds: a field left out of equality (an index, a resolver) is
+    derived, or belongs to one run, and is rebuilt by the dataclass itself."""
+    return [f for f in dataclasses.fields(cls) if f.compare]
+
+
 def _dataclass(cls: type) -> Callable[[Any], Any]:
-    fields: list[Callable[[Any], Any]] = []
+    fields: list[tuple[str, Callable[[Any], Any]]] = []
 
     def build(v: Any) -> Any:
         if not fields:  # resolved on first use: dataclasses may refer to each other
             hints = typing.get_type_hints(cls)
-            fields.extend(decoder(hints[f.name]) for f in dataclasses.fields(cls))
+            fields.extend((f.name, decoder(hints[f.name])) for f in _cached_fields(cls))
         if type(v) is not list or len(v) != len(fields):
             raise _bad(f"{cls.__name__} fields")
-        return cls(*[d(x) for d, x in zip(fields, v, strict=True)])
+        return cls(**{name: d(x) for (name, d), x in zip(fields, v, strict=True)})
 
     return build
 

@@ -421,7 +421,9 @@ def link_files(
     wanted = {path: v for path, v in wanted.items() if v}
     if wanted:
         need = sorted({*wanted, *(files[index[a]] for v in wanted.values() for a in v)})
-        facts = analyze_files(need, taxonomy, _facts_analysis, "facts", jobs, cache)
+        facts = analyze_files(
+            need, taxonomy, _facts_analysis, "facts", jobs, cache, value_type=FileModel | str
+        )
         for path, model in zip(need, facts, strict=True):
             if not isinstance(model, str):
                 project.add(replace(model, path=path))
