@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import site
 import subprocess
 import sys
 import venv
+from pathlib import Path
 
 import pytest
 
@@ -28,10 +30,19 @@ def wheel_venv(tmp_path_factory):
         pytest.fail(f"wheel build failed:\n{build.stdout}\n{build.stderr}")
     (wheel,) = dist.glob("hwlint-*.whl")
     env_dir = work / "venv"
-    # System site-packages supply the dependencies (pyyaml, ast-grep-py, flake8); the wheel itself is
-    # installed into the venv, which comes first on sys.path.
+    # The test interpreter's site-packages supply the dependencies (pyyaml, ast-grep-py, flake8),
+    # whether they live in a venv or in the system; the wheel itself is installed into the new venv,
+    # which comes first on sys.path (a path line in a .pth file adds a directory after it, and does
+    # not run that directory's own .pth files, such as the editable install's).
     venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    (Path(purelib) / "_test_dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     install = subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", str(wheel)],
         capture_output=True,
