@@ -37,8 +37,12 @@ def pytest_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 _DRIVER = r"""
 import json, os, sys
-for module in sys.argv[1:]:
-    __import__(module)
+try:
+    for module in sys.argv[1:]:
+        __import__(module)
+except ImportError as e:
+    print(f"cannot import {e.name or module}: {e}", flush=True)
+    sys.exit(1)
 import pytest
 
 print("ready", flush=True)
@@ -80,7 +84,12 @@ class PytestServer:
             )
             assert self._proc.stdout is not None
             ready = self._proc.stdout.readline()
-            assert ready == "ready\n", f"pytest server did not start: {ready!r}"
+            if ready != "ready\n":
+                self._proc.wait(timeout=60)
+                self._proc = None
+                os.rmdir(self._files)
+                # ImportError: the caller may skip, as with pytest.importorskip
+                raise ImportError(f"pytest server did not start: {ready.strip() or 'no output'}")
         self._n = 0
 
     def run(self, cwd: Path | str, args: list[str], env: dict[str, str] | None = None):
