@@ -13,6 +13,7 @@ reach the model through :class:`Resolver`, whose default knows only the file its
 from __future__ import annotations
 
 import ast
+import bisect
 import io
 import re
 import tokenize
@@ -611,9 +612,13 @@ class _Builder:
         checks: list[Site] = []
         if self.scan_checks:
             first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-            text = "".join(self.lines[first - 1 : node.end_lineno])
-            if any(t in text for t in self.check_tails):
-                checks = self.availability_checks(node)
+            hits = [
+                n
+                for n in range(first, (node.end_lineno or node.lineno) + 1)
+                if any(t in self.lines[n - 1] for t in self.check_tails)
+            ]
+            if hits:
+                checks = self.availability_checks(node, hits)
         body = node.body
         doc_end = 0
         if (
@@ -709,9 +714,10 @@ class _Builder:
         name = dotted_name(target).rpartition(".")[2]
         return Decorator(name, self.site(node))
 
-    def availability_checks(self, node: ast.ClassDef) -> list[Site]:
+    def availability_checks(self, node: ast.ClassDef, lines: list[int]) -> list[Site]:
+        """The checks' calls in *node*; *lines* (sorted) are the lines naming a check at all."""
         found = []
-        for sub in ast.walk(node):
+        for sub in _walk_lines(node, lines):
             if isinstance(sub, ast.Call) and dotted_name(sub.func) in self.tax.availability_checks:
                 found.append(self.site(sub))
         found.sort(key=lambda s: (s.line, s.col))
@@ -782,6 +788,26 @@ class _Builder:
                 codes = m.group("codes")
                 out.append((i, tuple(c.upper() for c in re.split(r"[,\s]+", codes) if c) if codes else ()))
         return tuple(out)
+
+
+def _walk_lines(node: ast.AST, lines: list[int]) -> Iterator[ast.AST]:
+    """Like ``ast.walk``, but only into the subtrees whose lines include one of *lines* (sorted):
+    what a text search proved absent from a subtree is not looked for in its nodes."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        for child in ast.iter_child_nodes(current):
+            first = getattr(child, "lineno", None)
+            if first is None:  # arguments, comprehensions, operators: no position of their own
+                stack.append(child)
+                continue
+            decorators = getattr(child, "decorator_list", None)
+            if decorators:  # a def's lineno is its `def` line; its decorators sit above it
+                first = min(first, decorators[0].lineno)
+            i = bisect.bisect_left(lines, first)
+            if i < len(lines) and lines[i] <= (child.end_lineno or first):  # type: ignore[attr-defined]
+                stack.append(child)
 
 
 def _conditional_blocks(stmt: ast.stmt) -> list[tuple[int, int]]:
