@@ -253,7 +253,7 @@ def cmd_check(args) -> int:
     if baseline is not None:
         found, stale = apply_baseline(baseline, found)
         stale = [f for f in stale if selection.enabled(f.code)]
-    run = apply_fixes(found, taxonomy, selection_for, options)
+    run = apply_fixes(found, taxonomy, selection_for, options, args.jobs)
     for warning in run.warnings:
         print(f"hwlint: warning: {warning}", file=sys.stderr)
     if args.diff:  # as in ruff: exit 1 when something would change
