@@ -96,6 +96,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--show-fixes", action="store_true", help="list the fixes and the evidence behind them"
     )
     check.add_argument("--baseline", metavar="FILE", help="skip the files listed in this JSON allowlist")
+    check.add_argument(
+        "--progress",
+        action="store_true",
+        help="show a progress bar on stderr (default: on a terminal, outside CI, after a second)",
+    )
 
     base = sub.add_parser("baseline", help="write the files that have findings to a JSON allowlist")
     base.add_argument("paths", nargs="*", metavar="PATH")
@@ -253,9 +258,15 @@ def cmd_check(args) -> int:
     if baseline is not None:
         found, stale = apply_baseline(baseline, found)
         stale = [f for f in stale if selection.enabled(f.code)]
-    run = apply_fixes(found, taxonomy, selection_for, options, args.jobs)
+    run = apply_fixes(found, taxonomy, selection_for, options, args.jobs, _show_progress(args))
     for warning in run.warnings:
         print(f"hwlint: warning: {warning}", file=sys.stderr)
+    if run.files_fixed:
+        n, files = run.fixed, run.files_fixed
+        print(
+            f"hwlint: fixed {n} error{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''}",
+            file=sys.stderr,
+        )
     if args.diff:  # as in ruff: exit 1 when something would change
         would_fix = write_diff(run, sys.stdout, sys.stderr)
         return EXIT_FINDINGS if would_fix and not args.exit_zero else EXIT_CLEAN
@@ -305,15 +316,28 @@ def cmd_baseline(args) -> int:
 def _check_all(args, config, taxonomy, paths, selection_for):
     """(path, enabled findings) for every path: parallel, cached, in the order given."""
     from .checker import check_paths
+    from .progress import Bar
 
     max_mb = getattr(args, "max_file_size", None) or config.max_file_size
     cache = _open_cache(args, config, taxonomy)
-    per_file = check_paths(paths, taxonomy, getattr(args, "jobs", None), cache, max_mb * 1024 * 1024)
+    bar = Bar(len(paths), "checking", _show_progress(args))
+    try:
+        per_file = check_paths(
+            paths, taxonomy, getattr(args, "jobs", None), cache, max_mb * 1024 * 1024, progress=bar
+        )
+    finally:
+        bar.close()
     found = []
     for path, findings in zip(paths, per_file, strict=True):
         selection = selection_for(path)
         found.append((path, [f for f in findings if selection.enabled(f.code)]))
     return found
+
+
+def _show_progress(args) -> bool:
+    from .progress import wanted
+
+    return wanted(getattr(args, "progress", False))
 
 
 def cmd_report(args) -> int:

@@ -57,10 +57,12 @@ def analyze_files(
     jobs: int | None = None,
     cache: Cache | None = None,
     max_bytes: int = MAX_FILE_BYTES,
+    progress: Callable[[int], None] | None = None,
 ) -> list[Any]:
     """``analysis`` of each of *files*, in the same order, identical to a serial uncached run.
 
-    *kind* names the analysis (and its options) in the cache.
+    *kind* names the analysis (and its options) in the cache. *progress*, when given, is called
+    with the number of files just done, as they finish.
     """
     results: list[Any] = [None] * len(files)
     todo: list[tuple[int, str | None]] = []
@@ -70,8 +72,11 @@ def analyze_files(
             results[i] = hit
         else:
             todo.append((i, cache.known_hash(path, kind) if cache is not None else None))
+    if progress is not None:
+        progress(len(files) - len(todo))
     tasks = [(files[i], known) for i, known in todo]
-    for (i, _), (stamp, value) in zip(todo, _run(tasks, taxonomy, analysis, jobs, max_bytes), strict=True):
+    done = _run(tasks, taxonomy, analysis, jobs, max_bytes, progress or _ignore)
+    for (i, _), (stamp, value) in zip(todo, done, strict=True):
         if stamp is not None and value is _UNCHANGED:
             assert cache is not None
             value = cache.value_for_hash(files[i], kind, stamp[2])
@@ -118,13 +123,21 @@ def _task(task: tuple[str, str | None]) -> tuple[tuple[int, int, str] | None, An
     return (st.st_mtime_ns, st.st_size, sha), analysis(path, data, taxonomy)
 
 
-def _run(tasks, taxonomy: Taxonomy, analysis: Analysis, jobs: int | None, max_bytes: int) -> list:
+def _ignore(n: int) -> None:
+    pass
+
+
+def _run(tasks, taxonomy: Taxonomy, analysis: Analysis, jobs: int | None, max_bytes: int, progress) -> list:
     jobs = max(1, jobs or os.cpu_count() or 1)
     if jobs == 1 or len(tasks) < 4 * jobs:
         enabled = gc.isenabled()
         _init(taxonomy, analysis, max_bytes)
         try:
-            return [_task(t) for t in tasks]
+            out = []
+            for t in tasks:
+                out.append(_task(t))
+                progress(1)
+            return out
         finally:
             if enabled:
                 gc.enable()
@@ -142,6 +155,7 @@ def _run(tasks, taxonomy: Taxonomy, analysis: Analysis, jobs: int | None, max_by
         done = pool.map(_task, [tasks[i] for i in order], chunksize=chunksize)
         for i, result in zip(order, done, strict=True):
             results[i] = result
+            progress(1)
     return results
 
 

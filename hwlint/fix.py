@@ -442,6 +442,7 @@ class CheckRun:
     plans: list[FilePlan] = field(default_factory=list)  # the files as they are now (after writing)
     results: list[FixResult] = field(default_factory=list)  # files with fixes computed
     fixed: int = 0
+    files_fixed: int = 0  # files written
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -476,22 +477,30 @@ def apply_fixes(
     selection_for: Callable[[str], Selection],
     options: FixOptions,
     jobs: int | None = None,
+    progress: bool = False,
 ) -> CheckRun:
     """Plan the fixes of the checked files that have an HWC001 finding: with ``fix`` or ``diff``,
     compute them, and with ``fix``, write them. Files without one pass through unchanged.
 
     *found* holds each file with its selected findings, however they were computed (serially,
     in parallel, from a cache): only files with something to fix (or explain) are read again.
-    They are planned and fixed on *jobs* processes (as the check ran); files are written here.
+    They are planned and fixed on *jobs* processes (as the check ran), with a bar when *progress*;
+    files are written here.
     """
     from .engine import analyze_files
+    from .progress import Bar
 
     run = CheckRun(options)
     planning = options.fix or options.diff or options.show
     todo = [path for path, findings in found if planning and any(f.code == FIXED_CODE for f in findings)]
     selections = {path: selection_for(path) for path in todo}
     analysis = functools.partial(_plan_and_fix, selections, options)
-    planned = dict(zip(todo, analyze_files(todo, taxonomy, analysis, "fix", jobs), strict=True))
+    bar = Bar(len(todo), "fixing", progress)
+    try:
+        values = analyze_files(todo, taxonomy, analysis, "fix", jobs, progress=bar)
+    finally:
+        bar.close()
+    planned = dict(zip(todo, values, strict=True))
     for path, findings in found:
         if path not in planned:
             run.plans.append(FilePlan(path, None, None, list(findings)))
@@ -506,6 +515,7 @@ def apply_fixes(
             run.warnings.append(f"{path}: {result.error}")
         if written:
             run.fixed += len(result.fixed)
+            run.files_fixed += 1
         run.plans.append(result.after if written and result.after is not None else plan)
     return run
 
