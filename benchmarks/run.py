@@ -1,7 +1,16 @@
 """Benchmark hwlint against the cost of parsing, on a generated or a real test tree.
 
-    python benchmarks/run.py                     # generate ~1,000 files / 25 MB in a temp dir
-    python benchmarks/run.py --tree ~/pytorch/test --rounds 5
+    python benchmarks/run.py                     # generate 1,080 files / ~28 MB in a temp dir
+    python benchmarks/run.py --tree DIR          # a real tree, e.g. PyTorch 2.6.0's test/
+    python benchmarks/run.py --tree DIR --rounds 5
+
+The real tree is the benchmark that counts; the generated one has its shape (see generate.py) and
+needs no download. PyTorch 2.6.0's test/ (1,080 files, 28.5 MB) comes with Debian's source package:
+
+    echo 'deb-src http://deb.debian.org/debian trixie main' > /etc/apt/sources.list.d/trixie-src.list
+    apt-get update && apt-get source --download-only pytorch=2.6.0+dfsg-7
+    tar xJf pytorch_2.6.0+dfsg.orig.tar.xz pytorch-v2.6.0/test
+    python benchmarks/run.py --tree pytorch-v2.6.0/test
 
 Every measure runs as a fresh process (as a user or CI would run it), `--rounds` times; the table shows
 medians and their ratio to the reference, a single-process `ast.parse` of every file. All figures come
@@ -114,8 +123,8 @@ class Bench:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tree", type=Path, help="benchmark this test tree instead of a generated one")
-    parser.add_argument("--files", type=int, default=1000)
-    parser.add_argument("--size-kb", type=int, default=20)
+    parser.add_argument("--files", type=int, default=1080)
+    parser.add_argument("--size-kb", type=int, default=26, help="mean file size of a generated tree")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=None, help="hwlint --jobs (default: hwlint's own)")
     parser.add_argument("--flake8-files", type=int, default=200, help="files in the flake8 comparison")
@@ -171,6 +180,23 @@ def run(args, work: Path) -> int:
     b.row("hwlint check --no-cache", no_cache, f"{no_cache / ref:.2f}x ref")
     serial = timed(b.check("--no-cache", "--jobs", "1"), 1)
     b.row("hwlint check --no-cache --jobs 1 (one round)", serial, f"{serial / ref:.2f}x ref")
+
+    # --fix on a copy of the tree, fresh before each run (the copy is not timed)
+    copy = work / "fix-copy"
+
+    def fresh_copy() -> None:
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(tree, copy)
+
+    plain = [tool("hwlint"), "check", "-q", "--exit-zero", "--no-cache", *b.jobs, str(copy)]
+    check_copy, fix = paired(plain, [*plain, "--fix", "--unsafe-fixes"], args.rounds, before=fresh_copy)
+    b.row(
+        "hwlint check --fix --unsafe-fixes, whole tree",
+        fix,
+        f"{fix / check_copy:.2f}x cold check (<= 1.50x)",
+        fix <= 1.5 * check_copy,
+    )
+    shutil.rmtree(copy, ignore_errors=True)
 
     hwselect = BIN / "hwselect"
     if hwselect.exists():

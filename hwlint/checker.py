@@ -7,7 +7,7 @@ about presentation: it returns :class:`Finding` objects in a stable order.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from .cache import Cache
@@ -206,13 +206,16 @@ def check_paths(
     jobs: int | None = None,
     cache: Cache | None = None,
     max_bytes: int = MAX_FILE_BYTES,
+    progress: Callable[[int], None] | None = None,
 ) -> list[list[Finding]]:
     """Every finding (all codes, noqa applied) for each of *files*, in the same order.
 
     Files run in parallel on *jobs* processes (default: the number of cores); results are identical
     to a serial run. With a *cache*, unchanged files are not read again.
     """
-    per_file = analyze_files(files, taxonomy, _check_analysis, "check", jobs, cache, max_bytes, list[Finding])
+    per_file = analyze_files(
+        files, taxonomy, _check_analysis, "check", jobs, cache, max_bytes, list[Finding], progress
+    )
     # the cache is keyed by absolute path: a value cached from another directory names the file
     # as it was given then
     return [

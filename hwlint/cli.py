@@ -81,6 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--add-noqa", action="store_true", help="add `# noqa: CODE` to every line with a finding (ruff's)"
     )
     check.add_argument("-o", "--output-file", metavar="FILE", help="write the findings to FILE, not stdout")
+    check.add_argument(
+        "--progress",
+        action="store_true",
+        help="show a progress bar on stderr (default: on a terminal, outside CI, after a second)",
+    )
 
     base = sub.add_parser("baseline", help="write the files that have findings to a JSON allowlist")
     base.add_argument("paths", nargs="*", metavar="PATH")
@@ -246,9 +251,15 @@ def cmd_check(args) -> int:
         print("warning: No test files found under the given path(s)", file=sys.stderr)
     if args.add_noqa:
         return _add_noqa([f for _, findings in found for f in findings])
-    run = apply_fixes(found, taxonomy, selection_for, options)
+    run = apply_fixes(found, taxonomy, selection_for, options, args.jobs, _show_progress(args))
     for warning in run.warnings:
         print(f"hwlint: warning: {warning}", file=sys.stderr)
+    if run.files_fixed:
+        n, files = run.fixed, run.files_fixed
+        print(
+            f"hwlint: fixed {n} error{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''}",
+            file=sys.stderr,
+        )
     if args.diff:  # as in ruff: exit 1 when something would change
         would_fix = write_diff(run, sys.stdout, sys.stderr)
         return EXIT_FINDINGS if would_fix and not args.exit_zero else EXIT_CLEAN
@@ -365,10 +376,17 @@ def _check_all(args, config, taxonomy, paths, selection_for, skipped=()):
     Of the paths discovery *skipped*, a directory it cannot list is an HWC901 finding (as ruff's
     E902); a file that is not a regular file (a FIFO) is a warning."""
     from .checker import check_paths, unreadable
+    from .progress import Bar
 
     max_mb = getattr(args, "max_file_size", None) or config.max_file_size
     cache = _open_cache(args, config, taxonomy)
-    per_file = check_paths(paths, taxonomy, getattr(args, "jobs", None), cache, max_mb * 1024 * 1024)
+    bar = Bar(len(paths), "checking", _show_progress(args))
+    try:
+        per_file = check_paths(
+            paths, taxonomy, getattr(args, "jobs", None), cache, max_mb * 1024 * 1024, progress=bar
+        )
+    finally:
+        bar.close()
     found = []
     for path, findings in zip(paths, per_file, strict=True):
         selection = selection_for(path)
@@ -380,6 +398,12 @@ def _check_all(args, config, taxonomy, paths, selection_for, skipped=()):
         selection = selection_for(s.path)
         found.append((s.path, [f for f in unreadable(s.path, s.reason) if selection.enabled(f.code)]))
     return found
+
+
+def _show_progress(args) -> bool:
+    from .progress import wanted
+
+    return wanted(getattr(args, "progress", False))
 
 
 def cmd_report(args) -> int:

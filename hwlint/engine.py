@@ -85,11 +85,13 @@ def analyze_files(
     cache: Cache | None = None,
     max_bytes: int = MAX_FILE_BYTES,
     value_type: Any = None,
+    progress: Callable[[int], None] | None = None,
 ) -> list[Any]:
     """``analysis`` of each of *files*, in the same order, identical to a serial uncached run.
 
     *kind* names the analysis (and its options) in the cache, *value_type* the type of its values
-    (what a cached value must decode to); without *value_type* nothing is cached.
+    (what a cached value must decode to); without *value_type* nothing is cached. *progress*, when
+    given, is called with the number of files just done, as they finish.
     """
     if value_type is None:
         cache = None
@@ -103,7 +105,9 @@ def analyze_files(
             results[i] = hit
         else:
             todo.append(i)
-    done = _run([files[i] for i in todo], taxonomy, analysis, jobs, max_bytes)
+    if progress is not None:
+        progress(len(files) - len(todo))
+    done = _run([files[i] for i in todo], taxonomy, analysis, jobs, max_bytes, progress or _ignore)
     for i, (sha, value) in zip(todo, done, strict=True):
         if cache is not None and sha is not None:
             cache.store(files[i], sha, kind, value)
@@ -147,13 +151,21 @@ def _task(path: str) -> tuple[str | None, Any]:
     return content_hash(data), analysis(path, data, taxonomy)
 
 
-def _run(tasks, taxonomy: Taxonomy, analysis: Analysis, jobs: int | None, max_bytes: int) -> list:
+def _ignore(n: int) -> None:
+    pass
+
+
+def _run(tasks, taxonomy: Taxonomy, analysis: Analysis, jobs: int | None, max_bytes: int, progress) -> list:
     jobs = max(1, jobs or os.cpu_count() or 1)
     if jobs == 1 or len(tasks) < 4 * jobs:
         enabled = gc.isenabled()
         _init(taxonomy, analysis, max_bytes)
         try:
-            return [_task(t) for t in tasks]
+            out = []
+            for t in tasks:
+                out.append(_task(t))
+                progress(1)
+            return out
         finally:
             if enabled:
                 gc.enable()
@@ -171,6 +183,7 @@ def _run(tasks, taxonomy: Taxonomy, analysis: Analysis, jobs: int | None, max_by
         done = pool.map(_task, [tasks[i] for i in order], chunksize=chunksize)
         for i, result in zip(order, done, strict=True):
             results[i] = result
+            progress(1)
     return results
 
 

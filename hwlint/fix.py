@@ -728,9 +728,12 @@ def _fix_once(
         return result
     after = plan_source(new_text.encode(plan.model.encoding), plan.path, taxonomy, selection)
     assert after.model is not None
-    broken = (
-        after.model.error.message if after.model.error is not None else _compile_error(new_text, plan.path)
-    )
+    # The edits add a module-level import and class-body assignments: once the text parses, the only
+    # error a compiler could still find is a `from __future__` import that is no longer first.
+    if after.model.error is not None:
+        broken = after.model.error.message
+    else:
+        broken = _compile_error(new_text, plan.path) if "__future__" in new_text else None
     if broken is not None and _compile_error(text, plan.path) is None:
         # A fix must never break a file: refuse rather than write it.
         result.error = f"the fixed file would not compile ({broken}); left unchanged"
@@ -1002,6 +1005,7 @@ class CheckRun:
     plans: list[FilePlan] = field(default_factory=list)  # the files as they are now (after writing)
     results: list[FixResult] = field(default_factory=list)  # files with fixes computed
     fixed: int = 0
+    files_fixed: int = 0  # files written
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -1073,25 +1077,39 @@ def apply_fixes(
     taxonomy: Taxonomy,
     selection_for: Callable[[str], Selection],
     options: FixOptions,
+    jobs: int | None = None,
+    progress: bool = False,
 ) -> CheckRun:
     """Plan the fixes of the checked files that have an HWC001 finding: with ``fix`` or ``diff``,
     compute them, and with ``fix``, write them. Files without one pass through unchanged.
 
     *found* holds each file with its selected findings, however they were computed (serially,
     in parallel, from a cache): only files with something to fix (or explain) are read again.
+    They are planned and fixed on *jobs* processes (as the check ran), with a bar when *progress*;
+    files are written here.
     """
+    from .engine import analyze_files
+    from .progress import Bar
+
     run = CheckRun(options)
     planning = options.fix or options.diff or options.show
+    todo = [path for path, findings in found if planning and any(f.code in FIXED_CODES for f in findings)]
+    selections = {path: selection_for(path) for path in todo}
+    analysis = functools.partial(_plan_and_fix, selections, options)
+    bar = Bar(len(todo), "fixing", progress)
+    try:
+        values = analyze_files(todo, taxonomy, analysis, "fix", jobs, progress=bar)
+    finally:
+        bar.close()
+    planned = dict(zip(todo, values, strict=True))
     for path, findings in found:
-        if not planning or not any(f.code in FIXED_CODES for f in findings):
+        if path not in planned:
             run.plans.append(FilePlan(path, None, None, list(findings)))
             continue
-        selection = selection_for(path)
-        plan = plan_file(path, taxonomy, selection)
-        if not (options.fix or options.diff):
+        plan, result = planned[path]
+        if result is None:
             run.plans.append(plan)
             continue
-        result = fix_plan(plan, taxonomy, selection, options.unsafe)
         run.results.append(result)
         written = not options.diff and result.changed and write_fixed(result, options.roots)
         if result.error:
@@ -1100,8 +1118,21 @@ def apply_fixes(
             plan.findings = [replace(f, fix=None) if f.code == FIXED_CODE else f for f in plan.findings]
         if written:
             run.fixed += len(result.fixed)
+            run.files_fixed += 1
         run.plans.append(result.after if written and result.after is not None else plan)
     return run
+
+
+def _plan_and_fix(
+    selections: dict[str, Selection], options: FixOptions, path: str, data: bytes | str, taxonomy: Taxonomy
+) -> tuple[FilePlan, FixResult | None]:
+    """The engine's per-file work for :func:`apply_fixes`: the plan, and the fix it allows (with
+    ``fix`` or ``diff``). The file is read again here: what is written must match what was planned."""
+    selection = selections[path]
+    plan = plan_file(path, taxonomy, selection)
+    if not (options.fix or options.diff):
+        return plan, None
+    return plan, fix_plan(plan, taxonomy, selection, options.unsafe)
 
 
 def write_diff(run: CheckRun, out, err) -> int:

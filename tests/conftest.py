@@ -44,6 +44,12 @@ def run_tool(
     return subprocess.run(cmd, cwd=cwd, input=input, capture_output=True, text=True, env=env, timeout=300)
 
 
+def property_examples(default: int) -> int:
+    """How many examples a property test draws: *default* (kept small, so the suite stays fast), or
+    every property test's count in the long mode, ``HWLINT_PROPERTY_EXAMPLES=5000 python -m pytest``."""
+    return int(os.environ.get("HWLINT_PROPERTY_EXAMPLES", default))
+
+
 _MARK = re.compile(r"\b(HWC\d{3})(?:\[(!?\w+)\])?")
 
 

@@ -391,3 +391,10 @@ def test_read_only_file_is_reported_and_the_others_are_fixed(tmp_path, capsys):
     assert f"hwlint: warning: {locked}: the file is read-only; left unchanged" in err
     assert locked.read_bytes() == before and stat.S_IMODE(locked.stat().st_mode) == 0o444
     assert other.read_bytes() != before
+
+
+def test_fix_ends_with_a_summary_of_files_changed(tmp_path, capsys):
+    for name in ("test_one.py", "test_two.py"):
+        shutil.copyfile(CASES / "no_import.py", tmp_path / name)
+    main(["check", "--isolated", "--no-cache", "--quiet", "--fix", str(tmp_path)])
+    assert capsys.readouterr().err.splitlines()[-1] == "hwlint: fixed 2 errors in 2 files"

@@ -1,5 +1,7 @@
 """Property: for generated files, the fixed text parses, keeps every original statement, and a
-second fix changes nothing (bounded, fast examples)."""
+second fix changes nothing (bounded, fast examples).
+
+Long mode: ``HWLINT_PROPERTY_EXAMPLES=5000 python -m pytest tests/test_fix_property.py``."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ from hypothesis import strategies as st
 
 from hwlint.checker import Selection
 from hwlint.fix import fix_plan, plan_source
+
+from .conftest import property_examples
 
 ENUM = "HardwareClassification"
 IMPORTS = [
@@ -94,7 +98,11 @@ def _fix(text: str, taxonomy, selection: Selection | None = None) -> str:
     return result.fixed_text if result.changed else text
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=property_examples(80),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(files())
 def test_fix_parses_keeps_statements_and_is_idempotent(taxonomy, text):
     # the declarations alone keep every original statement (device rewrites change some, on purpose)

@@ -1,6 +1,6 @@
 """No input makes hwlint raise: generated programs and mutated fixtures.
 
-The default run is short. Run it long with:
+The default run is short. Run it long with (HWLINT_PROPERTY_EXAMPLES lengthens every property test):
     HWLINT_FUZZ_EXAMPLES=5000 python -m pytest tests/test_fuzz.py -q
 """
 
@@ -20,11 +20,11 @@ from hwlint.rules import RULES
 from hwlint.select import select_model
 from hwlint.taxonomy import load_taxonomy
 
-from .conftest import DEFAULT_TAXONOMY, STRICT_TAXONOMY
+from .conftest import DEFAULT_TAXONOMY, STRICT_TAXONOMY, property_examples
 
 hypothesmith = pytest.importorskip("hypothesmith")
 
-EXAMPLES = int(os.environ.get("HWLINT_FUZZ_EXAMPLES", "25"))
+EXAMPLES = int(os.environ.get("HWLINT_FUZZ_EXAMPLES", property_examples(25)))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 TAXONOMIES = [load_taxonomy(DEFAULT_TAXONOMY), load_taxonomy(STRICT_TAXONOMY)]
 SEEDS = [p.read_bytes() for p in sorted((Path(__file__).parent / "fixtures").glob("HWC*.py"))]

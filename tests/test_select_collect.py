@@ -8,14 +8,13 @@ with the stand-in instantiation for the runner's device.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import DEFAULT_TAXONOMY, run_tool
+from tests.pytest_server import shared_server
 from tests.select_suite import write_suite
 
 OPENREG_RUNNER = "  openreg:\n    device: privateuse1\n    backend: openreg\n    runs: [ACCELERATOR]\n"
@@ -50,14 +49,8 @@ def suite(tmp_path_factory) -> Path:
 def collect(root: Path, runner: str, *args: str) -> set[str]:
     """Item node ids ``pytest --collect-only -q`` prints for the runner's device."""
     device, backend, _ = RUNNERS[runner]
-    env = {**os.environ, "HW_DEVICE": device, "HW_BACKEND": backend, "PYTHONDONTWRITEBYTECODE": "1"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", *args],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    proc = shared_server().run(
+        root, ["--collect-only", "-q", *args], {"HW_DEVICE": device, "HW_BACKEND": backend}
     )
     assert proc.returncode in (0, 5), proc.stdout + proc.stderr
     return {line for line in proc.stdout.splitlines() if "::" in line and not line.startswith("hwselect")}
@@ -201,11 +194,8 @@ def test_privateuse1_accepts_both_names(suite):
 
 
 def test_plugin_reports_and_keeps_paths_after_its_options(suite):
-    env = {**os.environ, "HW_DEVICE": "cuda"}
     args = ["--hw-runner", "cuda", "--hw-taxonomy", "taxonomy.yaml", "test_collide.py", "test_conv.py"]
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", *args], cwd=suite, env=env, capture_output=True, text=True
-    )
+    proc = shared_server().run(suite, args, {"HW_DEVICE": "cuda"})
     assert proc.returncode == 0, proc.stdout
     lines = proc.stdout.splitlines()
     assert "collected 7 items / 4 deselected / 3 selected" in lines
@@ -221,9 +211,7 @@ def test_plugin_reports_and_keeps_paths_after_its_options(suite):
 
 def test_plugin_says_why_nothing_runs(suite):
     args = ["--hw-runner", "mps", "--hw-taxonomy", "taxonomy.yaml", "test_conv.py"]
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", *args], cwd=suite, env=os.environ, capture_output=True, text=True
-    )
+    proc = shared_server().run(suite, args)
     assert proc.returncode == 5  # pytest's "no tests ran": an empty selection is not green
     assert (
         "hwselect runner mps active ([ACCELERATOR, MPS]): total=2, selected=0, unclassified=0, mismatched=2\n"
@@ -233,12 +221,7 @@ def test_plugin_says_why_nothing_runs(suite):
 
 
 def test_plugin_rejects_an_unknown_runner(suite):
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "--hw-runner", "tpu"],
-        cwd=suite,
-        capture_output=True,
-        text=True,
-    )
+    proc = shared_server().run(suite, ["--collect-only", "--hw-runner", "tpu"])
     assert proc.returncode == 4
     assert "--hw-runner: unknown runner 'tpu'" in proc.stderr
 

@@ -4,6 +4,9 @@ Class, module, directory and test names are drawn from a tiny vocabulary so that
 collisions (TestFoo / TestFooBar / Foo inside test_foo.py / testfoo directories) are the norm.
 Each item is evaluated with the names pytest gives it: directories below the rootdir, the module
 file name, the class name and the test name.
+
+Long mode (more examples):
+``HWLINT_PROPERTY_EXAMPLES=5000 python -m pytest tests/test_select_kexpr_property.py``.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from hypothesis import strategies as st
 
 from hwlint.kexpr import build
 from hwlint.select import Candidate
+
+from .conftest import property_examples
 
 ROOT = "/tmp/hwselect-property-root"
 DIRS = ["", "foo", "testfoo", "nn", "testbar_dir"]
@@ -63,7 +68,7 @@ def items(cands, functions):
             yield None, {*dirs, os.path.basename(path), n}
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=property_examples(100), deadline=None)
 @given(suites())
 def test_exact_plans_select_exactly(suite):
     cands, chosen, functions = suite

@@ -6,17 +6,19 @@ same member names; the runtime filter is the suite's conftest (getattr on each c
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+import importlib.util
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import DEFAULT_TAXONOMY, run_tool
+from tests.pytest_server import PytestServer
 from tests.select_suite import CONFTEST
 
-pytest.importorskip("torch.testing._internal.common_device_type")
+# Importing torch's test helpers costs seconds: not at collection (every xdist worker would pay it),
+# only in the process the tests fork their sessions from; the tests skip when that import fails.
+if importlib.util.find_spec("torch") is None:
+    pytest.skip("torch is not installed", allow_module_level=True)
 pytestmark = pytest.mark.torch
 
 PRELUDE = """\
@@ -169,27 +171,34 @@ def torch_suite(tmp_path_factory) -> Path:
     return root
 
 
-def collect(root: Path, *args: str, env: dict[str, str] | None = None) -> set[str]:
-    env = {
-        **os.environ,
-        "PYTORCH_TESTING_DEVICE_ONLY_FOR": "cpu",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        **(env or {}),
-    }
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", *args],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+@pytest.fixture
+def torch_pytest(request):
+    """Pytest sessions forked from one process that imported *preload* (tests/pytest_server.py):
+    torch's import is paid once per test, not once per collection."""
+    try:
+        server = PytestServer(request.param)
+    except ImportError as e:
+        pytest.skip(str(e))
+    yield server
+    server.close()
+
+
+# torch's test helpers read the PrivateUse1 backend when they are imported; the openreg suite's
+# conftest registers it first, so its sessions share only the heavy part of torch's import.
+FULL = ("torch.testing._internal.common_device_type",)
+BEFORE_BACKEND = ("torch._inductor.utils", "hypothesis", "numpy", "expecttest")
+
+
+def collect(server: PytestServer, root: Path, *args: str, env: dict[str, str] | None = None) -> set[str]:
+    env = {"PYTORCH_TESTING_DEVICE_ONLY_FOR": "cpu", **(env or {})}
+    proc = server.run(root, ["--collect-only", "-q", *args], env=env)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return {line for line in proc.stdout.splitlines() if "::" in line and not line.startswith("hwselect")}
 
 
-def test_cpu_runner_matches_torch_instantiation(torch_suite):
-    expected = collect(torch_suite, "--truth-runs", "GENERIC,ACCELERATOR,CPU")
+@pytest.mark.parametrize("torch_pytest", [FULL], indirect=True, ids=["preloaded"])
+def test_cpu_runner_matches_torch_instantiation(torch_suite, torch_pytest):
+    expected = collect(torch_pytest, torch_suite, "--truth-runs", "GENERIC,ACCELERATOR,CPU")
     assert {i.rsplit("::", 1)[0] for i in expected} == {
         "test_torch_misc.py::TestMiscCPU",  # the generated class (its test is test_generated_cpu)
         "test_torch_misc.py::TestMiscInherits",
@@ -203,13 +212,13 @@ def test_cpu_runner_matches_torch_instantiation(torch_suite):
     ids = run_tool("hwselect", "cpu", "--format", "nodeids", cwd=torch_suite)
     assert ids.returncode == 0, ids.stderr
     (torch_suite / "ids.txt").write_text(ids.stdout)
-    assert collect(torch_suite, "@ids.txt") == expected
+    assert collect(torch_pytest, torch_suite, "@ids.txt") == expected
 
     k = run_tool("hwselect", "cpu", "--format", "k", cwd=torch_suite)
     assert k.returncode == 0 and len(k.stdout.splitlines()) == 1, k.stderr
-    assert collect(torch_suite, "-k", k.stdout.strip()) == expected
+    assert collect(torch_pytest, torch_suite, "-k", k.stdout.strip()) == expected
 
-    assert collect(torch_suite, "--hw-runner", "cpu") == expected
+    assert collect(torch_pytest, torch_suite, "--hw-runner", "cpu") == expected
 
 
 OPENREG = """\
@@ -266,7 +275,8 @@ class Test{a}Generic(TestCase):
 """
 
 
-def test_privateuse1_runner_matches_torch_naming(tmp_path):
+@pytest.mark.parametrize("torch_pytest", [BEFORE_BACKEND], indirect=True, ids=["preloaded"])
+def test_privateuse1_runner_matches_torch_naming(tmp_path, torch_pytest):
     """torch names the first PrivateUse1 class of the process ...PRIVATEUSE1, later ones ...OPENREG."""
     (tmp_path / "test_pu_a.py").write_text(PRELUDE + PU1_MODULE.format(a="Alpha", b="Beta", c="Gamma"))
     (tmp_path / "test_pu_b.py").write_text(PRELUDE + PU1_MODULE.format(a="Delta", b="Epsilon", c="Zeta"))
@@ -276,7 +286,7 @@ def test_privateuse1_runner_matches_torch_naming(tmp_path):
     (tmp_path / "taxonomy.yaml").write_text(DEFAULT_TAXONOMY.read_text() + runner)
 
     env = {"PYTORCH_TESTING_DEVICE_ONLY_FOR": "privateuse1"}
-    expected = collect(tmp_path, "--truth-runs", "ACCELERATOR", env=env)
+    expected = collect(torch_pytest, tmp_path, "--truth-runs", "ACCELERATOR", env=env)
     assert expected == {
         "test_pu_a.py::TestAlphaPRIVATEUSE1::test_a_openreg",
         "test_pu_b.py::TestDeltaOPENREG::test_a_openreg",
@@ -285,12 +295,12 @@ def test_privateuse1_runner_matches_torch_naming(tmp_path):
     ids = run_tool("hwselect", "openreg", "--taxonomy", "taxonomy.yaml", cwd=tmp_path)
     assert ids.returncode == 0, ids.stderr
     (tmp_path / "ids.txt").write_text(ids.stdout)
-    assert collect(tmp_path, "@ids.txt", env=env) == expected
+    assert collect(torch_pytest, tmp_path, "@ids.txt", env=env) == expected
 
     k = run_tool("hwselect", "openreg", "--taxonomy", "taxonomy.yaml", "--format", "k", cwd=tmp_path)
-    assert collect(tmp_path, "-k", k.stdout.strip(), env=env) == expected
+    assert collect(torch_pytest, tmp_path, "-k", k.stdout.strip(), env=env) == expected
 
     plugin = ["--hw-runner", "openreg", "--hw-taxonomy", "taxonomy.yaml"]
-    assert collect(tmp_path, *plugin, env=env) == expected
+    assert collect(torch_pytest, tmp_path, *plugin, env=env) == expected
     # the generic privateuse1 runner, told nothing about the backend
-    assert collect(tmp_path, "--hw-runner", "privateuse1", env=env) == expected
+    assert collect(torch_pytest, tmp_path, "--hw-runner", "privateuse1", env=env) == expected
