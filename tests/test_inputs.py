@@ -460,8 +460,9 @@ def test_fixes_what_the_parser_normalises(tmp_path, source, fixed):
     assert before.stdout.count("HWC001 [*]") == n
     assert before.stdout.endswith(f"[*] {n} fixable with the `--fix` option.\n")
     res = run_tool("hwlint", "check", "--no-cache", "--fix", ".", cwd=tmp_path)
-    assert (res.returncode, res.stderr) == (0, ""), res.stdout
-    assert res.stdout == f"Found {n} error{'s' if n > 1 else ''} ({n} fixed, 0 remaining).\n"
+    errors = f"{n} error{'s' if n > 1 else ''}"
+    assert (res.returncode, res.stderr) == (0, f"hwlint: fixed {errors} in 1 file\n"), res.stdout
+    assert res.stdout == f"Found {errors} ({n} fixed, 0 remaining).\n"
     assert target.read_bytes() == fixed.encode()
     after = run_tool("hwlint", "check", "--no-cache", ".", cwd=tmp_path)
     assert (after.returncode, after.stdout) == (0, "All checks passed!\n")

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_tool
-from tests.test_select_torch import PRELUDE, collect
+from tests.pytest_server import PytestServer
+from tests.test_select_torch import FULL, PRELUDE, collect
 
 pytest.importorskip("torch.testing._internal.common_device_type")
 pytestmark = pytest.mark.torch
@@ -195,6 +196,14 @@ globals()["TestDyn"] = type("TestDyn", (TestCase,), {"test_d": lambda self: None
 
 
 @pytest.fixture(scope="module")
+def server():
+    """Collections forked from one process that imported torch's testing modules once."""
+    s = PytestServer(FULL)
+    yield s
+    s.close()
+
+
+@pytest.fixture(scope="module")
 def rt_suite(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("rt_suite")
     for name, body in MODULES.items():
@@ -207,8 +216,8 @@ def classes(items: set[str]) -> set[str]:
     return {i.rsplit("::", 1)[0] for i in items if i.count("::") == 2}
 
 
-def test_printed_nodeids_exist_and_every_collected_class_is_selected_or_warned(rt_suite):
-    full = collect(rt_suite)
+def test_printed_nodeids_exist_and_every_collected_class_is_selected_or_warned(server, rt_suite):
+    full = collect(server, rt_suite)
     certain = {
         "test_rt_try.py::TestTry",
         "test_rt_try.py::TestListMutCPU",
@@ -247,7 +256,7 @@ def test_printed_nodeids_exist_and_every_collected_class_is_selected_or_warned(r
         "test_rt_rebound.py",
     ]
     (rt_suite / "ids.txt").write_text(proc.stdout)
-    got = collect(rt_suite, "@ids.txt")
+    got = collect(server, rt_suite, "@ids.txt")
     assert got <= full
     # left out: the class whose classification depends on a condition (named in a warning), and
     # perhaps the classes created at run time (named in warnings too)
@@ -319,12 +328,12 @@ instantiate_device_type_tests(TestGenericElsewhere, globals())
 }
 
 
-def test_project_imports_mixins_and_imported_generic_classes(tmp_path):
+def test_project_imports_mixins_and_imported_generic_classes(server, tmp_path):
     for name, body in PROJECT.items():
         (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_text(PRELUDE + body)
     (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider\n")
-    full = collect(tmp_path)
+    full = collect(server, tmp_path)
     expected = {
         "sub/test_defs.py::TestDefined",
         "sub/test_defs.py::TestGenericElsewhere",
@@ -337,7 +346,7 @@ def test_project_imports_mixins_and_imported_generic_classes(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert set(proc.stdout.splitlines()) == expected
     (tmp_path / "ids.txt").write_text(proc.stdout)
-    assert collect(tmp_path, "@ids.txt") == full
+    assert collect(server, tmp_path, "@ids.txt") == full
 
     doc = json.loads(run_tool("hwselect", "cpu", "--format", "json", cwd=tmp_path).stdout)
     got = {(f["path"], c["name"]): c["classification"] for f in doc["files"] for c in f["classes"]}
