@@ -6,14 +6,6 @@ import re
 
 from .conftest import ROOT
 
-# Written on other branches at the same time as this index; empty this set once they are merged.
-PENDING_ON_OTHER_BRANCHES = {
-    "docs/guarantees.md",
-    "docs/performance.md",
-    "docs/inputs.md",
-    "docs/fixes.md",
-    "docs/hwselect-real-tree.md",
-}
 
 
 def test_readme_fits_and_opens_with_the_two_commands():
@@ -38,6 +30,6 @@ def test_relative_links_resolve():
                 continue
             path = (page.parent / target).resolve()
             rel = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
-            if not path.exists() and rel not in PENDING_ON_OTHER_BRANCHES:
+            if not path.exists():
                 missing.append(f"{page.relative_to(ROOT)} -> {target}")
     assert missing == []
