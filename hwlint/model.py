@@ -605,6 +605,7 @@ class _Builder:
         runtime: list[tuple[str, int]] = []
         dynamic: list[tuple[Site, str]] = []
         scan_dynamic = any(w in self.source for w in _DYNAMIC_WORDS)
+        exits = any(w in self.source for w in _EXIT_WORDS)  # once: a search per statement is quadratic
         for stmt, nested in statements:
             if isinstance(stmt, _TRY) and stmt.handlers and stmt.body:
                 last = stmt.handlers[-1]
@@ -628,9 +629,7 @@ class _Builder:
             elif scan_dynamic and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 # a module function that writes globals() or adds tests to a class (called at import)
                 dynamic += [d for d in self.dynamic_creation(stmt) if d[1] in ("globals", "setattr")]
-            if isinstance(stmt, (ast.Expr, ast.Raise, ast.Assign)) and any(
-                w in self.source for w in _EXIT_WORDS
-            ):
+            if exits and isinstance(stmt, (ast.Expr, ast.Raise, ast.Assign)):
                 dynamic += self.early_exit(stmt)
             if isinstance(stmt, ast.Delete):
                 deletions += [(t.id, stmt.lineno) for t in stmt.targets if isinstance(t, ast.Name)]
