@@ -7,7 +7,6 @@ import re
 from .conftest import ROOT
 
 
-
 def test_readme_fits_and_opens_with_the_two_commands():
     text = (ROOT / "README.md").read_text()
     assert len(text.splitlines()) < 200
@@ -29,7 +28,6 @@ def test_relative_links_resolve():
             if "://" in target:
                 continue
             path = (page.parent / target).resolve()
-            rel = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
             if not path.exists():
                 missing.append(f"{page.relative_to(ROOT)} -> {target}")
     assert missing == []
