@@ -147,8 +147,7 @@ def fix_edits(
     *root* is the tree of *source* with each lone CR read as LF (see :func:`fixed_text`); the edits'
     offsets hold in *source* itself."""
     edits: list[Edit] = []
-    offsets = _LineOffsets(source)
-    starts = offsets.starts
+    starts = _line_starts(source)
     nodes = _class_nodes(root)
     statements = []
     first_line = min([c.site.line for c, _ in declarations] + [c.cls.site.line for c in conversions] or [1])
@@ -171,8 +170,8 @@ def fix_edits(
         if target is None or (target.line, target.col) in done:
             continue
         done.add((target.line, target.col))
-        start = offsets.at(target.line, target.col)
-        edits.append(_insert(root, start, r.text, offsets.at(target.end_line, target.end_col)))
+        start = _offset(starts, target.line, target.col)
+        edits.append(_insert(root, start, r.text, _offset(starts, target.end_line, target.end_col)))
     if conversions:
         function = taxonomy.instantiation_functions[0]
         ref, import_edit = _name_reference(
@@ -181,7 +180,7 @@ def fix_edits(
         if import_edit is not None:
             edits.append(import_edit)
         for c in conversions:
-            edits.extend(_conversion_edits(source, root, nodes, model, taxonomy, offsets, c, enum_ref, ref))
+            edits.extend(_conversion_edits(source, root, nodes, model, taxonomy, starts, c, enum_ref, ref))
     edits = _merge_insertions(root, edits)
     _check_disjoint(edits)
     return edits, statements
@@ -229,16 +228,6 @@ def _row_col(starts: list[int], pos: int) -> dict:
     return {"row": row + 1, "column": pos - starts[row] + 1}
 
 
-class _LineOffsets:
-    """Character offsets of (line, column) positions of the model."""
-
-    def __init__(self, source: str):
-        self.starts = _line_starts(source)
-
-    def at(self, line: int, col: int) -> int:
-        return self.starts[line - 1] + col
-
-
 def _merge_insertions(root: SgNode, edits: list[Edit]) -> list[Edit]:
     """Sorted edits, insertions at one position joined in the order they were made (two new import
     lines after the same statement)."""
@@ -258,7 +247,7 @@ def _conversion_edits(
     nodes: dict[int, SgNode],
     model: FileModel,
     taxonomy: Taxonomy,
-    offsets: _LineOffsets,
+    starts: list[int],
     c: Conversion,
     enum_ref: str,
     function: str,
@@ -269,31 +258,31 @@ def _conversion_edits(
     decl = cls.declaration
     if decl is not None:
         owner = decl.site.text.rpartition(".")[0]
-        start = offsets.at(decl.site.line, decl.site.col)
-        end = offsets.at(decl.site.end_line, decl.site.end_col)
+        start = _offset(starts, decl.site.line, decl.site.col)
+        end = _offset(starts, decl.site.end_line, decl.site.end_col)
         edits.append(_insert(root, start, f"{owner}.{c.target}", end))
     else:
         statement = f"{taxonomy.attribute} = {enum_ref}.{c.target}"
-        edits.extend(_declaration_edits(source, _class_node(nodes, offsets.starts, cls), statement))
+        edits.extend(_declaration_edits(source, _class_node(nodes, starts, cls), statement))
     param = taxonomy.device_params[0]
     for m in c.tests:
         if param in m.params:
             continue
         first = m.param_sites[0]
-        edits.append(_insert(root, offsets.at(first.end_line, first.end_col), f", {param}"))
+        edits.append(_insert(root, _offset(starts, first.end_line, first.end_col), f", {param}"))
     neutral = taxonomy.device_neutral
     except_for = "(" + ", ".join(f'"{d}"' for d in neutral_except_for(taxonomy)) + ",)"
     calls = model.instantiations_of(cls)
     if calls:
-        edits.extend(_instantiation_edits(source, root, offsets, calls[0].site, except_for, neutral.opt_ins))
+        edits.extend(_instantiation_edits(source, root, starts, calls[0].site, except_for, neutral.opt_ins))
         return edits
     arguments = [cls.name, "globals()", f"except_for={except_for}", *(f"{o}=True" for o in neutral.opt_ins)]
-    line_start = offsets.at(cls.site.line, 0)
+    line_start = _offset(starts, cls.site.line, 0)
     indent = source[line_start : line_start + cls.site.col]
     newline = _default_newline(source)
     text = f"{newline}{newline}{indent}{function}({', '.join(arguments)}){newline}"
-    if cls.end_line < len(offsets.starts) - 1:  # a line follows the class
-        edits.append(_insert(root, offsets.at(cls.end_line + 1, 0), text))
+    if cls.end_line < len(starts) - 1:  # a line follows the class
+        edits.append(_insert(root, _offset(starts, cls.end_line + 1, 0), text))
     else:
         ends_line = source.endswith(("\n", "\r"))
         edits.append(_insert(root, len(source), ("" if ends_line else newline) + text))
@@ -301,10 +290,10 @@ def _conversion_edits(
 
 
 def _instantiation_edits(
-    source: str, root: SgNode, offsets: _LineOffsets, site: Site, except_for: str, opt_ins: Sequence[str]
+    source: str, root: SgNode, starts: list[int], site: Site, except_for: str, opt_ins: Sequence[str]
 ) -> list[Edit]:
     """Turn ``only_for=<device>`` of the call at *site* into the device-neutral keywords."""
-    start = offsets.at(site.line, site.col)
+    start = _offset(starts, site.line, site.col)
     call = next(
         (n for n in root.find_all(kind="call") if n.range().start.index == start),
         None,
