@@ -48,7 +48,8 @@ def exercise(source: str | bytes, taxonomy) -> None:
 
 
 @FUZZ
-@given(source=hypothesmith.from_grammar(), strict=st.booleans())
+# deferred: building the grammar costs seconds, paid only by the process that runs this test
+@given(source=st.deferred(hypothesmith.from_grammar), strict=st.booleans())
 def test_generated_programs(source: str, strict: bool):
     exercise(source, TAXONOMIES[strict])
 
