@@ -426,7 +426,8 @@ def build_model(source: str | bytes, path: str, taxonomy: Taxonomy) -> FileModel
             return FileModel(path, error=ParseError(line, 0, f"cannot decode file: {_reason(e)}"))
         except (SyntaxError, LookupError) as e:
             return FileModel(path, error=ParseError(1, 0, f"cannot decode file: {_reason(e)}"))
-    units = parse_cost(source)
+    # a character costs at most 3 units: most files are too small to need counting
+    units = parse_cost(source) if 3 * len(source) > MAX_PARSE_COST else 0
     if units > MAX_PARSE_COST:
         reason = (
             f"the file is too large to parse safely ({units:,} syntax units, more than {MAX_PARSE_COST:,})"
@@ -520,8 +521,9 @@ class _Builder:
         # Words whose absence from a piece of source proves it has no device use; helper names join
         # them once the helpers are known.
         self.device_words = list(self.vocabulary.words)
-        lowered = source.lower()
-        self.scan_devices = any(w in lowered for w in self.device_words)
+        self.lowered = source.lower()
+        self.scan_devices = any(w in self.lowered for w in self.device_words)
+        self._device_index: _WordIndex | None = None  # built on first use
         self.scan_classes: set[int] = set()
         # Method names (of scanned classes) whose bodies lead to device uses, across the file.
         self.method_helpers: set[str] = set()
@@ -578,6 +580,21 @@ class _Builder:
             return text[start:end]
         return text.encode("utf-8")[start:end].decode("utf-8", "replace")
 
+    # -- where device words are ---------------------------------------------------------------
+    def hot(self, first: int, last: int) -> bool:
+        """Whether a line from *first* to *last* names a device word (or a helper's name)."""
+        return self.device_index().lines(first, last)
+
+    def device_index(self) -> _WordIndex:
+        if self._device_index is None:
+            self._device_index = _WordIndex(self.lowered, self.lines, self.ascii, self.device_words)
+        return self._device_index
+
+    def note_word(self, word: str) -> None:
+        """*word* (lowercase) is a device word from now on."""
+        if self._device_index is not None:
+            self._device_index.add(word)
+
     # -- module level ----------------------------------------------------------------------
     def build(self, tree: ast.Module, encoding: str) -> FileModel:
         statements = list(self.module_statements(tree.body, nested=False))
@@ -594,6 +611,7 @@ class _Builder:
                 if kinds:
                     self.helper_devices[stmt.name] = kinds
                     self.device_words.append(stmt.name.lower())
+                    self.note_word(stmt.name.lower())
         classes = []
         calls = []
         imports = []
@@ -936,7 +954,8 @@ class _Builder:
                 for u in self.device_uses(*node.decorator_list, *node.bases, *node.keywords, *outside)
             ]
         # methods nested in an if/try of the body are walked twice (as methods and as statements)
-        uses = sorted(set(uses), key=lambda u: (u.site.line, u.site.col))
+        # (dict, not set: the order of uses at one position must not depend on the hash seed)
+        uses = sorted(dict.fromkeys(uses), key=lambda u: (u.site.line, u.site.col))
         body = node.body
         doc_end = 0
         if (
@@ -979,17 +998,11 @@ class _Builder:
         helpers = self.method_helpers | {m.name for m in methods if m.device_uses}
         if not helpers:
             return methods
-        called: dict[int, set[str]] = {}
+        called = {id(m): self.self_calls(defs[id(m)]) for m in methods}
         changed = True
         while changed:
             changed = False
             for m in methods:
-                if id(m) not in called:
-                    d = defs[id(m)]
-                    text = "".join(self.lines[d.lineno - 1 : d.end_lineno])
-                    if not any(h in text for h in helpers):
-                        continue
-                    called[id(m)] = set(_SELF_CALL.findall(text))
                 if m.name not in helpers and called[id(m)] & helpers:
                     helpers.add(m.name)
                     changed = True
@@ -1001,6 +1014,12 @@ class _Builder:
             for m in methods
         ]
 
+    def self_calls(self, node: ast.AST) -> set[str]:
+        """Names called as ``self.name(`` or ``cls.name(`` in *node*'s lines."""
+        text = "".join(self.lines[node.lineno - 1 : node.end_lineno])  # type: ignore[attr-defined]
+        found = _SELF_CALL.finditer(text)
+        return {m.group(1) for m in found if not m.start() or not _is_word_char(text[m.start() - 1])}
+
     def device_uses(self, *nodes: ast.AST) -> tuple[DeviceUse, ...]:
         """The device uses under *nodes*; a walk only where their text names a device or a helper."""
         if not self.scan_devices or not nodes:
@@ -1008,8 +1027,7 @@ class _Builder:
         # A def's lineno is its `def` line: its decorators start above it.
         first = min(d.lineno for n in nodes for d in (n, *getattr(n, "decorator_list", ())))  # type: ignore[attr-defined]
         last = max(getattr(n, "end_lineno", None) or n.lineno for n in nodes)  # type: ignore[attr-defined]
-        text = "".join(self.lines[first - 1 : last]).lower()
-        if not any(word in text for word in self.device_words):
+        if not self.hot(first, last):
             return ()
         return tuple(_DeviceUses(self, *nodes).found)
 
@@ -1305,9 +1323,94 @@ class _Closure:
         return self.memo[name]
 
 
+# Leaves with no text of their own (`Load`, `Add`, `Eq`...): never worth a visit.
+_NO_TEXT = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
+
+
+def _children(node: ast.AST) -> list[ast.AST]:
+    """The child nodes of *node* that have text, in field order (``ast.iter_child_nodes``, less the
+    leaves that have none, built as a list: the walk's inner loop)."""
+    out = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            out += [v for v in value if isinstance(v, ast.AST) and not isinstance(v, _NO_TEXT)]
+        elif isinstance(value, ast.AST) and not isinstance(value, _NO_TEXT):
+            out.append(value)
+    return out
+
+
+class _WordIndex:
+    """Where some words occur in a file's text, to prove that a node's text names none of them.
+
+    The device walk asks this of every node it would visit: a node whose text names no device word
+    (nor the name of a helper with device uses) holds no use, so neither it nor anything under it is
+    visited. The occurrences are found once per file, with a ``str.find`` per word. Positions are
+    exact in an ASCII file (ast's byte columns are offsets in the text); in any other file only
+    statements are pruned, by their lines, since lowering may change a line's length."""
+
+    def __init__(self, text: str, lines: list[str], ascii: bool, words: Iterable[str]):
+        self.text = text  # lowercased, as the words are
+        lengths = map(len, lines if ascii else (ln.lower() for ln in lines))
+        self.ends = list(itertools.accumulate(lengths))  # end offset of each line
+        self.starts = [0, *self.ends[:-1]]
+        self.exact = ascii
+        self.hits: list[int] = []  # sorted start offsets of the occurrences
+        words = set(words)
+        for word in words:
+            # a word holding another (`torch.cuda`, `gpus`) occurs only where the other one does
+            if not any(other in word for other in words if other != word):
+                self.add(word)
+
+    def add(self, word: str) -> None:
+        text, found = self.text, []
+        pos = text.find(word)
+        while pos >= 0:
+            found.append(pos)
+            pos = text.find(word, pos + 1)
+        if found:
+            self.hits = sorted({*self.hits, *found})
+
+    def lines(self, first: int, last: int) -> bool:
+        """Whether lines *first* to *last* (1-based) name a word."""
+        hits = self.hits
+        i = bisect.bisect_left(hits, self.starts[first - 1])
+        return i < len(hits) and hits[i] < self.ends[last - 1]
+
+    def names_word(self, node: ast.AST) -> bool:
+        """Whether *node*'s text may name a word (True for a node without a position)."""
+        line = getattr(node, "lineno", None)
+        if line is None:
+            return True
+        decorators = getattr(node, "decorator_list", None)
+        if decorators:  # a def's text starts with its decorators, above its `def` line
+            line = decorators[0].lineno
+            start = self.starts[line - 1]
+        elif self.exact:
+            start = self.starts[line - 1] + node.col_offset  # type: ignore[attr-defined]
+        elif isinstance(node, ast.stmt):
+            start = self.starts[line - 1]
+        else:
+            return True
+        end_line = node.end_lineno or line  # type: ignore[attr-defined]
+        if self.exact:
+            end = self.starts[end_line - 1] + (node.end_col_offset or 0)  # type: ignore[attr-defined]
+        else:
+            end = self.ends[end_line - 1]
+        hits = self.hits
+        i = bisect.bisect_left(hits, start)
+        return i < len(hits) and hits[i] < end
+
+
 #: ``self.name(`` / ``cls.name(``: read from the text, which costs far less than walking the tree (a
 #: mention in a comment or a string at worst attributes a helper's uses to one test too many).
-_SELF_CALL = re.compile(r"\b(?:self|cls)\s*\.\s*([A-Za-z_]\w*)\s*\(")
+# (without a leading \\b, which the engine would test at every position: a match preceded by a word
+# character, `myself.x(`, is dropped by the caller)
+_SELF_CALL = re.compile(r"(?:self|cls)\s*\.\s*([A-Za-z_]\w*)\s*\(")
+
+
+def _is_word_char(c: str) -> bool:
+    return c.isalnum() or c == "_"
 
 
 class _DeviceUses:
@@ -1332,11 +1435,14 @@ class _DeviceUses:
         self.found: list[DeviceUse] = []
         self.roles: dict[int, str] = {}  # literal node id -> its role, noted by the call around it
         stack: list[tuple[ast.AST, int]] = [(n, _PLAIN) for n in reversed(nodes)]
+        names_word = builder.device_index().names_word
         while stack:  # iterative and pruning: ast.NodeVisitor costs a method lookup per node
             node, mode = stack.pop()
+            if not names_word(node):
+                continue  # its text names no device word: it holds no use
             children = self.visit(node, mode)
             if children is None:
-                kids = list(ast.iter_child_nodes(node))
+                kids = _children(node)
                 kids.reverse()
                 stack.extend(zip(kids, repeat(mode)))
             else:
