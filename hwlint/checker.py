@@ -14,6 +14,7 @@ from .cache import Cache
 from .context import Context
 from .engine import MAX_FILE_BYTES, analyze_files, read_source
 from .model import FileModel, Resolver, build_model
+from .project import Links, link, links_of
 from .rules import RULES
 from .taxonomy import Taxonomy
 
@@ -207,22 +208,62 @@ def check_paths(
     cache: Cache | None = None,
     max_bytes: int = MAX_FILE_BYTES,
     progress: Callable[[int], None] | None = None,
+    roots: Sequence[str] = (),
 ) -> list[list[Finding]]:
     """Every finding (all codes, noqa applied) for each of *files*, in the same order.
 
     Files run in parallel on *jobs* processes (default: the number of cores); results are identical
-    to a serial run. With a *cache*, unchanged files are not read again.
+    to a serial run. With a *cache*, unchanged files are not read again. The findings see the
+    project: see :func:`check_project`.
     """
+    return check_project(files, taxonomy, jobs, cache, max_bytes, progress, roots).findings
+
+
+@dataclass
+class ProjectCheck:
+    """The findings of each file, and the models of the files whose findings depend on others."""
+
+    findings: list[list[Finding]]
+    # by path as given: the model (its resolver the project's) each linked file was checked with
+    linked: dict[str, FileModel] = field(default_factory=dict)
+
+
+def check_project(
+    files: Sequence[str],
+    taxonomy: Taxonomy,
+    jobs: int | None = None,
+    cache: Cache | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
+    progress: Callable[[int], None] | None = None,
+    roots: Sequence[str] = (),
+) -> ProjectCheck:
+    """:func:`check_paths` with the project model: two phases.
+
+    The first checks each file on its own (parallel, cached with the file's
+    :class:`~hwlint.project.Links`). The second, over those links, checks again with the project's
+    resolver only the files whose bases or instantiated classes come from another scanned module,
+    or whose classes another scanned module instantiates (:func:`hwlint.project.link`): their
+    inherited classification, inherited tests and instantiations are the runtime's."""
+    value_type = tuple[list[Finding], Links | None]
     per_file = analyze_files(
-        files, taxonomy, _check_analysis, "check", jobs, cache, max_bytes, list[Finding], progress
+        files, taxonomy, _check_analysis, "check", jobs, cache, max_bytes, value_type, progress
     )
-    # the cache is keyed by absolute path: a value cached from another directory names the file
-    # as it was given then
-    return [
-        [f if f.path == path else replace(f, path=path) for f in findings]
-        for path, findings in zip(files, per_file, strict=True)
-    ]
+    links = {path: replace(lk, path=path) for path, (_, lk) in zip(files, per_file, strict=True) if lk}
+    linked = link(files, links, taxonomy, roots, jobs, cache, max_bytes).models if links else {}
+    out = []
+    for path, (findings, _) in zip(files, per_file, strict=True):
+        model = linked.get(path)
+        if model is not None:
+            findings = run_rules(model, taxonomy, _ALL)
+        # the cache is keyed by absolute path: a value cached from another directory names the
+        # file as it was given then
+        out.append([f if f.path == path else replace(f, path=path) for f in findings])
+    return ProjectCheck(out, linked)
 
 
-def _check_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> list[Finding]:
-    return unreadable(path, data) if isinstance(data, str) else _check_contents(data, path, taxonomy, _ALL)[0]
+def _check_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> tuple[list[Finding], Links | None]:
+    """One file's findings, checked alone, and what the cross-file phase needs of it."""
+    if isinstance(data, str):
+        return unreadable(path, data), None
+    findings, model = _check_contents(data, path, taxonomy, _ALL)
+    return findings, links_of(model) if model is not None and model.error is None else None

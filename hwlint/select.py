@@ -311,7 +311,9 @@ def select_all(
     kind = f"select2:{','.join(names)}:{','.join(backends)}:{int(inc)}"
     value_type = tuple[dict[str, FileSelection], Links | None] | str
     per_file = analyze_files(files, taxonomy, analysis, kind, jobs, cache, max_bytes, value_type=value_type)
-    per_file, project_notes = link_files(files, per_file, taxonomy, names, backends, inc, roots, jobs, cache)
+    per_file, project_notes = link_files(
+        files, per_file, taxonomy, names, backends, inc, roots, jobs, cache, max_bytes
+    )
     out = {}
     for runner in runners:
         chosen = runner_backends(taxonomy, runner, backends)
@@ -366,20 +368,6 @@ def _select_runners(
     return out
 
 
-def _slim_model(model: FileModel) -> FileModel:
-    """*model* without device uses and availability checks: selection never reads them."""
-    classes = tuple(
-        replace(
-            c,
-            device_uses=(),
-            availability_checks=(),
-            methods=tuple(replace(m, device_uses=(), param_sites=()) for m in c.methods),
-        )
-        for c in model.classes
-    )
-    return replace(model, classes=classes, noqa=())
-
-
 def link_files(
     files: Sequence[str],
     per_file: list,
@@ -390,16 +378,17 @@ def link_files(
     roots: Sequence[str] = (),
     jobs: int | None = None,
     cache: Cache | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
 ) -> tuple[list, dict[str, list[str]]]:
     """The cross-file phase, over the per-file :class:`~hwlint.project.Links` the first phase cached.
 
     Classes a module imports from another scanned test module are added to it, as pytest collects
     them there too. A file whose bases or instantiated classes come from another scanned module is
-    selected again with the project's resolver, on the models of just those files (cached apart,
-    so a warm run parses nothing). Returns the updated per-file values and warnings by file:
-    imports of test classes from modules that are not scanned.
+    selected again with the project's resolver, on the models of just those files
+    (:func:`hwlint.project.link`: cached apart, so a warm run parses nothing). Returns the updated
+    per-file values and warnings by file: imports of test classes from modules that are not scanned.
     """
-    from .project import Project
+    from .project import link
 
     notes: dict[str, list[str]] = {}
     links = {
@@ -410,30 +399,14 @@ def link_files(
     if not links:
         return per_file, notes
     index = {os.path.abspath(p): i for i, p in enumerate(files)}
-
-    def load(path: str) -> FileModel | None:
-        model = _facts_analysis(path, read_source(path), taxonomy)
-        return None if isinstance(model, str) else model
-
-    project = Project((), roots, loader=load, paths=index)
+    linked = link(files, links, taxonomy, roots, jobs, cache, max_bytes)
+    project = linked.project
     out = list(per_file)
-    wanted = {path: project.providers(lk) for path, lk in links.items()}
-    wanted = {path: v for path, v in wanted.items() if v}
-    if wanted:
-        need = sorted({*wanted, *(files[index[a]] for v in wanted.values() for a in v)})
-        facts = analyze_files(
-            need, taxonomy, _facts_analysis, "facts", jobs, cache, value_type=FileModel | str
+    for path, model in linked.models.items():
+        out[index[os.path.abspath(path)]] = (
+            _select_runners(model, taxonomy, names, backends, inc),
+            links[path],
         )
-        for path, model in zip(need, facts, strict=True):
-            if not isinstance(model, str):
-                project.add(replace(model, path=path))
-        resolver = project.resolver()
-        for path in wanted:
-            model = project.model_of(os.path.abspath(path))
-            if model is not None:
-                linked = replace(model, resolver=resolver)
-                i = index[os.path.abspath(path)]
-                out[i] = (_select_runners(linked, taxonomy, names, backends, inc), links[path])
 
     def classes_of(apath: str) -> list[str]:
         lk = links.get(files[index[apath]]) if apath in index else None
@@ -452,13 +425,6 @@ def link_files(
                     "not select it"
                 )
     return out, notes
-
-
-def _facts_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> FileModel | str:
-    """The model the cross-file phase reads (no device uses), or why the file cannot be read."""
-    if isinstance(data, str):
-        return data
-    return _slim_model(build_model(data, path, taxonomy))
 
 
 _HELPER_SUFFIXES = ("TestCase", "Base", "Mixin", "Template")
