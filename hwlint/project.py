@@ -369,6 +369,56 @@ def link(
     return Linked(project, out)
 
 
+def on_demand(
+    model: FileModel,
+    taxonomy: Taxonomy,
+    roots: Sequence[str] = (),
+    accept: Callable[[str], bool] | None = None,
+) -> Project:
+    """A project holding *model* that loads the modules it imports as they are needed (``hwselect
+    explain`` and the flake8 plugin see one file). *accept(path)* says which files may be loaded
+    (those ``hwlint check`` would scan); each is parsed once per process."""
+
+    def load(path: str) -> FileModel | None:
+        if accept is not None and not accept(path):
+            return None
+        return _load_once(path, taxonomy)
+
+    return Project([model], roots, loader=load)
+
+
+def around(
+    model: FileModel,
+    taxonomy: Taxonomy,
+    roots: Sequence[str] = (),
+    accept: Callable[[str], bool] | None = None,
+) -> FileModel:
+    """*model* resolving through an :func:`on_demand` project when a base or an instantiated
+    class of it comes from a module it imports; else *model* itself, as ``hwlint check`` leaves it."""
+    project = on_demand(model, taxonomy, roots, accept)
+    if not project.providers(links_of(model)):
+        return model
+    return _with_resolver(model, project.resolver())
+
+
+_loaded: dict[tuple[str, str], tuple[tuple[int, int], FileModel | None]] = {}
+
+
+def _load_once(path: str, taxonomy: Taxonomy) -> FileModel | None:
+    """The model of *path*, kept for the process while the file's size and mtime stay the same
+    (flake8 checks many files that import the same module)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    key, stamp = (path, taxonomy.digest), (st.st_mtime_ns, st.st_size)
+    found = _loaded.get(key)
+    if found is None or found[0] != stamp:
+        data = read_source(path)
+        found = _loaded[key] = (stamp, None if isinstance(data, str) else build_model(data, path, taxonomy))
+    return found[1]
+
+
 def _at(model: FileModel, path: str) -> FileModel:
     """A cached model under the path it is asked for now (the cache is keyed by absolute path)."""
     return model if model.path == path else replace(model, path=path)

@@ -71,7 +71,8 @@ def missing_hw_classification(ctx: Context) -> Iterator[Hit]:
     ## What it does
     Flags a test class (a class whose own body defines a `test*` method) that does not declare
     `hw_classification` in its own body. With `inherit: true` in the taxonomy, a classification
-    inherited from a base class in the same file is accepted, as the runtime's `getattr` does.
+    inherited from a base class is accepted, as the runtime's `getattr` does: a base in the same
+    file, or one `hwlint check` finds in another scanned test module the file imports.
 
     ## Why is this bad?
     A run filtered by `--hw-classification` silently drops every unclassified class: its tests run
@@ -276,7 +277,7 @@ def unclassified_collected_class(ctx: Context) -> Iterator[Hit]:
     ## What it does
     Flags a class that defines no `test*` method of its own, yet collects tests, and has no
     `hw_classification` (declared or inherited): it inherits tests from a base or mixin in the file
-    (`class HashStoreTest(TestCase, StoreTestBase)`), it is passed to `instantiate_device_type_tests`,
+    or in another scanned test module (`class HashStoreTest(TestCase, StoreTestBase)`), it is passed to `instantiate_device_type_tests`,
     or it sets a class-level `device = "cpu"` for the tests it inherits. HWC001 keeps upstream's
     scope (classes whose own body defines a test); this rule covers the rest.
 

@@ -38,7 +38,7 @@ from .model import (
     effective_declaration,
     mro,
 )
-from .project import Links, links_of
+from .project import Links, links_of, on_demand
 from .rules import generated_devices, generated_suffixes
 from .taxonomy import Runner, Taxonomy
 
@@ -977,17 +977,6 @@ def _keywords(cls: ClassInfo) -> tuple[str, ...]:
 # -- explain ----------------------------------------------------------------------------------
 
 
-def _explain_project(model: FileModel, taxonomy: Taxonomy, roots: Sequence[str]):
-    """A project holding *model*, loading the test modules it imports as they are needed."""
-    from .project import Project
-
-    def load(p: str) -> FileModel | None:
-        data = read_source(p)
-        return None if isinstance(data, str) else build_model(data, p, taxonomy)
-
-    return Project([model], roots, loader=load)
-
-
 def explain(
     taxonomy: Taxonomy,
     runner: Runner | str,
@@ -1005,7 +994,7 @@ def explain(
     if isinstance(data, str):
         return [f"{path}: cannot read: {data}"]
     model = build_model(data, path, taxonomy)
-    project = _explain_project(model, taxonomy, roots)
+    project = on_demand(model, taxonomy, roots)
     model = replace(model, resolver=project.resolver())
     fs = select_model(model, taxonomy, runner, chosen, include_unclassified=False)
     if fs.error:
