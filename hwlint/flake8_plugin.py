@@ -12,15 +12,13 @@ tell, that it instantiates a class of this file, flake8 cannot know: HWC102 stay
 from __future__ import annotations
 
 import ast
-import fnmatch
-import os
 import sys
 from collections.abc import Iterator
 from typing import Any
 
 from . import __version__
 from .checker import run_rules
-from .config import DEFAULT_INCLUDE
+from .config import is_test_file_name
 from .model import model_from_tree
 from .project import around
 from .rules import RULES
@@ -61,16 +59,10 @@ class HWLintPlugin:
         try:
             model = model_from_tree(self.tree, "".join(self.lines), self.filename, taxonomy)
             if model.error is None:
-                model = around(model, taxonomy, accept=_test_module)
+                model = around(model, taxonomy, accept=is_test_file_name)
         except Exception as e:  # a bug of ours is a finding for this file, never a flake8 traceback
             error = f"{type(e).__name__}: {e}".rstrip(".")
             yield 1, 0, "HWC900 " + RULES["HWC900"].message.format(rule="model", error=error), type(self)
             return
         for f in run_rules(model, taxonomy, noqa=False):
             yield f.line, f.col, f"{f.code} {f.message}", type(self)
-
-
-def _test_module(path: str) -> bool:
-    """Whether ``hwlint check`` would scan *path* (its default test file names)."""
-    name = os.path.basename(path)
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in DEFAULT_INCLUDE)

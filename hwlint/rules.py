@@ -277,8 +277,9 @@ def unclassified_collected_class(ctx: Context) -> Iterator[Hit]:
     ## What it does
     Flags a class that defines no `test*` method of its own, yet collects tests, and has no
     `hw_classification` (declared or inherited): it inherits tests from a base or mixin in the file
-    or in another scanned test module (`class HashStoreTest(TestCase, StoreTestBase)`), it is passed to `instantiate_device_type_tests`,
-    or it sets a class-level `device = "cpu"` for the tests it inherits. HWC001 keeps upstream's
+    or in another scanned test module (`class HashStoreTest(TestCase, StoreTestBase)`), it is passed
+    to `instantiate_device_type_tests`, or it sets a class-level `device = "cpu"` for the tests it
+    inherits. HWC001 keeps upstream's
     scope (classes whose own body defines a test); this rule covers the rest.
 
     ## Why is this bad?

@@ -5,6 +5,7 @@ their lines), through the real CLI, flake8 and --fix."""
 from __future__ import annotations
 
 import ast
+import io
 import json
 import shutil
 from pathlib import Path
@@ -136,3 +137,15 @@ def test_a_warm_check_of_the_project_parses_nothing(tmp_path, monkeypatch, taxon
     warm = check_project(files, taxonomy, 1, Cache(tmp_path / "c", taxonomy.digest))
     assert parses == []
     assert warm.findings == cold.findings
+
+
+def test_lintrunner_adapter_follows_imports_as_flake8_does():
+    from hwlint.lintrunner import run
+
+    out = io.StringIO()
+    assert run(["--", *map(str, FORWARD)], out) == 0
+    found = {
+        (Path(m["path"]).relative_to(PROJECT).as_posix(), m["line"], m["name"])
+        for m in map(json.loads, out.getvalue().splitlines())
+    }
+    assert found == _marked(FORWARD)
