@@ -155,7 +155,7 @@ def check_source(
     source: str | bytes, path: str, taxonomy: Taxonomy, selection: Selection | None = None
 ) -> list[Finding]:
     """Check one file's contents."""
-    return _check_contents(source, path, taxonomy, selection or Selection())[0]
+    return check_contents(source, path, taxonomy, selection or Selection())[0]
 
 
 def check_file(
@@ -166,12 +166,12 @@ def check_file(
     data = read_source(path, max_bytes)
     if isinstance(data, str):
         return FileResult(path, [f for f in unreadable(path, data) if selection.enabled(f.code)])
-    findings, model = _check_contents(data, path, taxonomy, selection)
+    findings, model = check_contents(data, path, taxonomy, selection)
     return FileResult(path, findings, model)
 
 
-def _check_contents(
-    source: str | bytes, path: str, taxonomy: Taxonomy, selection: Selection
+def check_contents(
+    source: str | bytes, path: str, taxonomy: Taxonomy, selection: Selection | None = None
 ) -> tuple[list[Finding], FileModel | None]:
     """The findings for a file's contents, and its model (None when building it failed: a bug in
     hwlint, not the file, reported as HWC900)."""
@@ -181,7 +181,7 @@ def _check_contents(
         error = f"{type(e).__name__}: {e}".rstrip(".")
         finding = _finding(path, "HWC900", 1, 0, {"rule": "model", "error": error})
         return ([finding] if selection.enabled(finding.code) else []), None
-    return run_rules(model, taxonomy, selection), model
+    return run_rules(model, taxonomy, selection or _ALL), model
 
 
 def unreadable(path: str, reason: str) -> list[Finding]:
@@ -265,5 +265,5 @@ def _check_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> tuple[l
     """One file's findings, checked alone, and what the cross-file phase needs of it."""
     if isinstance(data, str):
         return unreadable(path, data), None
-    findings, model = _check_contents(data, path, taxonomy, _ALL)
+    findings, model = check_contents(data, path, taxonomy, _ALL)
     return findings, links_of(model) if model is not None and model.error is None else None

@@ -33,13 +33,21 @@ from dataclasses import dataclass, field, replace
 
 from . import __version__
 from .cache import Cache
-from .checker import Finding, Selection, check_paths
+from .checker import Finding, Selection, check_contents, run_rules, unreadable
 from .config import Config, discover
 from .context import Context
 from .engine import MAX_FILE_BYTES, analyze_files, read_source
-from .model import ClassInfo, FileModel, ParseError, build_model, effective_declaration, mro
+from .model import ClassInfo, FileModel, ParseError, effective_declaration, mro
 from .neutral import conversion, hard_uses, is_every_device_class
-from .select import FileSelection, RunnerSelection, runner_backends, select_model
+from .project import Links, link, links_of
+from .select import (
+    FileSelection,
+    RunnerSelection,
+    apply_links,
+    file_links,
+    select_runners,
+    slim_selection,
+)
 from .taxonomy import Runner, Taxonomy
 
 SCHEMA = "hwlint-report/1"
@@ -274,12 +282,65 @@ def report_paths(
     files = list(discover(paths, config, skipped=skipped))
     max_bytes = config.max_file_size * 1024 * 1024
     selection = Selection(config.select, config.ignore)
+    per_file, summaries = analyze_report(files, taxonomy, jobs, cache, max_bytes, config.roots)
     findings = []
-    for path, found in zip(files, check_paths(files, taxonomy, jobs, cache, max_bytes), strict=True):
+    for path, found in zip(files, per_file, strict=True):
         sel = selection.with_ignored(config.ignored_for(path))
         findings.append([f for f in found if sel.enabled(f.code)])
-    summaries = summarize_paths(files, taxonomy, jobs, cache, max_bytes)
     return build_report(summaries, findings, taxonomy, report_root(paths), depth)
+
+
+#: One file's share of the report: its findings, its summary, and its selections for every runner
+#: with its links (as hwselect's first phase makes them), or why it cannot be read.
+_Value = tuple[list[Finding], FileSummary, tuple[dict[str, FileSelection], Links | None] | str]
+
+
+def analyze_report(
+    files: Sequence[str],
+    taxonomy: Taxonomy,
+    jobs: int | None = None,
+    cache: Cache | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
+    roots: Sequence[str] = (),
+) -> tuple[list[list[Finding]], list[FileSummary]]:
+    """Every finding (all codes) and the summary of each of *files*, in the same order, from one
+    engine task per file: each file is parsed once and its one model yields the findings, the
+    selections of every runner and the class rows; a warm cache answers all three.
+
+    Then the cross-file phase (:func:`hwlint.project.link`, shared with ``hwlint check`` and
+    hwselect) checks and summarizes again the files that borrow from another scanned module, and
+    each file's runner tallies are those of hwselect's selection, imported test classes included."""
+    values = analyze_files(files, taxonomy, _report_analysis, "report", jobs, cache, max_bytes, _Value)
+    findings = [
+        [f if f.path == path else replace(f, path=path) for f in found]
+        for path, (found, _, _) in zip(files, values, strict=True)
+    ]
+    summaries = [_at(summary, path) for path, (_, summary, _) in zip(files, values, strict=True)]
+    selected = [value for _, _, value in values]
+    links = file_links(files, selected)
+    if links:
+        linked = link(files, links, taxonomy, roots, jobs, cache, max_bytes)
+        index = {path: i for i, path in enumerate(files)}
+        for path, model in linked.models.items():
+            findings[index[path]] = run_rules(model, taxonomy)
+            summaries[index[path]] = summarize_model(model, taxonomy)
+        selected, _ = apply_links(files, selected, linked, taxonomy, tuple(taxonomy.runners))
+    for summary, value in zip(summaries, selected, strict=True):
+        if not isinstance(value, str):
+            summary.runners = {r.name: _tally(r, value[0][r.name]) for r in taxonomy.runners.values()}
+    return findings, summaries
+
+
+def _report_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> _Value:
+    if isinstance(data, str):  # an unreadable file is an unparsable one, never an error
+        return unreadable(path, data), _summary_analysis(path, data, taxonomy), data
+    findings, model = check_contents(data, path, taxonomy)
+    if model is None:  # building the model failed (HWC900): nothing else can be said
+        return findings, _summary_analysis(path, "internal error", taxonomy), "internal error"
+    selections = select_runners(model, taxonomy, tuple(taxonomy.runners), slim=False)
+    summary = summarize_model(model, taxonomy, selections)
+    slim = {name: slim_selection(fs) for name, fs in selections.items()}
+    return findings, summary, (slim, links_of(model) if model.error is None else None)
 
 
 def report_root(paths: Sequence[str]) -> str:
@@ -326,12 +387,14 @@ def summarize_file(path: str, taxonomy: Taxonomy, max_bytes: int = MAX_FILE_BYTE
     return _summary_analysis(path, read_source(path, max_bytes), taxonomy)
 
 
-def summarize_model(model: FileModel, taxonomy: Taxonomy) -> FileSummary:
-    """Each test class of *model* with its status and runners, and what each runner does with the file."""
-    per_runner = []
-    for runner in taxonomy.runners.values():
-        backends = runner_backends(taxonomy, runner)
-        per_runner.append((runner, select_model(model, taxonomy, runner, backends)))
+def summarize_model(
+    model: FileModel, taxonomy: Taxonomy, selections: dict[str, FileSelection] | None = None
+) -> FileSummary:
+    """Each test class of *model* with its status and runners, and what each runner does with the
+    file; *selections*: the file's (unslimmed) selection by runner, when already made."""
+    if selections is None:
+        selections = select_runners(model, taxonomy, tuple(taxonomy.runners), slim=False)
+    per_runner = [(runner, selections[runner.name]) for runner in taxonomy.runners.values()]
     named = [(runner.name, fs) for runner, fs in per_runner]
     runs = _runs(model, named)
     rows = [_class_row(model, cls, taxonomy, runs, named) for cls in model.test_classes]
@@ -451,17 +514,14 @@ def summarize_paths(
     max_bytes: int = MAX_FILE_BYTES,
 ) -> list[FileSummary]:
     """The summary of each of *files*, in the same order: on *jobs* processes, and read from *cache*
-    for files whose content it has seen (the cache the checker uses, under its own kind)."""
-    summaries = analyze_files(
-        files, taxonomy, _summary_analysis, "report", jobs, cache, max_bytes, FileSummary
-    )
-    return [_at(summary, path) for path, summary in zip(files, summaries, strict=True)]
+    for files whose content it has seen (the one pass of :func:`analyze_report`)."""
+    return analyze_report(files, taxonomy, jobs, cache, max_bytes)[1]
 
 
 def _summary_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> FileSummary:
     if isinstance(data, str):  # an unreadable file is an unparsable one, never an error
         return summarize_model(FileModel(path, error=ParseError(1, 0, data)), taxonomy)
-    return summarize_model(build_model(data, path, taxonomy), taxonomy)
+    return _report_analysis(path, data, taxonomy)[1]
 
 
 def _at(summary: FileSummary, path: str) -> FileSummary:

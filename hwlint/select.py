@@ -354,17 +354,24 @@ def _select_analysis(
         return data
     model = build_model(data, path, taxonomy)
     links = links_of(model) if model.error is None else None
-    return _select_runners(model, taxonomy, names, backends, include_unclassified), links
+    return select_runners(model, taxonomy, names, backends, include_unclassified), links
 
 
-def _select_runners(
-    model: FileModel, taxonomy: Taxonomy, names: Sequence[str], backends: tuple[str, ...], inc: bool
+def select_runners(
+    model: FileModel,
+    taxonomy: Taxonomy,
+    names: Sequence[str],
+    backends: tuple[str, ...] = (),
+    inc: bool = False,
+    slim: bool = True,
 ) -> dict[str, FileSelection]:
+    """One file's selection for each runner in *names*; *slim*: without references into the model
+    (small to cache and to ship between processes)."""
     out = {}
     for runner in (taxonomy.runners[name] for name in names):
         chosen = runner_backends(taxonomy, runner, backends)
         fs = select_model(model, with_backends(taxonomy, chosen), runner, chosen, inc)
-        out[runner.name] = _slim(fs)
+        out[runner.name] = slim_selection(fs) if slim else fs
     return out
 
 
@@ -390,23 +397,42 @@ def link_files(
     """
     from .project import link
 
-    notes: dict[str, list[str]] = {}
-    links = {
+    links = file_links(files, per_file)
+    if not links:
+        return per_file, {}
+    linked = link(files, links, taxonomy, roots, jobs, cache, max_bytes)
+    return apply_links(files, per_file, linked, taxonomy, names, backends, inc)
+
+
+def file_links(files: Sequence[str], per_file: list) -> dict[str, Links]:
+    """The :class:`~hwlint.project.Links` of each readable file (per-file values as
+    :func:`select_all`'s first phase makes them), under the path as given."""
+    return {
         path: replace(entry[1], path=path)
         for path, entry in zip(files, per_file, strict=True)
         if not isinstance(entry, str) and entry[1] is not None
     }
-    if not links:
-        return per_file, notes
+
+
+def apply_links(
+    files: Sequence[str],
+    per_file: list,
+    linked,
+    taxonomy: Taxonomy,
+    names: Sequence[str],
+    backends: tuple[str, ...] = (),
+    inc: bool = False,
+) -> tuple[list, dict[str, list[str]]]:
+    """:func:`link_files` once the project is linked (:class:`~hwlint.project.Linked`): the linked
+    files selected again, imported test classes added, unresolved imports noted."""
+    notes: dict[str, list[str]] = {}
+    links = file_links(files, per_file)
     index = {os.path.abspath(p): i for i, p in enumerate(files)}
-    linked = link(files, links, taxonomy, roots, jobs, cache, max_bytes)
     project = linked.project
     out = list(per_file)
     for path, model in linked.models.items():
-        out[index[os.path.abspath(path)]] = (
-            _select_runners(model, taxonomy, names, backends, inc),
-            links[path],
-        )
+        selected = select_runners(model, taxonomy, names, backends, inc)
+        out[index[os.path.abspath(path)]] = (selected, links[path])
 
     def classes_of(apath: str) -> list[str]:
         lk = links.get(files[index[apath]]) if apath in index else None
@@ -486,7 +512,7 @@ def _hidden_tests(model: FileModel) -> list[str]:
     return out
 
 
-def _slim(fs: FileSelection) -> FileSelection:
+def slim_selection(fs: FileSelection) -> FileSelection:
     """*fs* without references into the file model: small to pickle and to cache."""
     return replace(
         fs,
