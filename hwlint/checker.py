@@ -14,7 +14,7 @@ from .cache import Cache
 from .context import Context
 from .engine import MAX_FILE_BYTES, analyze_files, read_source
 from .model import FileModel, Resolver, build_model
-from .project import Links, link, links_of
+from .project import Links, link, linked_values, links_of
 from .rules import RULES
 from .taxonomy import Taxonomy
 
@@ -221,11 +221,12 @@ def check_paths(
 
 @dataclass
 class ProjectCheck:
-    """The findings of each file, and the models of the files whose findings depend on others."""
+    """The findings of each file, and which files' findings depend on other files."""
 
     findings: list[list[Finding]]
-    # by path as given: the model (its resolver the project's) each linked file was checked with
-    linked: dict[str, FileModel] = field(default_factory=dict)
+    linked: list[str] = field(default_factory=list)  # paths as given
+    # the project's resolver of each linked file, by path: loads the models (a fix plans with them)
+    resolvers: Callable[[], dict[str, Resolver]] = dict
 
 
 def check_project(
@@ -249,16 +250,25 @@ def check_project(
         files, taxonomy, _check_analysis, "check", jobs, cache, max_bytes, value_type, progress
     )
     links = {path: replace(lk, path=path) for path, (_, lk) in zip(files, per_file, strict=True) if lk}
-    linked = link(files, links, taxonomy, roots, jobs, cache, max_bytes).models if links else {}
+
+    def check_linked(models: dict[str, FileModel]) -> dict[str, list[Finding]]:
+        return {path: run_rules(model, taxonomy, _ALL) for path, model in models.items()}
+
+    def resolvers() -> dict[str, Resolver]:
+        models = link(files, links, taxonomy, roots, jobs, cache, max_bytes).models
+        return {path: m.resolver for path, m in models.items() if m.resolver is not None}
+
+    kind = "check-linked"
+    linked = linked_values(
+        files, links, taxonomy, kind, check_linked, list[Finding], roots, jobs, cache, max_bytes
+    )[1]
     out = []
     for path, (findings, _) in zip(files, per_file, strict=True):
-        model = linked.get(path)
-        if model is not None:
-            findings = run_rules(model, taxonomy, _ALL)
+        findings = linked.get(path, findings)
         # the cache is keyed by absolute path: a value cached from another directory names the
         # file as it was given then
         out.append([f if f.path == path else replace(f, path=path) for f in findings])
-    return ProjectCheck(out, linked)
+    return ProjectCheck(out, list(linked), resolvers)
 
 
 def _check_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> tuple[list[Finding], Links | None]:

@@ -241,9 +241,10 @@ def cmd_check(args) -> int:
     def selection_for(path: str) -> Selection:
         return selection.with_ignored(config.ignored_for(path))
 
-    found, linked = _check_all(args, config, taxonomy, paths, selection_for, skipped)
+    found, checked = _check_all(args, config, taxonomy, paths, selection_for, skipped)
     # the files whose findings depend on other files are planned as they were checked
-    resolvers = {path: model.resolver for path, model in linked.items() if model.resolver is not None}
+    planning = args.fix or args.diff or args.show_fixes or args.output_format in ("json", "json-lines")
+    resolvers = checked.resolvers() if planning and checked.linked else {}
     stale = []
     baseline = _load_baseline(args.baseline or config.baseline, config)
     if baseline is not None:
@@ -400,7 +401,7 @@ def _check_all(args, config, taxonomy, paths, selection_for, skipped=()):
             continue
         selection = selection_for(s.path)
         found.append((s.path, [f for f in unreadable(s.path, s.reason) if selection.enabled(f.code)]))
-    return found, checked.linked
+    return found, checked
 
 
 def _show_progress(args) -> bool:

@@ -22,7 +22,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
+from .cache import content_hash
 from .engine import MAX_FILE_BYTES, analyze_files, read_source
 from .model import ClassInfo, FileModel, ImportStatement, Instantiation, LocalResolver, build_model
 from .taxonomy import Taxonomy
@@ -367,6 +369,56 @@ def link(
         if model is not None:
             out[path] = _with_resolver(model, resolver)
     return Linked(project, out)
+
+
+def linked_values(
+    files: Sequence[str],
+    links: dict[str, Links],
+    taxonomy: Taxonomy,
+    kind: str,
+    compute: Callable[[dict[str, FileModel]], dict[str, Any]],
+    value_type: Any,
+    roots: Sequence[str] = (),
+    jobs: int | None = None,
+    cache=None,
+    max_bytes: int = MAX_FILE_BYTES,
+) -> tuple[Project, dict[str, Any]]:
+    """The cross-file phase of one analysis, cached as a whole: *compute* (linked models by path ->
+    values by path) runs on :func:`link`'s models, and its values are kept under *kind* for the
+    contents of every file the phase read. A warm run then loads no model at all: it reads the
+    links, hashes the few files they name and finds the values.
+
+    Returns the project (for what needs only links: imported classes, unresolved imports) and
+    the values, by path as given."""
+    index = {os.path.abspath(p): p for p in files}
+    project = Project((), roots, paths=index)
+    wanted = {path: project.providers(lk) for path, lk in links.items()}
+    need = sorted(
+        {os.path.abspath(p) for p, v in wanted.items() if v} | {a for v in wanted.values() for a in v}
+    )
+    if not need:
+        return project, {}
+    kind = f"{kind}:max-bytes={max_bytes}"
+    stored = tuple[dict[str, str], dict[str, value_type]]
+    key = content_hash("\0".join(f"{p}\0{_sha(p, max_bytes)}" for p in need).encode())
+    if cache is not None:
+        hit = cache.get(need[0], key, kind, stored)
+        if hit is not None and all(_sha(p, max_bytes) == sha for p, sha in hit[0].items()):
+            return project, {index[p]: v for p, v in hit[1].items() if p in index}
+    linked = link(files, links, taxonomy, roots, jobs, cache, max_bytes)
+    values = compute(linked.models)
+    if cache is not None:
+        # files the phase loaded beyond those the links name (a base's own base): their contents
+        # are checked on every hit
+        extra = {p: _sha(p, max_bytes) for p in linked.project.models if p not in need}
+        cache.store(need[0], key, kind, (extra, {os.path.abspath(p): v for p, v in values.items()}))
+        cache.save()
+    return linked.project, values
+
+
+def _sha(path: str, max_bytes: int) -> str:
+    data = read_source(path, max_bytes)
+    return "" if isinstance(data, str) else content_hash(data)
 
 
 def on_demand(

@@ -39,7 +39,7 @@ from .context import Context
 from .engine import MAX_FILE_BYTES, analyze_files, read_source
 from .model import ClassInfo, FileModel, ParseError, effective_declaration, mro
 from .neutral import conversion, hard_uses, is_every_device_class
-from .project import Links, link, links_of
+from .project import Links, linked_values, links_of
 from .select import (
     FileSelection,
     RunnerSelection,
@@ -293,6 +293,8 @@ def report_paths(
 #: One file's share of the report: its findings, its summary, and its selections for every runner
 #: with its links (as hwselect's first phase makes them), or why it cannot be read.
 _Value = tuple[list[Finding], FileSummary, tuple[dict[str, FileSelection], Links | None] | str]
+#: A linked file's share, made again with the project's resolver (its links are unchanged).
+_Linked = tuple[list[Finding], FileSummary, dict[str, FileSelection]]
 
 
 def analyze_report(
@@ -319,12 +321,26 @@ def analyze_report(
     selected = [value for _, _, value in values]
     links = file_links(files, selected)
     if links:
-        linked = link(files, links, taxonomy, roots, jobs, cache, max_bytes)
+        names = tuple(taxonomy.runners)
+
+        def report_linked(models: dict[str, FileModel]) -> dict[str, _Linked]:
+            out = {}
+            for path, model in models.items():
+                selections = select_runners(model, taxonomy, names, slim=False)
+                summary = summarize_model(model, taxonomy, selections)
+                slim = {name: slim_selection(fs) for name, fs in selections.items()}
+                out[path] = (run_rules(model, taxonomy), summary, slim)
+            return out
+
+        project, linked = linked_values(
+            files, links, taxonomy, "report-linked", report_linked, _Linked, roots, jobs, cache, max_bytes
+        )
         index = {path: i for i, path in enumerate(files)}
-        for path, model in linked.models.items():
-            findings[index[path]] = run_rules(model, taxonomy)
-            summaries[index[path]] = summarize_model(model, taxonomy)
-        selected, _ = apply_links(files, selected, linked, taxonomy, tuple(taxonomy.runners))
+        for path, (found, summary, _) in linked.items():
+            findings[index[path]] = [f if f.path == path else replace(f, path=path) for f in found]
+            summaries[index[path]] = _at(summary, path)
+        reselected = {path: value[2] for path, value in linked.items()}
+        selected, _ = apply_links(files, selected, project, reselected)
     for summary, value in zip(summaries, selected, strict=True):
         if not isinstance(value, str):
             summary.runners = {r.name: _tally(r, value[0][r.name]) for r in taxonomy.runners.values()}

@@ -395,13 +395,21 @@ def link_files(
     (:func:`hwlint.project.link`: cached apart, so a warm run parses nothing). Returns the updated
     per-file values and warnings by file: imports of test classes from modules that are not scanned.
     """
-    from .project import link
+    from .project import linked_values
 
     links = file_links(files, per_file)
     if not links:
         return per_file, {}
-    linked = link(files, links, taxonomy, roots, jobs, cache, max_bytes)
-    return apply_links(files, per_file, linked, taxonomy, names, backends, inc)
+
+    def select_linked(models: dict[str, FileModel]) -> dict[str, dict[str, FileSelection]]:
+        return {path: select_runners(m, taxonomy, names, backends, inc) for path, m in models.items()}
+
+    kind = f"select-linked:{','.join(names)}:{','.join(backends)}:{int(inc)}"
+    value_type = dict[str, FileSelection]
+    project, selected = linked_values(
+        files, links, taxonomy, kind, select_linked, value_type, roots, jobs, cache, max_bytes
+    )
+    return apply_links(files, per_file, project, selected)
 
 
 def file_links(files: Sequence[str], per_file: list) -> dict[str, Links]:
@@ -415,24 +423,17 @@ def file_links(files: Sequence[str], per_file: list) -> dict[str, Links]:
 
 
 def apply_links(
-    files: Sequence[str],
-    per_file: list,
-    linked,
-    taxonomy: Taxonomy,
-    names: Sequence[str],
-    backends: tuple[str, ...] = (),
-    inc: bool = False,
+    files: Sequence[str], per_file: list, project, selected: dict[str, dict[str, FileSelection]]
 ) -> tuple[list, dict[str, list[str]]]:
-    """:func:`link_files` once the project is linked (:class:`~hwlint.project.Linked`): the linked
-    files selected again, imported test classes added, unresolved imports noted."""
+    """:func:`link_files` once the cross-file phase has run: *selected* holds the selections of the
+    linked files (by path, made with the project's resolver); imported test classes are added
+    and unresolved imports noted, from the links alone (*project* needs no model for that)."""
     notes: dict[str, list[str]] = {}
     links = file_links(files, per_file)
     index = {os.path.abspath(p): i for i, p in enumerate(files)}
-    project = linked.project
     out = list(per_file)
-    for path, model in linked.models.items():
-        selected = select_runners(model, taxonomy, names, backends, inc)
-        out[index[os.path.abspath(path)]] = (selected, links[path])
+    for path, by_runner in selected.items():
+        out[index[os.path.abspath(path)]] = ({n: _at(fs, path) for n, fs in by_runner.items()}, links[path])
 
     def classes_of(apath: str) -> list[str]:
         lk = links.get(files[index[apath]]) if apath in index else None

@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from hwlint import project as project_module
 from hwlint.cache import Cache
 from hwlint.checker import check_project
+from hwlint.taxonomy import load_taxonomy
 
 from .conftest import expected, run_tool
 from .test_rules import TAXONOMIES
@@ -134,9 +136,32 @@ def test_a_warm_check_of_the_project_parses_nothing(tmp_path, monkeypatch, taxon
     linked = ["forward/test_users.py", "reverse/test_device_ops.py", "reverse/test_instantiates.py"]
     assert sorted(cold.linked) == [str(PROJECT / p) for p in linked]
     parses.clear()
+    monkeypatch.setattr(project_module, "link", None)  # a warm run loads no model at all
     warm = check_project(files, taxonomy, 1, Cache(tmp_path / "c", taxonomy.digest))
     assert parses == []
     assert warm.findings == cold.findings
+
+
+def test_an_edited_base_module_changes_the_warm_findings_of_its_users(tmp_path, taxonomy):
+    tree = tmp_path / "forward"
+    shutil.copytree(PROJECT / "forward", tree)
+    files = [str(tree / "test_mixins.py"), str(tree / "test_users.py")]
+    cache = tmp_path / "c"
+    inherit = load_taxonomy(TAXONOMIES["inherit"])
+    before = check_project(files, inherit, 1, Cache(cache, inherit.digest)).findings[1]
+    assert [(f.line, f.code) for f in before] == [(11, "HWC005"), (16, "HWC001"), (16, "HWC004")]
+    mixins = tree / "test_mixins.py"
+    mixins.write_text(
+        mixins.read_text().replace("    hw_classification = HardwareClassification.GENERIC\n", "    pass\n")
+    )
+    after = check_project(files, inherit, 1, Cache(cache, inherit.digest)).findings[1]
+    # TestInherits no longer inherits a classification: its HWC001 is back
+    assert [(f.line, f.code) for f in after] == [
+        (6, "HWC001"),
+        (11, "HWC005"),
+        (16, "HWC001"),
+        (16, "HWC004"),
+    ]
 
 
 def test_lintrunner_adapter_follows_imports_as_flake8_does():
