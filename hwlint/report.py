@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from . import __version__
-from .cache import Cache
+from .cache import Cache, decoder, encode
 from .checker import Finding, Selection, check_contents, run_rules, unreadable
 from .config import Config, discover
 from .context import Context
@@ -44,8 +44,8 @@ from .select import (
     FileSelection,
     RunnerSelection,
     apply_links,
-    file_links,
     select_runners,
+    selection_at,
     slim_selection,
 )
 from .taxonomy import Runner, Taxonomy
@@ -290,9 +290,11 @@ def report_paths(
     return build_report(summaries, findings, taxonomy, report_root(paths), depth)
 
 
-#: One file's share of the report: its findings, its summary, and its selections for every runner
-#: with its links (as hwselect's first phase makes them), or why it cannot be read.
-_Value = tuple[list[Finding], FileSummary, tuple[dict[str, FileSelection], Links | None] | str]
+#: One file's share of the report: its findings, its summary, its links, and its selections for
+#: every runner, still encoded (``{"selections": ...}``, or ``{"error": reason}`` for a file that
+#: cannot be read). The selections are large and only the files that import test classes from
+#: each other need them: a warm report decodes just those (:class:`_Selections`).
+_Value = tuple[list[Finding], FileSummary, Links | None, dict]
 #: A linked file's share, made again with the project's resolver (its links are unchanged).
 _Linked = tuple[list[Finding], FileSummary, dict[str, FileSelection]]
 
@@ -315,11 +317,11 @@ def analyze_report(
     values = analyze_files(files, taxonomy, _report_analysis, "report", jobs, cache, max_bytes, _Value)
     findings = [
         [f if f.path == path else replace(f, path=path) for f in found]
-        for path, (found, _, _) in zip(files, values, strict=True)
+        for path, (found, _, _, _) in zip(files, values, strict=True)
     ]
-    summaries = [_at(summary, path) for path, (_, summary, _) in zip(files, values, strict=True)]
-    selected = [value for _, _, value in values]
-    links = file_links(files, selected)
+    summaries = [_at(summary, path) for path, (_, summary, _, _) in zip(files, values, strict=True)]
+    links = {path: replace(lk, path=path) for path, (_, _, lk, _) in zip(files, values, strict=True) if lk}
+    selected = _Selections(files, values, taxonomy)
     if links:
         names = tuple(taxonomy.runners)
 
@@ -340,23 +342,65 @@ def analyze_report(
             findings[index[path]] = [f if f.path == path else replace(f, path=path) for f in found]
             summaries[index[path]] = _at(summary, path)
         reselected = {path: value[2] for path, value in linked.items()}
-        selected, _ = apply_links(files, selected, project, reselected)
-    for summary, value in zip(summaries, selected, strict=True):
+        apply_links(files, selected, project, reselected, links)
+    for i in selected.changed:  # the others' tallies are their summaries' own
+        value = selected[i]
         if not isinstance(value, str):
-            summary.runners = {r.name: _tally(r, value[0][r.name]) for r in taxonomy.runners.values()}
+            runners = taxonomy.runners.values()
+            summaries[i].runners = {r.name: _tally(r, value[0][r.name]) for r in runners}
     return findings, summaries
+
+
+class _Selections:
+    """Each file's (selections by runner, links), or why it cannot be read, as
+    :func:`hwlint.select.apply_links` reads and replaces them: decoded on first use."""
+
+    def __init__(self, files: Sequence[str], values: Sequence[_Value], taxonomy: Taxonomy):
+        self.files, self.values, self.taxonomy = files, values, taxonomy
+        self.decoded: dict[int, tuple[dict[str, FileSelection], Links | None] | str] = {}
+        self.changed: set[int] = set()
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    def __getitem__(self, i: int):
+        if i not in self.decoded:
+            self.decoded[i] = self._decode(i)
+        return self.decoded[i]
+
+    def __setitem__(self, i: int, value) -> None:
+        self.decoded[i] = value
+        self.changed.add(i)
+
+    def _decode(self, i: int):
+        path, (_, _, lk, raw) = self.files[i], self.values[i]
+        if "error" in raw:
+            return str(raw["error"])
+        try:
+            by_runner = decoder(dict[str, FileSelection])(raw.get("selections"))
+        except Exception:  # an entry of another shape (the cache trusts nothing): select again
+            data = read_source(path)
+            if isinstance(data, str):
+                return data
+            model = check_contents(data, path, self.taxonomy)[1]
+            if model is None:
+                return "internal error"
+            by_runner = select_runners(model, self.taxonomy, tuple(self.taxonomy.runners))
+        by_runner = {name: selection_at(fs, path) for name, fs in by_runner.items()}
+        return by_runner, replace(lk, path=path) if lk else None
 
 
 def _report_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> _Value:
     if isinstance(data, str):  # an unreadable file is an unparsable one, never an error
-        return unreadable(path, data), _summary_analysis(path, data, taxonomy), data
+        return unreadable(path, data), _summary_analysis(path, data, taxonomy), None, {"error": data}
     findings, model = check_contents(data, path, taxonomy)
     if model is None:  # building the model failed (HWC900): nothing else can be said
-        return findings, _summary_analysis(path, "internal error", taxonomy), "internal error"
+        summary = _summary_analysis(path, "internal error", taxonomy)
+        return findings, summary, None, {"error": "internal error"}
     selections = select_runners(model, taxonomy, tuple(taxonomy.runners), slim=False)
     summary = summarize_model(model, taxonomy, selections)
-    slim = {name: slim_selection(fs) for name, fs in selections.items()}
-    return findings, summary, (slim, links_of(model) if model.error is None else None)
+    slim = encode({name: slim_selection(fs) for name, fs in selections.items()})
+    return findings, summary, links_of(model) if model.error is None else None, {"selections": slim}
 
 
 def report_root(paths: Sequence[str]) -> str:

@@ -329,7 +329,7 @@ def select_all(
                 result.files.append(FileSelection(path, error=by_runner))
                 result.warnings.append(f"{path}: cannot read: {by_runner}")
                 continue
-            fs = _at(by_runner[0][runner.name], path)
+            fs = selection_at(by_runner[0][runner.name], path)
             result.files.append(fs)
             if fs.error:
                 result.warnings.append(f"{path}: cannot parse ({fs.error}); none of its classes is selected")
@@ -409,7 +409,7 @@ def link_files(
     project, selected = linked_values(
         files, links, taxonomy, kind, select_linked, value_type, roots, jobs, cache, max_bytes
     )
-    return apply_links(files, per_file, project, selected)
+    return apply_links(files, list(per_file), project, selected)
 
 
 def file_links(files: Sequence[str], per_file: list) -> dict[str, Links]:
@@ -423,17 +423,27 @@ def file_links(files: Sequence[str], per_file: list) -> dict[str, Links]:
 
 
 def apply_links(
-    files: Sequence[str], per_file: list, project, selected: dict[str, dict[str, FileSelection]]
-) -> tuple[list, dict[str, list[str]]]:
+    files: Sequence[str],
+    per_file,
+    project,
+    selected: dict[str, dict[str, FileSelection]],
+    links: dict[str, Links] | None = None,
+):
     """:func:`link_files` once the cross-file phase has run: *selected* holds the selections of the
     linked files (by path, made with the project's resolver); imported test classes are added
-    and unresolved imports noted, from the links alone (*project* needs no model for that)."""
+    and unresolved imports noted, from the links alone (*project* needs no model for that).
+
+    *per_file* (indexable: entries are read and replaced, never iterated when *links* are given)
+    is updated in place; returns it, and the notes by file."""
     notes: dict[str, list[str]] = {}
-    links = file_links(files, per_file)
+    links = file_links(files, per_file) if links is None else links
     index = {os.path.abspath(p): i for i, p in enumerate(files)}
-    out = list(per_file)
+    out = per_file
     for path, by_runner in selected.items():
-        out[index[os.path.abspath(path)]] = ({n: _at(fs, path) for n, fs in by_runner.items()}, links[path])
+        out[index[os.path.abspath(path)]] = (
+            {n: selection_at(fs, path) for n, fs in by_runner.items()},
+            links[path],
+        )
 
     def classes_of(apath: str) -> list[str]:
         lk = links.get(files[index[apath]]) if apath in index else None
@@ -522,7 +532,7 @@ def slim_selection(fs: FileSelection) -> FileSelection:
     )
 
 
-def _at(fs: FileSelection, path: str) -> FileSelection:
+def selection_at(fs: FileSelection, path: str) -> FileSelection:
     """A cached selection under the path it is asked for now (the cache is keyed by absolute path)."""
     if fs.path == path:
         return fs
