@@ -14,6 +14,7 @@ from .cache import Cache
 from .context import Context
 from .engine import MAX_FILE_BYTES, analyze_files, read_source
 from .model import FileModel, Resolver, build_model
+from .project import Links, link, linked_values, links_of
 from .rules import RULES
 from .taxonomy import Taxonomy
 
@@ -154,7 +155,7 @@ def check_source(
     source: str | bytes, path: str, taxonomy: Taxonomy, selection: Selection | None = None
 ) -> list[Finding]:
     """Check one file's contents."""
-    return _check_contents(source, path, taxonomy, selection or Selection())[0]
+    return check_contents(source, path, taxonomy, selection or Selection())[0]
 
 
 def check_file(
@@ -165,12 +166,12 @@ def check_file(
     data = read_source(path, max_bytes)
     if isinstance(data, str):
         return FileResult(path, [f for f in unreadable(path, data) if selection.enabled(f.code)])
-    findings, model = _check_contents(data, path, taxonomy, selection)
+    findings, model = check_contents(data, path, taxonomy, selection)
     return FileResult(path, findings, model)
 
 
-def _check_contents(
-    source: str | bytes, path: str, taxonomy: Taxonomy, selection: Selection
+def check_contents(
+    source: str | bytes, path: str, taxonomy: Taxonomy, selection: Selection | None = None
 ) -> tuple[list[Finding], FileModel | None]:
     """The findings for a file's contents, and its model (None when building it failed: a bug in
     hwlint, not the file, reported as HWC900)."""
@@ -180,7 +181,7 @@ def _check_contents(
         error = f"{type(e).__name__}: {e}".rstrip(".")
         finding = _finding(path, "HWC900", 1, 0, {"rule": "model", "error": error})
         return ([finding] if selection.enabled(finding.code) else []), None
-    return run_rules(model, taxonomy, selection), model
+    return run_rules(model, taxonomy, selection or _ALL), model
 
 
 def unreadable(path: str, reason: str) -> list[Finding]:
@@ -207,22 +208,72 @@ def check_paths(
     cache: Cache | None = None,
     max_bytes: int = MAX_FILE_BYTES,
     progress: Callable[[int], None] | None = None,
+    roots: Sequence[str] = (),
 ) -> list[list[Finding]]:
     """Every finding (all codes, noqa applied) for each of *files*, in the same order.
 
     Files run in parallel on *jobs* processes (default: the number of cores); results are identical
-    to a serial run. With a *cache*, unchanged files are not read again.
+    to a serial run. With a *cache*, unchanged files are not read again. The findings see the
+    project: see :func:`check_project`.
     """
+    return check_project(files, taxonomy, jobs, cache, max_bytes, progress, roots).findings
+
+
+@dataclass
+class ProjectCheck:
+    """The findings of each file, and which files' findings depend on other files."""
+
+    findings: list[list[Finding]]
+    linked: list[str] = field(default_factory=list)  # paths as given
+    # the project's resolver of each linked file, by path: loads the models (a fix plans with them)
+    resolvers: Callable[[], dict[str, Resolver]] = dict
+
+
+def check_project(
+    files: Sequence[str],
+    taxonomy: Taxonomy,
+    jobs: int | None = None,
+    cache: Cache | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
+    progress: Callable[[int], None] | None = None,
+    roots: Sequence[str] = (),
+) -> ProjectCheck:
+    """:func:`check_paths` with the project model: two phases.
+
+    The first checks each file on its own (parallel, cached with the file's
+    :class:`~hwlint.project.Links`). The second, over those links, checks again with the project's
+    resolver only the files whose bases or instantiated classes come from another scanned module,
+    or whose classes another scanned module instantiates (:func:`hwlint.project.link`): their
+    inherited classification, inherited tests and instantiations are the runtime's."""
+    value_type = tuple[list[Finding], Links | None]
     per_file = analyze_files(
-        files, taxonomy, _check_analysis, "check", jobs, cache, max_bytes, list[Finding], progress
+        files, taxonomy, _check_analysis, "check", jobs, cache, max_bytes, value_type, progress
     )
-    # the cache is keyed by absolute path: a value cached from another directory names the file
-    # as it was given then
-    return [
-        [f if f.path == path else replace(f, path=path) for f in findings]
-        for path, findings in zip(files, per_file, strict=True)
-    ]
+    links = {path: replace(lk, path=path) for path, (_, lk) in zip(files, per_file, strict=True) if lk}
+
+    def check_linked(models: dict[str, FileModel]) -> dict[str, list[Finding]]:
+        return {path: run_rules(model, taxonomy, _ALL) for path, model in models.items()}
+
+    def resolvers() -> dict[str, Resolver]:
+        models = link(files, links, taxonomy, roots, jobs, cache, max_bytes).models
+        return {path: m.resolver for path, m in models.items() if m.resolver is not None}
+
+    kind = "check-linked"
+    linked = linked_values(
+        files, links, taxonomy, kind, check_linked, list[Finding], roots, jobs, cache, max_bytes
+    )[1]
+    out = []
+    for path, (findings, _) in zip(files, per_file, strict=True):
+        findings = linked.get(path, findings)
+        # the cache is keyed by absolute path: a value cached from another directory names the
+        # file as it was given then
+        out.append([f if f.path == path else replace(f, path=path) for f in findings])
+    return ProjectCheck(out, list(linked), resolvers)
 
 
-def _check_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> list[Finding]:
-    return unreadable(path, data) if isinstance(data, str) else _check_contents(data, path, taxonomy, _ALL)[0]
+def _check_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> tuple[list[Finding], Links | None]:
+    """One file's findings, checked alone, and what the cross-file phase needs of it."""
+    if isinstance(data, str):
+        return unreadable(path, data), None
+    findings, model = check_contents(data, path, taxonomy, _ALL)
+    return findings, links_of(model) if model is not None and model.error is None else None

@@ -241,7 +241,10 @@ def cmd_check(args) -> int:
     def selection_for(path: str) -> Selection:
         return selection.with_ignored(config.ignored_for(path))
 
-    found = _check_all(args, config, taxonomy, paths, selection_for, skipped)
+    found, checked = _check_all(args, config, taxonomy, paths, selection_for, skipped)
+    # the files whose findings depend on other files are planned as they were checked
+    planning = args.fix or args.diff or args.show_fixes or args.output_format in ("json", "json-lines")
+    resolvers = checked.resolvers() if planning and checked.linked else {}
     stale = []
     baseline = _load_baseline(args.baseline or config.baseline, config)
     if baseline is not None:
@@ -251,7 +254,7 @@ def cmd_check(args) -> int:
         print("warning: No test files found under the given path(s)", file=sys.stderr)
     if args.add_noqa:
         return _add_noqa([f for _, findings in found for f in findings])
-    run = apply_fixes(found, taxonomy, selection_for, options, args.jobs, _show_progress(args))
+    run = apply_fixes(found, taxonomy, selection_for, options, args.jobs, _show_progress(args), resolvers)
     for warning in run.warnings:
         print(f"hwlint: warning: {warning}", file=sys.stderr)
     if run.files_fixed:
@@ -270,7 +273,7 @@ def cmd_check(args) -> int:
 
         max_mb = args.max_file_size or config.max_file_size
         cache = _open_cache(args, config, taxonomy)
-        describe_fix = describe_fixes(findings, taxonomy, args.jobs, cache, max_mb * 1024 * 1024)
+        describe_fix = describe_fixes(findings, taxonomy, args.jobs, cache, max_mb * 1024 * 1024, resolvers)
     with _output(args.output_file) as out:
         _write_findings(args, out, run, findings, describe_fix)
     return EXIT_CLEAN if args.exit_zero or not findings else EXIT_FINDINGS
@@ -361,7 +364,7 @@ def cmd_baseline(args) -> int:
     selection = Selection(config.select, config.ignore)
     skipped: list = []
     paths = list(discover(args.paths or ["."], config, skipped=skipped))
-    found = _check_all(
+    found, _ = _check_all(
         args, config, taxonomy, paths, lambda p: selection.with_ignored(config.ignored_for(p)), skipped
     )
     entries = baseline_entries([f for _, findings in found for f in findings], config.root)
@@ -371,24 +374,25 @@ def cmd_baseline(args) -> int:
 
 
 def _check_all(args, config, taxonomy, paths, selection_for, skipped=()):
-    """(path, enabled findings) for every path: parallel, cached, in the order given.
+    """(path, enabled findings) for every path: parallel, cached, in the order given, seen through
+    the project model; and the models of the files whose findings depend on others (by path).
 
     Of the paths discovery *skipped*, a directory it cannot list is an HWC901 finding (as ruff's
     E902); a file that is not a regular file (a FIFO) is a warning."""
-    from .checker import check_paths, unreadable
+    from .checker import check_project, unreadable
     from .progress import Bar
 
     max_mb = getattr(args, "max_file_size", None) or config.max_file_size
     cache = _open_cache(args, config, taxonomy)
     bar = Bar(len(paths), "checking", _show_progress(args))
     try:
-        per_file = check_paths(
-            paths, taxonomy, getattr(args, "jobs", None), cache, max_mb * 1024 * 1024, progress=bar
+        checked = check_project(
+            paths, taxonomy, getattr(args, "jobs", None), cache, max_mb * 1024 * 1024, bar, config.roots
         )
     finally:
         bar.close()
     found = []
-    for path, findings in zip(paths, per_file, strict=True):
+    for path, findings in zip(paths, checked.findings, strict=True):
         selection = selection_for(path)
         found.append((path, [f for f in findings if selection.enabled(f.code)]))
     for s in skipped:
@@ -397,7 +401,7 @@ def _check_all(args, config, taxonomy, paths, selection_for, skipped=()):
             continue
         selection = selection_for(s.path)
         found.append((s.path, [f for f in unreadable(s.path, s.reason) if selection.enabled(f.code)]))
-    return found
+    return found, checked
 
 
 def _show_progress(args) -> bool:

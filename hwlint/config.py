@@ -105,6 +105,12 @@ _KEYS = {
 }
 
 
+def is_test_file_name(path: str, include: Sequence[str] = DEFAULT_INCLUDE) -> bool:
+    """Whether discovery takes *path* for a test file by its name (``test_*.py``, ``*_test.py``)."""
+    name = os.path.basename(path)
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in include)
+
+
 def find_pyproject(start: Path) -> Path | None:
     """The nearest pyproject.toml at or above *start* that has a ``[tool.hwlint]`` table.
 

@@ -10,7 +10,15 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
-from .model import ClassInfo, Declaration, FileModel, Resolver, effective_declaration
+from .model import (
+    ClassInfo,
+    Declaration,
+    FileModel,
+    Instantiation,
+    LocalResolver,
+    Resolver,
+    effective_declaration,
+)
 from .taxonomy import Classification, Taxonomy
 
 
@@ -30,6 +38,12 @@ class Context:
         if key not in self._effective:
             self._effective[key] = effective_declaration(self.model, cls, self.resolver)
         return self._effective[key]
+
+    def foreign_instantiations(self, cls: ClassInfo) -> list[tuple[str, Instantiation]]:
+        """(file, call) of each call in another scanned module that instantiates *cls* (the
+        project model knows them; a file checked alone has none)."""
+        resolver = self.resolver or self.model.resolver or LocalResolver()
+        return resolver.instantiated_from(self.model, cls)
 
     def classification(self, cls: ClassInfo) -> Classification | None:
         """The taxonomy entry that applies to *cls* (own or inherited), if known."""

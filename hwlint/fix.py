@@ -21,7 +21,7 @@ import re
 import stat
 import tempfile
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from ast_grep_py import Edit, SgNode, SgRoot
@@ -31,7 +31,7 @@ from .checker import Finding, Selection, read_source, run_rules
 from .context import Context
 from .engine import MAX_FILE_BYTES, analyze_files
 from .infer import Inference, inference
-from .model import ClassInfo, FileModel, Site, build_model, decode_source, split_lines
+from .model import ClassInfo, FileModel, Resolver, Site, build_model, decode_source, split_lines
 from .neutral import SAFE, Conversion, Rewrite, conversion, hard_uses, neutral_except_for, shown
 from .rules import RULES, collected_inference
 from .taxonomy import Taxonomy
@@ -583,20 +583,35 @@ class FilePlan:
         return inf
 
 
-def plan_file(path: str, taxonomy: Taxonomy, selection: Selection | None = None) -> FilePlan:
-    """Check one file on disk and infer a classification for each class HWC001 flags."""
+def plan_file(
+    path: str, taxonomy: Taxonomy, selection: Selection | None = None, resolver: Resolver | None = None
+) -> FilePlan:
+    """Check one file on disk and infer a classification for each class HWC001 flags.
+
+    *resolver*: the project's (:attr:`hwlint.checker.ProjectCheck.linked`) for a file whose
+    findings depend on other scanned files, so that a fix declares what the project-aware check
+    asks for; None checks the file alone."""
     selection = selection or Selection()
     data = read_source(path)
     if isinstance(data, str):
         from .checker import check_file
 
         return FilePlan(path, None, None, check_file(path, taxonomy, selection).findings)
-    return plan_source(data, path, taxonomy, selection)
+    return plan_source(data, path, taxonomy, selection, resolver)
 
 
-def plan_source(data: bytes, path: str, taxonomy: Taxonomy, selection: Selection | None = None) -> FilePlan:
-    """Like :func:`plan_file`, for contents already read."""
+def plan_source(
+    data: bytes,
+    path: str,
+    taxonomy: Taxonomy,
+    selection: Selection | None = None,
+    resolver: Resolver | None = None,
+) -> FilePlan:
+    """Like :func:`plan_file`, for contents already read. The plan's model keeps *resolver*: the
+    fixed text is planned again with it."""
     model = build_model(data, path, taxonomy)
+    if resolver is not None:
+        model = replace(model, resolver=resolver)
     ctx = Context(model, taxonomy)
     findings = run_rules(model, taxonomy, selection, context=ctx)  # HWC004's inferences stay in ctx
     plan = FilePlan(path, data, model, findings)
@@ -715,7 +730,9 @@ def _fix_once(
     except Exception as e:  # a bug in the fixer must leave the file alone, not stop the run
         result.error = f"internal error while fixing ({type(e).__name__}: {e}); left unchanged"
         return result
-    after = plan_source(new_text.encode(plan.model.encoding), plan.path, taxonomy, selection)
+    after = plan_source(
+        new_text.encode(plan.model.encoding), plan.path, taxonomy, selection, plan.model.resolver
+    )
     assert after.model is not None
     # The edits add a module-level import and class-body assignments: once the text parses, the only
     # error a compiler could still find is a `from __future__` import that is no longer first.
@@ -1029,13 +1046,18 @@ def describe_fixes(
     jobs: int | None = None,
     cache: Cache | None = None,
     max_bytes: int = MAX_FILE_BYTES,
+    resolvers: Mapping[str, Resolver] | None = None,
 ) -> Callable[[Finding], dict | None]:
     """Finding -> its ruff-style ``fix`` object (None when hwlint has no fix for it).
 
     Only the files with a fixable finding are planned again: in parallel, and cached by content
-    like the findings themselves, so a warm ``--output-format json`` run stays a warm run.
+    like the findings themselves, so a warm ``--output-format json`` run stays a warm run. A file
+    in *resolvers* depends on other files: it is planned with the project's resolver, uncached.
     """
+    resolvers = resolvers or {}
     paths = sorted({f.path for f in findings if f.code == FIXED_CODE and f.fix})
+    linked = [p for p in paths if p in resolvers]
+    paths = [p for p in paths if p not in resolvers]
     per_file = analyze_files(
         paths,
         taxonomy,
@@ -1046,6 +1068,12 @@ def describe_fixes(
         max_bytes,
         list[tuple[int, int, dict]],
     )
+    for path in linked:
+        data = read_source(path, max_bytes)
+        per_file.append(
+            [] if isinstance(data, str) else _describe_plan(data, path, taxonomy, resolvers[path])
+        )
+        paths.append(path)
     table = {
         (path, line, col): desc
         for path, rows in zip(paths, per_file, strict=True)
@@ -1055,9 +1083,13 @@ def describe_fixes(
 
 
 def _describe_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> list[tuple[int, int, dict]]:
-    if isinstance(data, str):
-        return []
-    plan = plan_source(data, path, taxonomy)
+    return [] if isinstance(data, str) else _describe_plan(data, path, taxonomy)
+
+
+def _describe_plan(
+    data: bytes, path: str, taxonomy: Taxonomy, resolver: Resolver | None = None
+) -> list[tuple[int, int, dict]]:
+    plan = plan_source(data, path, taxonomy, resolver=resolver)
     return [(line, col, desc) for (line, col), desc in fix_descriptions(plan, taxonomy).items()]
 
 
@@ -1068,6 +1100,7 @@ def apply_fixes(
     options: FixOptions,
     jobs: int | None = None,
     progress: bool = False,
+    resolvers: Mapping[str, Resolver] | None = None,
 ) -> CheckRun:
     """Plan the fixes of the checked files that have an HWC001 finding: with ``fix`` or ``diff``,
     compute them, and with ``fix``, write them. Files without one pass through unchanged.
@@ -1075,7 +1108,9 @@ def apply_fixes(
     *found* holds each file with its selected findings, however they were computed (serially,
     in parallel, from a cache): only files with something to fix (or explain) are read again.
     They are planned and fixed on *jobs* processes (as the check ran), with a bar when *progress*;
-    files are written here.
+    files are written here. A file in *resolvers* (path -> the project's resolver: its findings
+    depend on other scanned files) is planned with it, in this process (there are few, and a
+    resolver holds the project's models).
     """
     from .engine import analyze_files
     from .progress import Bar
@@ -1084,10 +1119,17 @@ def apply_fixes(
     planning = options.fix or options.diff or options.show
     todo = [path for path, findings in found if planning and any(f.code in FIXED_CODES for f in findings)]
     selections = {path: selection_for(path) for path in todo}
+    resolvers = resolvers or {}
+    linked = [path for path in todo if path in resolvers]
+    todo = [path for path in todo if path not in resolvers]
     analysis = functools.partial(_plan_and_fix, selections, options)
-    bar = Bar(len(todo), "fixing", progress)
+    bar = Bar(len(todo) + len(linked), "fixing", progress)
     try:
         values = analyze_files(todo, taxonomy, analysis, "fix", jobs, progress=bar)
+        for path in linked:
+            values.append(_plan_and_fix(selections, options, path, b"", taxonomy, resolvers[path]))
+            todo.append(path)
+            bar(1)
     finally:
         bar.close()
     planned = dict(zip(todo, values, strict=True))
@@ -1113,12 +1155,17 @@ def apply_fixes(
 
 
 def _plan_and_fix(
-    selections: dict[str, Selection], options: FixOptions, path: str, data: bytes | str, taxonomy: Taxonomy
+    selections: dict[str, Selection],
+    options: FixOptions,
+    path: str,
+    data: bytes | str,
+    taxonomy: Taxonomy,
+    resolver: Resolver | None = None,
 ) -> tuple[FilePlan, FixResult | None]:
     """The engine's per-file work for :func:`apply_fixes`: the plan, and the fix it allows (with
     ``fix`` or ``diff``). The file is read again here: what is written must match what was planned."""
     selection = selections[path]
-    plan = plan_file(path, taxonomy, selection)
+    plan = plan_file(path, taxonomy, selection, resolver)
     if not (options.fix or options.diff):
         return plan, None
     return plan, fix_plan(plan, taxonomy, selection, options.unsafe)

@@ -2,6 +2,11 @@
 
 flake8 parses the file, handles ``# noqa`` and selection; this adapter only builds the model from the
 tree flake8 hands over and runs the rules. A file that does not parse is flake8's E999, not HWC901.
+
+flake8 hands over one file at a time. Where a base or an instantiated class of it comes from a test
+module it imports (a file named as ``hwlint check`` discovers test files), that module is loaded
+(once per process) and the rules see it, as ``hwlint check`` does. What only another module can
+tell, that it instantiates a class of this file, flake8 cannot know: HWC102 stays file-local here.
 """
 
 from __future__ import annotations
@@ -13,7 +18,9 @@ from typing import Any
 
 from . import __version__
 from .checker import run_rules
+from .config import is_test_file_name
 from .model import model_from_tree
+from .project import around
 from .rules import RULES
 from .taxonomy import Taxonomy, TaxonomyError, load_taxonomy
 
@@ -51,6 +58,8 @@ class HWLintPlugin:
         taxonomy = self.taxonomy or load_taxonomy()
         try:
             model = model_from_tree(self.tree, "".join(self.lines), self.filename, taxonomy)
+            if model.error is None:
+                model = around(model, taxonomy, accept=is_test_file_name)
         except Exception as e:  # a bug of ours is a finding for this file, never a flake8 traceback
             error = f"{type(e).__name__}: {e}".rstrip(".")
             yield 1, 0, "HWC900 " + RULES["HWC900"].message.format(rule="model", error=error), type(self)

@@ -185,6 +185,11 @@ class _Evidence:
         self.with_device = [m for m in self.tests if params & set(m.params)]
         self.without_device = [m for m in self.tests if not params & set(m.params)]
         self.calls = ctx.model.instantiations_of(cls)
+        # calls in other scanned modules count as the runtime sees them: after this file's own
+        self.where = {id(c): "" for c in self.calls}
+        for path, call in ctx.foreign_instantiations(cls):
+            self.calls.append(call)
+            self.where[id(call)] = f" in {path}"
         pinning = device_pinning_decorators(tax)
         self.class_pins = [
             (d.name, decorator_device(tax, d.name)) for d in cls.decorators if d.name in pinning
@@ -278,7 +283,8 @@ def _infer_own(ctx: Context, cls: ClassInfo) -> Inference:
 
 def _infer_instantiated(ctx: Context, ev: _Evidence) -> Inference:
     tax, cls = ctx.taxonomy, ev.cls
-    where = f"instantiated by `{ev.calls[0].function}` (line {ev.calls[0].site.line})"
+    first = ev.calls[0]
+    where = f"instantiated by `{first.function}` (line {first.site.line}{ev.where[id(first)]})"
     for call in ev.calls:
         if call.only_for is not None and call.only_for.devices is None:
             return _no_fix(

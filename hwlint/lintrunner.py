@@ -52,9 +52,16 @@ def message(
 
 def file_messages(path: str, taxonomy, selection: Selection, code: str) -> list[dict]:
     """The messages for one file: one per finding, the first fixed one carrying the fixed file."""
-    from .fix import fix_plan, plan_file
+    from .config import is_test_file_name
+    from .fix import fix_plan, plan_file, plan_source
+    from .project import around
 
     plan = plan_file(path, taxonomy, selection)
+    if plan.data is not None and plan.model is not None and plan.model.error is None:
+        # as the flake8 plugin: bases and instantiated classes from the test modules the file imports
+        linked = around(plan.model, taxonomy, accept=is_test_file_name)
+        if linked is not plan.model:
+            plan = plan_source(plan.data, path, taxonomy, selection, linked.resolver)
     result = fix_plan(plan, taxonomy, selection, unsafe=False)
     carrier: Finding | None = None
     if result.changed and plan.model is not None and plan.model.encoding == "utf-8" and result.fixed:

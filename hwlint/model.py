@@ -247,6 +247,10 @@ class FileModel:
     _spans: dict[str, tuple[list[int], list[int]]] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        # dataclasses.replace() hands the old indexes in: start from empty ones, or every copy
+        # (a model given a resolver) would list each class and call once more
+        for name in ("_index", "_lines", "_calls", "_noqa", "_spans"):
+            object.__setattr__(self, name, {})
         for c in self.classes:
             self._index.setdefault(c.name, []).append(c)
         for name, found in self._index.items():
@@ -333,6 +337,10 @@ class Resolver(Protocol):
 
     def resolve_base(self, model: FileModel, cls: ClassInfo, base: str) -> ClassInfo | None: ...
 
+    def instantiated_from(self, model: FileModel, cls: ClassInfo) -> list[tuple[str, Instantiation]]:
+        """(file, call) of each call in another file that instantiates *cls*."""
+        ...
+
 
 class LocalResolver:
     """Resolves a base only to a class of the same file, bound under that name when ``cls`` is defined."""
@@ -342,6 +350,9 @@ class LocalResolver:
             return None
         found = model.class_named(base, cls.site.line)
         return found if found is not None and found is not cls else None
+
+    def instantiated_from(self, model: FileModel, cls: ClassInfo) -> list[tuple[str, Instantiation]]:
+        return []  # one file knows no other file's calls
 
 
 def mro(model: FileModel, cls: ClassInfo, resolver: Resolver | None = None) -> list[ClassInfo]:

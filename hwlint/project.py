@@ -21,9 +21,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
-from .model import ClassInfo, FileModel, ImportStatement, LocalResolver
+from .cache import content_hash
+from .engine import MAX_FILE_BYTES, analyze_files, read_source
+from .model import ClassInfo, FileModel, ImportStatement, Instantiation, LocalResolver, build_model
+from .taxonomy import Taxonomy
 
 _MAX_DEPTH = 8  # re-exports followed (a module re-exporting an imported class)
 
@@ -255,14 +259,44 @@ class Project:
     def resolver(self) -> ProjectResolver:
         return ProjectResolver(self)
 
+    def foreign_instantiations(self, model: FileModel) -> list[tuple[ClassInfo, Instantiation]]:
+        """Instantiation calls of *model* whose class another scanned module defines, with that class."""
+        out = []
+        for call in model.instantiations:
+            if not call.class_name or model.class_named(call.class_name, call.site.line) is not None:
+                continue
+            found = self.resolve_name(model, call.class_name, call.site.line)
+            if found is not None and self.owner(found, model) is not model:
+                out.append((found, call))
+        return out
+
 
 class ProjectResolver:
     """:class:`~hwlint.model.Resolver` over a :class:`Project`: a base resolves in the file that
-    defines the class, then through that file's imports."""
+    defines the class, then through that file's imports; a class another scanned module
+    instantiates (``instantiate_device_type_tests(Imported, globals())``) knows those calls."""
 
     def __init__(self, project: Project):
         self.project = project
         self._local = LocalResolver()
+        # (defining file, class name) -> [(instantiating file, call)]: by name, not identity, so a
+        # model built again from fixed text still finds its calls
+        self._instantiated: dict[tuple[str, str], list[tuple[str, Instantiation]]] = {}
+
+    def note_instantiations(self, model: FileModel) -> list[str]:
+        """Record the calls of *model* that instantiate a class of another scanned file; returns
+        those files (their findings now depend on *model*)."""
+        out = []
+        for cls, call in self.project.foreign_instantiations(model):
+            owner = os.path.abspath(self.project.owner(cls, model).path)
+            self._instantiated.setdefault((owner, cls.name), []).append((model.path, call))
+            out.append(owner)
+        return list(dict.fromkeys(out))
+
+    def instantiated_from(self, model: FileModel, cls: ClassInfo) -> list[tuple[str, Instantiation]]:
+        """(file, call) of every call in another scanned module that instantiates *cls*."""
+        owner = self.project.owner(cls, model)
+        return self._instantiated.get((os.path.abspath(owner.path), cls.name), [])
 
     def resolve_base(self, model: FileModel, cls: ClassInfo, base: str) -> ClassInfo | None:
         owner = self.project.owner(cls, model)
@@ -274,6 +308,177 @@ class ProjectResolver:
 
     def resolve_name(self, model: FileModel, name: str, line: int) -> ClassInfo | None:
         return self.project.resolve_name(model, name, line)
+
+
+@dataclass
+class Linked:
+    """The outcome of the cross-file phase: the project, and the model (its resolver set to the
+    project's) of every file whose analysis depends on another scanned file."""
+
+    project: Project
+    models: dict[str, FileModel]  # by the path as given
+
+
+def model_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> FileModel | str:
+    """The engine analysis the cross-file phase loads models with (cached as kind ``model``)."""
+    return data if isinstance(data, str) else build_model(data, path, taxonomy)
+
+
+def link(
+    files: Sequence[str],
+    links: dict[str, Links],
+    taxonomy: Taxonomy,
+    roots: Sequence[str] = (),
+    jobs: int | None = None,
+    cache=None,
+    max_bytes: int = MAX_FILE_BYTES,
+) -> Linked:
+    """The cross-file phase over the per-file *links* (path as given -> its :class:`Links`).
+
+    Only the files whose bases or instantiated classes come from another scanned module, and
+    those modules, are loaded (cached apart, so a warm run parses nothing); every other file is
+    left to its per-file result. A file one of those instantiates a class of is linked too: its
+    instantiation rules read the calls of the other file."""
+    index = {os.path.abspath(p): p for p in files}
+
+    def load(path: str) -> FileModel | None:
+        found = model_analysis(path, read_source(path, max_bytes), taxonomy)
+        return None if isinstance(found, str) else found
+
+    project = Project((), roots, loader=load, paths=index)
+    wanted = {path: project.providers(lk) for path, lk in links.items()}
+    wanted = {path: v for path, v in wanted.items() if v}
+    if not wanted:
+        return Linked(project, {})
+    need = sorted({*wanted, *(index[a] for v in wanted.values() for a in v)})
+    loaded = analyze_files(
+        need, taxonomy, model_analysis, "model", jobs, cache, max_bytes, value_type=FileModel | str
+    )
+    for path, model in zip(need, loaded, strict=True):
+        if not isinstance(model, str):
+            project.add(_at(model, path))
+    resolver = project.resolver()
+    linked = list(wanted)
+    for path in wanted:
+        model = project.model_of(os.path.abspath(path))
+        if model is not None:
+            linked += [index[a] for a in resolver.note_instantiations(model)]
+    out = {}
+    for path in dict.fromkeys(linked):
+        model = project.model_of(os.path.abspath(path))
+        if model is not None:
+            out[path] = _with_resolver(model, resolver)
+    return Linked(project, out)
+
+
+def linked_values(
+    files: Sequence[str],
+    links: dict[str, Links],
+    taxonomy: Taxonomy,
+    kind: str,
+    compute: Callable[[dict[str, FileModel]], dict[str, Any]],
+    value_type: Any,
+    roots: Sequence[str] = (),
+    jobs: int | None = None,
+    cache=None,
+    max_bytes: int = MAX_FILE_BYTES,
+) -> tuple[Project, dict[str, Any]]:
+    """The cross-file phase of one analysis, cached as a whole: *compute* (linked models by path ->
+    values by path) runs on :func:`link`'s models, and its values are kept under *kind* for the
+    contents of every file the phase read. A warm run then loads no model at all: it reads the
+    links, hashes the few files they name and finds the values.
+
+    Returns the project (for what needs only links: imported classes, unresolved imports) and
+    the values, by path as given."""
+    index = {os.path.abspath(p): p for p in files}
+    project = Project((), roots, paths=index)
+    wanted = {path: project.providers(lk) for path, lk in links.items()}
+    need = sorted(
+        {os.path.abspath(p) for p, v in wanted.items() if v} | {a for v in wanted.values() for a in v}
+    )
+    if not need:
+        return project, {}
+    kind = f"{kind}:max-bytes={max_bytes}"
+    stored = tuple[dict[str, str], dict[str, value_type]]
+    key = content_hash("\0".join(f"{p}\0{_sha(p, max_bytes)}" for p in need).encode())
+    if cache is not None:
+        hit = cache.get(need[0], key, kind, stored)
+        if hit is not None and all(_sha(p, max_bytes) == sha for p, sha in hit[0].items()):
+            return project, {index[p]: v for p, v in hit[1].items() if p in index}
+    linked = link(files, links, taxonomy, roots, jobs, cache, max_bytes)
+    values = compute(linked.models)
+    if cache is not None:
+        # files the phase loaded beyond those the links name (a base's own base): their contents
+        # are checked on every hit
+        extra = {p: _sha(p, max_bytes) for p in linked.project.models if p not in need}
+        cache.store(need[0], key, kind, (extra, {os.path.abspath(p): v for p, v in values.items()}))
+        cache.save()
+    return linked.project, values
+
+
+def _sha(path: str, max_bytes: int) -> str:
+    data = read_source(path, max_bytes)
+    return "" if isinstance(data, str) else content_hash(data)
+
+
+def on_demand(
+    model: FileModel,
+    taxonomy: Taxonomy,
+    roots: Sequence[str] = (),
+    accept: Callable[[str], bool] | None = None,
+) -> Project:
+    """A project holding *model* that loads the modules it imports as they are needed (``hwselect
+    explain`` and the flake8 plugin see one file). *accept(path)* says which files may be loaded
+    (those ``hwlint check`` would scan); each is parsed once per process."""
+
+    def load(path: str) -> FileModel | None:
+        if accept is not None and not accept(path):
+            return None
+        return _load_once(path, taxonomy)
+
+    return Project([model], roots, loader=load)
+
+
+def around(
+    model: FileModel,
+    taxonomy: Taxonomy,
+    roots: Sequence[str] = (),
+    accept: Callable[[str], bool] | None = None,
+) -> FileModel:
+    """*model* resolving through an :func:`on_demand` project when a base or an instantiated
+    class of it comes from a module it imports; else *model* itself, as ``hwlint check`` leaves it."""
+    project = on_demand(model, taxonomy, roots, accept)
+    if not project.providers(links_of(model)):
+        return model
+    return _with_resolver(model, project.resolver())
+
+
+_loaded: dict[tuple[str, str], tuple[tuple[int, int], FileModel | None]] = {}
+
+
+def _load_once(path: str, taxonomy: Taxonomy) -> FileModel | None:
+    """The model of *path*, kept for the process while the file's size and mtime stay the same
+    (flake8 checks many files that import the same module)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    key, stamp = (path, taxonomy.digest), (st.st_mtime_ns, st.st_size)
+    found = _loaded.get(key)
+    if found is None or found[0] != stamp:
+        data = read_source(path)
+        found = _loaded[key] = (stamp, None if isinstance(data, str) else build_model(data, path, taxonomy))
+    return found[1]
+
+
+def _at(model: FileModel, path: str) -> FileModel:
+    """A cached model under the path it is asked for now (the cache is keyed by absolute path)."""
+    return model if model.path == path else replace(model, path=path)
+
+
+def _with_resolver(model: FileModel, resolver: ProjectResolver) -> FileModel:
+    """*model* resolving through the project (the same class objects: the project still owns them)."""
+    return replace(model, resolver=resolver)
 
 
 def _first_non_package(directory: str) -> str:

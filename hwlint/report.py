@@ -32,14 +32,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from . import __version__
-from .cache import Cache
-from .checker import Finding, Selection, check_paths
+from .cache import Cache, decoder, encode
+from .checker import Finding, Selection, check_contents, run_rules, unreadable
 from .config import Config, discover
 from .context import Context
 from .engine import MAX_FILE_BYTES, analyze_files, read_source
-from .model import ClassInfo, FileModel, ParseError, build_model, effective_declaration, mro
+from .model import ClassInfo, FileModel, ParseError, effective_declaration, mro
 from .neutral import conversion, hard_uses, is_every_device_class
-from .select import FileSelection, RunnerSelection, runner_backends, select_model
+from .project import Links, linked_values, links_of
+from .select import (
+    FileSelection,
+    RunnerSelection,
+    apply_links,
+    select_runners,
+    selection_at,
+    slim_selection,
+)
 from .taxonomy import Runner, Taxonomy
 
 SCHEMA = "hwlint-report/1"
@@ -274,12 +282,125 @@ def report_paths(
     files = list(discover(paths, config, skipped=skipped))
     max_bytes = config.max_file_size * 1024 * 1024
     selection = Selection(config.select, config.ignore)
+    per_file, summaries = analyze_report(files, taxonomy, jobs, cache, max_bytes, config.roots)
     findings = []
-    for path, found in zip(files, check_paths(files, taxonomy, jobs, cache, max_bytes), strict=True):
+    for path, found in zip(files, per_file, strict=True):
         sel = selection.with_ignored(config.ignored_for(path))
         findings.append([f for f in found if sel.enabled(f.code)])
-    summaries = summarize_paths(files, taxonomy, jobs, cache, max_bytes)
     return build_report(summaries, findings, taxonomy, report_root(paths), depth)
+
+
+#: One file's share of the report: its findings, its summary, its links, and its selections for
+#: every runner, still encoded (``{"selections": ...}``, or ``{"error": reason}`` for a file that
+#: cannot be read). The selections are large and only the files that import test classes from
+#: each other need them: a warm report decodes just those (:class:`_Selections`).
+_Value = tuple[list[Finding], FileSummary, Links | None, dict]
+#: A linked file's share, made again with the project's resolver (its links are unchanged).
+_Linked = tuple[list[Finding], FileSummary, dict[str, FileSelection]]
+
+
+def analyze_report(
+    files: Sequence[str],
+    taxonomy: Taxonomy,
+    jobs: int | None = None,
+    cache: Cache | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
+    roots: Sequence[str] = (),
+) -> tuple[list[list[Finding]], list[FileSummary]]:
+    """Every finding (all codes) and the summary of each of *files*, in the same order, from one
+    engine task per file: each file is parsed once and its one model yields the findings, the
+    selections of every runner and the class rows; a warm cache answers all three.
+
+    Then the cross-file phase (:func:`hwlint.project.link`, shared with ``hwlint check`` and
+    hwselect) checks and summarizes again the files that borrow from another scanned module, and
+    each file's runner tallies are those of hwselect's selection, imported test classes included."""
+    values = analyze_files(files, taxonomy, _report_analysis, "report", jobs, cache, max_bytes, _Value)
+    findings = [
+        [f if f.path == path else replace(f, path=path) for f in found]
+        for path, (found, _, _, _) in zip(files, values, strict=True)
+    ]
+    summaries = [_at(summary, path) for path, (_, summary, _, _) in zip(files, values, strict=True)]
+    links = {path: replace(lk, path=path) for path, (_, _, lk, _) in zip(files, values, strict=True) if lk}
+    selected = _Selections(files, values, taxonomy)
+    if links:
+        names = tuple(taxonomy.runners)
+
+        def report_linked(models: dict[str, FileModel]) -> dict[str, _Linked]:
+            out = {}
+            for path, model in models.items():
+                selections = select_runners(model, taxonomy, names, slim=False)
+                summary = summarize_model(model, taxonomy, selections)
+                slim = {name: slim_selection(fs) for name, fs in selections.items()}
+                out[path] = (run_rules(model, taxonomy), summary, slim)
+            return out
+
+        project, linked = linked_values(
+            files, links, taxonomy, "report-linked", report_linked, _Linked, roots, jobs, cache, max_bytes
+        )
+        index = {path: i for i, path in enumerate(files)}
+        for path, (found, summary, _) in linked.items():
+            findings[index[path]] = [f if f.path == path else replace(f, path=path) for f in found]
+            summaries[index[path]] = _at(summary, path)
+        reselected = {path: value[2] for path, value in linked.items()}
+        apply_links(files, selected, project, reselected, links)
+    for i in selected.changed:  # the others' tallies are their summaries' own
+        value = selected[i]
+        if not isinstance(value, str):
+            runners = taxonomy.runners.values()
+            summaries[i].runners = {r.name: _tally(r, value[0][r.name]) for r in runners}
+    return findings, summaries
+
+
+class _Selections:
+    """Each file's (selections by runner, links), or why it cannot be read, as
+    :func:`hwlint.select.apply_links` reads and replaces them: decoded on first use."""
+
+    def __init__(self, files: Sequence[str], values: Sequence[_Value], taxonomy: Taxonomy):
+        self.files, self.values, self.taxonomy = files, values, taxonomy
+        self.decoded: dict[int, tuple[dict[str, FileSelection], Links | None] | str] = {}
+        self.changed: set[int] = set()
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    def __getitem__(self, i: int):
+        if i not in self.decoded:
+            self.decoded[i] = self._decode(i)
+        return self.decoded[i]
+
+    def __setitem__(self, i: int, value) -> None:
+        self.decoded[i] = value
+        self.changed.add(i)
+
+    def _decode(self, i: int):
+        path, (_, _, lk, raw) = self.files[i], self.values[i]
+        if "error" in raw:
+            return str(raw["error"])
+        try:
+            by_runner = decoder(dict[str, FileSelection])(raw.get("selections"))
+        except Exception:  # an entry of another shape (the cache trusts nothing): select again
+            data = read_source(path)
+            if isinstance(data, str):
+                return data
+            model = check_contents(data, path, self.taxonomy)[1]
+            if model is None:
+                return "internal error"
+            by_runner = select_runners(model, self.taxonomy, tuple(self.taxonomy.runners))
+        by_runner = {name: selection_at(fs, path) for name, fs in by_runner.items()}
+        return by_runner, replace(lk, path=path) if lk else None
+
+
+def _report_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> _Value:
+    if isinstance(data, str):  # an unreadable file is an unparsable one, never an error
+        return unreadable(path, data), _summary_analysis(path, data, taxonomy), None, {"error": data}
+    findings, model = check_contents(data, path, taxonomy)
+    if model is None:  # building the model failed (HWC900): nothing else can be said
+        summary = _summary_analysis(path, "internal error", taxonomy)
+        return findings, summary, None, {"error": "internal error"}
+    selections = select_runners(model, taxonomy, tuple(taxonomy.runners), slim=False)
+    summary = summarize_model(model, taxonomy, selections)
+    slim = encode({name: slim_selection(fs) for name, fs in selections.items()})
+    return findings, summary, links_of(model) if model.error is None else None, {"selections": slim}
 
 
 def report_root(paths: Sequence[str]) -> str:
@@ -326,12 +447,14 @@ def summarize_file(path: str, taxonomy: Taxonomy, max_bytes: int = MAX_FILE_BYTE
     return _summary_analysis(path, read_source(path, max_bytes), taxonomy)
 
 
-def summarize_model(model: FileModel, taxonomy: Taxonomy) -> FileSummary:
-    """Each test class of *model* with its status and runners, and what each runner does with the file."""
-    per_runner = []
-    for runner in taxonomy.runners.values():
-        backends = runner_backends(taxonomy, runner)
-        per_runner.append((runner, select_model(model, taxonomy, runner, backends)))
+def summarize_model(
+    model: FileModel, taxonomy: Taxonomy, selections: dict[str, FileSelection] | None = None
+) -> FileSummary:
+    """Each test class of *model* with its status and runners, and what each runner does with the
+    file; *selections*: the file's (unslimmed) selection by runner, when already made."""
+    if selections is None:
+        selections = select_runners(model, taxonomy, tuple(taxonomy.runners), slim=False)
+    per_runner = [(runner, selections[runner.name]) for runner in taxonomy.runners.values()]
     named = [(runner.name, fs) for runner, fs in per_runner]
     runs = _runs(model, named)
     rows = [_class_row(model, cls, taxonomy, runs, named) for cls in model.test_classes]
@@ -451,17 +574,14 @@ def summarize_paths(
     max_bytes: int = MAX_FILE_BYTES,
 ) -> list[FileSummary]:
     """The summary of each of *files*, in the same order: on *jobs* processes, and read from *cache*
-    for files whose content it has seen (the cache the checker uses, under its own kind)."""
-    summaries = analyze_files(
-        files, taxonomy, _summary_analysis, "report", jobs, cache, max_bytes, FileSummary
-    )
-    return [_at(summary, path) for path, summary in zip(files, summaries, strict=True)]
+    for files whose content it has seen (the one pass of :func:`analyze_report`)."""
+    return analyze_report(files, taxonomy, jobs, cache, max_bytes)[1]
 
 
 def _summary_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> FileSummary:
     if isinstance(data, str):  # an unreadable file is an unparsable one, never an error
         return summarize_model(FileModel(path, error=ParseError(1, 0, data)), taxonomy)
-    return summarize_model(build_model(data, path, taxonomy), taxonomy)
+    return _report_analysis(path, data, taxonomy)[1]
 
 
 def _at(summary: FileSummary, path: str) -> FileSummary:

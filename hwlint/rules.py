@@ -71,7 +71,8 @@ def missing_hw_classification(ctx: Context) -> Iterator[Hit]:
     ## What it does
     Flags a test class (a class whose own body defines a `test*` method) that does not declare
     `hw_classification` in its own body. With `inherit: true` in the taxonomy, a classification
-    inherited from a base class in the same file is accepted, as the runtime's `getattr` does.
+    inherited from a base class is accepted, as the runtime's `getattr` does: a base in the same
+    file, or one `hwlint check` finds in another scanned test module the file imports.
 
     ## Why is this bad?
     A run filtered by `--hw-classification` silently drops every unclassified class: its tests run
@@ -276,8 +277,9 @@ def unclassified_collected_class(ctx: Context) -> Iterator[Hit]:
     ## What it does
     Flags a class that defines no `test*` method of its own, yet collects tests, and has no
     `hw_classification` (declared or inherited): it inherits tests from a base or mixin in the file
-    (`class HashStoreTest(TestCase, StoreTestBase)`), it is passed to `instantiate_device_type_tests`,
-    or it sets a class-level `device = "cpu"` for the tests it inherits. HWC001 keeps upstream's
+    or in another scanned test module (`class HashStoreTest(TestCase, StoreTestBase)`), it is passed
+    to `instantiate_device_type_tests`, or it sets a class-level `device = "cpu"` for the tests it
+    inherits. HWC001 keeps upstream's
     scope (classes whose own body defines a test); this rule covers the rest.
 
     ## Why is this bad?
@@ -353,13 +355,15 @@ def instantiation_forbidden(ctx: Context) -> Iterator[Hit]:
 @rule(
     "HWC102",
     "instantiation-missing",
-    "{classification} test class `{cls}` is never passed to `{function}` in this file.",
+    "{classification} test class `{cls}` is never passed to `{function}` in the scanned files.",
 )
 def instantiation_missing(ctx: Context) -> Iterator[Hit]:
     """
     ## What it does
     Flags a class whose classification requires instantiation (such as ACCELERATOR) when no
-    instantiation call in the file names it.
+    instantiation call names it: neither in its own file nor in another scanned test module that
+    imports it (upstream instantiates some classes from `test/test_optim.py`). The flake8 plugin
+    sees one file at a time, so it knows only the calls of the file itself.
 
     ## Why is this bad?
     Without instantiation no per-device classes exist: the class runs as a plain class, its
@@ -380,7 +384,9 @@ def instantiation_missing(ctx: Context) -> Iterator[Hit]:
     """
     function = ctx.taxonomy.instantiation_functions[0]
     for cls, c in ctx.classified_test_classes:
-        if c.instantiation == "required" and not ctx.model.instantiations_of(cls):
+        if c.instantiation != "required" or ctx.model.instantiations_of(cls):
+            continue
+        if not ctx.foreign_instantiations(cls):
             yield cls.site, {"classification": c.name, "cls": cls.name, "function": function}
 
 

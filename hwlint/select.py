@@ -38,7 +38,7 @@ from .model import (
     effective_declaration,
     mro,
 )
-from .project import Links, links_of
+from .project import Links, links_of, on_demand
 from .rules import generated_devices, generated_suffixes
 from .taxonomy import Runner, Taxonomy
 
@@ -311,7 +311,9 @@ def select_all(
     kind = f"select2:{','.join(names)}:{','.join(backends)}:{int(inc)}"
     value_type = tuple[dict[str, FileSelection], Links | None] | str
     per_file = analyze_files(files, taxonomy, analysis, kind, jobs, cache, max_bytes, value_type=value_type)
-    per_file, project_notes = link_files(files, per_file, taxonomy, names, backends, inc, roots, jobs, cache)
+    per_file, project_notes = link_files(
+        files, per_file, taxonomy, names, backends, inc, roots, jobs, cache, max_bytes
+    )
     out = {}
     for runner in runners:
         chosen = runner_backends(taxonomy, runner, backends)
@@ -327,7 +329,7 @@ def select_all(
                 result.files.append(FileSelection(path, error=by_runner))
                 result.warnings.append(f"{path}: cannot read: {by_runner}")
                 continue
-            fs = _at(by_runner[0][runner.name], path)
+            fs = selection_at(by_runner[0][runner.name], path)
             result.files.append(fs)
             if fs.error:
                 result.warnings.append(f"{path}: cannot parse ({fs.error}); none of its classes is selected")
@@ -352,32 +354,25 @@ def _select_analysis(
         return data
     model = build_model(data, path, taxonomy)
     links = links_of(model) if model.error is None else None
-    return _select_runners(model, taxonomy, names, backends, include_unclassified), links
+    return select_runners(model, taxonomy, names, backends, include_unclassified), links
 
 
-def _select_runners(
-    model: FileModel, taxonomy: Taxonomy, names: Sequence[str], backends: tuple[str, ...], inc: bool
+def select_runners(
+    model: FileModel,
+    taxonomy: Taxonomy,
+    names: Sequence[str],
+    backends: tuple[str, ...] = (),
+    inc: bool = False,
+    slim: bool = True,
 ) -> dict[str, FileSelection]:
+    """One file's selection for each runner in *names*; *slim*: without references into the model
+    (small to cache and to ship between processes)."""
     out = {}
     for runner in (taxonomy.runners[name] for name in names):
         chosen = runner_backends(taxonomy, runner, backends)
         fs = select_model(model, with_backends(taxonomy, chosen), runner, chosen, inc)
-        out[runner.name] = _slim(fs)
+        out[runner.name] = slim_selection(fs) if slim else fs
     return out
-
-
-def _slim_model(model: FileModel) -> FileModel:
-    """*model* without device uses and availability checks: selection never reads them."""
-    classes = tuple(
-        replace(
-            c,
-            device_uses=(),
-            availability_checks=(),
-            methods=tuple(replace(m, device_uses=(), param_sites=()) for m in c.methods),
-        )
-        for c in model.classes
-    )
-    return replace(model, classes=classes, noqa=())
 
 
 def link_files(
@@ -390,50 +385,65 @@ def link_files(
     roots: Sequence[str] = (),
     jobs: int | None = None,
     cache: Cache | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
 ) -> tuple[list, dict[str, list[str]]]:
     """The cross-file phase, over the per-file :class:`~hwlint.project.Links` the first phase cached.
 
     Classes a module imports from another scanned test module are added to it, as pytest collects
     them there too. A file whose bases or instantiated classes come from another scanned module is
-    selected again with the project's resolver, on the models of just those files (cached apart,
-    so a warm run parses nothing). Returns the updated per-file values and warnings by file:
-    imports of test classes from modules that are not scanned.
+    selected again with the project's resolver, on the models of just those files
+    (:func:`hwlint.project.link`: cached apart, so a warm run parses nothing). Returns the updated
+    per-file values and warnings by file: imports of test classes from modules that are not scanned.
     """
-    from .project import Project
+    from .project import linked_values
 
-    notes: dict[str, list[str]] = {}
-    links = {
+    links = file_links(files, per_file)
+    if not links:
+        return per_file, {}
+
+    def select_linked(models: dict[str, FileModel]) -> dict[str, dict[str, FileSelection]]:
+        return {path: select_runners(m, taxonomy, names, backends, inc) for path, m in models.items()}
+
+    kind = f"select-linked:{','.join(names)}:{','.join(backends)}:{int(inc)}"
+    value_type = dict[str, FileSelection]
+    project, selected = linked_values(
+        files, links, taxonomy, kind, select_linked, value_type, roots, jobs, cache, max_bytes
+    )
+    return apply_links(files, list(per_file), project, selected)
+
+
+def file_links(files: Sequence[str], per_file: list) -> dict[str, Links]:
+    """The :class:`~hwlint.project.Links` of each readable file (per-file values as
+    :func:`select_all`'s first phase makes them), under the path as given."""
+    return {
         path: replace(entry[1], path=path)
         for path, entry in zip(files, per_file, strict=True)
         if not isinstance(entry, str) and entry[1] is not None
     }
-    if not links:
-        return per_file, notes
+
+
+def apply_links(
+    files: Sequence[str],
+    per_file,
+    project,
+    selected: dict[str, dict[str, FileSelection]],
+    links: dict[str, Links] | None = None,
+):
+    """:func:`link_files` once the cross-file phase has run: *selected* holds the selections of the
+    linked files (by path, made with the project's resolver); imported test classes are added
+    and unresolved imports noted, from the links alone (*project* needs no model for that).
+
+    *per_file* (indexable: entries are read and replaced, never iterated when *links* are given)
+    is updated in place; returns it, and the notes by file."""
+    notes: dict[str, list[str]] = {}
+    links = file_links(files, per_file) if links is None else links
     index = {os.path.abspath(p): i for i, p in enumerate(files)}
-
-    def load(path: str) -> FileModel | None:
-        model = _facts_analysis(path, read_source(path), taxonomy)
-        return None if isinstance(model, str) else model
-
-    project = Project((), roots, loader=load, paths=index)
-    out = list(per_file)
-    wanted = {path: project.providers(lk) for path, lk in links.items()}
-    wanted = {path: v for path, v in wanted.items() if v}
-    if wanted:
-        need = sorted({*wanted, *(files[index[a]] for v in wanted.values() for a in v)})
-        facts = analyze_files(
-            need, taxonomy, _facts_analysis, "facts", jobs, cache, value_type=FileModel | str
+    out = per_file
+    for path, by_runner in selected.items():
+        out[index[os.path.abspath(path)]] = (
+            {n: selection_at(fs, path) for n, fs in by_runner.items()},
+            links[path],
         )
-        for path, model in zip(need, facts, strict=True):
-            if not isinstance(model, str):
-                project.add(replace(model, path=path))
-        resolver = project.resolver()
-        for path in wanted:
-            model = project.model_of(os.path.abspath(path))
-            if model is not None:
-                linked = replace(model, resolver=resolver)
-                i = index[os.path.abspath(path)]
-                out[i] = (_select_runners(linked, taxonomy, names, backends, inc), links[path])
 
     def classes_of(apath: str) -> list[str]:
         lk = links.get(files[index[apath]]) if apath in index else None
@@ -452,13 +462,6 @@ def link_files(
                     "not select it"
                 )
     return out, notes
-
-
-def _facts_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> FileModel | str:
-    """The model the cross-file phase reads (no device uses), or why the file cannot be read."""
-    if isinstance(data, str):
-        return data
-    return _slim_model(build_model(data, path, taxonomy))
 
 
 _HELPER_SUFFIXES = ("TestCase", "Base", "Mixin", "Template")
@@ -520,7 +523,7 @@ def _hidden_tests(model: FileModel) -> list[str]:
     return out
 
 
-def _slim(fs: FileSelection) -> FileSelection:
+def slim_selection(fs: FileSelection) -> FileSelection:
     """*fs* without references into the file model: small to pickle and to cache."""
     return replace(
         fs,
@@ -529,7 +532,7 @@ def _slim(fs: FileSelection) -> FileSelection:
     )
 
 
-def _at(fs: FileSelection, path: str) -> FileSelection:
+def selection_at(fs: FileSelection, path: str) -> FileSelection:
     """A cached selection under the path it is asked for now (the cache is keyed by absolute path)."""
     if fs.path == path:
         return fs
@@ -1011,17 +1014,6 @@ def _keywords(cls: ClassInfo) -> tuple[str, ...]:
 # -- explain ----------------------------------------------------------------------------------
 
 
-def _explain_project(model: FileModel, taxonomy: Taxonomy, roots: Sequence[str]):
-    """A project holding *model*, loading the test modules it imports as they are needed."""
-    from .project import Project
-
-    def load(p: str) -> FileModel | None:
-        data = read_source(p)
-        return None if isinstance(data, str) else build_model(data, p, taxonomy)
-
-    return Project([model], roots, loader=load)
-
-
 def explain(
     taxonomy: Taxonomy,
     runner: Runner | str,
@@ -1039,7 +1031,7 @@ def explain(
     if isinstance(data, str):
         return [f"{path}: cannot read: {data}"]
     model = build_model(data, path, taxonomy)
-    project = _explain_project(model, taxonomy, roots)
+    project = on_demand(model, taxonomy, roots)
     model = replace(model, resolver=project.resolver())
     fs = select_model(model, taxonomy, runner, chosen, include_unclassified=False)
     if fs.error:

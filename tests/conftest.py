@@ -18,6 +18,9 @@ DEFAULT_TAXONOMY = ROOT / "taxonomy.yaml"
 STRICT_TAXONOMY = EXAMPLES / "taxonomy-strict.yaml"
 VENDOR_TAXONOMY = EXAMPLES / "taxonomy-vendor.yaml"
 
+# test_*.py files under fixtures/ are checked, never collected (they import each other as modules)
+collect_ignore_glob = ["fixtures/*"]
+
 
 @pytest.fixture(scope="session")
 def taxonomy() -> Taxonomy:

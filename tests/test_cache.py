@@ -14,6 +14,7 @@ from hwlint import cache as cache_module
 from hwlint.cache import Cache, InvalidEntry, content_hash, decoder, encode, open_cache
 from hwlint.checker import Finding, check_paths
 from hwlint.engine import MAX_FILE_BYTES
+from hwlint.project import Links
 
 from .conftest import run_tool
 
@@ -91,7 +92,8 @@ def test_entry_of_the_wrong_shape_is_a_miss_and_rewritten(tree, taxonomy, value)
         "HWC001"
     ]
     rewritten = Cache(tree / "cache", taxonomy.digest)
-    assert rewritten.get(src, content_hash(UNCLASSIFIED.encode()), CHECK, list[Finding]) is not None
+    checked = tuple[list[Finding], Links | None]  # the findings, and what the cross-file phase reads
+    assert rewritten.get(src, content_hash(UNCLASSIFIED.encode()), CHECK, checked) is not None
 
 
 def test_a_changed_file_with_restored_mtime_and_size_is_rechecked(tree, taxonomy):

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from hwlint import __version__
-from hwlint import report as report_module
+from hwlint import checker as checker_module
 from hwlint.cache import Cache
 from hwlint.config import Config
 from hwlint.report import SCHEMA, report_paths, summarize_paths
@@ -797,8 +797,8 @@ def test_summaries_come_from_the_cache_until_a_file_changes(tmp_path, taxonomy, 
     cache_dir = tmp_path / "cache"
     first = summarize_paths(files, taxonomy, jobs=1, cache=Cache(cache_dir, taxonomy.digest))
     built = []
-    real = report_module.build_model
-    monkeypatch.setattr(report_module, "build_model", lambda *a: built.append(a[1]) or real(*a))
+    real = checker_module.build_model  # the report's one pass builds its model where the checker does
+    monkeypatch.setattr(checker_module, "build_model", lambda *a: built.append(a[1]) or real(*a))
     os.utime(files[1], ns=(1, 1))  # touched, same content: the hash says it is unchanged
     assert summarize_paths(files, taxonomy, jobs=1, cache=Cache(cache_dir, taxonomy.digest)) == first
     assert built == []
@@ -867,3 +867,56 @@ def test_directories_count_hardcoded_and_generalizable_classes(tmp_path):
     }
     text = run_tool("hwlint", "report", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
     assert "Directory  Hard-coded  Generalizable\n.                   1              1\n  ops" in text
+
+
+PROJECT = Path(__file__).parent / "fixtures" / "project"
+
+
+def test_rows_and_runner_tallies_see_the_project_as_hwselect_does(taxonomy):
+    from hwlint.select import select_all
+
+    files = [str(p) for p in sorted(PROJECT.glob("*/test_*.py"))]
+    rep = report_paths(files, taxonomy, Config(root=PROJECT))
+    rows = {r.name: r for r in rep.classes}
+    # classified through ClassifiedBase, defined in another scanned test module
+    assert (rows["TestInherits"].status, rows["TestInherits"].classification) == ("classified", "GENERIC")
+    assert rows["TestInherits"].runners == ["cpu"]
+    selections = select_all(taxonomy, files)
+    for row in rep.runners:
+        chosen = selections[row.runner.name]
+        assert (sum(row.tally.classes.values()), row.tally.counts["total"]) == (
+            len(chosen.selected),
+            chosen.counts()["total"],
+        ), row.runner.name
+    # TestDeviceOps is generated in test_instantiates.py, from the class it imports
+    cpu = next(r for r in rep.runners if r.runner.name == "cpu")
+    assert dict(cpu.tally.classes) == {"GENERIC": 2, "ACCELERATOR": 3}
+
+
+def _parses(monkeypatch) -> list[str]:
+    import ast
+
+    seen: list[str] = []
+    real = ast.parse
+    monkeypatch.setattr(
+        ast,
+        "parse",
+        lambda src, filename="<unknown>", *a, **k: seen.append(str(filename)) or real(src, filename, *a, **k),
+    )
+    return seen
+
+
+def test_a_cold_report_parses_each_file_once_and_a_warm_one_none(tmp_path, taxonomy, monkeypatch):
+    files = many_files(tmp_path, 6)
+    parses = _parses(monkeypatch)
+    cache_dir = tmp_path / "cache"
+    cold = report_paths(
+        [str(tmp_path)], taxonomy, Config(root=tmp_path), cache=Cache(cache_dir, taxonomy.digest)
+    )
+    assert sorted(parses) == sorted(files)  # findings, selections and rows from one model per file
+    parses.clear()
+    warm = report_paths(
+        [str(tmp_path)], taxonomy, Config(root=tmp_path), cache=Cache(cache_dir, taxonomy.digest)
+    )
+    assert parses == []
+    assert warm.to_json() == cold.to_json()

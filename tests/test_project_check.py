@@ -1,0 +1,176 @@
+"""`hwlint check` through the project model: classifications, tests and instantiations that come
+from another scanned test module (fixtures in tests/fixtures/project, expected codes marked on
+their lines), through the real CLI, flake8 and --fix."""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from hwlint import project as project_module
+from hwlint.cache import Cache
+from hwlint.checker import check_project
+from hwlint.taxonomy import load_taxonomy
+
+from .conftest import expected, run_tool
+from .test_rules import TAXONOMIES
+
+PROJECT = Path(__file__).parent / "fixtures" / "project"
+FORWARD = sorted((PROJECT / "forward").glob("*.py"))
+REVERSE = sorted((PROJECT / "reverse").glob("*.py"))
+
+
+def _marked(files, taxonomy="default") -> set[tuple[str, int, str]]:
+    return {
+        (p.relative_to(PROJECT).as_posix(), ln, code) for p in files for ln, code in expected(p, taxonomy)
+    }
+
+
+def _check(*args, cwd=PROJECT) -> set[tuple[str, int, str]]:
+    res = run_tool("hwlint", "check", "--isolated", "--no-cache", "--output-format", "json", *args, cwd=cwd)
+    assert res.returncode in (0, 1), res.stderr
+    return {
+        (
+            (cwd / f["filename"]).resolve().relative_to(cwd.resolve()).as_posix(),
+            f["location"]["row"],
+            f["code"],
+        )
+        for f in json.loads(res.stdout)
+    }
+
+
+@pytest.mark.parametrize("taxonomy", ["default", "inherit"])
+def test_check_sees_bases_tests_and_instantiations_from_other_modules(taxonomy):
+    found = _check("--taxonomy", str(TAXONOMIES[taxonomy]), "forward", "reverse")
+    assert found == _marked([*FORWARD, *REVERSE], taxonomy)
+    if taxonomy == "inherit":  # the classification TestInherits inherits from test_mixins.py counts
+        assert ("forward/test_users.py", 6, "HWC001") not in found
+
+
+def test_each_file_checked_alone_sees_only_itself():
+    assert _check("forward/test_users.py") == {
+        ("forward/test_users.py", 6, "HWC001"),
+        ("forward/test_users.py", 16, "HWC001"),
+    }
+    assert _check("reverse/test_device_ops.py") == {
+        ("reverse/test_device_ops.py", 5, "HWC102"),  # instantiated from test_instantiates.py
+        ("reverse/test_device_ops.py", 12, "HWC001"),
+        ("reverse/test_device_ops.py", 17, "HWC102"),
+    }
+
+
+def _flake8(*files: Path) -> set[tuple[str, int, str]]:
+    res = run_tool(
+        "flake8", "--isolated", "--select", "HWC", "--format", "%(path)s\t%(row)d\t%(code)s", *map(str, files)
+    )
+    assert res.returncode in (0, 1) and "Traceback" not in res.stderr, res.stderr
+    rows = [line.split("\t") for line in res.stdout.splitlines()]
+    return {(Path(p).relative_to(PROJECT).as_posix(), int(row), code) for p, row, code in rows}
+
+
+def test_flake8_follows_imports_but_cannot_see_who_instantiates_a_class():
+    # flake8 hands the plugin one file: it loads the test modules the file imports, so bases,
+    # inherited tests and their device code agree with `hwlint check`...
+    assert _flake8(*FORWARD) == _marked(FORWARD)
+    # ...but no file says that another module instantiates one of its classes
+    assert _flake8(*REVERSE) == _marked(REVERSE) | {("reverse/test_device_ops.py", 5, "HWC102")}
+
+
+def test_fix_declares_what_the_project_aware_check_asks_for(tmp_path):
+    tree = tmp_path / "project"
+    shutil.copytree(PROJECT, tree)
+    res = run_tool("hwlint", "check", "--isolated", "--no-cache", "--fix", "forward", "reverse", cwd=tree)
+    assert res.returncode == 1, res.stderr
+    users = (tree / "forward" / "test_users.py").read_text()
+    ops = (tree / "reverse" / "test_device_ops.py").read_text()
+    declared = "    hw_classification = HardwareClassification."
+    # inherited from test_mixins.py (safe), tests collected from its StoreTestBase (safe)
+    assert f"TestInherits(ClassifiedBase):  # HWC001[!inherit]\n{declared}GENERIC\n" in users
+    assert f"HashStoreTest(TestCase, StoreTestBase):  # HWC005\n{declared}GENERIC\n" in users
+    # TestMoreCuda inherits a CUDA test: alone it looked GENERIC; the project says mixed, no fix
+    assert "TestMoreCuda(CudaTestBase):  # HWC001 HWC004\n    def test_more" in users
+    # instantiated from test_instantiates.py: ACCELERATOR is safe
+    assert f"class TestPlainDevice(TestCase):  # HWC001\n{declared}ACCELERATOR\n" in ops
+    assert _check("forward", "reverse", cwd=tree) == {
+        ("forward/test_mixins.py", 17, "HWC001"),  # each line moved by two declaration lines above it
+        ("forward/test_mixins.py", 17, "HWC302"),
+        ("forward/test_users.py", 20, "HWC001"),
+        ("forward/test_users.py", 20, "HWC004"),
+        ("reverse/test_device_ops.py", 19, "HWC102"),
+    }
+
+
+def test_alone_the_instantiated_class_gets_no_safe_fix():
+    res = run_tool(
+        "hwlint", "check", "--isolated", "--no-cache", "--diff", "reverse/test_device_ops.py", cwd=PROJECT
+    )
+    assert (res.returncode, res.stdout) == (0, "")
+    assert "No errors would be fixed." in res.stderr
+
+
+def _count_parses(monkeypatch) -> list[str]:
+    seen: list[str] = []
+    real = ast.parse
+
+    def counting(source, filename="<unknown>", *args, **kwargs):
+        seen.append(str(filename))
+        return real(source, filename, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", counting)
+    return seen
+
+
+def test_a_warm_check_of_the_project_parses_nothing(tmp_path, monkeypatch, taxonomy):
+    files = [str(p) for p in (*FORWARD, *REVERSE)]
+    parses = _count_parses(monkeypatch)
+    cold = check_project(files, taxonomy, 1, Cache(tmp_path / "c", taxonomy.digest))
+    # each file once, then (for the cross-file phase's model cache) the files whose bases or
+    # instantiated classes come from another module, and those modules: all four here
+    assert sorted(parses) == sorted(files * 2)
+    # what borrows from another module, and the module whose class another one instantiates
+    linked = ["forward/test_users.py", "reverse/test_device_ops.py", "reverse/test_instantiates.py"]
+    assert sorted(cold.linked) == [str(PROJECT / p) for p in linked]
+    parses.clear()
+    monkeypatch.setattr(project_module, "link", None)  # a warm run loads no model at all
+    warm = check_project(files, taxonomy, 1, Cache(tmp_path / "c", taxonomy.digest))
+    assert parses == []
+    assert warm.findings == cold.findings
+
+
+def test_an_edited_base_module_changes_the_warm_findings_of_its_users(tmp_path, taxonomy):
+    tree = tmp_path / "forward"
+    shutil.copytree(PROJECT / "forward", tree)
+    files = [str(tree / "test_mixins.py"), str(tree / "test_users.py")]
+    cache = tmp_path / "c"
+    inherit = load_taxonomy(TAXONOMIES["inherit"])
+    before = check_project(files, inherit, 1, Cache(cache, inherit.digest)).findings[1]
+    assert [(f.line, f.code) for f in before] == [(11, "HWC005"), (16, "HWC001"), (16, "HWC004")]
+    mixins = tree / "test_mixins.py"
+    mixins.write_text(
+        mixins.read_text().replace("    hw_classification = HardwareClassification.GENERIC\n", "    pass\n")
+    )
+    after = check_project(files, inherit, 1, Cache(cache, inherit.digest)).findings[1]
+    # TestInherits no longer inherits a classification: its HWC001 is back
+    assert [(f.line, f.code) for f in after] == [
+        (6, "HWC001"),
+        (11, "HWC005"),
+        (16, "HWC001"),
+        (16, "HWC004"),
+    ]
+
+
+def test_lintrunner_adapter_follows_imports_as_flake8_does():
+    from hwlint.lintrunner import run
+
+    out = io.StringIO()
+    assert run(["--", *map(str, FORWARD)], out) == 0
+    found = {
+        (Path(m["path"]).relative_to(PROJECT).as_posix(), m["line"], m["name"])
+        for m in map(json.loads, out.getvalue().splitlines())
+    }
+    assert found == _marked(FORWARD)
