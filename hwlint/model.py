@@ -598,7 +598,8 @@ class _Builder:
 
     def device_index(self) -> _WordIndex:
         if self._device_index is None:
-            self._device_index = _WordIndex(self.lowered, self.lines, self.ascii, self.device_words)
+            lines = self.lines if self.ascii else [ln.lower() for ln in self.lines]
+            self._device_index = _WordIndex(self.lowered, lines, self.ascii, self.device_words)
         return self._device_index
 
     def note_word(self, word: str) -> None:
@@ -634,6 +635,10 @@ class _Builder:
         runtime: list[tuple[str, int]] = []
         dynamic: list[tuple[Site, str]] = []
         scan_dynamic = any(w in self.source for w in _DYNAMIC_WORDS)
+        # the statements that may create classes name one of these functions in their text
+        dynamic_text = (
+            _WordIndex(self.source, self.lines, self.ascii, _DYNAMIC_NAMES) if scan_dynamic else None
+        )
         exits = any(w in self.source for w in _EXIT_WORDS)  # once: a search per statement is quadratic
         for stmt, nested in statements:
             if isinstance(stmt, _TRY) and stmt.handlers and stmt.body:
@@ -651,11 +656,12 @@ class _Builder:
                 if not static:
                     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                     runtime += [(n, stmt.lineno) for t in targets for n in _target_names(t)]
-            if scan_dynamic and not isinstance(
+            creates = dynamic_text is not None and dynamic_text.names_word(stmt)
+            if creates and not isinstance(
                 stmt, (*_COMPOUND, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
             ):
                 dynamic += self.dynamic_creation(stmt)
-            elif scan_dynamic and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            elif creates and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 # a module function that writes globals() or adds tests to a class (called at import)
                 dynamic += [d for d in self.dynamic_creation(stmt) if d[1] in ("globals", "setattr")]
             if exits and isinstance(stmt, (ast.Expr, ast.Raise, ast.Assign)):
@@ -1190,6 +1196,7 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _MUTATORS = frozenset({"append", "extend", "remove", "insert", "pop", "clear"})
 _SCOPE_FUNCTIONS = frozenset({"globals", "locals", "vars"})
 _DYNAMIC_WORDS = ("globals()", "locals()", "vars()", "type(", "setattr(", "exec(")
+_DYNAMIC_NAMES = (*_SCOPE_FUNCTIONS, "type", "setattr", "exec")  # what dynamic_creation looks for
 _EXIT_WORDS = ("exit(", "SkipTest", "Skipped", "SystemExit", "skip(", "importorskip(")
 _EXIT_CALLS = frozenset(
     {"sys.exit", "exit", "quit", "os._exit", "pytest.skip", "pytest.importorskip", "importorskip"}
@@ -1356,14 +1363,16 @@ class _WordIndex:
 
     The device walk asks this of every node it would visit: a node whose text names no device word
     (nor the name of a helper with device uses) holds no use, so neither it nor anything under it is
-    visited. The occurrences are found once per file, with a ``str.find`` per word. Positions are
-    exact in an ASCII file (ast's byte columns are offsets in the text); in any other file only
-    statements are pruned, by their lines, since lowering may change a line's length."""
+    visited; the search for classes created at run time skips the statements that name none of
+    ``globals``, ``type``, ``setattr``... The occurrences are found once per file, with a
+    ``str.find`` per word. Positions are exact in an ASCII file (ast's byte columns are offsets in
+    the text); in any other file only statements are pruned, by their lines. A string literal
+    assembled from pieces (``"cu" "da"``) names no word, and is no use."""
 
     def __init__(self, text: str, lines: list[str], ascii: bool, words: Iterable[str]):
-        self.text = text  # lowercased, as the words are
-        lengths = map(len, lines if ascii else (ln.lower() for ln in lines))
-        self.ends = list(itertools.accumulate(lengths))  # end offset of each line
+        """*lines*: the lines of *text*, as the tokenizer splits them."""
+        self.text = text
+        self.ends = list(itertools.accumulate(map(len, lines)))  # end offset of each line
         self.starts = [0, *self.ends[:-1]]
         self.exact = ascii
         self.hits: list[int] = []  # sorted start offsets of the occurrences

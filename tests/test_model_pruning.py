@@ -1,0 +1,109 @@
+"""The model's text index only prunes: a model built with it equals one built by a full walk.
+
+The device walk skips every node whose text names no device word, and the search for classes made
+at run time every statement that names none of ``globals``, ``type``, ``setattr``... (the index in
+``hwlint.model._WordIndex``). Turning the index off (every node "names a word") must give the
+same model, field for field: on every fixture, on the examples and on inputs where positions are
+tricky (non-ASCII text, decorators above a nested def, a chain continued on the next line). The one
+known difference is by design: a device string assembled from pieces (``"cu" "da"``) is no use, as
+no text names it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hwlint import model as model_module
+from hwlint.model import build_model
+
+from .conftest import EXAMPLES
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+TRICKY = {
+    "non_ascii": """
+class TestÜmlaut(TestCase):
+    def test_a(self):
+        x = "ä" * 3; y = torch.ones(1, device="cuda")  # ünïcode before the use on the same line
+        self.assertEqual("é", "é")
+
+    def test_b(self):
+        return torch.zeros(1).cuda()  # ß
+""",
+    "decorated_nested": """
+class TestNested(TestCase):
+    def test_a(self):
+        @skipIf(not TEST_CUDA, "needs cuda")
+        def inner():
+            pass
+        inner()
+""",
+    "helpers": """
+def _make():
+    return torch.ones(1, device="xpu")
+
+
+def _wrap():
+    return _make()
+
+
+class TestHelpers(TestCase):
+    def helper(self):
+        return _wrap()
+
+    def test_a(self):
+        self.helper()
+
+    def test_b(self):
+        myself.helper()
+""",
+    "split_words": """
+class TestSplit(TestCase):
+    def test_a(self):
+        return torch.\\
+cuda.synchronize()
+""",
+    "dynamic": """
+def _add(cls):
+    setattr(cls, "test_x", lambda self: None)
+
+
+globals()["TestDyn"] = type("TestDyn", (TestCase,), {})
+dtype_only = torch.float32
+""",
+}
+
+
+def _sources() -> list[tuple[str, bytes]]:
+    files = sorted(FIXTURES.glob("*.py")) + sorted(EXAMPLES.rglob("test_*.py"))
+    return [(p.name, p.read_bytes()) for p in files] + [(k, v.encode()) for k, v in TRICKY.items()]
+
+
+@pytest.mark.parametrize("taxonomy_name", ["taxonomy", "strict_taxonomy", "vendor_taxonomy"])
+def test_index_changes_no_model(taxonomy_name, request, monkeypatch):
+    taxonomy = request.getfixturevalue(taxonomy_name)
+    sources = _sources()
+    pruned = [repr(build_model(data, f"test_{name}.py", taxonomy)) for name, data in sources]
+    monkeypatch.setattr(model_module._WordIndex, "names_word", lambda self, node: True)
+    monkeypatch.setattr(model_module._WordIndex, "lines", lambda self, first, last: True)
+    full = [repr(build_model(data, f"test_{name}.py", taxonomy)) for name, data in sources]
+    assert pruned == full
+
+
+def test_index_prunes(taxonomy, monkeypatch):
+    """The index does prune: on a method full of code with one device use, the walk visits few nodes."""
+    body = "\n".join(f"        self.assertEqual(compute({i}, [1, 2, 3]), expected[{i}])" for i in range(200))
+    source = f"class TestBig(TestCase):\n    def test_a(self):\n{body}\n        torch.ones(1).cuda()\n"
+    visited = []
+    visit = model_module._DeviceUses.visit
+
+    def counting(self, node, mode):
+        visited.append(node)
+        return visit(self, node, mode)
+
+    monkeypatch.setattr(model_module._DeviceUses, "visit", counting)
+    model = build_model(source, "test_big.py", taxonomy)
+    assert [u.device for u in model.classes[0].device_uses] == ["cuda"]
+    assert len(visited) < 20
