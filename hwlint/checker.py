@@ -174,13 +174,25 @@ def _check_contents(
 ) -> tuple[list[Finding], FileModel | None]:
     """The findings for a file's contents, and its model (None when building it failed: a bug in
     hwlint, not the file, reported as HWC900)."""
+    findings, context = check_in_context(source, path, taxonomy, selection)
+    return findings, (context.model if context is not None else None)
+
+
+def check_in_context(
+    source: str | bytes, path: str, taxonomy: Taxonomy, selection: Selection | None = None
+) -> tuple[list[Finding], Context | None]:
+    """The findings for a file's contents, and the context the rules filled: the model, and what
+    they inferred per class, which a fix of the file reuses rather than computing again. The
+    context is None when building the model failed (a bug in hwlint, not the file: HWC900)."""
+    selection = selection or Selection()
     try:
         model = build_model(source, path, taxonomy)
     except Exception as e:
         error = f"{type(e).__name__}: {e}".rstrip(".")
         finding = _finding(path, "HWC900", 1, 0, {"rule": "model", "error": error})
         return ([finding] if selection.enabled(finding.code) else []), None
-    return run_rules(model, taxonomy, selection), model
+    context = Context(model, taxonomy)
+    return run_rules(model, taxonomy, selection, context=context), context
 
 
 def unreadable(path: str, reason: str) -> list[Finding]:

@@ -179,8 +179,11 @@ def fix_edits(
         )
         if import_edit is not None:
             edits.append(import_edit)
+        calls = _CallNodes(root)
         for c in conversions:
-            edits.extend(_conversion_edits(source, root, nodes, model, taxonomy, starts, c, enum_ref, ref))
+            edits.extend(
+                _conversion_edits(source, root, nodes, calls, model, taxonomy, starts, c, enum_ref, ref)
+            )
     edits = _merge_insertions(root, edits)
     _check_disjoint(edits)
     return edits, statements
@@ -245,6 +248,7 @@ def _conversion_edits(
     source: str,
     root: SgNode,
     nodes: dict[int, SgNode],
+    calls: _CallNodes,
     model: FileModel,
     taxonomy: Taxonomy,
     starts: list[int],
@@ -272,9 +276,11 @@ def _conversion_edits(
         edits.append(_insert(root, _offset(starts, first.end_line, first.end_col), f", {param}"))
     neutral = taxonomy.device_neutral
     except_for = "(" + ", ".join(f'"{d}"' for d in neutral_except_for(taxonomy)) + ",)"
-    calls = model.instantiations_of(cls)
-    if calls:
-        edits.extend(_instantiation_edits(source, root, starts, calls[0].site, except_for, neutral.opt_ins))
+    instantiations = model.instantiations_of(cls)
+    if instantiations:
+        edits.extend(
+            _instantiation_edits(source, calls, starts, instantiations[0].site, except_for, neutral.opt_ins)
+        )
         return edits
     arguments = [cls.name, "globals()", f"except_for={except_for}", *(f"{o}=True" for o in neutral.opt_ins)]
     line_start = _offset(starts, cls.site.line, 0)
@@ -289,15 +295,28 @@ def _conversion_edits(
     return edits
 
 
+class _CallNodes:
+    """Every call of the tree by its start offset (the outermost of calls starting at one offset),
+    found in one walk of the tree, on first use: one walk per converted class would make a file of
+    many classes and calls quadratic."""
+
+    def __init__(self, root: SgNode):
+        self.root = root
+        self._by_start: dict[int, SgNode] | None = None
+
+    def at(self, start: int) -> SgNode | None:
+        if self._by_start is None:
+            self._by_start = {}
+            for node in self.root.find_all(kind="call"):  # pre-order: an outer call comes first
+                self._by_start.setdefault(node.range().start.index, node)
+        return self._by_start.get(start)
+
+
 def _instantiation_edits(
-    source: str, root: SgNode, starts: list[int], site: Site, except_for: str, opt_ins: Sequence[str]
+    source: str, calls: _CallNodes, starts: list[int], site: Site, except_for: str, opt_ins: Sequence[str]
 ) -> list[Edit]:
     """Turn ``only_for=<device>`` of the call at *site* into the device-neutral keywords."""
-    start = _offset(starts, site.line, site.col)
-    call = next(
-        (n for n in root.find_all(kind="call") if n.range().start.index == start),
-        None,
-    )
+    call = calls.at(_offset(starts, site.line, site.col))
     if call is None:
         raise LookupError(f"instantiation at line {site.line} not found by ast-grep")
     args = call.field("arguments")
@@ -596,15 +615,35 @@ def plan_file(path: str, taxonomy: Taxonomy, selection: Selection | None = None)
 
 def plan_source(data: bytes, path: str, taxonomy: Taxonomy, selection: Selection | None = None) -> FilePlan:
     """Like :func:`plan_file`, for contents already read."""
-    model = build_model(data, path, taxonomy)
-    ctx = Context(model, taxonomy)
-    findings = run_rules(model, taxonomy, selection, context=ctx)  # HWC004's inferences stay in ctx
-    plan = FilePlan(path, data, model, findings)
+    return plan_model(data, build_model(data, path, taxonomy), taxonomy, selection)
+
+
+def plan_model(
+    data: bytes,
+    model: FileModel,
+    taxonomy: Taxonomy,
+    selection: Selection | None = None,
+    context: Context | None = None,
+    findings: Sequence[Finding] | None = None,
+) -> FilePlan:
+    """The plan of a file whose contents *data* were modelled as *model*.
+
+    The findings are a check's (every code, noqa applied) reduced to *selection*, so what a plan
+    reports is what ``hwlint check`` reports. Pass the check's *findings* and the *context* its
+    rules filled (:func:`hwlint.checker.check_in_context`) to plan from them: the rules do not run
+    again and the inference they computed (HWC004's) is reused."""
+    selection = selection or Selection()
+    ctx = context or Context(model, taxonomy)
+    if findings is None:
+        findings = run_rules(model, taxonomy, context=ctx)
+    plan = FilePlan(
+        path=model.path, data=data, model=model, findings=[f for f in findings if selection.enabled(f.code)]
+    )
     if model.error is not None:
         return plan
     by_site = {(c.site.line, c.site.col): c for c in model.classes}
     _plan_device_fixes(ctx, plan, by_site)
-    for f in findings:
+    for f in plan.findings:
         cls = by_site.get((f.line, f.col)) if f.code in DECLARATION_CODES else None
         if cls is None:
             continue
@@ -647,6 +686,7 @@ class FixResult:
     fixed: list[Finding] = field(default_factory=list)  # findings the fixes remove
     applied: list[Inference] = field(default_factory=list)
     error: str | None = None  # why the fixed text was not written
+    written: bool = False  # the fixed text was written to the file
 
     @property
     def changed(self) -> bool:
@@ -1061,6 +1101,107 @@ def _describe_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> list
     return [(line, col, desc) for (line, col), desc in fix_descriptions(plan, taxonomy).items()]
 
 
+def check_and_fix_paths(
+    files: Sequence[str],
+    taxonomy: Taxonomy,
+    selection_for: Callable[[str], Selection],
+    options: FixOptions,
+    jobs: int | None = None,
+    cache: Cache | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
+    progress: Callable[[int], None] | None = None,
+    fixable: Callable[[str], bool] | None = None,
+) -> tuple[list[list[Finding]], dict[str, tuple[FilePlan, FixResult | None]]]:
+    """A check of *files* that plans (and with ``fix`` or ``diff``, fixes) them in the same pass:
+    every finding of each file, as :func:`hwlint.checker.check_paths` gives them, and the outcome
+    of each file planned, for :func:`apply_fixes`.
+
+    Each file is read once, on the *jobs* processes: the bytes read are checked, and when a
+    selected finding has a fix (and *fixable(path)*, default all: a baselined file is not), the plan
+    reuses the check's model and context, and the fix is computed and written from those same bytes.
+    A file whose bases or instantiated classes may come from another scanned module is left to
+    :func:`apply_fixes`, which plans it after the check (where the project model can resolve them).
+    A cached check stands for a file with nothing to plan; the others are read again.
+    """
+    from .project import Project
+
+    selections = {path: selection_for(path) for path in files if fixable is None or fixable(path)}
+    project = Project([], paths=files)
+    task = functools.partial(_check_and_fix, selections, options, project)
+
+    def nothing_to_plan(path: str, findings: list[Finding]) -> bool:
+        return _to_plan(findings, selections.get(path)) is None
+
+    values = analyze_files(
+        files,
+        taxonomy,
+        task,
+        "check",
+        jobs,
+        cache,
+        max_bytes,
+        list[Finding],
+        progress,
+        reuse=nothing_to_plan,
+        cached=_findings_of,
+    )
+    per_file, planned = [], {}
+    for path, value in zip(files, values, strict=True):
+        if isinstance(value, _Checked):
+            if value.outcome is not None:
+                planned[path] = value.outcome
+            value = value.findings
+        # the cache is keyed by absolute path: a value cached from another directory names the file
+        # as it was given then
+        per_file.append([f if f.path == path else replace(f, path=path) for f in value])
+    return per_file, planned
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """What a check with fixes found in one file: every finding, and the plan and fix if planned."""
+
+    findings: list[Finding]
+    outcome: tuple[FilePlan, FixResult | None] | None = None
+
+
+def _findings_of(value: _Checked) -> list[Finding]:
+    return value.findings
+
+
+def _to_plan(findings: Sequence[Finding], selection: Selection | None) -> Selection | None:
+    """*selection*, when a finding it enables has a fix (or an explanation) to plan; else None."""
+    if selection is None or not any(f.code in FIXED_CODES and selection.enabled(f.code) for f in findings):
+        return None
+    return selection
+
+
+def _check_and_fix(
+    selections: dict[str, Selection],
+    options: FixOptions,
+    project,
+    path: str,
+    data: bytes | str,
+    taxonomy: Taxonomy,
+) -> _Checked:
+    """The engine's per-file work for :func:`check_and_fix_paths`: check, plan, fix and write from
+    one model of the bytes read."""
+    from .checker import check_in_context, unreadable
+    from .project import links_of
+
+    if isinstance(data, str):
+        return _Checked(unreadable(path, data))
+    findings, ctx = check_in_context(data, path, taxonomy)
+    selection = _to_plan(findings, selections.get(path))
+    if selection is None or ctx is None:
+        return _Checked(findings)
+    model = ctx.model
+    if model.error is None and project.providers(links_of(model)):
+        return _Checked(findings)  # planned after the check, with what other modules define
+    plan = plan_model(data, model, taxonomy, selection, ctx, findings)
+    return _Checked(findings, _fix_and_write(plan, taxonomy, selection, options))
+
+
 def apply_fixes(
     found: Sequence[tuple[str, list[Finding]]],
     taxonomy: Taxonomy,
@@ -1068,21 +1209,26 @@ def apply_fixes(
     options: FixOptions,
     jobs: int | None = None,
     progress: bool = False,
+    planned: dict[str, tuple[FilePlan, FixResult | None]] | None = None,
 ) -> CheckRun:
     """Plan the fixes of the checked files that have an HWC001 finding: with ``fix`` or ``diff``,
     compute them, and with ``fix``, write them. Files without one pass through unchanged.
 
     *found* holds each file with its selected findings, however they were computed (serially,
-    in parallel, from a cache): only files with something to fix (or explain) are read again.
-    They are planned and fixed on *jobs* processes (as the check ran), with a bar when *progress*;
-    files are written here.
+    in parallel, from a cache). *planned* holds the files already planned in the check's pass
+    (:func:`check_and_fix_paths`); the others with something to fix (or explain) are read again,
+    and planned and fixed on *jobs* processes (as the check ran), with a bar when *progress*.
     """
-    from .engine import analyze_files
     from .progress import Bar
 
     run = CheckRun(options)
+    planned = dict(planned or {})
     planning = options.fix or options.diff or options.show
-    todo = [path for path, findings in found if planning and any(f.code in FIXED_CODES for f in findings)]
+    todo = [
+        path
+        for path, findings in found
+        if planning and path not in planned and any(f.code in FIXED_CODES for f in findings)
+    ]
     selections = {path: selection_for(path) for path in todo}
     analysis = functools.partial(_plan_and_fix, selections, options)
     bar = Bar(len(todo), "fixing", progress)
@@ -1090,7 +1236,7 @@ def apply_fixes(
         values = analyze_files(todo, taxonomy, analysis, "fix", jobs, progress=bar)
     finally:
         bar.close()
-    planned = dict(zip(todo, values, strict=True))
+    planned.update(zip(todo, values, strict=True))
     for path, findings in found:
         if path not in planned:
             run.plans.append(FilePlan(path, None, None, list(findings)))
@@ -1100,28 +1246,45 @@ def apply_fixes(
             run.plans.append(plan)
             continue
         run.results.append(result)
-        written = not options.diff and result.changed and write_fixed(result, options.roots)
         if result.error:
             run.warnings.append(f"{path}: {result.error}")
             # what could not be fixed is not offered as fixable ([*], "N fixable") either
             plan.findings = [replace(f, fix=None) if f.code == FIXED_CODE else f for f in plan.findings]
-        if written:
+        if result.written:
             run.fixed += len(result.fixed)
             run.files_fixed += 1
-        run.plans.append(result.after if written and result.after is not None else plan)
+        run.plans.append(result.after if result.written and result.after is not None else plan)
     return run
 
 
 def _plan_and_fix(
     selections: dict[str, Selection], options: FixOptions, path: str, data: bytes | str, taxonomy: Taxonomy
 ) -> tuple[FilePlan, FixResult | None]:
-    """The engine's per-file work for :func:`apply_fixes`: the plan, and the fix it allows (with
-    ``fix`` or ``diff``). The file is read again here: what is written must match what was planned."""
+    """The engine's per-file work for :func:`apply_fixes`: the plan of the bytes read, and the fix
+    it allows (with ``fix`` or ``diff``), written with ``fix``."""
     selection = selections[path]
-    plan = plan_file(path, taxonomy, selection)
-    if not (options.fix or options.diff):
-        return plan, None
-    return plan, fix_plan(plan, taxonomy, selection, options.unsafe)
+    if isinstance(data, str):
+        from .checker import unreadable
+
+        return FilePlan(
+            path, None, None, [f for f in unreadable(path, data) if selection.enabled(f.code)]
+        ), None
+    return _fix_and_write(plan_source(data, path, taxonomy, selection), taxonomy, selection, options)
+
+
+def _fix_and_write(
+    plan: FilePlan, taxonomy: Taxonomy, selection: Selection, options: FixOptions
+) -> tuple[FilePlan, FixResult | None]:
+    """The fix *plan* allows (with ``fix`` or ``diff``), written with ``fix``: what is written
+    is what was planned from, unless the file changed since (:func:`write_if_unchanged`). What
+    goes back to the main process is what it reports, without the models and the bytes."""
+    result = fix_plan(plan, taxonomy, selection, options.unsafe) if options.fix or options.diff else None
+    if result is not None and options.fix and not options.diff and result.changed:
+        result.written = write_fixed(result, options.roots)
+    for p in (plan, result.after if result is not None else None):
+        if p is not None:
+            p.data = p.model = None
+    return plan, result
 
 
 def write_diff(run: CheckRun, out, err) -> int:

@@ -363,15 +363,16 @@ def test_check_fix_reports_a_file_changed_meanwhile(tmp_path, capsys, monkeypatc
 
     target = tmp_path / "test_race.py"
     shutil.copyfile(CASES / "no_import.py", target)
-    real_plan_file = hwlint.fix.plan_file
+    real_plan_model = hwlint.fix.plan_model
 
-    def plan_then_edit(path, *args, **kwargs):
-        plan = real_plan_file(path, *args, **kwargs)
-        with open(path, "a") as f:  # someone saves the file while hwlint works on it
-            f.write("# saved meanwhile\n")
+    def plan_then_edit(data, model, *args, **kwargs):
+        plan = real_plan_model(data, model, *args, **kwargs)
+        if data == (CASES / "no_import.py").read_bytes():  # the plan, not the fixed text's
+            with open(model.path, "a") as f:  # someone saves the file while hwlint works on it
+                f.write("# saved meanwhile\n")
         return plan
 
-    monkeypatch.setattr(hwlint.fix, "plan_file", plan_then_edit)
+    monkeypatch.setattr(hwlint.fix, "plan_model", plan_then_edit)
     assert main(["check", "--isolated", "--quiet", "--fix", str(target)]) == 1
     assert target.read_text() == (CASES / "no_import.py").read_text() + "# saved meanwhile\n"
     assert capsys.readouterr().err == (
