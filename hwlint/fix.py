@@ -31,7 +31,7 @@ from .checker import Finding, Selection, read_source, run_rules
 from .context import Context
 from .engine import MAX_FILE_BYTES, analyze_files
 from .infer import Inference, inference
-from .model import ClassInfo, FileModel, Site, build_model, decode_source, split_lines
+from .model import ClassInfo, FileModel, Resolver, Site, build_model, decode_source, split_lines
 from .neutral import SAFE, Conversion, Rewrite, conversion, hard_uses, neutral_except_for, shown
 from .rules import RULES, collected_inference
 from .taxonomy import Taxonomy
@@ -699,14 +699,21 @@ MAX_FIX_PASSES = 5
 
 
 def fix_plan(
-    plan: FilePlan, taxonomy: Taxonomy, selection: Selection | None = None, unsafe: bool = False
+    plan: FilePlan,
+    taxonomy: Taxonomy,
+    selection: Selection | None = None,
+    unsafe: bool = False,
+    resolver: Resolver | None = None,
 ) -> FixResult:
-    """Compute the fixed text of a planned file (nothing is written), fixing until nothing changes."""
-    result = _fix_once(plan, taxonomy, selection, unsafe)
+    """Compute the fixed text of a planned file (nothing is written), fixing until nothing changes.
+
+    Each fixed text is modelled, checked and planned again (with *resolver*, when the plan was
+    made with one): what ``after`` reports is what a fresh check of the fixed text reports."""
+    result = _fix_once(plan, taxonomy, selection, unsafe, resolver)
     for _ in range(MAX_FIX_PASSES - 1):
         if not result.changed or result.after is None or result.error:
             break
-        again = _fix_once(result.after, taxonomy, selection, unsafe)
+        again = _fix_once(result.after, taxonomy, selection, unsafe, resolver)
         if not again.changed or again.error:
             break
         result.fixed_text, result.after = again.fixed_text, again.after
@@ -716,7 +723,11 @@ def fix_plan(
 
 
 def _fix_once(
-    plan: FilePlan, taxonomy: Taxonomy, selection: Selection | None = None, unsafe: bool = False
+    plan: FilePlan,
+    taxonomy: Taxonomy,
+    selection: Selection | None = None,
+    unsafe: bool = False,
+    resolver: Resolver | None = None,
 ) -> FixResult:
     result = FixResult(plan)
     if plan.data is None or plan.model is None or plan.model.error is not None:
@@ -755,8 +766,11 @@ def _fix_once(
     except Exception as e:  # a bug in the fixer must leave the file alone, not stop the run
         result.error = f"internal error while fixing ({type(e).__name__}: {e}); left unchanged"
         return result
-    after = plan_source(new_text.encode(plan.model.encoding), plan.path, taxonomy, selection)
-    assert after.model is not None
+    if new_text == text:  # the edits change nothing: no text to model again, nothing to write
+        return result
+    data = new_text.encode(plan.model.encoding)
+    model = build_model(data, plan.path, taxonomy)
+    after = plan_model(data, model, taxonomy, selection, Context(model, taxonomy, resolver))
     # The edits add a module-level import and class-body assignments: once the text parses, the only
     # error a compiler could still find is a `from __future__` import that is no longer first.
     if after.model.error is not None:
@@ -1210,6 +1224,7 @@ def apply_fixes(
     jobs: int | None = None,
     progress: bool = False,
     planned: dict[str, tuple[FilePlan, FixResult | None]] | None = None,
+    resolver: Resolver | None = None,
 ) -> CheckRun:
     """Plan the fixes of the checked files that have an HWC001 finding: with ``fix`` or ``diff``,
     compute them, and with ``fix``, write them. Files without one pass through unchanged.
@@ -1217,7 +1232,8 @@ def apply_fixes(
     *found* holds each file with its selected findings, however they were computed (serially,
     in parallel, from a cache). *planned* holds the files already planned in the check's pass
     (:func:`check_and_fix_paths`); the others with something to fix (or explain) are read again,
-    and planned and fixed on *jobs* processes (as the check ran), with a bar when *progress*.
+    and planned and fixed on *jobs* processes (as the check ran), with a bar when *progress*; with
+    a *resolver* (names resolved across the scanned files), in this process, which holds it.
     """
     from .progress import Bar
 
@@ -1230,10 +1246,10 @@ def apply_fixes(
         if planning and path not in planned and any(f.code in FIXED_CODES for f in findings)
     ]
     selections = {path: selection_for(path) for path in todo}
-    analysis = functools.partial(_plan_and_fix, selections, options)
+    analysis = functools.partial(_plan_and_fix, selections, options, resolver=resolver)
     bar = Bar(len(todo), "fixing", progress)
     try:
-        values = analyze_files(todo, taxonomy, analysis, "fix", jobs, progress=bar)
+        values = analyze_files(todo, taxonomy, analysis, "fix", 1 if resolver is not None else jobs, progress=bar)
     finally:
         bar.close()
     planned.update(zip(todo, values, strict=True))
@@ -1258,7 +1274,12 @@ def apply_fixes(
 
 
 def _plan_and_fix(
-    selections: dict[str, Selection], options: FixOptions, path: str, data: bytes | str, taxonomy: Taxonomy
+    selections: dict[str, Selection],
+    options: FixOptions,
+    path: str,
+    data: bytes | str,
+    taxonomy: Taxonomy,
+    resolver: Resolver | None = None,
 ) -> tuple[FilePlan, FixResult | None]:
     """The engine's per-file work for :func:`apply_fixes`: the plan of the bytes read, and the fix
     it allows (with ``fix`` or ``diff``), written with ``fix``."""
@@ -1269,16 +1290,24 @@ def _plan_and_fix(
         return FilePlan(
             path, None, None, [f for f in unreadable(path, data) if selection.enabled(f.code)]
         ), None
-    return _fix_and_write(plan_source(data, path, taxonomy, selection), taxonomy, selection, options)
+    model = build_model(data, path, taxonomy)
+    plan = plan_model(data, model, taxonomy, selection, Context(model, taxonomy, resolver))
+    return _fix_and_write(plan, taxonomy, selection, options, resolver)
 
 
 def _fix_and_write(
-    plan: FilePlan, taxonomy: Taxonomy, selection: Selection, options: FixOptions
+    plan: FilePlan,
+    taxonomy: Taxonomy,
+    selection: Selection,
+    options: FixOptions,
+    resolver: Resolver | None = None,
 ) -> tuple[FilePlan, FixResult | None]:
     """The fix *plan* allows (with ``fix`` or ``diff``), written with ``fix``: what is written
     is what was planned from, unless the file changed since (:func:`write_if_unchanged`). What
     goes back to the main process is what it reports, without the models and the bytes."""
-    result = fix_plan(plan, taxonomy, selection, options.unsafe) if options.fix or options.diff else None
+    result = None
+    if options.fix or options.diff:
+        result = fix_plan(plan, taxonomy, selection, options.unsafe, resolver)
     if result is not None and options.fix and not options.diff and result.changed:
         result.written = write_fixed(result, options.roots)
     for p in (plan, result.after if result is not None else None):
