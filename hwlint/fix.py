@@ -682,6 +682,7 @@ class FixResult:
     plan: FilePlan
     text: str | None = None  # the decoded original text (None: not decodable / not read)
     fixed_text: str | None = None  # the text with the fixes applied (None: nothing to change)
+    # (a --fix run drops both texts once the file is written: only a diff shows them)
     after: FilePlan | None = None  # the fixed file, checked and planned again
     fixed: list[Finding] = field(default_factory=list)  # findings the fixes remove
     applied: list[Inference] = field(default_factory=list)
@@ -690,7 +691,8 @@ class FixResult:
 
     @property
     def changed(self) -> bool:
-        return self.fixed_text is not None and self.fixed_text != self.text
+        # a written result may have dropped its texts (see _fix_and_write)
+        return self.written or (self.fixed_text is not None and self.fixed_text != self.text)
 
 
 #: A fix may enable another (a class declared ACCELERATOR by HWC001's fix then has HWC301 findings);
@@ -1249,7 +1251,9 @@ def apply_fixes(
     analysis = functools.partial(_plan_and_fix, selections, options, resolver=resolver)
     bar = Bar(len(todo), "fixing", progress)
     try:
-        values = analyze_files(todo, taxonomy, analysis, "fix", 1 if resolver is not None else jobs, progress=bar)
+        values = analyze_files(
+            todo, taxonomy, analysis, "fix", 1 if resolver is not None else jobs, progress=bar
+        )
     finally:
         bar.close()
     planned.update(zip(todo, values, strict=True))
@@ -1304,7 +1308,8 @@ def _fix_and_write(
 ) -> tuple[FilePlan, FixResult | None]:
     """The fix *plan* allows (with ``fix`` or ``diff``), written with ``fix``: what is written
     is what was planned from, unless the file changed since (:func:`write_if_unchanged`). What
-    goes back to the main process is what it reports, without the models and the bytes."""
+    goes back to the main process is what it reports: no model, no bytes, and the texts only for
+    a diff."""
     result = None
     if options.fix or options.diff:
         result = fix_plan(plan, taxonomy, selection, options.unsafe, resolver)
@@ -1313,6 +1318,8 @@ def _fix_and_write(
     for p in (plan, result.after if result is not None else None):
         if p is not None:
             p.data = p.model = None
+    if result is not None and not options.diff:
+        result.text = result.fixed_text = None
     return plan, result
 
 
@@ -1330,7 +1337,7 @@ def write_diff(run: CheckRun, out, err) -> int:
 
 def write_fix_report(run: CheckRun, out) -> None:
     """``--show-fixes``: the fixes applied (ruff's enumeration), then what hwlint inferred per class."""
-    applied = [r for r in run.results if r.changed and not run.options.diff and r.applied and not r.error]
+    applied = [r for r in run.results if r.written and r.applied]
     if applied:
         n = sum(len(r.fixed) for r in applied)
         out.write(f"\nFixed {n} error{'s' if n != 1 else ''}:\n")
