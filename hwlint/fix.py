@@ -775,8 +775,8 @@ def _fix_once(
     after = plan_model(data, model, taxonomy, selection, Context(model, taxonomy, resolver))
     # The edits add a module-level import and class-body assignments: once the text parses, the only
     # error a compiler could still find is a `from __future__` import that is no longer first.
-    if after.model.error is not None:
-        broken = after.model.error.message
+    if model.error is not None:
+        broken = model.error.message
     else:
         broken = _compile_error(new_text, plan.path) if "__future__" in new_text else None
     if broken is not None and _compile_error(text, plan.path) is None:

@@ -468,3 +468,24 @@ def test_apply_fixes_plans_with_a_resolver_in_this_process(tmp_path, taxonomy):
     )
     assert (os.getpid(), "TestB", "Base") in asked
     assert [f.code for f in run.findings] == ["HWC001"]
+
+
+def test_a_warm_fix_reads_again_only_the_files_with_something_to_fix(tmp_path, monkeypatch, capsys):
+    import hwlint.engine
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    fixable, clean = tree / "test_fixable.py", tree / "test_clean.py"
+    shutil.copyfile(CASES / "no_import.py", fixable)
+    shutil.copyfile(CASES / "no_import.fixed.py", clean)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    main(["check", "--isolated", "--quiet", *cache, str(tree)])  # a warm cache for both files
+    read = []
+    real_read = hwlint.engine.read_source
+    monkeypatch.setattr(
+        hwlint.engine, "read_source", lambda path, *a: read.append(path) or real_read(path, *a)
+    )
+    main(["check", "--isolated", "--quiet", "--fix", *cache, str(tree)])
+    assert fixable.read_bytes() == (CASES / "no_import.fixed.py").read_bytes()
+    # every file is read to be hashed; only the one with something to fix is read again, to fix it
+    assert sorted(read) == [str(clean), str(fixable), str(fixable)]
