@@ -175,13 +175,25 @@ def check_contents(
 ) -> tuple[list[Finding], FileModel | None]:
     """The findings for a file's contents, and its model (None when building it failed: a bug in
     hwlint, not the file, reported as HWC900)."""
+    findings, context = check_in_context(source, path, taxonomy, selection)
+    return findings, (context.model if context is not None else None)
+
+
+def check_in_context(
+    source: str | bytes, path: str, taxonomy: Taxonomy, selection: Selection | None = None
+) -> tuple[list[Finding], Context | None]:
+    """The findings for a file's contents, and the context the rules filled: the model, and what
+    they inferred per class, which a fix of the file reuses rather than computing again. The
+    context is None when building the model failed (a bug in hwlint, not the file: HWC900)."""
+    selection = selection or Selection()
     try:
         model = build_model(source, path, taxonomy)
     except Exception as e:
         error = f"{type(e).__name__}: {e}".rstrip(".")
         finding = _finding(path, "HWC900", 1, 0, {"rule": "model", "error": error})
         return ([finding] if selection.enabled(finding.code) else []), None
-    return run_rules(model, taxonomy, selection or _ALL), model
+    context = Context(model, taxonomy)
+    return run_rules(model, taxonomy, selection, context=context), context
 
 
 def unreadable(path: str, reason: str) -> list[Finding]:
@@ -245,10 +257,28 @@ def check_project(
     resolver only the files whose bases or instantiated classes come from another scanned module,
     or whose classes another scanned module instantiates (:func:`hwlint.project.link`): their
     inherited classification, inherited tests and instantiations are the runtime's."""
-    value_type = tuple[list[Finding], Links | None]
     per_file = analyze_files(
-        files, taxonomy, _check_analysis, "check", jobs, cache, max_bytes, value_type, progress
+        files, taxonomy, _check_analysis, CHECK_KIND, jobs, cache, max_bytes, CHECK_VALUE, progress
     )
+    return link_checked(files, per_file, taxonomy, jobs, cache, max_bytes, roots)
+
+
+#: The cache kind and value type of a file's check: its findings, alone, and its Links.
+CHECK_KIND = "check"
+CHECK_VALUE = tuple[list[Finding], Links | None]
+
+
+def link_checked(
+    files: Sequence[str],
+    per_file: Sequence[tuple[list[Finding], Links | None]],
+    taxonomy: Taxonomy,
+    jobs: int | None = None,
+    cache: Cache | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
+    roots: Sequence[str] = (),
+) -> ProjectCheck:
+    """The second phase of :func:`check_project`, over the first one's (findings, links) per file
+    (however they were computed: a fix computes them in its own pass)."""
     links = {path: replace(lk, path=path) for path, (_, lk) in zip(files, per_file, strict=True) if lk}
 
     def check_linked(models: dict[str, FileModel]) -> dict[str, list[Finding]]:

@@ -241,12 +241,17 @@ def cmd_check(args) -> int:
     def selection_for(path: str) -> Selection:
         return selection.with_ignored(config.ignored_for(path))
 
-    found, checked = _check_all(args, config, taxonomy, paths, selection_for, skipped)
-    # the files whose findings depend on other files are planned as they were checked
-    planning = args.fix or args.diff or args.show_fixes or args.output_format in ("json", "json-lines")
-    resolvers = checked.resolvers() if planning and checked.linked else {}
-    stale = []
     baseline = _load_baseline(args.baseline or config.baseline, config)
+    # --fix, --diff and --show-fixes plan (and fix) each file in the check's own pass over it
+    planning = (args.fix or args.diff or args.show_fixes) and not args.add_noqa
+    fixable = (lambda path: path not in baseline) if baseline is not None else None
+    found, checked, planned = _check_all(
+        args, config, taxonomy, paths, selection_for, skipped, options if planning else None, fixable
+    )
+    # the files whose findings depend on other files are planned as they were checked
+    describing = args.output_format in ("json", "json-lines")
+    resolvers = checked.resolvers() if (planning or describing) and checked.linked else {}
+    stale = []
     if baseline is not None:
         found, stale = apply_baseline(baseline, found)
         stale = [f for f in stale if selection.enabled(f.code)]
@@ -254,7 +259,8 @@ def cmd_check(args) -> int:
         print("warning: No test files found under the given path(s)", file=sys.stderr)
     if args.add_noqa:
         return _add_noqa([f for _, findings in found for f in findings])
-    run = apply_fixes(found, taxonomy, selection_for, options, args.jobs, _show_progress(args), resolvers)
+    progress = _show_progress(args)
+    run = apply_fixes(found, taxonomy, selection_for, options, args.jobs, progress, planned, resolvers)
     for warning in run.warnings:
         print(f"hwlint: warning: {warning}", file=sys.stderr)
     if run.files_fixed:
@@ -364,7 +370,7 @@ def cmd_baseline(args) -> int:
     selection = Selection(config.select, config.ignore)
     skipped: list = []
     paths = list(discover(args.paths or ["."], config, skipped=skipped))
-    found, _ = _check_all(
+    found, _, _ = _check_all(
         args, config, taxonomy, paths, lambda p: selection.with_ignored(config.ignored_for(p)), skipped
     )
     entries = baseline_entries([f for _, findings in found for f in findings], config.root)
@@ -373,9 +379,11 @@ def cmd_baseline(args) -> int:
     return EXIT_CLEAN
 
 
-def _check_all(args, config, taxonomy, paths, selection_for, skipped=()):
+def _check_all(args, config, taxonomy, paths, selection_for, skipped=(), fix=None, fixable=None):
     """(path, enabled findings) for every path: parallel, cached, in the order given, seen through
-    the project model; and the models of the files whose findings depend on others (by path).
+    the project model; the project check (which files' findings depend on others); and the files
+    planned in the same pass (with *fix*, the fix options: see :func:`hwlint.fix.check_and_fix_paths`;
+    *fixable* says which paths may be fixed).
 
     Of the paths discovery *skipped*, a directory it cannot list is an HWC901 finding (as ruff's
     E902); a file that is not a regular file (a FIFO) is a warning."""
@@ -384,11 +392,18 @@ def _check_all(args, config, taxonomy, paths, selection_for, skipped=()):
 
     max_mb = getattr(args, "max_file_size", None) or config.max_file_size
     cache = _open_cache(args, config, taxonomy)
+    jobs, max_bytes = getattr(args, "jobs", None), max_mb * 1024 * 1024
+    planned: dict = {}
     bar = Bar(len(paths), "checking", _show_progress(args))
     try:
-        checked = check_project(
-            paths, taxonomy, getattr(args, "jobs", None), cache, max_mb * 1024 * 1024, bar, config.roots
-        )
+        if fix is None:
+            checked = check_project(paths, taxonomy, jobs, cache, max_bytes, bar, config.roots)
+        else:
+            from .fix import check_and_fix_paths
+
+            checked, planned = check_and_fix_paths(
+                paths, taxonomy, selection_for, fix, jobs, cache, max_bytes, bar, fixable, config.roots
+            )
     finally:
         bar.close()
     found = []
@@ -401,7 +416,7 @@ def _check_all(args, config, taxonomy, paths, selection_for, skipped=()):
             continue
         selection = selection_for(s.path)
         found.append((s.path, [f for f in unreadable(s.path, s.reason) if selection.enabled(f.code)]))
-    return found, checked
+    return found, checked, planned
 
 
 def _show_progress(args) -> bool:

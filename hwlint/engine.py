@@ -86,12 +86,18 @@ def analyze_files(
     max_bytes: int = MAX_FILE_BYTES,
     value_type: Any = None,
     progress: Callable[[int], None] | None = None,
+    reuse: Callable[[str, Any], bool] | None = None,
+    cached: Callable[[Any], Any] | None = None,
 ) -> list[Any]:
     """``analysis`` of each of *files*, in the same order, identical to a serial uncached run.
 
     *kind* names the analysis (and its options) in the cache, *value_type* the type of its values
     (what a cached value must decode to); without *value_type* nothing is cached. *progress*, when
     given, is called with the number of files just done, as they finish.
+
+    An analysis may do more than the cache keeps (a check with fixes checks, then fixes the files
+    that need it): *cached(value)* is the part of a value the cache keeps, and what a hit returns;
+    *reuse(path, hit)* says whether a hit stands for the file, which is analysed again otherwise.
     """
     if value_type is None:
         cache = None
@@ -101,7 +107,7 @@ def analyze_files(
     hashes = _hashes(files, max_bytes, jobs) if cache is not None else [None] * len(files)
     for i, (path, sha) in enumerate(zip(files, hashes, strict=True)):
         hit = cache.get(path, sha, kind, value_type) if cache is not None and sha is not None else None
-        if hit is not None:
+        if hit is not None and (reuse is None or reuse(path, hit)):
             results[i] = hit
         else:
             todo.append(i)
@@ -110,7 +116,7 @@ def analyze_files(
     done = _run([files[i] for i in todo], taxonomy, analysis, jobs, max_bytes, progress or _ignore)
     for i, (sha, value) in zip(todo, done, strict=True):
         if cache is not None and sha is not None:
-            cache.store(files[i], sha, kind, value)
+            cache.store(files[i], sha, kind, value if cached is None else cached(value))
         results[i] = value
     if cache is not None:
         cache.save()

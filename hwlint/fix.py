@@ -27,12 +27,13 @@ from dataclasses import dataclass, field, replace
 from ast_grep_py import Edit, SgNode, SgRoot
 
 from .cache import Cache
-from .checker import Finding, Selection, read_source, run_rules
+from .checker import Finding, ProjectCheck, Selection, read_source, run_rules
 from .context import Context
 from .engine import MAX_FILE_BYTES, analyze_files
 from .infer import Inference, inference
 from .model import ClassInfo, FileModel, Resolver, Site, build_model, decode_source, split_lines
 from .neutral import SAFE, Conversion, Rewrite, conversion, hard_uses, neutral_except_for, shown
+from .project import Links
 from .rules import RULES, collected_inference
 from .taxonomy import Taxonomy
 
@@ -179,8 +180,11 @@ def fix_edits(
         )
         if import_edit is not None:
             edits.append(import_edit)
+        calls = _CallNodes(root)
         for c in conversions:
-            edits.extend(_conversion_edits(source, root, nodes, model, taxonomy, starts, c, enum_ref, ref))
+            edits.extend(
+                _conversion_edits(source, root, nodes, calls, model, taxonomy, starts, c, enum_ref, ref)
+            )
     edits = _merge_insertions(root, edits)
     _check_disjoint(edits)
     return edits, statements
@@ -245,6 +249,7 @@ def _conversion_edits(
     source: str,
     root: SgNode,
     nodes: dict[int, SgNode],
+    calls: _CallNodes,
     model: FileModel,
     taxonomy: Taxonomy,
     starts: list[int],
@@ -272,9 +277,11 @@ def _conversion_edits(
         edits.append(_insert(root, _offset(starts, first.end_line, first.end_col), f", {param}"))
     neutral = taxonomy.device_neutral
     except_for = "(" + ", ".join(f'"{d}"' for d in neutral_except_for(taxonomy)) + ",)"
-    calls = model.instantiations_of(cls)
-    if calls:
-        edits.extend(_instantiation_edits(source, root, starts, calls[0].site, except_for, neutral.opt_ins))
+    instantiations = model.instantiations_of(cls)
+    if instantiations:
+        edits.extend(
+            _instantiation_edits(source, calls, starts, instantiations[0].site, except_for, neutral.opt_ins)
+        )
         return edits
     arguments = [cls.name, "globals()", f"except_for={except_for}", *(f"{o}=True" for o in neutral.opt_ins)]
     line_start = _offset(starts, cls.site.line, 0)
@@ -289,15 +296,28 @@ def _conversion_edits(
     return edits
 
 
+class _CallNodes:
+    """Every call of the tree by its start offset (the outermost of calls starting at one offset),
+    found in one walk of the tree, on first use: one walk per converted class would make a file of
+    many classes and calls quadratic."""
+
+    def __init__(self, root: SgNode):
+        self.root = root
+        self._by_start: dict[int, SgNode] | None = None
+
+    def at(self, start: int) -> SgNode | None:
+        if self._by_start is None:
+            self._by_start = {}
+            for node in self.root.find_all(kind="call"):  # pre-order: an outer call comes first
+                self._by_start.setdefault(node.range().start.index, node)
+        return self._by_start.get(start)
+
+
 def _instantiation_edits(
-    source: str, root: SgNode, starts: list[int], site: Site, except_for: str, opt_ins: Sequence[str]
+    source: str, calls: _CallNodes, starts: list[int], site: Site, except_for: str, opt_ins: Sequence[str]
 ) -> list[Edit]:
     """Turn ``only_for=<device>`` of the call at *site* into the device-neutral keywords."""
-    start = _offset(starts, site.line, site.col)
-    call = next(
-        (n for n in root.find_all(kind="call") if n.range().start.index == start),
-        None,
-    )
+    call = calls.at(_offset(starts, site.line, site.col))
     if call is None:
         raise LookupError(f"instantiation at line {site.line} not found by ast-grep")
     args = call.field("arguments")
@@ -612,14 +632,35 @@ def plan_source(
     model = build_model(data, path, taxonomy)
     if resolver is not None:
         model = replace(model, resolver=resolver)
-    ctx = Context(model, taxonomy)
-    findings = run_rules(model, taxonomy, selection, context=ctx)  # HWC004's inferences stay in ctx
-    plan = FilePlan(path, data, model, findings)
+    return plan_model(data, model, taxonomy, selection)
+
+
+def plan_model(
+    data: bytes,
+    model: FileModel,
+    taxonomy: Taxonomy,
+    selection: Selection | None = None,
+    context: Context | None = None,
+    findings: Sequence[Finding] | None = None,
+) -> FilePlan:
+    """The plan of a file whose contents *data* were modelled as *model*.
+
+    The findings are a check's (every code, noqa applied) reduced to *selection*, so what a plan
+    reports is what ``hwlint check`` reports. Pass the check's *findings* and the *context* its
+    rules filled (:func:`hwlint.checker.check_in_context`) to plan from them: the rules do not run
+    again and the inference they computed (HWC004's) is reused."""
+    selection = selection or Selection()
+    ctx = context or Context(model, taxonomy)
+    if findings is None:
+        findings = run_rules(model, taxonomy, context=ctx)
+    plan = FilePlan(
+        path=model.path, data=data, model=model, findings=[f for f in findings if selection.enabled(f.code)]
+    )
     if model.error is not None:
         return plan
     by_site = {(c.site.line, c.site.col): c for c in model.classes}
     _plan_device_fixes(ctx, plan, by_site)
-    for f in findings:
+    for f in plan.findings:
         cls = by_site.get((f.line, f.col)) if f.code in DECLARATION_CODES else None
         if cls is None:
             continue
@@ -658,14 +699,17 @@ class FixResult:
     plan: FilePlan
     text: str | None = None  # the decoded original text (None: not decodable / not read)
     fixed_text: str | None = None  # the text with the fixes applied (None: nothing to change)
+    # (a --fix run drops both texts once the file is written: only a diff shows them)
     after: FilePlan | None = None  # the fixed file, checked and planned again
     fixed: list[Finding] = field(default_factory=list)  # findings the fixes remove
     applied: list[Inference] = field(default_factory=list)
     error: str | None = None  # why the fixed text was not written
+    written: bool = False  # the fixed text was written to the file
 
     @property
     def changed(self) -> bool:
-        return self.fixed_text is not None and self.fixed_text != self.text
+        # a written result may have dropped its texts (see _fix_and_write)
+        return self.written or (self.fixed_text is not None and self.fixed_text != self.text)
 
 
 #: A fix may enable another (a class declared ACCELERATOR by HWC001's fix then has HWC301 findings);
@@ -674,14 +718,21 @@ MAX_FIX_PASSES = 5
 
 
 def fix_plan(
-    plan: FilePlan, taxonomy: Taxonomy, selection: Selection | None = None, unsafe: bool = False
+    plan: FilePlan,
+    taxonomy: Taxonomy,
+    selection: Selection | None = None,
+    unsafe: bool = False,
+    resolver: Resolver | None = None,
 ) -> FixResult:
-    """Compute the fixed text of a planned file (nothing is written), fixing until nothing changes."""
-    result = _fix_once(plan, taxonomy, selection, unsafe)
+    """Compute the fixed text of a planned file (nothing is written), fixing until nothing changes.
+
+    Each fixed text is modelled, checked and planned again (with *resolver*, when the plan was
+    made with one): what ``after`` reports is what a fresh check of the fixed text reports."""
+    result = _fix_once(plan, taxonomy, selection, unsafe, resolver)
     for _ in range(MAX_FIX_PASSES - 1):
         if not result.changed or result.after is None or result.error:
             break
-        again = _fix_once(result.after, taxonomy, selection, unsafe)
+        again = _fix_once(result.after, taxonomy, selection, unsafe, resolver)
         if not again.changed or again.error:
             break
         result.fixed_text, result.after = again.fixed_text, again.after
@@ -691,7 +742,11 @@ def fix_plan(
 
 
 def _fix_once(
-    plan: FilePlan, taxonomy: Taxonomy, selection: Selection | None = None, unsafe: bool = False
+    plan: FilePlan,
+    taxonomy: Taxonomy,
+    selection: Selection | None = None,
+    unsafe: bool = False,
+    resolver: Resolver | None = None,
 ) -> FixResult:
     result = FixResult(plan)
     if plan.data is None or plan.model is None or plan.model.error is not None:
@@ -730,14 +785,18 @@ def _fix_once(
     except Exception as e:  # a bug in the fixer must leave the file alone, not stop the run
         result.error = f"internal error while fixing ({type(e).__name__}: {e}); left unchanged"
         return result
-    after = plan_source(
-        new_text.encode(plan.model.encoding), plan.path, taxonomy, selection, plan.model.resolver
-    )
-    assert after.model is not None
+    if new_text == text:  # the edits change nothing: no text to model again, nothing to write
+        return result
+    data = new_text.encode(plan.model.encoding)
+    model = build_model(data, plan.path, taxonomy)
+    resolver = resolver or plan.model.resolver
+    if resolver is not None:  # the fixed text is seen through the project as the original was
+        model = replace(model, resolver=resolver)
+    after = plan_model(data, model, taxonomy, selection, Context(model, taxonomy, resolver))
     # The edits add a module-level import and class-body assignments: once the text parses, the only
     # error a compiler could still find is a `from __future__` import that is no longer first.
-    if after.model.error is not None:
-        broken = after.model.error.message
+    if model.error is not None:
+        broken = model.error.message
     else:
         broken = _compile_error(new_text, plan.path) if "__future__" in new_text else None
     if broken is not None and _compile_error(text, plan.path) is None:
@@ -1093,6 +1152,116 @@ def _describe_plan(
     return [(line, col, desc) for (line, col), desc in fix_descriptions(plan, taxonomy).items()]
 
 
+def check_and_fix_paths(
+    files: Sequence[str],
+    taxonomy: Taxonomy,
+    selection_for: Callable[[str], Selection],
+    options: FixOptions,
+    jobs: int | None = None,
+    cache: Cache | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
+    progress: Callable[[int], None] | None = None,
+    fixable: Callable[[str], bool] | None = None,
+    roots: Sequence[str] = (),
+) -> tuple[ProjectCheck, dict[str, tuple[FilePlan, FixResult | None]]]:
+    """A check of *files* that plans (and with ``fix`` or ``diff``, fixes) them in the same pass:
+    the project check, as :func:`hwlint.checker.check_project` gives it, and the outcome of each
+    file planned, for :func:`apply_fixes`.
+
+    Each file is read once, on the *jobs* processes: the bytes read are checked, and when a
+    selected finding has a fix (and *fixable(path)*, default all: a baselined file is not), the plan
+    reuses the check's model and context, and the fix is computed from those same bytes;
+    :func:`apply_fixes` writes it, once every plan is made (a plan that sees another file through
+    the project must see it as it was checked). A file whose findings turn out to depend on other
+    files (:attr:`~hwlint.checker.ProjectCheck.linked`) is left to :func:`apply_fixes`, which plans
+    it again with the project's resolver, and so is a file whose bases or instantiated classes may
+    come from another scanned module (the pass does not plan it). A cached check stands for a file with
+    nothing to plan; the others are read again.
+    """
+    from .checker import CHECK_KIND, CHECK_VALUE, link_checked
+    from .project import Project
+
+    selections = {path: selection_for(path) for path in files if fixable is None or fixable(path)}
+    task = functools.partial(_check_and_fix, selections, options, Project([], paths=files))
+
+    def nothing_to_plan(path: str, hit: tuple[list[Finding], Links | None]) -> bool:
+        return _to_plan(hit[0], selections.get(path)) is None
+
+    values = analyze_files(
+        files,
+        taxonomy,
+        task,
+        CHECK_KIND,
+        jobs,
+        cache,
+        max_bytes,
+        CHECK_VALUE,
+        progress,
+        reuse=nothing_to_plan,
+        cached=_Checked.value,
+    )
+    per_file, outcomes = [], {}
+    for path, value in zip(files, values, strict=True):
+        if isinstance(value, _Checked):
+            if value.outcome is not None:
+                outcomes[path] = value.outcome
+            value = value.value()
+        per_file.append(value)
+    checked = link_checked(files, per_file, taxonomy, jobs, cache, max_bytes, roots)
+    linked = set(checked.linked)
+    return checked, {path: outcome for path, outcome in outcomes.items() if path not in linked}
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """What a check with fixes found in one file: every finding, its links (the check's cached
+    value), and the plan and fix if planned."""
+
+    findings: list[Finding]
+    links: Links | None = None
+    outcome: tuple[FilePlan, FixResult | None] | None = None
+
+    def value(self) -> tuple[list[Finding], Links | None]:
+        return self.findings, self.links
+
+
+def _to_plan(findings: Sequence[Finding], selection: Selection | None) -> Selection | None:
+    """*selection*, when a finding it enables has a fix (or an explanation) to plan; else None."""
+    if selection is None or not any(f.code in FIXED_CODES and selection.enabled(f.code) for f in findings):
+        return None
+    return selection
+
+
+def _check_and_fix(
+    selections: dict[str, Selection],
+    options: FixOptions,
+    project,
+    path: str,
+    data: bytes | str,
+    taxonomy: Taxonomy,
+) -> _Checked:
+    """The engine's per-file work for :func:`check_and_fix_paths`: check, plan and fix from one
+    model of the bytes read (the main process writes)."""
+    from .checker import check_in_context, unreadable
+    from .project import links_of
+
+    if isinstance(data, str):
+        return _Checked(unreadable(path, data))
+    findings, ctx = check_in_context(data, path, taxonomy)
+    links = links_of(ctx.model) if ctx is not None and ctx.model.error is None else None
+    selection = _to_plan(findings, selections.get(path))
+    if selection is None or ctx is None:
+        return _Checked(findings, links)
+    if links is not None and project.providers(links):
+        return _Checked(findings, links)  # planned after the check, with what other modules define
+    plan = plan_model(data, ctx.model, taxonomy, selection, ctx, findings)
+    result = fix_plan(plan, taxonomy, selection, options.unsafe) if options.fix or options.diff else None
+    for p in (plan, result.after if result is not None else None):
+        if p is not None:
+            p.model = None  # what goes back to the main process: the bytes and texts to write
+    return _Checked(findings, links, (plan, result))
+
+
 def apply_fixes(
     found: Sequence[tuple[str, list[Finding]]],
     taxonomy: Taxonomy,
@@ -1100,24 +1269,30 @@ def apply_fixes(
     options: FixOptions,
     jobs: int | None = None,
     progress: bool = False,
+    planned: dict[str, tuple[FilePlan, FixResult | None]] | None = None,
     resolvers: Mapping[str, Resolver] | None = None,
 ) -> CheckRun:
     """Plan the fixes of the checked files that have an HWC001 finding: with ``fix`` or ``diff``,
     compute them, and with ``fix``, write them. Files without one pass through unchanged.
 
     *found* holds each file with its selected findings, however they were computed (serially,
-    in parallel, from a cache): only files with something to fix (or explain) are read again.
-    They are planned and fixed on *jobs* processes (as the check ran), with a bar when *progress*;
-    files are written here. A file in *resolvers* (path -> the project's resolver: its findings
-    depend on other scanned files) is planned with it, in this process (there are few, and a
-    resolver holds the project's models).
+    in parallel, from a cache). *planned* holds the files already planned in the check's pass
+    (:func:`check_and_fix_paths`); the others with something to fix (or explain) are read again,
+    and planned and fixed on *jobs* processes (as the check ran), with a bar when *progress*. A file
+    in *resolvers* (path -> the project's resolver: its findings depend on other scanned files) is
+    planned with it, in this process (there are few, and a resolver holds the project's models).
     """
-    from .engine import analyze_files
     from .progress import Bar
 
     run = CheckRun(options)
+    passed = dict(planned or {})  # computed in the check's pass, not written yet
+    planned = dict(passed)
     planning = options.fix or options.diff or options.show
-    todo = [path for path, findings in found if planning and any(f.code in FIXED_CODES for f in findings)]
+    todo = [
+        path
+        for path, findings in found
+        if planning and path not in planned and any(f.code in FIXED_CODES for f in findings)
+    ]
     selections = {path: selection_for(path) for path in todo}
     resolvers = resolvers or {}
     linked = [path for path in todo if path in resolvers]
@@ -1127,12 +1302,15 @@ def apply_fixes(
     try:
         values = analyze_files(todo, taxonomy, analysis, "fix", jobs, progress=bar)
         for path in linked:
-            values.append(_plan_and_fix(selections, options, path, b"", taxonomy, resolvers[path]))
+            data = read_source(path)
+            values.append(_plan_and_fix(selections, options, path, data, taxonomy, resolvers[path]))
             todo.append(path)
             bar(1)
     finally:
         bar.close()
-    planned = dict(zip(todo, values, strict=True))
+    planned.update(zip(todo, values, strict=True))
+    for path, (plan, result) in passed.items():
+        planned[path] = (plan, _write(result, options))
     for path, findings in found:
         if path not in planned:
             run.plans.append(FilePlan(path, None, None, list(findings)))
@@ -1142,15 +1320,14 @@ def apply_fixes(
             run.plans.append(plan)
             continue
         run.results.append(result)
-        written = not options.diff and result.changed and write_fixed(result, options.roots)
         if result.error:
             run.warnings.append(f"{path}: {result.error}")
             # what could not be fixed is not offered as fixable ([*], "N fixable") either
             plan.findings = [replace(f, fix=None) if f.code == FIXED_CODE else f for f in plan.findings]
-        if written:
+        if result.written:
             run.fixed += len(result.fixed)
             run.files_fixed += 1
-        run.plans.append(result.after if written and result.after is not None else plan)
+        run.plans.append(result.after if result.written and result.after is not None else plan)
     return run
 
 
@@ -1162,13 +1339,53 @@ def _plan_and_fix(
     taxonomy: Taxonomy,
     resolver: Resolver | None = None,
 ) -> tuple[FilePlan, FixResult | None]:
-    """The engine's per-file work for :func:`apply_fixes`: the plan, and the fix it allows (with
-    ``fix`` or ``diff``). The file is read again here: what is written must match what was planned."""
+    """The engine's per-file work for :func:`apply_fixes`: the plan of the bytes read, and the fix
+    it allows (with ``fix`` or ``diff``), written with ``fix``."""
     selection = selections[path]
-    plan = plan_file(path, taxonomy, selection, resolver)
-    if not (options.fix or options.diff):
-        return plan, None
-    return plan, fix_plan(plan, taxonomy, selection, options.unsafe)
+    if isinstance(data, str):
+        from .checker import unreadable
+
+        return FilePlan(
+            path, None, None, [f for f in unreadable(path, data) if selection.enabled(f.code)]
+        ), None
+    model = build_model(data, path, taxonomy)
+    if resolver is not None:
+        model = replace(model, resolver=resolver)
+    plan = plan_model(data, model, taxonomy, selection, Context(model, taxonomy, resolver))
+    return _fix_and_write(plan, taxonomy, selection, options, resolver)
+
+
+def _fix_and_write(
+    plan: FilePlan,
+    taxonomy: Taxonomy,
+    selection: Selection,
+    options: FixOptions,
+    resolver: Resolver | None = None,
+) -> tuple[FilePlan, FixResult | None]:
+    """The fix *plan* allows (with ``fix`` or ``diff``), written with ``fix``: what is written
+    is what was planned from, unless the file changed since (:func:`write_if_unchanged`). What
+    goes back to the main process is what it reports: no model, no bytes, and the texts only for
+    a diff."""
+    result = None
+    if options.fix or options.diff:
+        result = fix_plan(plan, taxonomy, selection, options.unsafe, resolver)
+    return plan, _write(result, options)
+
+
+def _write(result: FixResult | None, options: FixOptions) -> FixResult | None:
+    """*result* written with ``fix`` (unless the file changed since it was read:
+    :func:`write_if_unchanged`), then reduced to what is reported: no model, no bytes, and the
+    texts only for a diff."""
+    if result is None:
+        return None
+    if options.fix and not options.diff and result.changed and not result.written:
+        result.written = write_fixed(result, options.roots)
+    for p in (result.plan, result.after):
+        if p is not None:
+            p.data = p.model = None
+    if not options.diff:
+        result.text = result.fixed_text = None
+    return result
 
 
 def write_diff(run: CheckRun, out, err) -> int:
@@ -1185,7 +1402,7 @@ def write_diff(run: CheckRun, out, err) -> int:
 
 def write_fix_report(run: CheckRun, out) -> None:
     """``--show-fixes``: the fixes applied (ruff's enumeration), then what hwlint inferred per class."""
-    applied = [r for r in run.results if r.changed and not run.options.diff and r.applied and not r.error]
+    applied = [r for r in run.results if r.written and r.applied]
     if applied:
         n = sum(len(r.fixed) for r in applied)
         out.write(f"\nFixed {n} error{'s' if n != 1 else ''}:\n")

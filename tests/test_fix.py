@@ -363,15 +363,16 @@ def test_check_fix_reports_a_file_changed_meanwhile(tmp_path, capsys, monkeypatc
 
     target = tmp_path / "test_race.py"
     shutil.copyfile(CASES / "no_import.py", target)
-    real_plan_file = hwlint.fix.plan_file
+    real_plan_model = hwlint.fix.plan_model
 
-    def plan_then_edit(path, *args, **kwargs):
-        plan = real_plan_file(path, *args, **kwargs)
-        with open(path, "a") as f:  # someone saves the file while hwlint works on it
-            f.write("# saved meanwhile\n")
+    def plan_then_edit(data, model, *args, **kwargs):
+        plan = real_plan_model(data, model, *args, **kwargs)
+        if data == (CASES / "no_import.py").read_bytes():  # the plan, not the fixed text's
+            with open(model.path, "a") as f:  # someone saves the file while hwlint works on it
+                f.write("# saved meanwhile\n")
         return plan
 
-    monkeypatch.setattr(hwlint.fix, "plan_file", plan_then_edit)
+    monkeypatch.setattr(hwlint.fix, "plan_model", plan_then_edit)
     assert main(["check", "--isolated", "--quiet", "--fix", str(target)]) == 1
     assert target.read_text() == (CASES / "no_import.py").read_text() + "# saved meanwhile\n"
     assert capsys.readouterr().err == (
@@ -398,3 +399,98 @@ def test_fix_ends_with_a_summary_of_files_changed(tmp_path, capsys):
         shutil.copyfile(CASES / "no_import.py", tmp_path / name)
     main(["check", "--isolated", "--no-cache", "--quiet", "--fix", str(tmp_path)])
     assert capsys.readouterr().err.splitlines()[-1] == "hwlint: fixed 2 errors in 2 files"
+
+
+def _one_pass_matches_separate_planning(tree: Path, taxonomy, flags: tuple[str, ...], capsys) -> None:
+    """Fix *tree* with ``hwlint check --fix`` (checked, planned and fixed per file in one pass, on
+    two processes) and assert that every file is what planning and fixing it alone gives, and
+    that the findings reported are what a fresh check of the fixed tree reports."""
+    expected = {}
+    for p in sorted(tree.rglob("test_*.py")):
+        result = fix_plan(plan_file(str(p), taxonomy), taxonomy, unsafe="--unsafe-fixes" in flags)
+        expected[p] = result.after.data if result.changed and result.after is not None else p.read_bytes()
+    run = ["check", "--isolated", "--no-cache", "--quiet", "--exit-zero", "--jobs", "2", *flags, str(tree)]
+    main([*run, "--fix"])
+    reported = capsys.readouterr().out
+    assert {p: p.read_bytes() for p in expected} == expected
+    main(run)
+    assert reported == capsys.readouterr().out != ""
+
+
+@pytest.mark.parametrize("flags", [(), ("--unsafe-fixes",)], ids=["safe", "unsafe"])
+def test_one_pass_fix_writes_what_planning_alone_writes_and_leaves_a_fresh_checks_findings(
+    flags, tmp_path, taxonomy, capsys
+):
+    for case in SAFE:
+        shutil.copyfile(case, tmp_path / f"test_{case.stem}.py")
+    _one_pass_matches_separate_planning(tmp_path, taxonomy, flags, capsys)
+
+
+REAL_TREE = os.environ.get("HWLINT_REAL_TREE", "")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not REAL_TREE, reason="set HWLINT_REAL_TREE to a PyTorch test/ directory")
+def test_one_pass_fix_on_a_real_tree_sample(tmp_path, taxonomy, capsys):
+    """Every 25th file of a real tree, and a module whose base classes come from another one
+    (planned after the check, where the project model can resolve them)."""
+    tree = Path(REAL_TREE)
+    files = sorted(tree.rglob("test_*.py"))[::25]
+    files += [tree / "test_jit.py", tree / "test_jit_string.py"]
+    for p in files:
+        target = tmp_path / p.relative_to(tree)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(p, target)
+    _one_pass_matches_separate_planning(tmp_path, taxonomy, ("--unsafe-fixes",), capsys)
+
+
+def test_apply_fixes_plans_with_a_resolver_in_this_process(tmp_path, taxonomy):
+    """The seam for the project model: files left out of the check's pass (their findings depend
+    on another scanned module) are planned and fixed after it, in this process, with their resolver."""
+    from hwlint.checker import Selection, check_paths
+    from hwlint.fix import FixOptions, apply_fixes
+    from hwlint.model import LocalResolver
+
+    (tmp_path / "test_b.py").write_text(
+        "from test_a import Base\n\n\nclass TestB(Base):\n    def test_x(self): ...\n"
+    )
+    asked = []
+
+    class Recording(LocalResolver):
+        def resolve_base(self, model, cls, base):
+            asked.append((os.getpid(), cls.name, base))
+            return super().resolve_base(model, cls, base)
+
+    paths = [str(tmp_path / "test_b.py")]
+    found = list(zip(paths, check_paths(paths, taxonomy, jobs=1), strict=True))
+    run = apply_fixes(
+        found,
+        taxonomy,
+        lambda p: Selection(),
+        FixOptions(diff=True),
+        jobs=2,
+        resolvers={paths[0]: Recording()},
+    )
+    assert (os.getpid(), "TestB", "Base") in asked
+    assert [f.code for f in run.findings] == ["HWC001"]
+
+
+def test_a_warm_fix_reads_again_only_the_files_with_something_to_fix(tmp_path, monkeypatch, capsys):
+    import hwlint.engine
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    fixable, clean = tree / "test_fixable.py", tree / "test_clean.py"
+    shutil.copyfile(CASES / "no_import.py", fixable)
+    shutil.copyfile(CASES / "no_import.fixed.py", clean)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    main(["check", "--isolated", "--quiet", *cache, str(tree)])  # a warm cache for both files
+    read = []
+    real_read = hwlint.engine.read_source
+    monkeypatch.setattr(
+        hwlint.engine, "read_source", lambda path, *a: read.append(path) or real_read(path, *a)
+    )
+    main(["check", "--isolated", "--quiet", "--fix", *cache, str(tree)])
+    assert fixable.read_bytes() == (CASES / "no_import.fixed.py").read_bytes()
+    # every file is read to be hashed; only the one with something to fix is read again, to fix it
+    assert sorted(read) == [str(clean), str(fixable), str(fixable)]
