@@ -2,6 +2,7 @@
 
     python benchmarks/real_tree.py --tree /work/pt/src/pytorch-v2.6.0/test --out /tmp/rt
     python benchmarks/real_tree.py --tree ... --out /tmp/rt --sample 60     # a seeded random subset
+    python benchmarks/real_tree.py --out /tmp/rt --runner mps --sample 150 --files nn/test_dropout.py
     python benchmarks/real_tree.py --out /tmp/rt --compare-only             # re-run hwselect only
 
 Steps: copy the tree (the original is never written), patch PyTorch 2.6's ``conftest.py`` for current
@@ -31,24 +32,109 @@ import sys
 import time
 from pathlib import Path
 
-RUNNERS = {"cpu": {"PYTORCH_TESTING_DEVICE_ONLY_FOR": "cpu"}}
+# Per runner: the environment its collection runs in (CI's device filter, and which fake the plugin
+# installs: HW_FAKE_DEVICE) and hwselect's extra arguments. torch 2.13's CPU build has no other device,
+# so the plugin fakes the runner's device for collection only (HW_FAKE_DEVICE in PLUGIN).
+RUNNERS: dict[str, dict] = {
+    "cpu": {"env": {"PYTORCH_TESTING_DEVICE_ONLY_FOR": "cpu"}, "args": []},
+    "privateuse1": {
+        "env": {"PYTORCH_TESTING_DEVICE_ONLY_FOR": "privateuse1", "HW_FAKE_DEVICE": "openreg"},
+        "args": ["--backend", "openreg"],
+    },
+    "cuda": {"env": {"PYTORCH_TESTING_DEVICE_ONLY_FOR": "cuda", "HW_FAKE_DEVICE": "cuda"}, "args": []},
+    # ROCm reports device type "cuda": the same classes are generated, with torch.version.hip set
+    "rocm": {
+        "env": {
+            "PYTORCH_TESTING_DEVICE_ONLY_FOR": "cuda",
+            "HW_FAKE_DEVICE": "rocm",
+            "PYTORCH_TEST_WITH_ROCM": "1",
+        },
+        "args": [],
+    },
+    "mps": {"env": {"PYTORCH_TESTING_DEVICE_ONLY_FOR": "mps", "HW_FAKE_DEVICE": "mps"}, "args": []},
+    "xpu": {"env": {"PYTORCH_TESTING_DEVICE_ONLY_FOR": "xpu", "HW_FAKE_DEVICE": "xpu"}, "args": []},
+}
 CONFTEST_HOOK = "def pytest_pycollect_makemodule(module_path, path, parent)"
 PLUGIN = '''\
-"""Writes what pytest collected: item node ids and the modules whose collection failed."""
+"""Writes what pytest collected: item node ids and the modules whose collection failed.
+
+Loaded with -p, before any conftest or test module imports torch's testing helpers, it first fakes
+the runner's device (HW_FAKE_DEVICE) for collection only: what torch's device bases and the
+modules' import-time checks ask of it answer as on a one-device machine; nothing can run.
+"""
 import json
 import os
+import types
 
 _FAILED = []
+_FAKE = os.environ.get("HW_FAKE_DEVICE", "")
+
+
+def _fake_module(mod, props):
+    mod.is_available = lambda: True
+    mod.device_count = lambda: 1
+    mod.current_device = lambda: 0
+    mod.get_device_capability = lambda device=None: (props.major, props.minor)
+    mod.get_device_name = lambda device=None: props.name
+    mod.get_device_properties = lambda device=None: props
+
+
+if _FAKE:
+    import torch
+
+    _props = types.SimpleNamespace(
+        name="fake", major=8, minor=0, total_memory=80 << 30, multi_processor_count=108,
+        gcnArchName="gfx942" if _FAKE == "rocm" else "", warp_size=32, is_integrated=False,
+        L2_cache_size=40 << 20, max_threads_per_multi_processor=2048, uuid="0",
+    )
+    if _FAKE == "openreg":
+        # as tests/test_select_torch.py: a PrivateUse1 backend torch's PrivateUse1TestBase generates for
+        torch.utils.rename_privateuse1_backend("openreg")
+        _mod = types.ModuleType("openreg")
+        _fake_module(_mod, _props)
+        torch._register_device_module("openreg", _mod)
+        import torch.distributed as dist
+
+        # a real backend registers its process-group backend too (DTensor's helpers look it up)
+        if dist.is_available():
+            dist.Backend.default_device_backend_map.setdefault("openreg", "gloo")
+    elif _FAKE in ("cuda", "rocm"):
+        _fake_module(torch.cuda, _props)
+        torch.cuda.is_bf16_supported = lambda *a, **k: True
+        torch.cuda.get_arch_list = lambda: ["gfx942"] if _FAKE == "rocm" else ["sm_80"]
+        torch.backends.cudnn.is_acceptable = lambda t: False
+        if _FAKE == "rocm":
+            torch.version.hip = "6.2.0"
+    elif _FAKE == "mps":
+        torch.backends.mps.is_available = lambda: True
+        torch.backends.mps.is_built = lambda: True
+        torch.mps.device_count = lambda: 1
+    elif _FAKE == "xpu":
+        _fake_module(torch.xpu, _props)
+    if _FAKE in ("cuda", "rocm"):
+        from torch.testing._internal import common_device_type
+
+        # CUDATestBase.setUpClass (called when a test is instantiated) moves a tensor to the device
+        @classmethod
+        def _set_up(cls):
+            cls.no_magma, cls.no_cudnn, cls.cudnn_version = True, True, None
+            cls.primary_device = "cuda:0"
+
+        common_device_type.CUDATestBase.setUpClass = _set_up
+
+
+_REPORTED = []
 
 
 def pytest_collectreport(report):
+    _REPORTED.append(report.nodeid)
     if report.failed:
         _FAILED.append(report.nodeid)
 
 
 def pytest_collection_finish(session):
     with open(os.environ["HW_COLLECT_OUT"], "w") as f:
-        json.dump({"items": [i.nodeid for i in session.items], "failed": _FAILED}, f)
+        json.dump({"items": [i.nodeid for i in session.items], "failed": _FAILED, "reported": _REPORTED}, f)
 '''
 
 
@@ -56,6 +142,7 @@ def prepare(tree: Path, out: Path) -> Path:
     """A patched copy of *tree* under *out* (reused when present)."""
     copy = out / "test"
     if copy.exists():
+        (copy / "_hw_collect_plugin.py").write_text(PLUGIN)  # the current plugin, in a reused copy
         return copy
     shutil.copytree(tree, copy, symlinks=True)
     conftest = copy / "conftest.py"
@@ -82,7 +169,7 @@ def collect_batch(root: Path, files: list[str], runner: str, out: Path, timeout:
     target = out / f"collect-{runner}-{os.getpid()}.json"
     env = {
         **os.environ,
-        **RUNNERS[runner],
+        **RUNNERS[runner]["env"],
         "HW_COLLECT_OUT": str(target),
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONPATH": str(root),
@@ -118,13 +205,23 @@ def collect(root: Path, files: list[str], runner: str, out: Path, batch: int, ti
             done[part[0]] = {"error": "timeout or crash"}
         else:
             failed = {n.split("::")[0] for n in data["failed"]}
+            reported = set(data.get("reported", ()))
             for f in part:
                 items = [i for i in data["items"] if i.split("::")[0] == f]
                 done[f] = {"error": "collection failed"} if f in failed else {"items": items}
+                if len(part) == 1 or f in reported:
+                    done[f]["alone"] = True  # its collection, finished: no batch neighbour cut it short
         store.write_text(json.dumps(done))
         print(
             f"collected {len(done)}/{len(files)} files ({time.time() - t0:.0f}s for {len(part)})", flush=True
         )
+        # A module that calls sys.exit() on import ends the collection of its whole batch, and the
+        # files after it collect nothing: every file that collected nothing in a batch without pytest
+        # reporting its module collected is collected again on its own, so its classes count.
+        if not queue:
+            queue = [
+                [f] for f in files if f in done and done[f].get("items") == [] and not done[f].get("alone")
+            ]
     return done
 
 
@@ -132,7 +229,7 @@ def hwselect(root: Path, runner: str, files: list[str]) -> tuple[list[str], str,
     exe = Path(sys.executable).parent / "hwselect"
     t0 = time.time()
     proc = subprocess.run(
-        [str(exe), runner, "--include-unclassified", "--no-cache", *files],
+        [str(exe), runner, "--include-unclassified", "--no-cache", *RUNNERS[runner]["args"], *files],
         cwd=root,
         capture_output=True,
         text=True,
@@ -204,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tree", default="/work/pt/src/pytorch-v2.6.0/test")
     p.add_argument("--out", required=True)
     p.add_argument("--runner", default="cpu", choices=sorted(RUNNERS))
-    p.add_argument("--sample", type=int, default=0, help="a seeded random subset of N files")
+    p.add_argument("--sample", type=int, default=0, help="a seeded random subset of N files (plus --files)")
     p.add_argument("--files", nargs="*", help="these files only (root-relative)")
     p.add_argument("--batch", type=int, default=40)
     p.add_argument("--timeout", type=int, default=900)
@@ -213,30 +310,17 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     root = prepare(Path(args.tree), out)
-    files = args.files or test_files(root)
-    if args.sample:
-        files = sorted(random.Random(15).sample(files, min(args.sample, len(files))))
+    files = test_files(root)
+    if args.sample:  # with --files: those files plus the sample
+        files = sorted({*random.Random(15).sample(files, min(args.sample, len(files))), *(args.files or ())})
+    elif args.files:
+        files = args.files
     if not args.compare_only:
         truth = collect(root, files, args.runner, out, args.batch, args.timeout)
     else:
         truth = json.loads((out / f"truth-{args.runner}.json").read_text())
     truth = {f: truth[f] for f in files if f in truth}
     summary = compare(root, args.runner, truth, out)
-    # A module that calls sys.exit() on import ends the collection of its whole batch, so a file
-    # that collected nothing in a batch is collected again on its own before a missing id counts.
-    again = sorted({i.split("::")[0] for i in summary["missing_nodeids"]} & set(truth))
-    again = [f for f in again if not truth[f].get("items") and not truth[f].get("alone")]
-    if again and not args.compare_only:
-        store = out / f"truth-{args.runner}.json"
-        done = json.loads(store.read_text())
-        for f in again:
-            data = collect_batch(root, [f], args.runner, out, args.timeout)
-            failed = data is None or f in {n.split("::")[0] for n in data["failed"]}
-            done[f] = {"error": "collection failed"} if failed else {"items": data["items"], "alone": True}
-            print(f"collected {f} again on its own: {len(done[f].get('items', []))} items", flush=True)
-        store.write_text(json.dumps(done))
-        truth = {f: done[f] for f in files if f in done}
-        summary = compare(root, args.runner, truth, out)
     short = {k: (len(v) if isinstance(v, list) else v) for k, v in summary.items()}
     print(json.dumps(short, indent=2))
     return 1 if summary["missing_nodeids"] or summary["missed"] else 0
