@@ -108,9 +108,17 @@ if _FAKE:
     elif _FAKE == "mps":
         torch.backends.mps.is_available = lambda: True
         torch.backends.mps.is_built = lambda: True
+        torch.backends.mps.is_macos_or_newer = lambda major, minor: True
         torch.mps.device_count = lambda: 1
     elif _FAKE == "xpu":
         _fake_module(torch.xpu, _props)
+        torch.version.xpu = "20250101"  # a SYCL/oneAPI version string, as an XPU build has
+    if _FAKE in ("cuda", "rocm", "mps", "xpu"):
+        _type = "cuda" if _FAKE == "rocm" else _FAKE
+        torch.accelerator.is_available = lambda: True
+        torch.accelerator.current_accelerator = lambda check_available=False: torch.device(_type)
+        torch.accelerator.device_count = lambda: 1
+        torch.accelerator.current_device_index = lambda: 0
     if _FAKE in ("cuda", "rocm"):
         from torch.testing._internal import common_device_type
 
@@ -141,8 +149,9 @@ def pytest_collection_finish(session):
 def prepare(tree: Path, out: Path) -> Path:
     """A patched copy of *tree* under *out* (reused when present)."""
     copy = out / "test"
-    if copy.exists():
-        (copy / "_hw_collect_plugin.py").write_text(PLUGIN)  # the current plugin, in a reused copy
+    if copy.exists():  # the current plugin, in a reused copy (atomic: another run may be collecting)
+        (copy / "_hw_collect_plugin.tmp").write_text(PLUGIN)
+        os.replace(copy / "_hw_collect_plugin.tmp", copy / "_hw_collect_plugin.py")
         return copy
     shutil.copytree(tree, copy, symlinks=True)
     conftest = copy / "conftest.py"
@@ -187,13 +196,23 @@ def collect_batch(root: Path, files: list[str], runner: str, out: Path, timeout:
     return data
 
 
+def _complete(result: dict) -> bool:
+    """Whether *result*'s collection is known to have run to its end ("alone": older stores)."""
+    return bool(result.get("complete") or result.get("alone"))
+
+
 def collect(root: Path, files: list[str], runner: str, out: Path, batch: int, timeout: int) -> dict:
     """Per file: {"items": [...]} or {"error": why}. Resumable: results accumulate in OUT."""
     store = out / f"truth-{runner}.json"
     done: dict = json.loads(store.read_text()) if store.exists() else {}
     todo = [f for f in files if f not in done]
     queue = [todo[i : i + batch] for i in range(0, len(todo), batch)]
-    while queue:
+    while True:
+        if not queue:  # files a batch cut short in an earlier, interrupted run
+            again = [f for f in files if done.get(f, {}).get("items") == [] and not _complete(done[f])]
+            queue = [again[i : i + batch] for i in range(0, len(again), batch)]
+        if not queue:
+            break
         part = queue.pop(0)
         t0 = time.time()
         data = collect_batch(root, part, runner, out, timeout)
@@ -206,22 +225,22 @@ def collect(root: Path, files: list[str], runner: str, out: Path, batch: int, ti
         else:
             failed = {n.split("::")[0] for n in data["failed"]}
             reported = set(data.get("reported", ()))
+            cut = []
             for f in part:
                 items = [i for i in data["items"] if i.split("::")[0] == f]
                 done[f] = {"error": "collection failed"} if f in failed else {"items": items}
-                if len(part) == 1 or f in reported:
-                    done[f]["alone"] = True  # its collection, finished: no batch neighbour cut it short
+                if len(part) == 1 or items or f in failed or f in reported:
+                    done[f]["complete"] = True
+                else:
+                    cut.append(f)
+            # A module that calls sys.exit() on import ends the whole session: pytest collects its
+            # arguments in order, so the first file it never reported is that module, and the files
+            # after it were never reached. Collect the one alone and the rest again as a batch.
+            queue[:0] = [p for p in ([cut[0]], cut[1:]) if p] if cut else []
         store.write_text(json.dumps(done))
         print(
             f"collected {len(done)}/{len(files)} files ({time.time() - t0:.0f}s for {len(part)})", flush=True
         )
-        # A module that calls sys.exit() on import ends the collection of its whole batch, and the
-        # files after it collect nothing: every file that collected nothing in a batch without pytest
-        # reporting its module collected is collected again on its own, so its classes count.
-        if not queue:
-            queue = [
-                [f] for f in files if f in done and done[f].get("items") == [] and not done[f].get("alone")
-            ]
     return done
 
 
@@ -237,8 +256,9 @@ def hwselect(root: Path, runner: str, files: list[str]) -> tuple[list[str], str,
     return proc.stdout.splitlines(), proc.stderr, time.time() - t0
 
 
-def compare(root: Path, runner: str, truth: dict, out: Path) -> dict:
-    """Class-level agreement on the files that collected; hwselect runs on every file (as a user would)."""
+def compare(root: Path, runner: str, truth: dict, out: Path, scan: list[str]) -> dict:
+    """Class-level agreement on the files that collected; hwselect runs on *scan* (the whole tree, as
+    a user would, unless only --files were given: imported classes resolve only among scanned files)."""
     ok_files = sorted(f for f, r in truth.items() if "items" in r)
     collected: dict[str, int] = {}
     for f in ok_files:
@@ -247,7 +267,7 @@ def compare(root: Path, runner: str, truth: dict, out: Path) -> dict:
             if len(parts) >= 3:
                 key = "::".join(parts[:2])
                 collected[key] = collected.get(key, 0) + 1
-    lines, stderr, seconds = hwselect(root, runner, sorted(truth))
+    lines, stderr, seconds = hwselect(root, runner, scan)
     ids, whole, k = set(), set(), None
     it = iter(lines)
     for line in it:
@@ -320,7 +340,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         truth = json.loads((out / f"truth-{args.runner}.json").read_text())
     truth = {f: truth[f] for f in files if f in truth}
-    summary = compare(root, args.runner, truth, out)
+    scan = sorted(truth) if args.files and not args.sample else test_files(root)
+    summary = compare(root, args.runner, truth, out, scan)
     short = {k: (len(v) if isinstance(v, list) else v) for k, v in summary.items()}
     print(json.dumps(short, indent=2))
     return 1 if summary["missing_nodeids"] or summary["missed"] else 0
