@@ -8,16 +8,17 @@
 Steps: copy the tree (the original is never written), patch PyTorch 2.6's ``conftest.py`` for current
 pytest (its ``pytest_pycollect_makemodule`` still takes the removed ``path`` argument), collect every
 test file with the installed torch in batches of fresh ``pytest --collect-only`` processes (the
-runner's device faked with ``PYTORCH_TESTING_DEVICE_ONLY_FOR``, as tests/test_select_torch.py does;
-no classification filter: the tree is unclassified, so the generation logic itself is compared), then
-run ``hwselect RUNNER --include-unclassified`` on the same copy and compare class by class:
+runner's ``PYTORCH_TESTING_DEVICE_ONLY_FOR``, its device faked for collection by the plugin below, a
+PrivateUse1 backend registered as tests/test_select_torch.py does; no classification filter: the tree
+is unclassified, so the generation logic itself is compared), then run ``hwselect RUNNER
+--include-unclassified`` on the same copy and compare class by class:
 
 * agreement: classes pytest collects that hwselect selects by an exact node id or through its file;
 * missed: classes pytest collects that hwselect neither selects nor names in a warning (the target is 0);
 * missing node ids: printed ``path::Class`` lines pytest does not collect (must be 0: one aborts a run).
 
 Only files whose collection succeeded are compared (a module that fails to import under the installed
-torch collects nothing, and hwselect cannot know that). Results go to OUT/summary.json.
+torch collects nothing, and hwselect cannot know that). Results go to OUT/summary-RUNNER.json.
 """
 
 from __future__ import annotations
@@ -103,6 +104,8 @@ if _FAKE:
         torch.cuda.is_bf16_supported = lambda *a, **k: True
         torch.cuda.get_arch_list = lambda: ["gfx942"] if _FAKE == "rocm" else ["sm_80"]
         torch.backends.cudnn.is_acceptable = lambda t: False
+        if not hasattr(torch._C, "_cuda_getCompiledVersion"):  # jit_utils reads it at import
+            torch._C._cuda_getCompiledVersion = lambda: 12080
         if _FAKE == "rocm":
             torch.version.hip = "6.2.0"
     elif _FAKE == "mps":
@@ -129,6 +132,10 @@ if _FAKE:
             cls.primary_device = "cuda:0"
 
         common_device_type.CUDATestBase.setUpClass = _set_up
+        from torch.testing._internal import common_cuda
+
+        # its lazy check moves a tensor to the device: a fake runner has no cuDNN
+        common_cuda.TEST_CUDNN, common_cuda.TEST_CUDNN_VERSION = False, 0
 
 
 _REPORTED = []
