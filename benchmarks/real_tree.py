@@ -153,6 +153,15 @@ def pytest_collection_finish(session):
 '''
 
 
+def device_suffixes(runner: str) -> tuple[str, ...]:
+    """How the names of the classes torch generates for *runner*'s device end: ``CPU``, ``CUDA``...;
+    PrivateUse1's are ``PRIVATEUSE1`` or the backend's name (hwselect's ``--backend``)."""
+    spec = RUNNERS[runner]
+    args = spec["args"]
+    backends = [args[i + 1].upper() for i, a in enumerate(args[:-1]) if a == "--backend"]
+    return (spec["env"]["PYTORCH_TESTING_DEVICE_ONLY_FOR"].upper(), *backends)
+
+
 def prepare(tree: Path, out: Path) -> Path:
     """A patched copy of *tree* under *out* (reused when present)."""
     copy = out / "test"
@@ -305,6 +314,7 @@ def compare(root: Path, runner: str, truth: dict, out: Path, scan: list[str]) ->
         "files_collected": len(ok_files),
         "files_failed": sorted(f for f, r in truth.items() if "items" not in r),
         "classes_collected": len(collected),
+        "classes_generated": sum(c.endswith(device_suffixes(runner)) for c in collected),
         "selected_exact": len(exact),
         "selected_via_file": len(via_file),
         "named_in_warning": sorted(named),
