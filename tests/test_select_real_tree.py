@@ -2,10 +2,12 @@
 
     HWLINT_REAL_TREE=/work/pt/src/pytorch-v2.6.0/test python -m pytest -m slow tests/test_select_real_tree.py
 
-Runs benchmarks/real_tree.py on a few files that exercise the hard cases (a module that calls
-sys.exit() on import, tests added with setattr, imported test classes) and asserts the property:
-no printed node id is missing from the collection, and every collected class is selected (by
-node id or through its file) or named in a warning. The whole tree: see docs/hwselect-real-tree.md.
+Runs benchmarks/real_tree.py, for every runner whose device the harness fakes on torch's CPU build,
+on a few files that exercise the hard cases (a module that calls sys.exit() on import, tests added
+with setattr, imported test classes, PrivateUse1 naming, the allow_mps / allow_xpu opt-ins) and
+asserts the property: no printed node id is missing from the collection, and every collected class
+is selected (by node id or through its file) or named in a warning. The whole tree: see
+docs/hwselect-real-tree.md.
 """
 
 from __future__ import annotations
@@ -30,16 +32,30 @@ FILES = [
     "quantization/core/test_quantized_op.py",
     "test_type_promotion.py",
 ]
+# per runner: files whose classes that runner's device generates
+RUNNER_FILES = {
+    "cpu": FILES,
+    # the first PrivateUse1 class of a process is ...PRIVATEUSE1, later ones ...OPENREG
+    "privateuse1": [*FILES, "distributed/fsdp/test_shard_utils.py"],
+    "cuda": [*FILES, "test_view_ops.py"],
+    "rocm": ["test_type_promotion.py", "test_view_ops.py"],
+    "mps": ["nn/test_dropout.py", "test_view_ops.py", "test_type_promotion.py"],  # allow_mps=True
+    "xpu": ["xpu/test_gemm.py", "nn/test_dropout.py", "test_type_promotion.py"],  # allow_xpu=True
+}
 
 
-def test_real_tree_sample(tmp_path):
+@pytest.mark.parametrize("runner", sorted(RUNNER_FILES))
+def test_real_tree_sample(tmp_path, runner):
     pytest.importorskip("torch.testing._internal.common_device_type")
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
     import real_tree
 
-    rc = real_tree.main(["--tree", TREE, "--out", str(tmp_path), "--files", *FILES, "--batch", "1"])
+    files = RUNNER_FILES[runner]
+    argv = ["--tree", TREE, "--out", str(tmp_path), "--runner", runner, "--files", *files, "--batch", "2"]
+    rc = real_tree.main(argv)
 
-    summary = json.loads((tmp_path / "summary-cpu.json").read_text())
+    summary = json.loads((tmp_path / f"summary-{runner}.json").read_text())
+    assert summary["classes_generated"] > 0  # the fake device gets its classes from torch
     assert summary["missing_nodeids"] == []
     assert summary["missed"] == []
     assert summary["classes_collected"] > 0
