@@ -37,14 +37,51 @@ def vendor_taxonomy() -> Taxonomy:
     return load_taxonomy(VENDOR_TAXONOMY)
 
 
+# hwlint's own commands run in the test's process (an interpreter start and hwlint's imports cost
+# more than most of the runs they serve); HWLINT_TEST_SUBPROCESS=1 runs them as the installed
+# console scripts instead. tests/test_packaging.py and the CLI tests that need a real process (the
+# entry point, a broken pipe) start one themselves.
+_IN_PROCESS = {"hwlint": "hwlint.cli", "hwselect": "hwlint.select_cli"}
+
+
 def run_tool(
     *args: str, cwd: Path | str | None = None, input: str | None = None
 ) -> subprocess.CompletedProcess:
     """Run a console script installed next to this interpreter (hwlint, hwselect, flake8, ...)."""
+    if args[0] in _IN_PROCESS and not os.environ.get("HWLINT_TEST_SUBPROCESS"):
+        return _run_in_process(args[0], list(args[1:]), cwd, input)
     exe = Path(sys.executable).parent / args[0]
     cmd = [str(exe) if exe.exists() else args[0], *args[1:]]
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1"}
     return subprocess.run(cmd, cwd=cwd, input=input, capture_output=True, text=True, env=env, timeout=300)
+
+
+def _run_in_process(name: str, argv: list[str], cwd, input: str | None) -> subprocess.CompletedProcess:
+    """``name argv`` as its console script runs it, in this process: same exit code and output."""
+    import contextlib
+    import importlib
+    import io
+
+    main = importlib.import_module(_IN_PROCESS[name]).main
+    out, err = io.StringIO(), io.StringIO()
+    saved_env, saved_cwd, saved_stdin = dict(os.environ), os.getcwd(), sys.stdin
+    os.environ.update({"PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1"})
+    sys.stdin = io.StringIO(input or "")
+    try:
+        os.chdir(cwd or saved_cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                rc = main(argv)
+            except SystemExit as e:  # argparse's usage errors and --help
+                rc = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+                if isinstance(e.code, str):
+                    err.write(e.code + "\n")
+    finally:
+        os.chdir(saved_cwd)
+        sys.stdin = saved_stdin
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return subprocess.CompletedProcess([name, *argv], rc, out.getvalue(), err.getvalue())
 
 
 def property_examples(default: int) -> int:

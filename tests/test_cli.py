@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
-from .conftest import run_tool
+from .conftest import EXAMPLES, run_tool
 
 SOURCE = textwrap.dedent(
     """\
@@ -232,3 +236,22 @@ def test_the_parser_loads_no_checker():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
     light = ["cli", "cli_common", "output", "report_render", "report_words", "rule_docs"]
     assert out.strip() == str([f"hwlint.{m}" for m in light])
+
+
+def test_console_scripts_behave_as_the_in_process_runs():
+    """The suite runs hwlint's commands in its own process (tests/conftest.py); the installed console
+    scripts give the same exit codes and output."""
+    runs = [
+        ("hwlint", "check", "--no-cache", "--output-format", "json", "test"),
+        ("hwselect", "cpu", "--no-cache", "--format", "nodeids", "test"),
+        ("hwlint", "check", "--bogus"),
+    ]
+    results = []
+    for args in runs:
+        here = run_tool(*args, cwd=EXAMPLES)
+        results.append(here)
+        exe = str(Path(sys.executable).parent / args[0])
+        env = {**os.environ, "NO_COLOR": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+        there = subprocess.run([exe, *args[1:]], cwd=EXAMPLES, capture_output=True, text=True, env=env)
+        assert (here.returncode, here.stdout, here.stderr) == (there.returncode, there.stdout, there.stderr)
+    assert [r.returncode for r in results] == [1, 0, 2]
