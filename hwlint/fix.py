@@ -722,17 +722,17 @@ def fix_plan(
     taxonomy: Taxonomy,
     selection: Selection | None = None,
     unsafe: bool = False,
-    resolver: Resolver | None = None,
 ) -> FixResult:
     """Compute the fixed text of a planned file (nothing is written), fixing until nothing changes.
 
-    Each fixed text is modelled, checked and planned again (with *resolver*, when the plan was
-    made with one): what ``after`` reports is what a fresh check of the fixed text reports."""
-    result = _fix_once(plan, taxonomy, selection, unsafe, resolver)
+    Each fixed text is modelled, checked and planned again (through the project, when the plan's
+    model resolves through one): what ``after`` reports is what a fresh check of the fixed text
+    reports."""
+    result = _fix_once(plan, taxonomy, selection, unsafe)
     for _ in range(MAX_FIX_PASSES - 1):
         if not result.changed or result.after is None or result.error:
             break
-        again = _fix_once(result.after, taxonomy, selection, unsafe, resolver)
+        again = _fix_once(result.after, taxonomy, selection, unsafe)
         if not again.changed or again.error:
             break
         result.fixed_text, result.after = again.fixed_text, again.after
@@ -746,7 +746,6 @@ def _fix_once(
     taxonomy: Taxonomy,
     selection: Selection | None = None,
     unsafe: bool = False,
-    resolver: Resolver | None = None,
 ) -> FixResult:
     result = FixResult(plan)
     if plan.data is None or plan.model is None or plan.model.error is not None:
@@ -789,10 +788,9 @@ def _fix_once(
         return result
     data = new_text.encode(plan.model.encoding)
     model = build_model(data, plan.path, taxonomy)
-    resolver = resolver or plan.model.resolver
-    if resolver is not None:  # the fixed text is seen through the project as the original was
-        model = replace(model, resolver=resolver)
-    after = plan_model(data, model, taxonomy, selection, Context(model, taxonomy, resolver))
+    if plan.model.resolver is not None:  # the fixed text is seen through the project as the original was
+        model = replace(model, resolver=plan.model.resolver)
+    after = plan_model(data, model, taxonomy, selection)
     # The edits add a module-level import and class-body assignments: once the text parses, the only
     # error a compiler could still find is a `from __future__` import that is no longer first.
     if model.error is not None:
@@ -1348,11 +1346,8 @@ def _plan_and_fix(
         return FilePlan(
             path, None, None, [f for f in unreadable(path, data) if selection.enabled(f.code)]
         ), None
-    model = build_model(data, path, taxonomy)
-    if resolver is not None:
-        model = replace(model, resolver=resolver)
-    plan = plan_model(data, model, taxonomy, selection, Context(model, taxonomy, resolver))
-    return _fix_and_write(plan, taxonomy, selection, options, resolver)
+    plan = plan_source(data, path, taxonomy, selection, resolver)
+    return _fix_and_write(plan, taxonomy, selection, options)
 
 
 def _fix_and_write(
@@ -1360,7 +1355,6 @@ def _fix_and_write(
     taxonomy: Taxonomy,
     selection: Selection,
     options: FixOptions,
-    resolver: Resolver | None = None,
 ) -> tuple[FilePlan, FixResult | None]:
     """The fix *plan* allows (with ``fix`` or ``diff``), written with ``fix``: what is written
     is what was planned from, unless the file changed since (:func:`write_if_unchanged`). What
@@ -1368,7 +1362,7 @@ def _fix_and_write(
     a diff."""
     result = None
     if options.fix or options.diff:
-        result = fix_plan(plan, taxonomy, selection, options.unsafe, resolver)
+        result = fix_plan(plan, taxonomy, selection, options.unsafe)
     return plan, _write(result, options)
 
 
