@@ -168,14 +168,15 @@ def main() -> int:
 
 
 def run(args, work: Path) -> int:
+    tree = work / "tree"
     if args.tree:
-        tree = args.tree.resolve()
+        # a copy: the warm measures edit files, and the tree given is never written
+        shutil.copytree(args.tree.resolve(), tree, symlinks=True)
     else:
-        tree = work / "tree"
         generate(tree, args.files, args.size_kb)
     files = sorted(tree.rglob("*.py"))
     size = sum(p.stat().st_size for p in files)
-    print(f"tree: {tree} ({len(files)} files, {size / 1e6:.1f} MB)", end="; ")
+    print(f"tree: {args.tree or tree} ({len(files)} files, {size / 1e6:.1f} MB)", end="; ")
     print(f"cores: {os.cpu_count()}; rounds: {args.rounds}")
     b = Bench(tree, work, args.rounds, args.jobs)
 
