@@ -19,6 +19,7 @@ import itertools
 import re
 import tokenize
 import warnings
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from itertools import repeat
@@ -27,7 +28,11 @@ from typing import Protocol
 from .taxonomy import Taxonomy
 
 
-@dataclass(frozen=True)
+# The records a file's model holds by the thousand (sites, device uses, methods, decorators,
+# declarations) are slotted and not frozen: a frozen dataclass's __init__ sets each field through
+# object.__setattr__, four times the cost of a plain one, on the model's hottest path. Nothing assigns
+# to them once built (dataclasses.replace makes copies); unsafe_hash keeps them hashable by value.
+@dataclass(slots=True, unsafe_hash=True)
 class Site:
     """A place in the file, with the source text found there."""
 
@@ -38,7 +43,7 @@ class Site:
     end_col: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Declaration:
     """``hw_classification = <value>`` in a class body. ``member`` is None when not statically known."""
 
@@ -47,7 +52,7 @@ class Declaration:
     conditional: bool = False  # under an if/try/for/while in the class body: may not run
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Decorator:
     name: str  # last component of the decorator's (called) name: onlyCUDA, skipIf, dtypes
     site: Site
@@ -69,7 +74,7 @@ FORM_NAME = "name"  # a name used as a device: device=DEVICE_CUDA, .to(CUDA_DEVI
 ROLE_DEVICE, ROLE_TYPE, ROLE_OTHER = "device", "device-type", "other"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)
 class DeviceUse:
     """Code that names a device type: ``torch.cuda.synchronize()``, ``"cuda:0"``, ``.cuda()``,
     ``TEST_CUDA``. ``device`` is a device name from the taxonomy, or :data:`ANY_ACCELERATOR` for code
@@ -95,7 +100,7 @@ class DeviceUse:
     decorator: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Method:
     name: str
     site: Site  # the `def` line, column of `def`/`async`
@@ -535,6 +540,7 @@ class _Builder:
         self.lowered = source.lower()
         self.scan_devices = any(w in self.lowered for w in self.device_words)
         self._device_index: _WordIndex | None = None  # built on first use
+        self._offsets: tuple[list[int], list[int]] | None = None
         self.scan_classes: set[int] = set()
         # Method names (of scanned classes) whose bodies lead to device uses, across the file.
         self.method_helpers: set[str] = set()
@@ -598,9 +604,15 @@ class _Builder:
 
     def device_index(self) -> _WordIndex:
         if self._device_index is None:
-            lines = self.lines if self.ascii else [ln.lower() for ln in self.lines]
-            self._device_index = _WordIndex(self.lowered, lines, self.ascii, self.device_words)
+            offsets = self.offsets() if self.ascii else _offsets([ln.lower() for ln in self.lines])
+            self._device_index = _WordIndex(self.lowered, offsets, self.ascii, self.device_words)
         return self._device_index
+
+    def offsets(self) -> tuple[list[int], list[int]]:
+        """Where each line starts and ends in the source."""
+        if self._offsets is None:
+            self._offsets = _offsets(self.lines)
+        return self._offsets
 
     def note_word(self, word: str) -> None:
         """*word* (lowercase) is a device word from now on."""
@@ -637,9 +649,16 @@ class _Builder:
         scan_dynamic = any(w in self.source for w in _DYNAMIC_WORDS)
         # the statements that may create classes name one of these functions in their text
         dynamic_text = (
-            _WordIndex(self.source, self.lines, self.ascii, _DYNAMIC_NAMES) if scan_dynamic else None
+            _WordIndex(self.source, self.offsets(), self.ascii, _DYNAMIC_NAMES, whole=True)
+            if scan_dynamic
+            else None
         )
-        exits = any(w in self.source for w in _EXIT_WORDS)  # once: a search per statement is quadratic
+        # once: a search per statement is quadratic
+        exits = (
+            _WordIndex(self.source, self.offsets(), self.ascii, _EXIT_NAMES)
+            if any(w in self.source for w in _EXIT_WORDS)
+            else None
+        )
         for stmt, nested in statements:
             if isinstance(stmt, _TRY) and stmt.handlers and stmt.body:
                 last = stmt.handlers[-1]
@@ -660,12 +679,14 @@ class _Builder:
             if creates and not isinstance(
                 stmt, (*_COMPOUND, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
             ):
-                dynamic += self.dynamic_creation(stmt)
+                dynamic += self.dynamic_creation(stmt, dynamic_text)
             elif creates and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 # a module function that writes globals() or adds tests to a class (called at import)
-                dynamic += [d for d in self.dynamic_creation(stmt) if d[1] in ("globals", "setattr")]
-            if exits and isinstance(stmt, (ast.Expr, ast.Raise, ast.Assign)):
-                dynamic += self.early_exit(stmt)
+                dynamic += [
+                    d for d in self.dynamic_creation(stmt, dynamic_text) if d[1] in ("globals", "setattr")
+                ]
+            if exits is not None and isinstance(stmt, (ast.Expr, ast.Raise, ast.Assign)):
+                dynamic += self.early_exit(stmt, exits)
             if isinstance(stmt, ast.Delete):
                 deletions += [(t.id, stmt.lineno) for t in stmt.targets if isinstance(t, ast.Name)]
             elif isinstance(stmt, ast.If) and _is_main_guard(stmt.test):
@@ -703,7 +724,7 @@ class _Builder:
             dynamic=tuple(dynamic),
         )
 
-    def early_exit(self, stmt: ast.stmt) -> list[tuple[Site, str]]:
+    def early_exit(self, stmt: ast.stmt, names: _WordIndex) -> list[tuple[Site, str]]:
         """A module-level statement that may end the module's import early: ``sys.exit()``,
         ``raise unittest.SkipTest``, ``pytest.skip(allow_module_level=True)``, ``importorskip``."""
         if isinstance(stmt, ast.Raise):
@@ -715,15 +736,16 @@ class _Builder:
             ):
                 return [(self.site(stmt), "exit")]
             return []
-        for node in ast.walk(stmt):
+        for node in names.walk(stmt):
             if isinstance(node, ast.Call) and dotted_name(node.func) in _EXIT_CALLS:
                 return [(self.site(node), "exit")]
         return []
 
-    def dynamic_creation(self, stmt: ast.stmt) -> list[tuple[Site, str]]:
-        """Classes or tests *stmt* creates in a way only running it tells (``globals().update``...)."""
+    def dynamic_creation(self, stmt: ast.stmt, names: _WordIndex) -> list[tuple[Site, str]]:
+        """Classes or tests *stmt* creates in a way only running it tells (``globals().update``...);
+        *names*: where the functions that do so are named."""
         found = []
-        for node in ast.walk(stmt):
+        for node in names.walk(stmt):
             if isinstance(node, ast.Assign):
                 for t in node.targets:
                     if isinstance(t, ast.Subscript) and _is_call_to(t.value, _SCOPE_FUNCTIONS):
@@ -1034,8 +1056,11 @@ class _Builder:
     def self_calls(self, node: ast.AST) -> set[str]:
         """Names called as ``self.name(`` or ``cls.name(`` in *node*'s lines."""
         text = "".join(self.lines[node.lineno - 1 : node.end_lineno])  # type: ignore[attr-defined]
-        found = _SELF_CALL.finditer(text)
-        return {m.group(1) for m in found if not m.start() or not _is_word_char(text[m.start() - 1])}
+        found: set[str] = set()
+        for receiver, pattern in _SELF_CALLS:
+            if receiver in text:
+                found.update(m.group(1) for m in pattern.finditer(text) if not _after_word(text, m.start()))
+        return found
 
     def device_uses(self, *nodes: ast.AST) -> tuple[DeviceUse, ...]:
         """The device uses under *nodes*; a walk only where their text names a device or a helper."""
@@ -1193,11 +1218,13 @@ def _conditional_blocks(stmt: ast.stmt) -> list[tuple[int, int]]:
 
 _TRY = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_DECORATED = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 _MUTATORS = frozenset({"append", "extend", "remove", "insert", "pop", "clear"})
 _SCOPE_FUNCTIONS = frozenset({"globals", "locals", "vars"})
 _DYNAMIC_WORDS = ("globals()", "locals()", "vars()", "type(", "setattr(", "exec(")
 _DYNAMIC_NAMES = (*_SCOPE_FUNCTIONS, "type", "setattr", "exec")  # what dynamic_creation looks for
 _EXIT_WORDS = ("exit(", "SkipTest", "Skipped", "SystemExit", "skip(", "importorskip(")
+_EXIT_NAMES = ("exit", "quit", "skip")  # in the text of every call in _EXIT_CALLS
 _EXIT_CALLS = frozenset(
     {"sys.exit", "exit", "quit", "os._exit", "pytest.skip", "pytest.importorskip", "importorskip"}
 )
@@ -1284,6 +1311,8 @@ class _Vocabulary:
     words: tuple[str, ...]  # lowercase words whose absence from a text proves it has no use
     identifier_words: tuple[str, ...]
     api_modules: frozenset[str]  # second components of torch.<module> accelerator API prefixes
+    # dotted call name -> whether the taxonomy lists it as an accelerator API (asked of every call)
+    api_calls: dict[str, bool] = field(default_factory=dict, compare=False)
 
 
 _VOCABULARIES: dict[tuple[str, str], _Vocabulary] = {}
@@ -1341,19 +1370,37 @@ class _Closure:
         return self.memo[name]
 
 
+def _offsets(lines: list[str]) -> tuple[list[int], list[int]]:
+    """The offsets where each of *lines* starts and ends in their concatenation."""
+    ends = list(itertools.accumulate(map(len, lines)))
+    return [0, *ends[:-1]], ends
+
+
 # Leaves with no text of their own (`Load`, `Add`, `Eq`...): never worth a visit.
 _NO_TEXT = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
+
+
+# Fields that never hold a node with text: names, flags, contexts and operators.
+_SCALAR_FIELDS = frozenset(
+    {"ctx", "op", "ops", "id", "attr", "arg", "module", "level", "kind", "conversion", "simple", "is_async"}
+)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}  # node type -> the fields that may hold child nodes
 
 
 def _children(node: ast.AST) -> list[ast.AST]:
     """The child nodes of *node* that have text, in field order (``ast.iter_child_nodes``, less the
     leaves that have none, built as a list: the walk's inner loop)."""
+    kind = type(node)
+    names = _CHILD_FIELDS.get(kind)
+    if names is None:
+        names = () if kind is ast.Constant else tuple(f for f in kind._fields if f not in _SCALAR_FIELDS)
+        _CHILD_FIELDS[kind] = names
     out = []
-    for name in node._fields:
+    for name in names:
         value = getattr(node, name, None)
-        if isinstance(value, list):
-            out += [v for v in value if isinstance(v, ast.AST) and not isinstance(v, _NO_TEXT)]
-        elif isinstance(value, ast.AST) and not isinstance(value, _NO_TEXT):
+        if type(value) is list:
+            out += [v for v in value if isinstance(v, ast.AST)]
+        elif isinstance(value, ast.AST):
             out.append(value)
     return out
 
@@ -1369,12 +1416,20 @@ class _WordIndex:
     the text); in any other file only statements are pruned, by their lines. A string literal
     assembled from pieces (``"cu" "da"``) names no word, and is no use."""
 
-    def __init__(self, text: str, lines: list[str], ascii: bool, words: Iterable[str]):
-        """*lines*: the lines of *text*, as the tokenizer splits them."""
+    def __init__(
+        self,
+        text: str,
+        offsets: tuple[list[int], list[int]],
+        ascii: bool,
+        words: Iterable[str],
+        whole: bool = False,
+    ):
+        """*offsets*: where each line of *text* (as the tokenizer splits them) starts and ends.
+        *whole*: only occurrences that start a word count (``type`` in ``type(``, not in ``dtype``)."""
         self.text = text
-        self.ends = list(itertools.accumulate(map(len, lines)))  # end offset of each line
-        self.starts = [0, *self.ends[:-1]]
+        self.starts, self.ends = offsets
         self.exact = ascii
+        self.whole = whole
         self.hits: list[int] = []  # sorted start offsets of the occurrences
         words = set(words)
         for word in words:
@@ -1386,10 +1441,21 @@ class _WordIndex:
         text, found = self.text, []
         pos = text.find(word)
         while pos >= 0:
-            found.append(pos)
+            if not (self.whole and _after_word(text, pos)):
+                found.append(pos)
             pos = text.find(word, pos + 1)
         if found:
             self.hits = sorted({*self.hits, *found})
+
+    def walk(self, node: ast.AST) -> Iterator[ast.AST]:
+        """The nodes of ``ast.walk(node)``, in its order, less the subtrees whose text names no word
+        and the leaves that have no text."""
+        todo = deque([node])
+        while todo:
+            node = todo.popleft()
+            if self.names_word(node):
+                todo.extend(_children(node))
+                yield node
 
     def lines(self, first: int, last: int) -> bool:
         """Whether lines *first* to *last* (1-based) name a word."""
@@ -1402,21 +1468,24 @@ class _WordIndex:
         line = getattr(node, "lineno", None)
         if line is None:
             return True
-        decorators = getattr(node, "decorator_list", None)
-        if decorators:  # a def's text starts with its decorators, above its `def` line
-            line = decorators[0].lineno
-            start = self.starts[line - 1]
-        elif self.exact:
+        if self.exact and type(node) not in _DECORATED:  # the common case first: an expression
             start = self.starts[line - 1] + node.col_offset  # type: ignore[attr-defined]
-        elif isinstance(node, ast.stmt):
-            start = self.starts[line - 1]
+            end = self.starts[(node.end_lineno or line) - 1] + (node.end_col_offset or 0)  # type: ignore[attr-defined]
         else:
-            return True
-        end_line = node.end_lineno or line  # type: ignore[attr-defined]
-        if self.exact:
-            end = self.starts[end_line - 1] + (node.end_col_offset or 0)  # type: ignore[attr-defined]
-        else:
-            end = self.ends[end_line - 1]
+            decorators = getattr(node, "decorator_list", None)
+            if decorators:  # a def's text starts with its decorators, above its `def` line
+                start = self.starts[decorators[0].lineno - 1]
+            elif self.exact:
+                start = self.starts[line - 1] + node.col_offset  # type: ignore[attr-defined]
+            elif isinstance(node, ast.stmt):
+                start = self.starts[line - 1]
+            else:
+                return True
+            end_line = node.end_lineno or line  # type: ignore[attr-defined]
+            if self.exact:
+                end = self.starts[end_line - 1] + (node.end_col_offset or 0)  # type: ignore[attr-defined]
+            else:
+                end = self.ends[end_line - 1]
         hits = self.hits
         i = bisect.bisect_left(hits, start)
         return i < len(hits) and hits[i] < end
@@ -1426,11 +1495,14 @@ class _WordIndex:
 #: mention in a comment or a string at worst attributes a helper's uses to one test too many).
 # (without a leading \\b, which the engine would test at every position: a match preceded by a word
 # character, `myself.x(`, is dropped by the caller)
-_SELF_CALL = re.compile(r"(?:self|cls)\s*\.\s*([A-Za-z_]\w*)\s*\(")
+# (one pattern per receiver: a pattern that starts with a literal is searched for as a string, three
+# times faster than an alternation tried at every position)
+_SELF_CALLS = tuple((who, re.compile(rf"{who}\s*\.\s*([A-Za-z_]\w*)\s*\(")) for who in ("self", "cls"))
 
 
-def _is_word_char(c: str) -> bool:
-    return c.isalnum() or c == "_"
+def _after_word(text: str, start: int) -> bool:
+    """Whether *text* has a word character just before *start*."""
+    return start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_")
 
 
 class _DeviceUses:
@@ -1452,6 +1524,7 @@ class _DeviceUses:
         self.devices = vocab.devices
         self.words = vocab.identifier_words
         self.api_modules = vocab.api_modules
+        self.api_calls = vocab.api_calls
         self.found: list[DeviceUse] = []
         self.roles: dict[int, str] = {}  # literal node id -> its role, noted by the call around it
         stack: list[tuple[ast.AST, int]] = [(n, _PLAIN) for n in reversed(nodes)]
@@ -1549,7 +1622,9 @@ class _DeviceUses:
         func = node.func
         args = [*node.args, *node.keywords]
         name = dotted_name(func)
-        api = bool(name) and self.b.tax.is_accelerator_call(name)
+        api = self.api_calls.get(name)
+        if api is None:
+            api = self.api_calls[name] = bool(name) and self.b.tax.is_accelerator_call(name)
         parts = name.split(".") if name else []
         if len(parts) >= 2 and parts[0] == "torch":
             found = self.torch_use(parts, call=True, mode=mode)
