@@ -27,6 +27,7 @@ import dataclasses
 import hashlib
 import hmac
 import json
+import operator
 import os
 import secrets
 import stat
@@ -124,7 +125,7 @@ def _make_decoder(tp: Any) -> Callable[[Any], Any]:
         return _union(args)
     if origin is list:
         item = decoder(args[0])
-        return lambda v: [item(x) for x in v] if type(v) is list else _raise(_bad("a list"))
+        return lambda v: list(map(item, v)) if type(v) is list else _raise(_bad("a list"))
     if origin is tuple:
         return _tuple(args)
     if origin is dict and args and args[0] is str:
@@ -133,6 +134,10 @@ def _make_decoder(tp: Any) -> Callable[[Any], Any]:
     if dataclasses.is_dataclass(tp):
         return _dataclass(tp)
     return lambda v: _raise(_bad(f"nothing: {tp!r} is not cached"))
+
+
+# d(x) for each pair of a map over decoders and values (operator.call from Python 3.11 on)
+_call: Callable[[Callable[[Any], Any], Any], Any] = getattr(operator, "call", lambda d, x: d(x))
 
 
 def _raise(e: Exception) -> Any:
@@ -169,13 +174,13 @@ def _union(args: tuple) -> Callable[[Any], Any]:
 def _tuple(args: tuple) -> Callable[[Any], Any]:
     if len(args) == 2 and args[1] is Ellipsis:
         item = decoder(args[0])
-        return lambda v: tuple(item(x) for x in v) if type(v) is list else _raise(_bad("a list"))
+        return lambda v: tuple(map(item, v)) if type(v) is list else _raise(_bad("a list"))
     items = [decoder(a) for a in args]
 
     def fixed(v: Any) -> tuple:
         if type(v) is not list or len(v) != len(items):
             raise _bad(f"a list of {len(items)}")
-        return tuple(d(x) for d, x in zip(items, v, strict=True))
+        return tuple(map(_call, items, v))
 
     return fixed
 
@@ -188,13 +193,19 @@ def _cached_fields(cls: Any) -> list[dataclasses.Field]:
 
 def _dataclass(cls: type) -> Callable[[Any], Any]:
     fields: list[tuple[str, Callable[[Any], Any]]] = []
+    decoders: list[Callable[[Any], Any]] = []
+    every = [f for f in dataclasses.fields(cls) if f.init]
+    positional = [f.name for f in every[: len(_cached_fields(cls))]] == [f.name for f in _cached_fields(cls)]
 
     def build(v: Any) -> Any:
         if not fields:  # resolved on first use: dataclasses may refer to each other
             hints = typing.get_type_hints(cls)
             fields.extend((f.name, decoder(hints[f.name])) for f in _cached_fields(cls))
+            decoders.extend(d for _, d in fields)
         if type(v) is not list or len(v) != len(fields):
             raise _bad(f"{cls.__name__} fields")
+        if positional:  # the common case: the cached fields are the first ones, in order
+            return cls(*map(_call, decoders, v))
         return cls(**{name: d(x) for (name, d), x in zip(fields, v, strict=True)})
 
     return build

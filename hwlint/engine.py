@@ -48,11 +48,17 @@ def read_source(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes | str:
     except ValueError:  # a NUL in the path (from a lintrunner paths file, say)
         return "the path holds a NUL character"
     with os.fdopen(fd, "rb") as f:
-        kind = file_kind(os.fstat(fd).st_mode)
+        st = os.fstat(fd)
+        kind = file_kind(st.st_mode)
         if kind is not None:
             return kind if kind == "Is a directory" else f"not a regular file ({kind})"
+        # read(n) allocates n bytes before it reads: ask for what fstat says, plus one byte that
+        # shows a file grown since (then read on, up to one byte past the cap)
+        want = min(st.st_size, max_bytes) + 1
         try:
-            data = f.read(max_bytes + 1)
+            data = f.read(want)
+            if len(data) == want and want <= max_bytes:
+                data += f.read(max_bytes + 1 - want)
         except OSError as e:
             return e.strerror or str(e)
     if len(data) > max_bytes:
@@ -104,7 +110,7 @@ def analyze_files(
     kind = f"{kind}:max-bytes={max_bytes}"  # a file's result depends on the size cap too
     results: list[Any] = [None] * len(files)
     todo: list[int] = []
-    hashes = _hashes(files, max_bytes, jobs) if cache is not None else [None] * len(files)
+    hashes = _hashes(files, max_bytes) if cache is not None else [None] * len(files)
     for i, (path, sha) in enumerate(zip(files, hashes, strict=True)):
         hit = cache.get(path, sha, kind, value_type) if cache is not None and sha is not None else None
         if hit is not None and (reuse is None or reuse(path, hit)):
@@ -123,21 +129,15 @@ def analyze_files(
     return results
 
 
-def _hashes(files: Sequence[str], max_bytes: int, jobs: int | None) -> list[str | None]:
-    """The content hash of each of *files* (None when unreadable). A warm run is mostly this:
-    reading and hashing release the GIL, so threads share the work."""
-
-    def one(path: str) -> str | None:
+def _hashes(files: Sequence[str], max_bytes: int) -> list[str | None]:
+    """The content hash of each of *files* (None when unreadable): most of a warm run. In one
+    thread: a pool of threads made it twice as slow on PyTorch's test/ (files of tens of KB hand
+    the GIL over at every read and every hash)."""
+    out: list[str | None] = []
+    for path in files:
         data = read_source(path, max_bytes)
-        return None if isinstance(data, str) else content_hash(data)
-
-    threads = min(4, max(1, jobs or os.cpu_count() or 1))
-    if threads == 1 or len(files) < 64:
-        return [one(p) for p in files]
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(threads) as pool:
-        return list(pool.map(one, files))
+        out.append(None if isinstance(data, str) else content_hash(data))
+    return out
 
 
 def _init(taxonomy: Taxonomy, analysis: Analysis, max_bytes: int) -> None:

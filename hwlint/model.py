@@ -559,8 +559,8 @@ class _Builder:
 
     def site(self, node: ast.AST, text: str | None = None) -> Site:
         line, col = node.lineno, node.col_offset  # type: ignore[attr-defined]
-        end_line = getattr(node, "end_lineno", None) or line
-        end_col = getattr(node, "end_col_offset", None) or 0
+        end_line = node.end_lineno or line  # type: ignore[attr-defined]
+        end_col = node.end_col_offset or 0  # type: ignore[attr-defined]
         if text is None:
             text = self.segment(node)
         if self.ascii:
@@ -930,6 +930,7 @@ class _Builder:
         local = FileModel(self.path, tuple(classes))
         prefix = self.tax.test_method_prefix
         out = []
+        outside: dict[int, list[DeviceUse]] = {}  # id of a class -> its uses outside its methods
         for cls in classes:
             chain = mro(local, cls)
             methods: dict[str, Method] = {}
@@ -939,8 +940,10 @@ class _Builder:
             closure = _Closure(methods)
             shared: list[DeviceUse] = []
             for c in chain:
-                in_methods = {(u.site.line, u.site.col) for m in c.methods for u in m.device_uses}
-                shared += [u for u in c.device_uses if (u.site.line, u.site.col) not in in_methods]
+                if id(c) not in outside:  # a base's are read for each class derived from it
+                    in_methods = {(u.site.line, u.site.col) for m in c.methods for u in m.device_uses}
+                    outside[id(c)] = [u for u in c.device_uses if (u.site.line, u.site.col) not in in_methods]
+                shared += outside[id(c)]
             for name in _EVERY_TEST:
                 shared += closure.uses(name)
             tests = tuple((n, closure.uses(n)) for n in methods if n.startswith(prefix))
