@@ -164,11 +164,16 @@ def test_hwselect_warm_equals_cold_for_every_runner_and_format(corpus, tmp_path,
 
     cache = str(tmp_path / "sel-cache")
     for runner in ("cpu", "cuda", "privateuse1"):
+        # the parallel cold run fills the cache with the runner's selection, which every format prints
+        parallel_cold = hwselect(
+            runner, str(corpus), "--format", "nodeids", "-q", "--cache-dir", cache, "--jobs", "2"
+        )
         for fmt in ("nodeids", "json", "k"):
             base = [runner, str(corpus), "--format", fmt, "-q"]
             cold = hwselect(*base, "--no-cache", "--jobs", "1")
-            parallel_cold = hwselect(*base, "--cache-dir", cache, "--jobs", "2")
             warm = hwselect(*base, "--cache-dir", cache)
-            assert cold[1] and cold == parallel_cold == warm
+            assert cold[1] and cold == warm
+            if fmt == "nodeids":
+                assert cold == parallel_cold
     matrix = ["--format", "matrix", "--shards", "2", str(corpus), "-q"]
     assert hwselect(*matrix, "--no-cache") == hwselect(*matrix, "--cache-dir", cache)
