@@ -21,6 +21,7 @@ import re
 import stat
 import tempfile
 import warnings
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -796,7 +797,7 @@ def _fix_once(
     if model.error is not None:
         broken = model.error.message
     else:
-        broken = _compile_error(new_text, plan.path) if "__future__" in new_text else None
+        broken = _compile_error(new_text, plan.path) if _future_displaced(plan.model, model) else None
     if broken is not None and _compile_error(text, plan.path) is None:
         # A fix must never break a file: refuse rather than write it.
         result.error = f"the fixed file would not compile ({broken}); left unchanged"
@@ -805,6 +806,22 @@ def _fix_once(
     result.applied = [inf for _, inf in chosen]
     result.fixed = [f for f, _ in chosen]
     return result
+
+
+def _future_displaced(before: FileModel, after: FileModel) -> bool:
+    """Whether an import the fix added or changed may come before a ``from __future__`` import of
+    the fixed file, which then fails to compile. (Every other statement a fix adds is in a class
+    body or after a class, which a compiling file has after its ``__future__`` imports.)"""
+    futures = [i.site.end_line for i in after.imports if i.module == "__future__"]
+    if not futures:
+        return False
+    unchanged = Counter((i.module, i.names) for i in before.imports)
+    for i in after.imports:
+        if unchanged[i.module, i.names] > 0:
+            unchanged[i.module, i.names] -= 1
+        elif i.site.line <= max(futures):
+            return True
+    return False
 
 
 def _compile_error(text: str, path: str) -> str | None:

@@ -494,3 +494,28 @@ def test_a_warm_fix_reads_again_only_the_files_with_something_to_fix(tmp_path, m
     assert fixable.read_bytes() == (CASES / "no_import.fixed.py").read_bytes()
     # every file is read to be hashed; only the one with something to fix is read again, to fix it
     assert sorted(read) == [str(clean), str(fixable), str(fixable)]
+
+
+@pytest.mark.parametrize(
+    ("after", "displaced"),
+    [
+        # the enum's import above the future import: only a compile would tell
+        ("from m import HardwareClassification\nfrom __future__ import annotations\nimport os\n", True),
+        # between two future imports
+        ("from __future__ import annotations\nimport x\nfrom __future__ import division\nimport os\n", True),
+        # after it: nothing to compile
+        ("from __future__ import annotations\nimport os\nfrom m import HardwareClassification\n", False),
+        # an existing import changed in place, after the future import
+        ("from __future__ import annotations\nimport os, sys\n", False),
+        # no future import at all
+        ("import os\nfrom m import HardwareClassification\n", False),
+    ],
+)
+def test_a_fix_is_compiled_only_when_an_import_may_precede_a_future_import(taxonomy, after, displaced):
+    from hwlint.fix import _future_displaced
+
+    before = "from __future__ import annotations\nimport os\n"
+    if "division" in after:
+        before = "from __future__ import annotations\nfrom __future__ import division\nimport os\n"
+    old, new = build_model(before, "t.py", taxonomy), build_model(after, "t.py", taxonomy)
+    assert _future_displaced(old, new) is displaced
