@@ -121,15 +121,17 @@ class PytestServer:
         os.rmdir(self._files)
 
 
-_shared: PytestServer | None = None
+_shared: dict[tuple[str, ...], PytestServer] = {}
 
 
-def shared_server() -> PytestServer:
-    """This process's server for hwlint's own pytest plugin (preloaded), closed when it exits."""
-    global _shared
-    if _shared is None:
+def shared_server(preload: tuple[str, ...] = ("hwlint.pytest_plugin",)) -> PytestServer:
+    """This process's server for *preload* (default: hwlint's own pytest plugin), started on first
+    use and closed when the process exits: the tests that preload torch's testing modules share one
+    import of them per worker. Raises ImportError when *preload* cannot be imported."""
+    server = _shared.get(preload)
+    if server is None:
         import atexit
 
-        _shared = PytestServer(("hwlint.pytest_plugin",))
-        atexit.register(_shared.close)
-    return _shared
+        server = _shared[preload] = PytestServer(preload)
+        atexit.register(server.close)
+    return server

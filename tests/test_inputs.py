@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import run_tool
+from .pytest_server import shared_server
 
 UNCLASSIFIED = (
     "from torch.testing._internal.common_utils import TestCase\n\n\n"
@@ -161,13 +162,7 @@ def _klass(name: str, classified: bool) -> str:
 
 
 def _pytest_collect(root: Path, *args: str) -> set[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    proc = shared_server().run(root, ["--collect-only", "-q", "-p", "no:cacheprovider", *args])
     assert proc.returncode in (0, 5), proc.stdout + proc.stderr
     return {line for line in proc.stdout.splitlines() if "::" in line}
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_tool
-from tests.pytest_server import PytestServer
+from tests.pytest_server import PytestServer, shared_server
 from tests.test_select_torch import FULL, PRELUDE, collect
 
 # torch is imported by the processes the tests start, never at collection: every xdist worker
@@ -200,11 +200,9 @@ globals()["TestDyn"] = type("TestDyn", (TestCase,), {"test_d": lambda self: None
 
 
 @pytest.fixture(scope="module")
-def server():
+def server() -> PytestServer:
     """Collections forked from one process that imported torch's testing modules once."""
-    s = PytestServer(FULL)
-    yield s
-    s.close()
+    return shared_server(FULL)
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DEFAULT_TAXONOMY, run_tool
-from tests.pytest_server import PytestServer
+from tests.pytest_server import PytestServer, shared_server
 from tests.select_suite import CONFTEST
 
 # Importing torch's test helpers costs seconds: not at collection (every xdist worker would pay it),
@@ -174,13 +174,11 @@ def torch_suite(tmp_path_factory) -> Path:
 @pytest.fixture
 def torch_pytest(request):
     """Pytest sessions forked from one process that imported *preload* (tests/pytest_server.py):
-    torch's import is paid once per test, not once per collection."""
+    torch's import is paid once per worker and preload, not once per collection."""
     try:
-        server = PytestServer(request.param)
+        return shared_server(request.param)
     except ImportError as e:
         pytest.skip(str(e))
-    yield server
-    server.close()
 
 
 # torch's test helpers read the PrivateUse1 backend when they are imported; the openreg suite's
