@@ -71,6 +71,9 @@ def encode(value: Any) -> Any:
     Raises TypeError for anything JSON would not give back as it was (a non-string key, a set...)."""
     if value is None or type(value) in (str, int, bool, float):
         return value
+    names = _field_names.get(type(value))
+    if names is not None:
+        return [encode(getattr(value, name)) for name in names]
     if isinstance(value, (list, tuple)):
         return [encode(v) for v in value]
     if isinstance(value, dict):
@@ -78,8 +81,12 @@ def encode(value: Any) -> Any:
             raise TypeError("cached mappings need string keys")
         return {k: encode(v) for k, v in value.items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return [encode(getattr(value, f.name)) for f in _cached_fields(value)]
+        _field_names[type(value)] = tuple(f.name for f in _cached_fields(value))
+        return encode(value)
     raise TypeError(f"cannot cache a {type(value).__name__}")
+
+
+_field_names: dict[type, tuple[str, ...]] = {}  # dataclass -> the names of its cached fields
 
 
 _decoders: dict[Any, Callable[[Any], Any]] = {}
