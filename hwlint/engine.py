@@ -163,7 +163,9 @@ def _ignore(n: int) -> None:
 
 def _run(tasks, taxonomy: Taxonomy, analysis: Analysis, jobs: int | None, max_bytes: int, progress) -> list:
     jobs = max(1, jobs or os.cpu_count() or 1)
-    if jobs == 1 or len(tasks) < 4 * jobs:
+    # A pool costs some 50 ms to start and feed: worth it for many files, or for a few that are large
+    # together (a warm run whose edited files include PyTorch's 614 KB test_nn.py: 0.45 -> 0.35 s).
+    if jobs == 1 or len(tasks) < 2 or (len(tasks) < 4 * jobs and sum(map(_size, tasks)) < POOL_BYTES):
         enabled = gc.isenabled()
         _init(taxonomy, analysis, max_bytes)
         try:
@@ -191,6 +193,10 @@ def _run(tasks, taxonomy: Taxonomy, analysis: Analysis, jobs: int | None, max_by
             results[i] = result
             progress(1)
     return results
+
+
+#: Fewer than four files per process run in this process unless they are at least this large together.
+POOL_BYTES = 512 * 1024
 
 
 def _size(path: str) -> int:

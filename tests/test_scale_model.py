@@ -26,17 +26,18 @@ def generated(classes: int) -> str:
 
 
 def pipeline_seconds(source: str, taxonomy) -> float:
-    """The fastest of two runs of everything a front end does with one file: check, plan and
-    diff the fixes (what --fix, --diff and the lintrunner adapter do), select for a runner."""
+    """The fastest of three runs of everything a front end does with one file: check, plan and
+    diff the fixes (what --fix, --diff and the lintrunner adapter do), select for a runner. CPU
+    time: the suite's other workers share the cores, and a wall clock counts their turns too."""
     runner = get_runner(taxonomy, "cuda")
     best = float("inf")
-    for _ in range(2):
-        start = time.perf_counter()
+    for _ in range(3):
+        start = time.process_time()
         assert check_source(source, "test_gen.py", taxonomy)
         result = fix_plan(plan_source(source.encode(), "test_gen.py", taxonomy), taxonomy)
         assert unified_diff(result).count("\n+    hw_classification = ") > 0
         assert select_model(build_model(source, "test_gen.py", taxonomy), taxonomy, runner).candidates
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     return best
 
 
