@@ -1379,11 +1379,8 @@ def _offsets(lines: list[str]) -> tuple[list[int], list[int]]:
     return [0, *ends[:-1]], ends
 
 
-# Leaves with no text of their own (`Load`, `Add`, `Eq`...): never worth a visit.
-_NO_TEXT = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
-
-
-# Fields that never hold a node with text: names, flags, contexts and operators.
+# Fields that never hold a node with text: names, flags, and the contexts and operators (`Load`,
+# `Add`, `Eq`...), leaves never worth a visit.
 _SCALAR_FIELDS = frozenset(
     {"ctx", "op", "ops", "id", "attr", "arg", "module", "level", "kind", "conversion", "simple", "is_async"}
 )
