@@ -151,6 +151,7 @@ def test_cached_results_name_files_as_given_now(tmp_path):
     assert again.stdout.startswith("test/test_a.py:1:1: HWC001"), again.stdout
 
 
+@pytest.mark.slow
 def test_hwselect_warm_equals_cold_for_every_runner_and_format(corpus, tmp_path, capsys):
     # in this process (27 runs: a fresh interpreter each would cost more than the runs); the
     # console script itself is run by the other tests

@@ -47,6 +47,7 @@ def wheel_venv(tmp_path_factory):
     return env_dir, wheel
 
 
+@pytest.mark.slow
 def test_wheel_bundles_the_default_taxonomy_and_lints_examples(wheel_venv, tmp_path):
     env_dir, _ = wheel_venv
     suite = tmp_path / "suite"

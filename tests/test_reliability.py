@@ -200,6 +200,7 @@ def test_oversized_file_is_reported_not_parsed(tmp_path):
     assert run_tool("hwlint", "check", "--no-cache", str(big)).returncode == 0
 
 
+@pytest.mark.slow
 def test_ten_thousand_files_in_bounded_memory(tmp_path):
     for i in range(10_000):
         (tmp_path / f"test_{i}.py").write_text(UNDECLARED if i % 1000 == 0 else "x = 1\n")

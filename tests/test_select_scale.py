@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import run_tool
 from tests.pytest_server import shared_server
 from tests.select_suite import HEADER
@@ -28,6 +30,7 @@ def pytest_collect(root: Path, *args: str) -> set[str]:
     return {line for line in proc.stdout.splitlines() if "::" in line}
 
 
+@pytest.mark.slow
 def test_ten_thousand_selected_classes(tmp_path):
     """Every tenth class has a CUDA twin whose name contains it (TestS3x40 / TestS3x40Cuda)."""
     expected = set()

@@ -194,6 +194,7 @@ def collect(server: PytestServer, root: Path, *args: str, env: dict[str, str] | 
     return {line for line in proc.stdout.splitlines() if "::" in line and not line.startswith("hwselect")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("torch_pytest", [FULL], indirect=True, ids=["preloaded"])
 def test_cpu_runner_matches_torch_instantiation(torch_suite, torch_pytest):
     expected = collect(torch_pytest, torch_suite, "--truth-runs", "GENERIC,ACCELERATOR,CPU")
@@ -273,6 +274,7 @@ class Test{a}Generic(TestCase):
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("torch_pytest", [BEFORE_BACKEND], indirect=True, ids=["preloaded"])
 def test_privateuse1_runner_matches_torch_naming(tmp_path, torch_pytest):
     """torch names the first PrivateUse1 class of the process ...PRIVATEUSE1, later ones ...OPENREG."""
