@@ -129,15 +129,17 @@ def analyze_files(
     return results
 
 
+def file_hash(path: str, max_bytes: int = MAX_FILE_BYTES) -> str | None:
+    """The content hash of the file at *path*, None when it cannot be read."""
+    data = read_source(path, max_bytes)
+    return None if isinstance(data, str) else content_hash(data)
+
+
 def _hashes(files: Sequence[str], max_bytes: int) -> list[str | None]:
-    """The content hash of each of *files* (None when unreadable): most of a warm run. In one
-    thread: a pool of threads made it twice as slow on PyTorch's test/ (files of tens of KB hand
-    the GIL over at every read and every hash)."""
-    out: list[str | None] = []
-    for path in files:
-        data = read_source(path, max_bytes)
-        out.append(None if isinstance(data, str) else content_hash(data))
-    return out
+    """The content hash of each of *files*: most of a warm run. In one thread: a pool of threads
+    made it twice as slow on PyTorch's test/ (files of tens of KB hand the GIL over at every read
+    and every hash)."""
+    return [file_hash(path, max_bytes) for path in files]
 
 
 def _init(taxonomy: Taxonomy, analysis: Analysis, max_bytes: int) -> None:

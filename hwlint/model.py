@@ -1319,6 +1319,7 @@ class _Vocabulary:
 
 
 _VOCABULARIES: dict[tuple[str, str], _Vocabulary] = {}
+_API_MEMO_LIMIT = 100_000  # distinct dotted call names remembered per taxonomy and process
 
 
 def _vocabulary(tax: Taxonomy) -> _Vocabulary:
@@ -1624,6 +1625,8 @@ class _DeviceUses:
         name = dotted_name(func)
         api = self.api_calls.get(name)
         if api is None:
+            if len(self.api_calls) >= _API_MEMO_LIMIT:  # names come from the files: keep the memo bounded
+                self.api_calls.clear()
             api = self.api_calls[name] = bool(name) and self.b.tax.is_accelerator_call(name)
         parts = name.split(".") if name else []
         if len(parts) >= 2 and parts[0] == "torch":

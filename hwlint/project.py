@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .cache import content_hash
-from .engine import MAX_FILE_BYTES, analyze_files, read_source
+from .engine import MAX_FILE_BYTES, analyze_files, file_hash, read_source
 from .model import ClassInfo, FileModel, ImportStatement, Instantiation, LocalResolver, build_model
 from .taxonomy import Taxonomy
 
@@ -417,8 +417,7 @@ def linked_values(
 
 
 def _sha(path: str, max_bytes: int) -> str:
-    data = read_source(path, max_bytes)
-    return "" if isinstance(data, str) else content_hash(data)
+    return file_hash(path, max_bytes) or ""
 
 
 def on_demand(
