@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from .cache import Cache
 from .context import Context
 from .engine import MAX_FILE_BYTES, analyze_files, read_source
-from .model import FileModel, Resolver, build_model
+from .model import FileModel, Resolver, parse_file
 from .project import Links, link, linked_values, links_of
 from .rules import RULES
 from .taxonomy import Taxonomy
@@ -180,19 +180,21 @@ def check_contents(
 
 
 def check_in_context(
-    source: str | bytes, path: str, taxonomy: Taxonomy, selection: Selection | None = None
+    source: str | bytes, path: str, taxonomy: Taxonomy, selection: Selection | None = None, keep: bool = False
 ) -> tuple[list[Finding], Context | None]:
     """The findings for a file's contents, and the context the rules filled: the model, and what
-    they inferred per class, which a fix of the file reuses rather than computing again. The
-    context is None when building the model failed (a bug in hwlint, not the file: HWC900)."""
+    they inferred per class, which a fix of the file reuses rather than computing again (with
+    *keep*, the parse too: :attr:`Context.parsed`). The context is None when building the model
+    failed (a bug in hwlint, not the file: HWC900)."""
     selection = selection or Selection()
     try:
-        model = build_model(source, path, taxonomy)
+        model, parsed = parse_file(source, path, taxonomy, keep)
     except Exception as e:
         error = f"{type(e).__name__}: {e}".rstrip(".")
         finding = _finding(path, "HWC900", 1, 0, {"rule": "model", "error": error})
         return ([finding] if selection.enabled(finding.code) else []), None
     context = Context(model, taxonomy)
+    context.parsed = parsed
     return run_rules(model, taxonomy, selection, context=context), context
 
 

@@ -16,6 +16,7 @@ from .model import (
     FileModel,
     Instantiation,
     LocalResolver,
+    Parsed,
     Resolver,
     effective_declaration,
 )
@@ -32,6 +33,8 @@ class Context:
         self._effective: dict[int, tuple[Declaration, ClassInfo] | None] = {}
         # per class id: what hwlint.infer concluded (filled by hwlint.infer.inference)
         self.inferred: dict[object, Any] = {}
+        # the parse behind the model, kept for a fix (hwlint.checker.check_in_context's *keep*)
+        self.parsed: Parsed | None = None
 
     def effective(self, cls: ClassInfo) -> tuple[Declaration, ClassInfo] | None:
         key = id(cls)

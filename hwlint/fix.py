@@ -15,24 +15,37 @@ from __future__ import annotations
 import bisect
 import difflib
 import functools
+import io
 import itertools
 import os
 import re
 import stat
 import tempfile
+import tokenize
 import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from ast_grep_py import Edit, SgNode, SgRoot
+from ast_grep_py import SgNode, SgRoot
 
 from .cache import Cache
 from .checker import Finding, ProjectCheck, Selection, read_source, run_rules
 from .context import Context
 from .engine import MAX_FILE_BYTES, analyze_files
 from .infer import Inference, inference
-from .model import ClassInfo, FileModel, Resolver, Site, build_model, decode_source, split_lines
+from .model import (
+    ClassInfo,
+    FileModel,
+    ImportStatement,
+    Parsed,
+    Resolver,
+    Site,
+    build_model,
+    decode_source,
+    parse_file,
+    split_lines,
+)
 from .neutral import SAFE, Conversion, Rewrite, conversion, hard_uses, neutral_except_for, shown
 from .project import Links
 from .rules import RULES, collected_inference
@@ -105,15 +118,15 @@ def fixed_text(
     rewrites: Sequence[Rewrite] = (),
     conversions: Sequence[Conversion] = (),
 ) -> str:
-    """*source* with every fix applied at once, from one parse: *declarations* inserted,
-    *rewrites* replaced, *conversions* performed. *model* must be the model of *source*."""
+    """*source* with every fix applied at once: *declarations* inserted, *rewrites* replaced,
+    *conversions* performed. *model* must be the model of *source*."""
     if not (declarations or rewrites or conversions):
         return source
-    # tree-sitter ends no line at a lone CR (CPython does): it would misread the blocks of such a
-    # file. A lone CR becomes LF in the text it parses, one character for one, so every offset it
-    # gives holds in *source*, where the edits are applied.
-    root = SgRoot(_LONE_CR.sub("\n", source), "python").root()
-    edits, _ = fix_edits(source, root, model, taxonomy, declarations, rewrites, conversions)
+    return apply_edits(source, fix_edits(source, model, taxonomy, declarations, rewrites, conversions).edits)
+
+
+def apply_edits(source: str, edits: Sequence[Edit]) -> str:
+    """*source* with the sorted, disjoint *edits* made."""
     out, pos = [], 0
     for e in edits:
         out += [source[pos : e.start_pos], e.inserted_text]
@@ -121,51 +134,108 @@ def fixed_text(
     return "".join([*out, source[pos:]])
 
 
+@dataclass(slots=True)
+class Edit:
+    """Characters [start_pos, end_pos) of a text replaced by *inserted_text* (ast-grep's shape)."""
+
+    start_pos: int
+    end_pos: int
+    inserted_text: str
+
+
+@dataclass
+class Edits:
+    """The sorted, disjoint edits of a file's fixes and the declarations they insert. *exact*: every
+    edit inserts whole lines at the start of a line, placed by the model's (CPython's) positions
+    where a statement may start: the fixed text parses as surely as the original did, and its
+    model follows from the original's (:func:`hwlint.model.Parsed.model`). Otherwise (a rewrite, a
+    conversion, a header that shares a line with the body...) the fixed text must be parsed again."""
+
+    edits: list[Edit]
+    statements: list[str]
+    exact: bool
+    # what each exact edit is: the declaration of a class; the enum's import (None: a new line,
+    # or the import statement a name is added to)
+    declared: list[tuple[ClassInfo, Edit]] = field(default_factory=list)
+    imported: tuple[Edit, ImportStatement | None] | None = None
+
+
+class _Tree:
+    """ast-grep's tree of a text, parsed on first use: most fixes need only the model's positions.
+
+    tree-sitter ends no line at a lone CR (CPython does): it would misread the blocks of such a
+    file. A lone CR becomes LF in the text it parses, one character for one, so every offset it
+    gives holds in the text itself, where the edits are applied."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self._root: SgNode | None = None
+        self._classes: dict[int, SgNode] | None = None
+        self._calls: _CallNodes | None = None
+
+    @property
+    def root(self) -> SgNode:
+        if self._root is None:
+            self._root = SgRoot(_LONE_CR.sub("\n", self.source), "python").root()
+        return self._root
+
+    def class_node(self, starts: list[int], cls: ClassInfo) -> SgNode:
+        if self._classes is None:  # one walk of the tree: one per class would make a file of many quadratic
+            self._classes = {n.range().start.index: n for n in self.root.find_all(kind="class_definition")}
+        node = self._classes.get(_offset(starts, cls.site.line, cls.site.col))
+        if node is not None:
+            return node
+        raise LookupError(f"class {cls.name} at line {cls.site.line} not found by ast-grep")
+
+    @property
+    def calls(self) -> _CallNodes:
+        if self._calls is None:
+            self._calls = _CallNodes(self.root)
+        return self._calls
+
+
 _LONE_CR = re.compile(r"\r(?!\n)")
-
-
-def declaration_edits(
-    source: str,
-    root: SgNode,
-    model: FileModel,
-    taxonomy: Taxonomy,
-    wanted: Sequence[tuple[ClassInfo, str]],
-) -> tuple[list[Edit], list[str]]:
-    """The sorted, disjoint edits declaring each class of *wanted*, and the statements inserted."""
-    return fix_edits(source, root, model, taxonomy, wanted)
 
 
 def fix_edits(
     source: str,
-    root: SgNode,
     model: FileModel,
     taxonomy: Taxonomy,
     declarations: Sequence[tuple[ClassInfo, str]] = (),
     rewrites: Sequence[Rewrite] = (),
     conversions: Sequence[Conversion] = (),
-) -> tuple[list[Edit], list[str]]:
-    """The sorted, disjoint edits of every fix (see :func:`fixed_text`), and the declarations inserted.
-
-    *root* is the tree of *source* with each lone CR read as LF (see :func:`fixed_text`); the edits'
-    offsets hold in *source* itself."""
+    tree: _Tree | None = None,
+) -> Edits:
+    """The edits of every fix (see :func:`fixed_text`). *tree*: ast-grep's tree of *source*, when
+    the caller has one to share."""
+    tree = tree or _Tree(source)
     edits: list[Edit] = []
     starts = _line_starts(source)
-    nodes = _class_nodes(root)
     statements = []
+    exact = not (rewrites or conversions) and _LONE_CR.search(source) is None
     first_line = min([c.site.line for c, _ in declarations] + [c.cls.site.line for c in conversions] or [1])
     needs_enum = bool(declarations) or any(c.cls.declaration is None for c in conversions)
     enum_ref = taxonomy.enum_name
+    imported = None
     if needs_enum:
-        enum_ref, import_edit = _name_reference(
-            source, root, starts, model, taxonomy.enum_module, taxonomy.enum_name, first_line
+        enum_ref, import_edit, placed = _name_reference(
+            source, tree, starts, model, taxonomy.enum_module, taxonomy.enum_name, first_line
         )
+        exact = exact and placed is not False
         if import_edit is not None:
             edits.append(import_edit)
+            imported = (import_edit, placed) if placed is not False else None
+    declared = []
     for cls, member in declarations:
-        node = _class_node(nodes, starts, cls)
         statement = f"{taxonomy.attribute} = {enum_ref}.{member}"
         statements.append(statement)
-        edits.extend(_declaration_edits(source, node, statement))
+        edit = _declaration_edit(source, starts, cls, statement) if exact else None
+        if edit is not None:
+            edits.append(edit)
+            declared.append((cls, edit))
+        else:
+            exact = False
+            edits.extend(_declaration_edits(source, tree.class_node(starts, cls), statement))
     done: set[tuple[int, int]] = set()
     for r in [*rewrites, *(r for c in conversions for r in c.rewrites)]:
         target = r.use.target
@@ -173,22 +243,20 @@ def fix_edits(
             continue
         done.add((target.line, target.col))
         start = _offset(starts, target.line, target.col)
-        edits.append(_insert(root, start, r.text, _offset(starts, target.end_line, target.end_col)))
+        edits.append(_insert(start, r.text, _offset(starts, target.end_line, target.end_col)))
     if conversions:
         function = taxonomy.instantiation_functions[0]
-        ref, import_edit = _name_reference(
-            source, root, starts, model, taxonomy.device_neutral.module, function, first_line
+        ref, import_edit, _ = _name_reference(
+            source, tree, starts, model, taxonomy.device_neutral.module, function, first_line
         )
         if import_edit is not None:
             edits.append(import_edit)
-        calls = _CallNodes(root)
         for c in conversions:
-            edits.extend(
-                _conversion_edits(source, root, nodes, calls, model, taxonomy, starts, c, enum_ref, ref)
-            )
-    edits = _merge_insertions(root, edits)
-    _check_disjoint(edits)
-    return edits, statements
+            edits.extend(_conversion_edits(source, tree, model, taxonomy, starts, c, enum_ref, ref))
+    merged = _merge_insertions(edits)
+    _check_disjoint(merged)
+    exact = exact and len(merged) == len(edits)  # a merged edit is none of those recorded
+    return Edits(merged, statements, exact, declared, imported)
 
 
 def fix_descriptions(plan: FilePlan, taxonomy: Taxonomy) -> dict[tuple[int, int], dict]:
@@ -200,7 +268,7 @@ def fix_descriptions(plan: FilePlan, taxonomy: Taxonomy) -> dict[tuple[int, int]
     if plan.data is None or plan.model is None or not plan.inferences:
         return {}
     text, _ = decode_source(plan.data)
-    root = SgRoot(_LONE_CR.sub("\n", text), "python").root()
+    tree = _Tree(text)
     starts = _line_starts(text)
     out = {}
     for f in plan.findings:
@@ -208,9 +276,8 @@ def fix_descriptions(plan: FilePlan, taxonomy: Taxonomy) -> dict[tuple[int, int]
         if inf is None or not inf.fixable:
             continue
         try:
-            edits, (statement,) = declaration_edits(
-                text, root, plan.model, taxonomy, [(inf.cls, inf.classification)]
-            )
+            made = fix_edits(text, plan.model, taxonomy, [(inf.cls, inf.classification)], tree=tree)
+            edits, (statement,) = made.edits, made.statements
         except Exception:  # a bug in the fixer costs the finding its fix description, not the run
             continue
         out[(f.line, f.col)] = {
@@ -233,14 +300,14 @@ def _row_col(starts: list[int], pos: int) -> dict:
     return {"row": row + 1, "column": pos - starts[row] + 1}
 
 
-def _merge_insertions(root: SgNode, edits: list[Edit]) -> list[Edit]:
+def _merge_insertions(edits: list[Edit]) -> list[Edit]:
     """Sorted edits, insertions at one position joined in the order they were made (two new import
     lines after the same statement)."""
     out: list[Edit] = []
     for e in sorted(edits, key=lambda e: (e.start_pos, e.end_pos)):
         last = out[-1] if out else None
         if last is not None and last.start_pos == last.end_pos == e.start_pos:
-            out[-1] = _insert(root, e.start_pos, last.inserted_text + e.inserted_text, e.end_pos)
+            out[-1] = _insert(e.start_pos, last.inserted_text + e.inserted_text, e.end_pos)
             continue
         out.append(e)
     return out
@@ -248,9 +315,7 @@ def _merge_insertions(root: SgNode, edits: list[Edit]) -> list[Edit]:
 
 def _conversion_edits(
     source: str,
-    root: SgNode,
-    nodes: dict[int, SgNode],
-    calls: _CallNodes,
+    tree: _Tree,
     model: FileModel,
     taxonomy: Taxonomy,
     starts: list[int],
@@ -266,22 +331,24 @@ def _conversion_edits(
         owner = decl.site.text.rpartition(".")[0]
         start = _offset(starts, decl.site.line, decl.site.col)
         end = _offset(starts, decl.site.end_line, decl.site.end_col)
-        edits.append(_insert(root, start, f"{owner}.{c.target}", end))
+        edits.append(_insert(start, f"{owner}.{c.target}", end))
     else:
         statement = f"{taxonomy.attribute} = {enum_ref}.{c.target}"
-        edits.extend(_declaration_edits(source, _class_node(nodes, starts, cls), statement))
+        edits.extend(_declaration_edits(source, tree.class_node(starts, cls), statement))
     param = taxonomy.device_params[0]
     for m in c.tests:
         if param in m.params:
             continue
         first = m.param_sites[0]
-        edits.append(_insert(root, _offset(starts, first.end_line, first.end_col), f", {param}"))
+        edits.append(_insert(_offset(starts, first.end_line, first.end_col), f", {param}"))
     neutral = taxonomy.device_neutral
     except_for = "(" + ", ".join(f'"{d}"' for d in neutral_except_for(taxonomy)) + ",)"
     instantiations = model.instantiations_of(cls)
     if instantiations:
         edits.extend(
-            _instantiation_edits(source, calls, starts, instantiations[0].site, except_for, neutral.opt_ins)
+            _instantiation_edits(
+                source, tree.calls, starts, instantiations[0].site, except_for, neutral.opt_ins
+            )
         )
         return edits
     arguments = [cls.name, "globals()", f"except_for={except_for}", *(f"{o}=True" for o in neutral.opt_ins)]
@@ -290,10 +357,10 @@ def _conversion_edits(
     newline = _default_newline(source)
     text = f"{newline}{newline}{indent}{function}({', '.join(arguments)}){newline}"
     if cls.end_line < len(starts) - 1:  # a line follows the class
-        edits.append(_insert(root, _offset(starts, cls.end_line + 1, 0), text))
+        edits.append(_insert(_offset(starts, cls.end_line + 1, 0), text))
     else:
         ends_line = source.endswith(("\n", "\r"))
-        edits.append(_insert(root, len(source), ("" if ends_line else newline) + text))
+        edits.append(_insert(len(source), ("" if ends_line else newline) + text))
     return edits
 
 
@@ -333,23 +400,20 @@ def _instantiation_edits(
     only = keywords.get("only_for")
     if only is not None:
         r = only.range()
-        return [_insert(call, r.start.index, ", ".join(wanted), r.end.index)]
+        return [_insert(r.start.index, ", ".join(wanted), r.end.index)]
     close = args.range().end.index - 1  # the closing parenthesis
     before = source[args.range().start.index + 1 : close].rstrip()
     sep = "" if before.endswith(",") or not before else ", "
-    return [_insert(call, close, sep + ", ".join(wanted))]
+    return [_insert(close, sep + ", ".join(wanted))]
 
 
-def _insert(anchor: SgNode, start: int, text: str, end: int | None = None) -> Edit:
+def _insert(start: int, text: str, end: int | None = None) -> Edit:
     """An edit replacing characters [start, end) of the text (an insertion when end is None)."""
-    edit = anchor.replace(text)
-    edit.start_pos = start
-    edit.end_pos = start if end is None else end
-    return edit
+    return Edit(start, start if end is None else end, text)
 
 
 def _check_disjoint(edits: Sequence[Edit]) -> None:
-    # ast-grep drops overlapping edits silently; a dropped edit would be a silent half-fix.
+    # an overlap would garble the text, or (ast-grep's way) drop an edit: a silent half-fix
     for a, b in itertools.pairwise(edits):
         if b.start_pos < a.end_pos or (b.start_pos == a.start_pos and a is not b):
             raise AssertionError(f"overlapping edits at {a.start_pos} and {b.start_pos}")
@@ -361,27 +425,11 @@ def _line_starts(source: str) -> list[int]:
     The model's places are CPython's (line, column); ast-grep's tree-sitter counts lines otherwise
     (a lone CR ends no line there) and its names are not NFKC-normalised as Python's are (``TestK``
     + KELVIN SIGN is the class ``TestKK``), so nodes are matched by character offset alone."""
-    starts = [0]
-    for line in split_lines(source):
-        starts.append(starts[-1] + len(line))
-    return starts
+    return list(itertools.accumulate(map(len, split_lines(source)), initial=0))
 
 
 def _offset(starts: list[int], line: int, col: int) -> int:
     return starts[line - 1] + col if 0 < line <= len(starts) else -1
-
-
-def _class_nodes(root: SgNode) -> dict[int, SgNode]:
-    """Every class definition by its start offset, from one walk of the tree (one walk per class
-    would make a file of many classes quadratic)."""
-    return {node.range().start.index: node for node in root.find_all(kind="class_definition")}
-
-
-def _class_node(nodes: dict[int, SgNode], starts: list[int], cls: ClassInfo) -> SgNode:
-    node = nodes.get(_offset(starts, cls.site.line, cls.site.col))
-    if node is not None:
-        return node
-    raise LookupError(f"class {cls.name} at line {cls.site.line} not found by ast-grep")
 
 
 def _line_end(source: str, pos: int) -> tuple[int, str]:
@@ -423,6 +471,35 @@ def _blank_after(source: str, pos: int) -> bool:
     return not source[pos:end].strip()
 
 
+def _declaration_edit(source: str, starts: list[int], cls: ClassInfo, statement: str) -> Edit | None:
+    """The edit putting *statement* first in *cls*'s body (after its docstring) on a line of its own,
+    placed by the model's positions: after the header's line, or after the docstring's. None when
+    the body starts on the header's line, a line to insert after holds code after the colon or
+    the docstring, or ends in a continuation: :func:`_declaration_edits` places those."""
+    if cls.colon is None:
+        return None
+    colon_end = _offset(starts, cls.colon.line, cls.colon.col)
+    header_end, newline = _line_end(source, colon_end)
+    first_start = _offset(starts, cls.body.line, cls.body.col)
+    indent = source[_line_start(source, first_start) : first_start]
+    if first_start < header_end or indent.strip() or not _comment_only(source[colon_end:header_end]):
+        return None
+    anchor = header_end
+    if cls.docstring is not None:
+        doc_end = _offset(starts, cls.docstring.end_line, cls.docstring.end_col)
+        anchor, newline = _line_end(source, doc_end)
+        if not newline or not _comment_only(source[doc_end:anchor]):
+            return None
+    blank = "" if _blank_after(source, anchor) else newline
+    return _insert(anchor, f"{indent}{statement}{newline}{blank}")
+
+
+def _comment_only(text: str) -> bool:
+    """Whether the rest of a line is blank or a comment (no code, no continuation)."""
+    text = text.strip()
+    return not text or text.startswith("#")
+
+
 def _declaration_edits(source: str, node: SgNode, statement: str) -> list[Edit]:
     """Edits putting *statement* first in the class body, after the docstring."""
     colon = next(c for c in node.children() if c.kind() == ":")
@@ -439,26 +516,35 @@ def _declaration_edits(source: str, node: SgNode, statement: str) -> list[Edit]:
         class_indent = source[_line_start(source, class_start) : class_start]
         indent = class_indent + _indent_unit(source, class_indent)
         if doc is None:
-            return [_insert(node, colon_end, f"{newline}{indent}{statement}{newline}{indent}", first_start)]
+            return [_insert(colon_end, f"{newline}{indent}{statement}{newline}{indent}", first_start)]
         return [
-            _insert(node, colon_end, f"{newline}{indent}", first_start),
-            _insert(node, doc.range().end.index, f"{newline}{indent}{statement}"),
+            _insert(colon_end, f"{newline}{indent}", first_start),
+            _insert(doc.range().end.index, f"{newline}{indent}{statement}"),
         ]
     indent = source[_line_start(source, first_start) : first_start]
     anchor = header_end
     if doc is not None:
         anchor, newline = _line_end(source, doc.range().end.index)
         if not newline:  # the docstring ends the file
-            return [_insert(node, anchor, f"{_default_newline(source)}{indent}{statement}")]
+            return [_insert(anchor, f"{_default_newline(source)}{indent}{statement}")]
     blank = "" if _blank_after(source, anchor) else newline
-    return [_insert(node, anchor, f"{indent}{statement}{newline}{blank}")]
+    return [_insert(anchor, f"{indent}{statement}{newline}{blank}")]
 
 
 def _is_docstring(stmt: SgNode) -> bool:
+    """Whether *stmt* is a docstring as CPython sees one: a string, not an f-string nor bytes."""
     if stmt.kind() != "expression_statement":
         return False
     children = stmt.children()
-    return len(children) == 1 and children[0].kind() in ("string", "concatenated_string")
+    if len(children) != 1 or children[0].kind() not in ("string", "concatenated_string"):
+        return False
+    parts = children[0].children() if children[0].kind() == "concatenated_string" else children
+    return not any({"f", "b"} & set(_string_prefix(p.text())) for p in parts)
+
+
+def _string_prefix(literal: str) -> str:
+    """The prefix letters of a string literal's text (``rb`` in ``rb"..."``), lowercase."""
+    return literal[: min(i for i in (literal.find('"'), literal.find("'"), len(literal)) if i >= 0)].lower()
 
 
 def _default_newline(source: str) -> str:
@@ -471,26 +557,34 @@ def _default_newline(source: str) -> str:
 
 def _name_reference(
     source: str,
-    root: SgNode,
+    tree: _Tree,
     starts: list[int],
     model: FileModel,
     module: str,
     name: str,
     first_class_line: int,
-) -> tuple[str, Edit | None]:
-    """How to write *name* of *module*, and the edit importing it (None when already imported)."""
+) -> tuple[str, Edit | None, ImportStatement | bool | None]:
+    """How to write *name* of *module*, the edit importing it (None when already imported), and
+    what that edit changes when the model's positions alone placed it (see :attr:`Edits.exact`):
+    the import statement it adds the name to, or None for a new line; False when ast-grep did."""
     for imp in sorted(model.imports, key=lambda i: i.nested):
         bound = imp.binding(name)
         if bound is not None:
-            return bound, None
+            return bound, None, None
         if imp.module == module and imp.binding("*") is not None:
-            return name, None
+            return name, None, None
     for imp in model.imports:
         if imp.module == module and not imp.nested and imp.site.col == 0:
-            node = _module_statement(root, starts, imp.site.line)
+            edit = _add_name_edit_at(source, starts, imp, name)
+            if edit is not None:
+                return name, edit, imp
+            node = _module_statement(tree.root, starts, imp.site.line)
             if node is not None and node.kind() == "import_from_statement":
-                return name, _add_name_edit(source, node, name)
-    return name, _new_import_edit(source, root, starts, model, module, name, first_class_line)
+                return name, _add_name_edit(source, node, name), False
+    edit = _new_import_edit_at(source, starts, model, module, name, first_class_line)
+    if edit is not None:
+        return name, edit, None
+    return name, _new_import_edit(source, tree.root, starts, model, module, name, first_class_line), False
 
 
 def _module_statement(root: SgNode, starts: list[int], line: int) -> SgNode | None:
@@ -517,19 +611,123 @@ def _add_name_edit(source: str, node: SgNode, name: str) -> Edit:
         if starts_line(after):
             _, newline = _line_end(source, start)
             indent = source[_line_start(source, start) : start]
-            return _insert(node, start, f"{name},{newline or _default_newline(source)}{indent}")
-        return _insert(node, start, f"{name}, ")
+            return _insert(start, f"{name},{newline or _default_newline(source)}{indent}")
+        return _insert(start, f"{name}, ")
     last = names[-1]
     end = last.range().end.index
     if not starts_line(last):
-        return _insert(node, end, f", {name}")
+        return _insert(end, f", {name}")
     start = last.range().start.index
     indent = source[_line_start(source, start) : start]
     trailing_comma = source[end : node.range().end.index].lstrip().startswith(",")
     next_line, newline = _line_end(source, end)
     if trailing_comma:
-        return _insert(node, next_line, f"{indent}{name},{newline}")
-    return _insert(node, end, f",{newline}{indent}{name}")
+        return _insert(next_line, f"{indent}{name},{newline}")
+    return _insert(end, f",{newline}{indent}{name}")
+
+
+@dataclass(frozen=True)
+class _Name:
+    """A name a ``from`` import imports: where it is written, with its alias (``a as b``)."""
+
+    start: int
+    end: int
+    key: str  # the imported name, lowercase: the sort key
+
+
+def _import_names(source: str, starts: list[int], imp: ImportStatement) -> tuple[list[_Name], bool] | None:
+    """The names of the module-level ``from m import ...`` *imp*, and whether they are in
+    parentheses, read by the tokenizer from the statement's text; None when it cannot."""
+    begin = _offset(starts, imp.site.line, 0)
+    text = source[begin : _offset(starts, imp.site.end_line, imp.site.end_col)]
+    try:
+        tokens = [
+            t
+            for t in tokenize.generate_tokens(io.StringIO(text).readline)
+            if t.type in (tokenize.NAME, tokenize.OP)
+        ]
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    keyword = next(
+        (i for i, t in enumerate(tokens) if t.type == tokenize.NAME and t.string == "import"), None
+    )
+    if keyword is None:
+        return None
+    rest = tokens[keyword + 1 :]
+    parenthesized = bool(rest) and rest[0].string == "("
+    if parenthesized:
+        if rest[-1].string != ")":
+            return None
+        rest = rest[1:-1]
+
+    def offset(position: tuple[int, int]) -> int:
+        return _offset(starts, imp.site.line + position[0] - 1, position[1])
+
+    names: list[_Name] = []
+    i = 0
+    while i < len(rest):
+        first = rest[i]
+        if first.type != tokenize.NAME:
+            return None
+        last = first
+        if i + 2 < len(rest) and rest[i + 1].string == "as":
+            last = rest[i + 2]
+            i += 2
+        names.append(_Name(offset(first.start), offset(last.end), first.string.lower()))
+        i += 1
+        if i < len(rest):
+            if rest[i].string != ",":
+                return None
+            i += 1
+    return (names, parenthesized) if names else None
+
+
+def _add_name_edit_at(source: str, starts: list[int], imp: ImportStatement, name: str) -> Edit | None:
+    """:func:`_add_name_edit`, with the names placed by the tokenizer: None when they cannot be, or
+    when a trailing comma shares its line with the closing parenthesis."""
+    found = _import_names(source, starts, imp)
+    if found is None:
+        return None
+    names, parenthesized = found
+
+    def starts_line(start: int) -> bool:
+        return parenthesized and not source[_line_start(source, start) : start].strip()
+
+    after = next((n for n in names if n.key > name.lower()), None)
+    if after is not None:
+        if starts_line(after.start):
+            _, newline = _line_end(source, after.start)
+            indent = source[_line_start(source, after.start) : after.start]
+            return _insert(after.start, f"{name},{newline or _default_newline(source)}{indent}")
+        return _insert(after.start, f"{name}, ")
+    last = names[-1]
+    if not starts_line(last.start):
+        return _insert(last.end, f", {name}")
+    indent = source[_line_start(source, last.start) : last.start]
+    statement_end = _offset(starts, imp.site.end_line, imp.site.end_col)
+    trailing = source[last.end : statement_end].lstrip()
+    next_line, newline = _line_end(source, last.end)
+    if trailing.startswith(","):
+        if not newline or not _comment_only(source[last.end : next_line].lstrip()[1:]):
+            return None  # `name,)`: the line holds the parenthesis too
+        return _insert(next_line, f"{indent}{name},{newline}")
+    return _insert(last.end, f",{newline}{indent}{name}")
+
+
+def _new_import_edit_at(
+    source: str, starts: list[int], model: FileModel, module: str, name: str, first_class_line: int
+) -> Edit | None:
+    """:func:`_new_import_edit` after the last module-level import above the first class fixed, on
+    a line of its own; None when there is none, or code or a continuation follows it on its line."""
+    before = [i for i in model.imports if not i.nested and i.site.col == 0 and i.site.line < first_class_line]
+    if not before:
+        return None
+    last = max(before, key=lambda i: i.site.end_line)
+    end = _offset(starts, last.site.end_line, last.site.end_col)
+    pos, newline = _line_end(source, end)
+    if not newline or not _comment_only(source[end:pos]):
+        return None
+    return _insert(pos, f"from {module} import {name}{newline}")
 
 
 def _sort_key(name_node: SgNode) -> str:
@@ -554,19 +752,19 @@ def _new_import_edit(
         if node is not None:
             pos, newline = _line_end(source, node.range().end.index)
             if not newline:
-                return _insert(root, pos, f"{_default_newline(source)}{line}")
-            return _insert(root, pos, f"{line}{newline}")
+                return _insert(pos, f"{_default_newline(source)}{line}")
+            return _insert(pos, f"{line}{newline}")
     # No import before the class: go before the first statement that is not the module docstring.
     statements = [c for c in root.children() if c.kind() != "comment"]
     if statements and _is_docstring(statements[0]):
         pos, newline = _line_end(source, statements[0].range().end.index)
         if not newline:  # the docstring ends the file
             newline = _default_newline(source)
-            return _insert(root, pos, f"{newline}{line}{newline}")
-        return _insert(root, pos, f"{line}{newline}")
+            return _insert(pos, f"{newline}{line}{newline}")
+        return _insert(pos, f"{line}{newline}")
     target = statements[0] if statements else None
     pos = _line_start(source, target.range().start.index) if target is not None else len(source)
-    return _insert(root, pos, f"{line}{_default_newline(source)}")
+    return _insert(pos, f"{line}{_default_newline(source)}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -584,6 +782,8 @@ class FilePlan:
     inferences: dict[tuple[int, int], Inference] = field(default_factory=dict)  # by class (line, col)
     # HWC301 / HWC302 fixes by (line, col, code) of their finding
     fixes: dict[tuple[int, int, str], RewriteFix | ConversionFix] = field(default_factory=dict)
+    # the parse behind the model, when kept: the fixed text is modelled from it
+    parsed: Parsed | None = field(default=None, repr=False, compare=False)
 
     def inference_for(self, finding: Finding) -> Inference | None:
         if finding.code not in DECLARATION_CODES:
@@ -630,10 +830,12 @@ def plan_source(
 ) -> FilePlan:
     """Like :func:`plan_file`, for contents already read. The plan's model keeps *resolver*: the
     fixed text is planned again with it."""
-    model = build_model(data, path, taxonomy)
+    model, parsed = parse_file(data, path, taxonomy, keep=True)
     if resolver is not None:
         model = replace(model, resolver=resolver)
-    return plan_model(data, model, taxonomy, selection)
+    plan = plan_model(data, model, taxonomy, selection)
+    plan.parsed = parsed
+    return plan
 
 
 def plan_model(
@@ -655,7 +857,11 @@ def plan_model(
     if findings is None:
         findings = run_rules(model, taxonomy, context=ctx)
     plan = FilePlan(
-        path=model.path, data=data, model=model, findings=[f for f in findings if selection.enabled(f.code)]
+        path=model.path,
+        data=data,
+        model=model,
+        findings=[f for f in findings if selection.enabled(f.code)],
+        parsed=context.parsed if context is not None else None,
     )
     if model.error is not None:
         return plan
@@ -774,7 +980,7 @@ def _fix_once(
     ]
     rewrites = [fx.rewrite for _, fx in chosen if isinstance(fx, RewriteFix)]
     try:
-        new_text = fixed_text(
+        made = fix_edits(
             text,
             plan.model,
             taxonomy,
@@ -782,13 +988,16 @@ def _fix_once(
             rewrites,
             [fx.conversion for fx in conversions],
         )
+        new_text = apply_edits(text, made.edits)
+        model = _model_after(plan, text, new_text, made) if made.exact and new_text != text else None
     except Exception as e:  # a bug in the fixer must leave the file alone, not stop the run
         result.error = f"internal error while fixing ({type(e).__name__}: {e}); left unchanged"
         return result
     if new_text == text:  # the edits change nothing: no text to model again, nothing to write
         return result
     data = new_text.encode(plan.model.encoding)
-    model = build_model(data, plan.path, taxonomy)
+    if model is None:  # parse the fixed text: the edits may have broken it
+        model = build_model(data, plan.path, taxonomy)
     if plan.model.resolver is not None:  # the fixed text is seen through the project as the original was
         model = replace(model, resolver=plan.model.resolver)
     after = plan_model(data, model, taxonomy, selection)
@@ -806,6 +1015,62 @@ def _fix_once(
     result.applied = [inf for _, inf in chosen]
     result.fixed = [f for f, _ in chosen]
     return result
+
+
+def _model_after(plan: FilePlan, text: str, new_text: str, made: Edits) -> FileModel | None:
+    """The model of *new_text*, *text* with the exact edits *made* (whole lines inserted where a
+    statement may start, a name added to an import), from the parse of *text* (see
+    :meth:`hwlint.model.Parsed.with_lines`); None when the plan kept no parse, or the edits move
+    more than whole lines: a line added inside an import that holds a ``noqa`` comment, a name
+    added to an import followed by code on its last line."""
+    try:
+        return _derived_model(plan, text, new_text, made)
+    except Exception:  # a bug here costs a parse of the fixed text, never the fix
+        return None
+
+
+def _derived_model(plan: FilePlan, text: str, new_text: str, made: Edits) -> FileModel | None:
+    parsed, model = plan.parsed, plan.model
+    if parsed is None or model is None:
+        return None
+    starts = _line_starts(text)
+    insertions: list[tuple[int, int]] = []  # (A, n): n lines after line A of *text*
+    declared: list[tuple[ClassInfo, int]] = []  # each class declared, and its A
+    new_import: int | None = None  # the A of a new import line
+    for cls, e in made.declared:
+        line = bisect.bisect_right(starts, e.start_pos)  # the edit is at the start of this line
+        insertions.append((line - 1, len(split_lines(e.inserted_text))))
+        declared.append((cls, line - 1))
+    replaced: list[int] = []
+    grown: tuple[ImportStatement, int] | None = None
+    if made.imported is not None:
+        e, imp = made.imported
+        if imp is None:
+            new_import = bisect.bisect_right(starts, e.start_pos) - 1
+            insertions.append((new_import, 1))
+        else:
+            end = _offset(starts, imp.site.end_line, imp.site.end_col)
+            breaks = len(split_lines(e.inserted_text + "x")) - 1  # line breaks the edit adds
+            noqa = any(imp.site.line <= n <= imp.site.end_line for n, _ in model.noqa)
+            if not _comment_only(text[end : _line_end(text, end)[0]]) or (noqa and breaks):
+                return None
+            if breaks:
+                insertions.append((imp.site.end_line, breaks))
+            replaced.append(imp.site.line)
+            grown = (imp, breaks)
+    points = sorted(insertions)
+
+    def line_of(line: int) -> int:
+        return line + sum(n for a, n in points if a < line)
+
+    imports = []
+    if new_import is not None:
+        imports.append((line_of(new_import) + 1, line_of(new_import) + 1))
+    if grown is not None:
+        imp, breaks = grown
+        imports.append((line_of(imp.site.line), line_of(imp.site.end_line) + breaks))
+    lines = {(cls.site.line, cls.site.col): line_of(a) + 1 for cls, a in declared}
+    return parsed.with_lines(new_text, points, lines, imports, replaced)
 
 
 def _future_displaced(before: FileModel, after: FileModel) -> bool:
@@ -1262,7 +1527,7 @@ def _check_and_fix(
 
     if isinstance(data, str):
         return _Checked(unreadable(path, data))
-    findings, ctx = check_in_context(data, path, taxonomy)
+    findings, ctx = check_in_context(data, path, taxonomy, keep=True)
     links = links_of(ctx.model) if ctx is not None and ctx.model.error is None else None
     selection = _to_plan(findings, selections.get(path))
     if selection is None or ctx is None:
@@ -1273,7 +1538,7 @@ def _check_and_fix(
     result = fix_plan(plan, taxonomy, selection, options.unsafe) if options.fix or options.diff else None
     for p in (plan, result.after if result is not None else None):
         if p is not None:
-            p.model = None  # what goes back to the main process: the bytes and texts to write
+            p.model = p.parsed = None  # what goes back to the main process: the bytes and texts to write
     return _Checked(findings, links, (plan, result))
 
 
@@ -1380,6 +1645,7 @@ def _fix_and_write(
     result = None
     if options.fix or options.diff:
         result = fix_plan(plan, taxonomy, selection, options.unsafe)
+    plan.parsed = None  # the tree stays in this process
     return plan, _write(result, options)
 
 
@@ -1393,7 +1659,7 @@ def _write(result: FixResult | None, options: FixOptions) -> FixResult | None:
         result.written = write_fixed(result, options.roots)
     for p in (result.plan, result.after):
         if p is not None:
-            p.data = p.model = None
+            p.data = p.model = p.parsed = None
     if not options.diff:
         result.text = result.fixed_text = None
     return result

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 import io
 import itertools
 import re
 import tokenize
+import typing
 import warnings
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 from itertools import repeat
 from typing import Protocol
 
@@ -126,8 +128,12 @@ class ClassInfo:
     methods: tuple[Method, ...]
     availability_checks: tuple[Site, ...]
     nested: bool  # defined inside an if/try/with/for/while/match block rather than at module level
-    body_line: int  # line of the first statement of the body
-    docstring_end_line: int  # last line of the leading docstring, 0 when there is none
+    # Where the fixer writes a declaration: just after the header's colon (None when the text
+    # between the last base and the colon holds more than brackets, commas and comments), the first
+    # statement of the body, and that statement again when it is the docstring.
+    colon: Site | None
+    body: Site
+    docstring: Site | None
     # Device uses anywhere in the class: decorators, bases, class-level statements, methods.
     device_uses: tuple[DeviceUse, ...] = ()
     # The device evidence per test (undeclared classes and their bases only), within the class and
@@ -433,37 +439,46 @@ def parse_cost(source: str) -> int:
 
 def build_model(source: str | bytes, path: str, taxonomy: Taxonomy) -> FileModel:
     """Parse *source* and reduce it to a :class:`FileModel`. Never raises for bad input."""
+    return parse_file(source, path, taxonomy)[0]
+
+
+def parse_file(
+    source: str | bytes, path: str, taxonomy: Taxonomy, keep: bool = False
+) -> tuple[FileModel, Parsed | None]:
+    """:func:`build_model`, and with *keep* the parse behind the model (None when the file does not
+    parse): the fixer models its fixed text from it (:meth:`Parsed.with_lines`)."""
     encoding = "utf-8"
     if isinstance(source, bytes):
         try:
             source, encoding = decode_source(source)
         except UnicodeDecodeError as e:
             line = source.count(b"\n", 0, e.start) + 1
-            return FileModel(path, error=ParseError(line, 0, f"cannot decode file: {_reason(e)}"))
+            return FileModel(path, error=ParseError(line, 0, f"cannot decode file: {_reason(e)}")), None
         except (SyntaxError, LookupError) as e:
-            return FileModel(path, error=ParseError(1, 0, f"cannot decode file: {_reason(e)}"))
+            return FileModel(path, error=ParseError(1, 0, f"cannot decode file: {_reason(e)}")), None
     # a character costs at most 3 units: most files are too small to need counting
     units = parse_cost(source) if 3 * len(source) > MAX_PARSE_COST else 0
     if units > MAX_PARSE_COST:
         reason = (
             f"the file is too large to parse safely ({units:,} syntax units, more than {MAX_PARSE_COST:,})"
         )
-        return FileModel(path, error=ParseError(1, 0, reason), encoding=encoding)
+        return FileModel(path, error=ParseError(1, 0, reason), encoding=encoding), None
     try:
         with warnings.catch_warnings():  # invalid escapes and the like are the file's business
             warnings.simplefilter("ignore")
             tree = ast.parse(source, filename=path)
     except SyntaxError as e:
         line = e.lineno or 1
-        return FileModel(
-            path, error=ParseError(line, max((e.offset or 1) - 1, 0), _reason(e)), encoding=encoding
-        )
+        error = ParseError(line, max((e.offset or 1) - 1, 0), _reason(e))
+        return FileModel(path, error=error, encoding=encoding), None
     except (ValueError, RecursionError, MemoryError) as e:
-        return FileModel(path, error=ParseError(1, 0, _reason(e)), encoding=encoding)
+        return FileModel(path, error=ParseError(1, 0, _reason(e)), encoding=encoding), None
+    memo: dict[object, object] | None = {} if keep else None
     try:
-        return model_from_tree(tree, source, path, taxonomy, encoding)
+        model = _Builder(source, path, taxonomy, memo).build(tree, encoding)
     except RecursionError as e:
-        return FileModel(path, error=ParseError(1, 0, _reason(e)), encoding=encoding)
+        return FileModel(path, error=ParseError(1, 0, _reason(e)), encoding=encoding), None
+    return model, (Parsed(source, tree, path, taxonomy, encoding, memo) if memo is not None else None)
 
 
 def model_from_tree(
@@ -471,6 +486,170 @@ def model_from_tree(
 ) -> FileModel:
     """Build the model from an already parsed tree (flake8 hands plugins one)."""
     return _Builder(source, path, taxonomy).build(tree, encoding)
+
+
+class Parsed:
+    """A file's text and CPython's tree of it, kept while the file is fixed: the model of the text
+    with whole lines inserted (each fixed class's declaration, an import) follows from them without
+    a second parse. The tree keeps the original's lines: the model is built on it again, the
+    declarations in their classes, then moved to the new lines (:meth:`with_lines`); the device
+    uses found by the first build's walks (the costly part) are reused, for the same nodes."""
+
+    def __init__(
+        self,
+        source: str,
+        tree: ast.Module,
+        path: str,
+        taxonomy: Taxonomy,
+        encoding: str,
+        memo: dict[object, object],
+    ):
+        self.source, self.tree, self.path, self.taxonomy = source, tree, path, taxonomy
+        self.encoding, self.memo = encoding, memo
+
+    def with_lines(
+        self,
+        text: str,
+        insertions: Sequence[tuple[int, int]],
+        declared: Mapping[tuple[int, int], int],
+        imports: Sequence[tuple[int, int]],
+        replaced: Sequence[int] = (),
+    ) -> FileModel | None:
+        """The model of *text*: the original with *insertions*, (A, n) for n lines after original
+        line A, and nothing else changed but the module-level imports whose original first lines are
+        *replaced*. *declared*: (line, col) of each class whose body now starts with a declaration
+        -> the declaration's line in *text*. *imports*: the (first, last) lines in *text* of the
+        imports added or rewritten. None when a recorded text spans an insertion (a statement
+        holding a fixed class): only a parse of *text* models that."""
+        lines = split_lines(text)
+        table = {}
+        injected = {}
+        for k, (key, line) in enumerate(declared.items(), start=1):
+            table[-k] = line
+            injected[key] = (-k, lines[line - 1])
+        builder = _Builder(self.source, self.path, self.taxonomy, self.memo, injected, text)
+        model = builder.build(self.tree, self.encoding)
+        points = sorted(insertions)
+        after = [a for a, _ in points]
+        shifts = list(itertools.accumulate(n for _, n in points))
+
+        def line_of(line: int) -> int:
+            if line < 0:
+                return table[line]
+            i = bisect.bisect_left(after, line)  # insertions strictly above *line*
+            return line + (shifts[i - 1] if i else 0)
+
+        try:
+            moved = _Mover(line_of, after).record(model)
+        except _Unmovable:
+            return None
+        kept = [i for i in moved.imports if i.site.line not in {line_of(r) for r in replaced}]
+        read = [_import_at(lines, first, last, self.path, self.taxonomy) for first, last in imports]
+        merged = sorted([*kept, *read], key=lambda i: (i.site.line, i.site.col))
+        return replace(moved, imports=tuple(merged))
+
+
+def _import_at(lines: list[str], first: int, last: int, path: str, taxonomy: Taxonomy) -> ImportStatement:
+    """The module-level import statement on *lines* first to last (1-based), read alone."""
+    text = "".join(lines[first - 1 : last])
+    stmt = ast.parse(text).body[0]
+    assert isinstance(stmt, (ast.Import, ast.ImportFrom)), text
+    found = _Builder(text, path, taxonomy).import_statement(stmt, False)
+    moved = replace(found.site, line=found.site.line + first - 1, end_line=found.site.end_line + first - 1)
+    return replace(found, site=moved)
+
+
+class _Unmovable(Exception):
+    """A recorded text spans an inserted line: moving the record would keep the old text."""
+
+
+#: Where the model holds line numbers outside of :class:`Site` s: fields of these names, and, in
+#: :class:`FileModel`'s tuples of plain values, these members of each entry.
+_LINE_FIELDS = frozenset({"line", "end_line"})
+_LINE_MEMBERS = {
+    "noqa": (0,),
+    "deletions": (1,),
+    "main_guards": (0, 1),
+    "test_functions": (1,),
+    "conditional_blocks": (0, 1),
+    "try_blocks": (0, 1, 2, 3),
+    "runtime_names": (1,),
+}
+
+
+class _Mover:
+    """Copies a model's records with every line number mapped by *line_of* (columns stay: only
+    whole lines are inserted), each record once however often it is shared."""
+
+    def __init__(self, line_of: Callable[[int], int], after: list[int]):
+        self.line_of = line_of
+        self.after = after  # sorted lines after which lines were inserted
+        self.done: dict[int, object] = {}
+
+    def site(self, s: Site) -> Site:
+        line_of = self.line_of
+        if s.end_line > s.line > 0 and s.text:
+            i = bisect.bisect_left(self.after, s.line)
+            if i < len(self.after) and self.after[i] < s.end_line:
+                raise _Unmovable
+        return Site(line_of(s.line), s.col, s.text, line_of(s.end_line), s.end_col)
+
+    def value(self, v: object) -> object:
+        kind = type(v)
+        if kind is Site:
+            return self.site(v)  # type: ignore[arg-type]
+        if kind is tuple:
+            return tuple([self.value(x) for x in v])  # type: ignore[attr-defined]
+        if hasattr(kind, "__dataclass_fields__"):
+            return self.record(v)
+        return v
+
+    def record(self, obj: object) -> object:
+        key = id(obj)
+        done = self.done.get(key)
+        if done is None:
+            done = self.done[key] = _mover(type(obj))(obj, self, self.line_of)
+        return done
+
+    def members(self, entries: tuple[tuple, ...], at: tuple[int, ...]) -> tuple[tuple, ...]:
+        line_of = self.line_of
+        return tuple(tuple(line_of(x) if i in at else x for i, x in enumerate(e)) for e in entries)
+
+
+_PLAIN_TYPES = (str, bool, int, float, type(None))
+
+
+def _plain(hint: object) -> bool:
+    """Whether values of type *hint* hold no record: str, bool, numbers, None, tuples of those."""
+    if hint in _PLAIN_TYPES:
+        return True
+    args = typing.get_args(hint)
+    return bool(args) and all(a is Ellipsis or _plain(a) for a in args)
+
+
+@functools.cache
+def _mover(kind: type) -> Callable[[object, _Mover, Callable[[int], int]], object]:
+    """A function copying a record of *kind* for :class:`_Mover`, written once per type: a field
+    that holds no record is passed on, a line mapped, a site or a record moved."""
+    hints = typing.get_type_hints(kind)
+    values = []
+    for f in fields(kind):
+        if not f.init:
+            continue
+        name, hint = f.name, hints[f.name]
+        if name in _LINE_FIELDS and hint is int:
+            values.append(f"line_of(o.{name})")
+        elif kind is FileModel and name in _LINE_MEMBERS:
+            values.append(f"m.members(o.{name}, {_LINE_MEMBERS[name]!r})")
+        elif name.startswith("_") or name == "resolver" or _plain(hint):
+            values.append(f"o.{name}")
+        elif hint is Site:
+            values.append(f"m.site(o.{name})")
+        else:
+            values.append(f"m.value(o.{name})")
+    namespace = {"kind": kind}
+    exec(f"def move(o, m, line_of):\n    return kind({', '.join(values)})\n", namespace)
+    return namespace["move"]  # type: ignore[return-value]
 
 
 def _reason(e: BaseException) -> str:
@@ -497,6 +676,12 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _OTHER_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 
+def _one_line(text: str, limit: int) -> str:
+    """*text* on one line, each run of blanks a space, shortened to *limit* characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def split_lines(source: str) -> list[str]:
     """Lines as the tokenizer counts them (only \\n, \\r\\n and \\r end a line), ends kept."""
     if not any(c in source for c in _OTHER_BREAKS):
@@ -517,11 +702,26 @@ def dotted_name(node: ast.AST) -> str:
 
 
 class _Builder:
-    def __init__(self, source: str, path: str, taxonomy: Taxonomy):
+    def __init__(
+        self,
+        source: str,
+        path: str,
+        taxonomy: Taxonomy,
+        memo: dict[object, object] | None = None,
+        injected: Mapping[tuple[int, int], tuple[int, str]] | None = None,
+        text: str | None = None,
+    ):
+        """*memo*: what the costly steps found (device uses, classes, methods, word indexes), by the
+        ids of their nodes and what else they depend on, kept across builds on one tree.
+        *injected*: classes (line, col) whose body starts with a declaration the tree lacks: the
+        line it gets (a placeholder, see :meth:`Parsed.with_lines`) and its text. *text*: the
+        file's text with those lines (it decides whether a device word occurs at all)."""
         self.source = source
+        self.memo = memo
+        self.injected = injected or {}
         self.path = path
         self.tax = taxonomy
-        self.lines = split_lines(source)
+        self.lines: list[str] = self.remember("lines", lambda: split_lines(source))
         self.enum_names = {taxonomy.enum_name}
         self.constants: dict[str, object] = {}
         self.reassigned: set[str] = set()
@@ -537,14 +737,25 @@ class _Builder:
         # Words whose absence from a piece of source proves it has no device use; helper names join
         # them once the helpers are known.
         self.device_words = list(self.vocabulary.words)
-        self.lowered = source.lower()
-        self.scan_devices = any(w in self.lowered for w in self.device_words)
+        self.lowered: str = self.remember("lowered", source.lower)
+        lowered = self.lowered if text is None else text.lower()
+        self.scan_devices = any(w in lowered for w in self.device_words)
         self._device_index: _WordIndex | None = None  # built on first use
         self._offsets: tuple[list[int], list[int]] | None = None
         self.scan_classes: set[int] = set()
         # Method names (of scanned classes) whose bodies lead to device uses, across the file.
         self.method_helpers: set[str] = set()
         self.ascii = source.isascii()  # then byte columns are character columns
+
+    def remember(self, key: object, compute: Callable[[], object]) -> typing.Any:
+        """*compute*'s value, once per tree when the builds on it share a memo (what it computes
+        depends on the text and *key* alone)."""
+        if self.memo is None:
+            return compute()
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = compute()
+        return found
 
     # -- positions -------------------------------------------------------------------------
     def col(self, line: int, col: int) -> int:
@@ -573,6 +784,38 @@ class _Builder:
         col = self.col(line, node.col_offset)  # type: ignore[attr-defined]
         return Site(line, col, text, line, col + len(text))
 
+    def header_colon(self, node: ast.ClassDef) -> Site | None:
+        """The place just after the colon that ends *node*'s header, read from the text after its last
+        base, keyword or type parameter (or after its name), where only brackets, commas, comments
+        and line continuations may come first; None when anything else does."""
+        parts = [*node.bases, *node.keywords, *getattr(node, "type_params", ())]
+        lines = self.lines
+        if parts:
+            last = max(parts, key=lambda p: (p.end_lineno or 0, p.end_col_offset or 0))
+            line = last.end_lineno or last.lineno
+            col = self.col(line, last.end_col_offset or 0)
+        else:  # `class`, blanks, the name (as written: the tree's is NFKC-normalised)
+            line = node.lineno
+            text = lines[line - 1]
+            col = self.col(line, node.col_offset) + len("class")
+            while col < len(text) and text[col] in " \t\f":
+                col += 1
+            while col < len(text) and (text[col].isalnum() or text[col] == "_" or not text[col].isascii()):
+                col += 1
+        while line <= len(lines):
+            text = lines[line - 1]
+            while col < len(text):
+                ch = text[col]
+                if ch == ":":
+                    return Site(line, col + 1)
+                if ch == "#":
+                    break
+                if ch not in _HEADER_FILLER:
+                    return None
+                col += 1
+            line, col = line + 1, 0
+        return None
+
     def segment(self, node: ast.AST, limit: int = 120) -> str:
         """The node's source text on one line, shortened to *limit* characters."""
         l1, c1 = node.lineno, node.col_offset  # type: ignore[attr-defined]
@@ -587,8 +830,7 @@ class _Builder:
                 parts.append(self.lines[ln - 1])
             parts.append("..." if l2 - l1 >= 8 else self.slice(l2, 0, c2))
             text = "".join(parts)
-        text = " ".join(text.split())
-        return text if len(text) <= limit else text[: limit - 3] + "..."
+        return _one_line(text, limit)
 
     def slice(self, line: int, start: int, end: int | None) -> str:
         """Characters of *line* between ast byte columns *start* and *end*."""
@@ -611,7 +853,7 @@ class _Builder:
     def offsets(self) -> tuple[list[int], list[int]]:
         """Where each line starts and ends in the source."""
         if self._offsets is None:
-            self._offsets = _offsets(self.lines)
+            self._offsets = self.remember("offsets", lambda: _offsets(self.lines))
         return self._offsets
 
     def note_word(self, word: str) -> None:
@@ -649,13 +891,16 @@ class _Builder:
         scan_dynamic = any(w in self.source for w in _DYNAMIC_WORDS)
         # the statements that may create classes name one of these functions in their text
         dynamic_text = (
-            _WordIndex(self.source, self.offsets(), self.ascii, _DYNAMIC_NAMES, whole=True)
+            self.remember(
+                "dynamic",
+                lambda: _WordIndex(self.source, self.offsets(), self.ascii, _DYNAMIC_NAMES, whole=True),
+            )
             if scan_dynamic
             else None
         )
         # once: a search per statement is quadratic
         exits = (
-            _WordIndex(self.source, self.offsets(), self.ascii, _EXIT_NAMES)
+            self.remember("exits", lambda: _WordIndex(self.source, self.offsets(), self.ascii, _EXIT_NAMES))
             if any(w in self.source for w in _EXIT_WORDS)
             else None
         )
@@ -710,7 +955,7 @@ class _Builder:
             self.path,
             tuple(classes),
             tuple(calls),
-            self.noqa(),
+            self.remember("noqa", self.noqa),
             None,
             encoding,
             newline,
@@ -910,6 +1155,9 @@ class _Builder:
                 continue
             by_name.setdefault(stmt.name, []).append(stmt)
             declared = [d for d in (self.declaration(s) for s in stmt.body) if d is not None]
+            injected = self.injected_declaration(stmt)
+            if injected is not None:
+                declared.insert(0, injected[0])
             if not declared or declared[-1].member not in allowed:
                 todo.append(stmt)
         wanted: set[int] = set()
@@ -951,10 +1199,27 @@ class _Builder:
         return out
 
     def class_info(self, node: ast.ClassDef, nested: bool) -> ClassInfo:
+        scan = id(node) in self.scan_classes and self.scan_devices
+        injected = self.injected_declaration(node)
+        if self.memo is None or injected is not None:
+            return self.new_class_info(node, nested, scan, injected)
+        # what a class's methods call is read against the helpers of the classes before it
+        key = ("class", id(node), scan, frozenset(self.method_helpers))
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = (self.new_class_info(node, nested, scan, None), set(self.method_helpers))
+        info, self.method_helpers = found  # type: ignore[misc]
+        self.method_helpers = set(self.method_helpers)
+        return info
+
+    def new_class_info(
+        self, node: ast.ClassDef, nested: bool, scan: bool, injected: tuple[Declaration, Site] | None
+    ) -> ClassInfo:
         prefix = self.tax.test_method_prefix
         declarations = []
         methods = []
-        scan = id(node) in self.scan_classes and self.scan_devices
+        if injected is not None:
+            declarations.append(injected[0])
         device_attribute: Site | None = None
         device_value: str | None = None
         assigned: list[str] = []
@@ -998,15 +1263,9 @@ class _Builder:
         # methods nested in an if/try of the body are walked twice (as methods and as statements)
         # (dict, not set: the order of uses at one position must not depend on the hash seed)
         uses = sorted(dict.fromkeys(uses), key=lambda u: (u.site.line, u.site.col))
-        body = node.body
-        doc_end = 0
-        if (
-            body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)
-        ):
-            doc_end = body[0].end_lineno or body[0].lineno
+        first = node.body[0]
+        value = first.value if isinstance(first, ast.Expr) else None
+        doc = first if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
         return ClassInfo(
             name=node.name,
             site=self.header_site(node, f"class {node.name}"),
@@ -1017,8 +1276,9 @@ class _Builder:
             methods=tuple(methods),
             availability_checks=tuple(u.site for u in uses if u.api),
             nested=nested,
-            body_line=body[0].lineno if body else node.lineno,
-            docstring_end_line=doc_end,
+            colon=self.header_colon(node),
+            body=injected[1] if injected is not None and doc is None else self.site(first, ""),
+            docstring=self.site(doc, "") if doc is not None else None,
             device_uses=tuple(u for u in uses if u.kind != NONE),
             device_attribute=device_attribute,
             device_value=device_value,
@@ -1040,7 +1300,10 @@ class _Builder:
         helpers = self.method_helpers | {m.name for m in methods if m.device_uses}
         if not helpers:
             return methods
-        called = {id(m): self.self_calls(defs[id(m)]) for m in methods}
+        called = {
+            id(m): self.remember(("calls", id(defs[id(m)])), lambda m=m: self.self_calls(defs[id(m)]))
+            for m in methods
+        }
         changed = True
         while changed:
             changed = False
@@ -1069,12 +1332,36 @@ class _Builder:
         """The device uses under *nodes*; a walk only where their text names a device or a helper."""
         if not self.scan_devices or not nodes:
             return ()
+        key = tuple(map(id, nodes)) if self.memo is not None else ()
+        if key:
+            found = self.memo.get(key)  # type: ignore[union-attr]
+            if found is not None:
+                return found  # type: ignore[return-value]
         # A def's lineno is its `def` line: its decorators start above it.
         first = min(d.lineno for n in nodes for d in (n, *getattr(n, "decorator_list", ())))  # type: ignore[attr-defined]
         last = max(getattr(n, "end_lineno", None) or n.lineno for n in nodes)  # type: ignore[attr-defined]
-        if not self.hot(first, last):
-            return ()
-        return tuple(_DeviceUses(self, *nodes).found)
+        found = tuple(_DeviceUses(self, *nodes).found) if self.hot(first, last) else ()
+        if key:
+            self.memo[key] = found  # type: ignore[index]
+        return found
+
+    def injected_declaration(self, node: ast.ClassDef) -> tuple[Declaration, Site] | None:
+        """The declaration (and its statement's place) that starts *node*'s body in the text being
+        modelled though not in the tree (see :meth:`Parsed.with_lines`), as if it were parsed."""
+        if not self.injected:
+            return None
+        found = self.injected.get((node.lineno, self.col(node.lineno, node.col_offset)))
+        if found is None:
+            return None
+        line, text = found
+        statement = text.strip()
+        indent = len(text) - len(text.lstrip())
+        value_text = statement.partition("=")[2].strip()
+        value = ast.parse(value_text, mode="eval").body
+        col = indent + statement.index(value_text, statement.index("="))
+        site = Site(line, col, _one_line(value_text, 120), line, col + len(value_text))
+        statement_site = Site(line, indent, "", line, indent + len(statement))
+        return Declaration(site, self.enum_member(value)), statement_site
 
     def declaration(self, stmt: ast.stmt) -> Declaration | None:
         attr = self.tax.attribute
@@ -1105,6 +1392,15 @@ class _Builder:
         return None
 
     def method(self, node: ast.FunctionDef | ast.AsyncFunctionDef, prefix: str, scan: bool = True) -> Method:
+        if self.memo is None:
+            return self.new_method(node, prefix, scan)
+        key = ("method", id(node), scan)
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = self.new_method(node, prefix, scan)
+        return found  # type: ignore[return-value]
+
+    def new_method(self, node: ast.FunctionDef | ast.AsyncFunctionDef, prefix: str, scan: bool) -> Method:
         a = node.args
         args = [*a.posonlyargs, *a.args, *a.kwonlyargs]
         if a.vararg:
@@ -1194,7 +1490,7 @@ class _Builder:
 
     # -- comments --------------------------------------------------------------------------
     def noqa(self) -> tuple[tuple[int, tuple[str, ...]], ...]:
-        if "noqa" not in self.source.lower():
+        if "noqa" not in self.lowered:
             return ()
         out = []
         for i, line in enumerate(self.lines, 1):
@@ -1221,6 +1517,7 @@ def _conditional_blocks(stmt: ast.stmt) -> list[tuple[int, int]]:
 
 _TRY = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_HEADER_FILLER = frozenset(" \t\f()[],\\\r\n")  # what may sit between a class's last base and its colon
 _DECORATED = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 _MUTATORS = frozenset({"append", "extend", "remove", "insert", "pop", "clear"})
 _SCOPE_FUNCTIONS = frozenset({"globals", "locals", "vars"})

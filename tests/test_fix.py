@@ -277,7 +277,7 @@ def test_a_fixer_bug_leaves_the_file_alone_and_is_reported(tmp_path, capsys, mon
     def broken(*args, **kwargs):
         raise LookupError("no such node")
 
-    monkeypatch.setattr(hwlint.fix, "fixed_text", broken)
+    monkeypatch.setattr(hwlint.fix, "fix_edits", broken)
     target = tmp_path / "test_plain.py"
     shutil.copyfile(CASES / "no_import.py", target)
     assert main(["check", "--isolated", "--quiet", "--fix", str(target)]) == 1

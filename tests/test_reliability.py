@@ -106,7 +106,7 @@ def test_an_internal_error_while_modelling_is_hwc900(monkeypatch, taxonomy):
     def explode(*args, **kwargs):
         raise KeyError("x")
 
-    monkeypatch.setattr(hwlint.checker, "build_model", explode)
+    monkeypatch.setattr(hwlint.checker, "parse_file", explode)
     (f,) = check_source(UNDECLARED, "test_x.py", taxonomy)
     assert (f.code, f.message) == ("HWC900", "Internal error in rule model: KeyError: 'x'.")
 

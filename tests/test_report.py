@@ -797,8 +797,8 @@ def test_summaries_come_from_the_cache_until_a_file_changes(tmp_path, taxonomy, 
     cache_dir = tmp_path / "cache"
     first = summarize_paths(files, taxonomy, jobs=1, cache=Cache(cache_dir, taxonomy.digest))
     built = []
-    real = checker_module.build_model  # the report's one pass builds its model where the checker does
-    monkeypatch.setattr(checker_module, "build_model", lambda *a: built.append(a[1]) or real(*a))
+    real = checker_module.parse_file  # the report's one pass builds its model where the checker does
+    monkeypatch.setattr(checker_module, "parse_file", lambda *a: built.append(a[1]) or real(*a))
     os.utime(files[1], ns=(1, 1))  # touched, same content: the hash says it is unchanged
     assert summarize_paths(files, taxonomy, jobs=1, cache=Cache(cache_dir, taxonomy.digest)) == first
     assert built == []
