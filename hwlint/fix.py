@@ -147,9 +147,10 @@ class Edit:
 class Edits:
     """The sorted, disjoint edits of a file's fixes and the declarations they insert. *exact*: every
     edit inserts whole lines at the start of a line, placed by the model's (CPython's) positions
-    where a statement may start: the fixed text parses as surely as the original did, and its
-    model follows from the original's (:func:`hwlint.model.Parsed.model`). Otherwise (a rewrite, a
-    conversion, a header that shares a line with the body...) the fixed text must be parsed again."""
+    where a statement may start, adds a name to an import, or replaces text within one line (a
+    rewrite): the model of the fixed text follows from the original's parse, the methods holding a
+    rewrite parsed again alone (:meth:`hwlint.model.Parsed.with_lines`). Otherwise (a conversion,
+    a header that shares a line with the body...) the whole fixed text is parsed again."""
 
     edits: list[Edit]
     statements: list[str]
@@ -158,6 +159,7 @@ class Edits:
     # or the import statement a name is added to)
     declared: list[tuple[ClassInfo, Edit]] = field(default_factory=list)
     imported: tuple[Edit, ImportStatement | None] | None = None
+    rewritten: list[Edit] = field(default_factory=list)  # replacements within one line
 
 
 class _Tree:
@@ -212,7 +214,7 @@ def fix_edits(
     edits: list[Edit] = []
     starts = _line_starts(source)
     statements = []
-    exact = not (rewrites or conversions) and _LONE_CR.search(source) is None
+    exact = not conversions and _LONE_CR.search(source) is None
     first_line = min([c.site.line for c, _ in declarations] + [c.cls.site.line for c in conversions] or [1])
     needs_enum = bool(declarations) or any(c.cls.declaration is None for c in conversions)
     enum_ref = taxonomy.enum_name
@@ -237,13 +239,19 @@ def fix_edits(
             exact = False
             edits.extend(_declaration_edits(source, tree.class_node(starts, cls), statement))
     done: set[tuple[int, int]] = set()
+    rewritten: list[Edit] = []
     for r in [*rewrites, *(r for c in conversions for r in c.rewrites)]:
         target = r.use.target
         if target is None or (target.line, target.col) in done:
             continue
         done.add((target.line, target.col))
         start = _offset(starts, target.line, target.col)
-        edits.append(_insert(start, r.text, _offset(starts, target.end_line, target.end_col)))
+        edit = _insert(start, r.text, _offset(starts, target.end_line, target.end_col))
+        edits.append(edit)
+        if target.end_line == target.line and "\n" not in r.text and "\r" not in r.text:
+            rewritten.append(edit)
+        else:
+            exact = False
     if conversions:
         function = taxonomy.instantiation_functions[0]
         ref, import_edit, _ = _name_reference(
@@ -256,7 +264,7 @@ def fix_edits(
     merged = _merge_insertions(edits)
     _check_disjoint(merged)
     exact = exact and len(merged) == len(edits)  # a merged edit is none of those recorded
-    return Edits(merged, statements, exact, declared, imported)
+    return Edits(merged, statements, exact, declared, imported, rewritten)
 
 
 def fix_descriptions(plan: FilePlan, taxonomy: Taxonomy) -> dict[tuple[int, int], dict]:
@@ -782,8 +790,10 @@ class FilePlan:
     inferences: dict[tuple[int, int], Inference] = field(default_factory=dict)  # by class (line, col)
     # HWC301 / HWC302 fixes by (line, col, code) of their finding
     fixes: dict[tuple[int, int, str], RewriteFix | ConversionFix] = field(default_factory=dict)
-    # the parse behind the model, when kept: the fixed text is modelled from it
+    # the parse behind the model, when kept: the fixed text is modelled from it; for a fixed text,
+    # how it follows from the original's parse
     parsed: Parsed | None = field(default=None, repr=False, compare=False)
+    derived: _Derivation | None = field(default=None, repr=False, compare=False)
 
     def inference_for(self, finding: Finding) -> Inference | None:
         if finding.code not in DECLARATION_CODES:
@@ -989,18 +999,19 @@ def _fix_once(
             [fx.conversion for fx in conversions],
         )
         new_text = apply_edits(text, made.edits)
-        model = _model_after(plan, text, new_text, made) if made.exact and new_text != text else None
+        derived = _model_after(plan, text, new_text, made) if made.exact and new_text != text else None
     except Exception as e:  # a bug in the fixer must leave the file alone, not stop the run
         result.error = f"internal error while fixing ({type(e).__name__}: {e}); left unchanged"
         return result
     if new_text == text:  # the edits change nothing: no text to model again, nothing to write
         return result
     data = new_text.encode(plan.model.encoding)
-    if model is None:  # parse the fixed text: the edits may have broken it
-        model = build_model(data, plan.path, taxonomy)
+    # unless it follows from the original's parse, parse the fixed text: the edits may have broken it
+    model = derived[0] if derived is not None else build_model(data, plan.path, taxonomy)
     if plan.model.resolver is not None:  # the fixed text is seen through the project as the original was
         model = replace(model, resolver=plan.model.resolver)
     after = plan_model(data, model, taxonomy, selection)
+    after.derived = derived[1] if derived is not None else None
     # The edits add a module-level import and class-body assignments: once the text parses, the only
     # error a compiler could still find is a `from __future__` import that is no longer first.
     if model.error is not None:
@@ -1017,22 +1028,70 @@ def _fix_once(
     return result
 
 
-def _model_after(plan: FilePlan, text: str, new_text: str, made: Edits) -> FileModel | None:
-    """The model of *new_text*, *text* with the exact edits *made* (whole lines inserted where a
-    statement may start, a name added to an import), from the parse of *text* (see
-    :meth:`hwlint.model.Parsed.with_lines`); None when the plan kept no parse, or the edits move
-    more than whole lines: a line added inside an import that holds a ``noqa`` comment, a name
-    added to an import followed by code on its last line."""
+@dataclass
+class _Derivation:
+    """How a fixed text follows from the parse of the original (:meth:`hwlint.model.Parsed.
+    with_lines`): kept on the fixed text's plan, so that the next pass (the rewrites a declaration
+    enables) is modelled from the same parse."""
+
+    parsed: Parsed
+    insertions: list[tuple[int, int]]  # (A, n): n lines after line A of the original
+    declared: dict[tuple[int, int], int]
+    imports: list[tuple[int, int]]
+    replaced: list[int]
+    rewrites: list[Edit]  # within lines, at offsets of the original
+
+    def line_of(self, line: int) -> int:
+        """Where line *line* of the original is in the fixed text."""
+        return line + sum(n for a, n in self.insertions if a < line)
+
+    def original_line(self, line: int) -> int | None:
+        """The line of the original that is line *line* of the fixed text (None: an inserted one)."""
+        low, high = 1, line
+        while low < high:  # the last original line at or above *line*: line_of is increasing
+            mid = (low + high + 1) // 2
+            if self.line_of(mid) <= line:
+                low = mid
+            else:
+                high = mid - 1
+        return low if self.line_of(low) == line else None
+
+    def model(self, text: str) -> FileModel | None:
+        parsed = self.parsed
+        middle = rewritten = None
+        if self.rewrites:
+            starts = _line_starts(parsed.source)
+            middle = apply_edits(parsed.source, self.rewrites)
+            rewritten = sorted({bisect.bisect_right(starts, e.start_pos) for e in self.rewrites})
+        return parsed.with_lines(
+            text, self.insertions, self.declared, self.imports, self.replaced, middle, rewritten or ()
+        )
+
+
+def _model_after(
+    plan: FilePlan, text: str, new_text: str, made: Edits
+) -> tuple[FileModel, _Derivation] | None:
+    """The model of *new_text*, *text* with the exact edits *made*, from the parse of the original
+    (see :meth:`hwlint.model.Parsed.with_lines`), and how it follows; None when the plan kept no
+    parse, or the edits move more than whole lines (a line added inside an import that holds a
+    ``noqa`` comment, a name added to an import followed by code on its last line), or a later pass
+    adds more than rewrites."""
     try:
-        return _derived_model(plan, text, new_text, made)
+        derivation = _derivation(plan, text, made)
+        model = derivation.model(new_text) if derivation is not None else None
     except Exception:  # a bug here costs a parse of the fixed text, never the fix
         return None
+    return (model, derivation) if model is not None and derivation is not None else None
 
 
-def _derived_model(plan: FilePlan, text: str, new_text: str, made: Edits) -> FileModel | None:
-    parsed, model = plan.parsed, plan.model
-    if parsed is None or model is None:
+def _derivation(plan: FilePlan, text: str, made: Edits) -> _Derivation | None:
+    if plan.model is None:
         return None
+    if plan.derived is not None:  # a later pass: *text* is itself derived
+        return _next_derivation(plan.derived, text, made)
+    if plan.parsed is None:
+        return None
+    model = plan.model
     starts = _line_starts(text)
     insertions: list[tuple[int, int]] = []  # (A, n): n lines after line A of *text*
     declared: list[tuple[ClassInfo, int]] = []  # each class declared, and its A
@@ -1058,19 +1117,34 @@ def _derived_model(plan: FilePlan, text: str, new_text: str, made: Edits) -> Fil
                 insertions.append((imp.site.end_line, breaks))
             replaced.append(imp.site.line)
             grown = (imp, breaks)
-    points = sorted(insertions)
-
-    def line_of(line: int) -> int:
-        return line + sum(n for a, n in points if a < line)
-
-    imports = []
+    derivation = _Derivation(plan.parsed, sorted(insertions), {}, [], replaced, list(made.rewritten))
+    line_of = derivation.line_of
     if new_import is not None:
-        imports.append((line_of(new_import) + 1, line_of(new_import) + 1))
+        derivation.imports.append((line_of(new_import) + 1, line_of(new_import) + 1))
     if grown is not None:
         imp, breaks = grown
-        imports.append((line_of(imp.site.line), line_of(imp.site.end_line) + breaks))
-    lines = {(cls.site.line, cls.site.col): line_of(a) + 1 for cls, a in declared}
-    return parsed.with_lines(new_text, points, lines, imports, replaced)
+        derivation.imports.append((line_of(imp.site.line), line_of(imp.site.end_line) + breaks))
+    derivation.declared = {(cls.site.line, cls.site.col): line_of(a) + 1 for cls, a in declared}
+    return derivation
+
+
+def _next_derivation(before: _Derivation, text: str, made: Edits) -> _Derivation | None:
+    """*before* followed by the rewrites of a later pass over its fixed *text*, their offsets moved
+    to the original's; None when that pass makes more than rewrites."""
+    if made.declared or made.imported is not None or len(made.rewritten) != len(made.edits):
+        return None
+    starts, original = _line_starts(text), _line_starts(before.parsed.source)
+    moved = []
+    for e in made.rewritten:
+        line = bisect.bisect_right(starts, e.start_pos)
+        at = before.original_line(line)
+        if at is None:
+            return None
+        shift = original[at - 1] - starts[line - 1]
+        moved.append(Edit(e.start_pos + shift, e.end_pos + shift, e.inserted_text))
+    rewrites = sorted([*before.rewrites, *moved], key=lambda e: e.start_pos)
+    _check_disjoint(rewrites)
+    return replace(before, rewrites=rewrites)
 
 
 def _future_displaced(before: FileModel, after: FileModel) -> bool:
@@ -1538,7 +1612,9 @@ def _check_and_fix(
     result = fix_plan(plan, taxonomy, selection, options.unsafe) if options.fix or options.diff else None
     for p in (plan, result.after if result is not None else None):
         if p is not None:
-            p.model = p.parsed = None  # what goes back to the main process: the bytes and texts to write
+            p.model = p.parsed = p.derived = (
+                None  # what goes back to the main process: the bytes and texts to write
+            )
     return _Checked(findings, links, (plan, result))
 
 
@@ -1560,7 +1636,8 @@ def apply_fixes(
     (:func:`check_and_fix_paths`); the others with something to fix (or explain) are read again,
     and planned and fixed on *jobs* processes (as the check ran), with a bar when *progress*. A file
     in *resolvers* (path -> the project's resolver: its findings depend on other scanned files) is
-    planned with it, in this process (there are few, and a resolver holds the project's models).
+    planned with it: on the processes, where they fork (and inherit the resolvers), else in this
+    one (a resolver holds the project's models, too many to pickle).
     """
     from .progress import Bar
 
@@ -1575,9 +1652,13 @@ def apply_fixes(
     ]
     selections = {path: selection_for(path) for path in todo}
     resolvers = resolvers or {}
-    linked = [path for path in todo if path in resolvers]
-    todo = [path for path in todo if path not in resolvers]
-    analysis = functools.partial(_plan_and_fix, selections, options)
+    import multiprocessing
+
+    # forked processes inherit the resolvers; anywhere else they would be pickled: plan those here
+    shared = resolvers if "fork" in multiprocessing.get_all_start_methods() else {}
+    linked = [path for path in todo if path in resolvers and path not in shared]
+    todo = [path for path in todo if path not in resolvers or path in shared]
+    analysis = functools.partial(_plan_and_fix_linked, selections, options, shared)
     bar = Bar(len(todo) + len(linked), "fixing", progress)
     try:
         values = analyze_files(todo, taxonomy, analysis, "fix", jobs, progress=bar)
@@ -1609,6 +1690,21 @@ def apply_fixes(
             run.files_fixed += 1
         run.plans.append(result.after if result.written and result.after is not None else plan)
     return run
+
+
+def _plan_and_fix_linked(
+    selections: dict[str, Selection],
+    options: FixOptions,
+    resolvers: Mapping[str, Resolver],
+    path: str,
+    data: bytes | str,
+    taxonomy: Taxonomy,
+) -> tuple[FilePlan, FixResult | None]:
+    """:func:`_plan_and_fix`, with the project's resolver of a file whose findings depend on others."""
+    plan, result = _plan_and_fix(selections, options, path, data, taxonomy, resolvers.get(path))
+    if path in resolvers:
+        plan.model = None  # it would carry the resolver, and the project's models, back
+    return plan, result
 
 
 def _plan_and_fix(
@@ -1645,7 +1741,7 @@ def _fix_and_write(
     result = None
     if options.fix or options.diff:
         result = fix_plan(plan, taxonomy, selection, options.unsafe)
-    plan.parsed = None  # the tree stays in this process
+    plan.parsed = plan.derived = None  # the tree stays in this process
     return plan, _write(result, options)
 
 
@@ -1659,7 +1755,7 @@ def _write(result: FixResult | None, options: FixOptions) -> FixResult | None:
         result.written = write_fixed(result, options.roots)
     for p in (result.plan, result.after):
         if p is not None:
-            p.data = p.model = p.parsed = None
+            p.data = p.model = p.parsed = p.derived = None
     if not options.diff:
         result.text = result.fixed_text = None
     return result

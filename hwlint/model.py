@@ -473,7 +473,7 @@ def parse_file(
         return FileModel(path, error=error, encoding=encoding), None
     except (ValueError, RecursionError, MemoryError) as e:
         return FileModel(path, error=ParseError(1, 0, _reason(e)), encoding=encoding), None
-    memo: dict[object, object] | None = {} if keep else None
+    memo: dict[object, object] | None = {"source": source} if keep else None
     try:
         model = _Builder(source, path, taxonomy, memo).build(tree, encoding)
     except RecursionError as e:
@@ -506,6 +506,7 @@ class Parsed:
     ):
         self.source, self.tree, self.path, self.taxonomy = source, tree, path, taxonomy
         self.encoding, self.memo = encoding, memo
+        self.retired: list[ast.AST] = []  # nodes replaced in the tree: alive, so no id is reused
 
     def with_lines(
         self,
@@ -514,20 +515,31 @@ class Parsed:
         declared: Mapping[tuple[int, int], int],
         imports: Sequence[tuple[int, int]],
         replaced: Sequence[int] = (),
+        middle: str | None = None,
+        rewritten: Sequence[int] = (),
     ) -> FileModel | None:
         """The model of *text*: the original with *insertions*, (A, n) for n lines after original
         line A, and nothing else changed but the module-level imports whose original first lines are
         *replaced*. *declared*: (line, col) of each class whose body now starts with a declaration
         -> the declaration's line in *text*. *imports*: the (first, last) lines in *text* of the
-        imports added or rewritten. None when a recorded text spans an insertion (a statement
-        holding a fixed class): only a parse of *text* models that."""
+        imports added or rewritten. *middle*: the original with the edits made within lines
+        (*rewritten*, original line numbers) and no line inserted, when some are: each method
+        holding such a line is parsed again, from *middle*. None when a recorded text spans an
+        insertion (a statement holding a fixed class), or an edited line is not in a method of a
+        class: only a parse of *text* models those."""
+        source, dirty = self.source, set()
+        if rewritten:
+            assert middle is not None
+            source = middle
+            if not self.splice(middle, rewritten, dirty):
+                return None
         lines = split_lines(text)
         table = {}
         injected = {}
         for k, (key, line) in enumerate(declared.items(), start=1):
             table[-k] = line
             injected[key] = (-k, lines[line - 1])
-        builder = _Builder(self.source, self.path, self.taxonomy, self.memo, injected, text)
+        builder = _Builder(source, self.path, self.taxonomy, self.memo, injected, text, dirty)
         model = builder.build(self.tree, self.encoding)
         points = sorted(insertions)
         after = [a for a, _ in points]
@@ -547,6 +559,39 @@ class Parsed:
         read = [_import_at(lines, first, last, self.path, self.taxonomy) for first, last in imports]
         merged = sorted([*kept, *read], key=lambda i: (i.site.line, i.site.col))
         return replace(moved, imports=tuple(merged))
+
+    def splice(self, middle: str, rewritten: Sequence[int], dirty: set[int]) -> bool:
+        """Put in the tree, for each method (a def in a class's body) holding a line of
+        *rewritten*, the method as *middle* spells it, parsed alone; add the ids of the classes
+        around it to *dirty*. False when a line is in no such method."""
+        owners: list[tuple[int, int, list[ast.stmt], int, tuple[int, ...]]] = []
+        todo: list[tuple[ast.ClassDef, tuple[int, ...]]] = [
+            (s, ()) for s, _ in _module_statements(self.tree.body, False) if isinstance(s, ast.ClassDef)
+        ]
+        while todo:
+            cls, around = todo.pop()
+            around = (*around, id(cls))
+            for i, stmt in enumerate(cls.body):
+                if isinstance(stmt, _DEFS):
+                    first = min([stmt.lineno, *(d.lineno for d in stmt.decorator_list)])
+                    owners.append((first, stmt.end_lineno or stmt.lineno, cls.body, i, around))
+                elif isinstance(stmt, ast.ClassDef):
+                    todo.append((stmt, around))
+        chosen = {}
+        for line in rewritten:
+            found = [o for o in owners if o[0] <= line <= o[1]]
+            if len(found) != 1:
+                return False
+            chosen[(id(found[0][2]), found[0][3])] = found[0]
+        lines = split_lines(middle)
+        for first, last, body, i, around in chosen.values():
+            # indented as in its class: the method parses as the body of an `if`
+            new = ast.parse("if 1:\n" + "".join(lines[first - 1 : last])).body[0].body[0]  # type: ignore[attr-defined]
+            ast.increment_lineno(new, first - 2)
+            self.retired.append(body[i])
+            body[i] = new
+            dirty.update(around)
+        return True
 
 
 def _import_at(lines: list[str], first: int, last: int, path: str, taxonomy: Taxonomy) -> ImportStatement:
@@ -710,15 +755,18 @@ class _Builder:
         memo: dict[object, object] | None = None,
         injected: Mapping[tuple[int, int], tuple[int, str]] | None = None,
         text: str | None = None,
+        dirty: set[int] | None = None,
     ):
         """*memo*: what the costly steps found (device uses, classes, methods, word indexes), by the
         ids of their nodes and what else they depend on, kept across builds on one tree.
         *injected*: classes (line, col) whose body starts with a declaration the tree lacks: the
         line it gets (a placeholder, see :meth:`Parsed.with_lines`) and its text. *text*: the
-        file's text with those lines (it decides whether a device word occurs at all)."""
+        file's text with those lines (it decides whether a device word occurs at all). *dirty*:
+        ids of the classes holding a method put in the tree since the memo was filled."""
         self.source = source
         self.memo = memo
         self.injected = injected or {}
+        self.dirty = dirty or set()
         self.path = path
         self.tax = taxonomy
         self.lines: list[str] = self.remember("lines", lambda: split_lines(source))
@@ -748,8 +796,18 @@ class _Builder:
         self.ascii = source.isascii()  # then byte columns are character columns
 
     def remember(self, key: object, compute: Callable[[], object]) -> typing.Any:
-        """*compute*'s value, once per tree when the builds on it share a memo (what it computes
-        depends on the text and *key* alone)."""
+        """*compute*'s value, once per text when the builds on its tree share a memo (what it
+        computes depends on the text and *key* alone)."""
+        if self.memo is None or self.memo.get("source") is not self.source:
+            return compute()
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = compute()
+        return found
+
+    def by_node(self, key: object, compute: Callable[[], object]) -> typing.Any:
+        """*compute*'s value, once per node (named in *key*) when the builds on a tree share a memo:
+        a node keeps its text whatever else changes."""
         if self.memo is None:
             return compute()
         found = self.memo.get(key)
@@ -863,7 +921,7 @@ class _Builder:
 
     # -- module level ----------------------------------------------------------------------
     def build(self, tree: ast.Module, encoding: str) -> FileModel:
-        statements = list(self.module_statements(tree.body, nested=False))
+        statements = list(_module_statements(tree.body, nested=False))
         for stmt, nested in statements:
             self.note_module_statement(stmt, nested)
         # Device uses feed the inference of undeclared classes (and of their bases) and the API
@@ -1019,19 +1077,6 @@ class _Builder:
             module = "." * stmt.level + (stmt.module or "")
         names = tuple((a.name, a.asname) for a in stmt.names)
         return ImportStatement(self.site(stmt, ""), module, names, nested)
-
-    def module_statements(self, body: Iterable[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt, bool]]:
-        """Module-level statements, descending into compound statements but not into defs."""
-        for stmt in body:
-            yield stmt, nested
-            if isinstance(stmt, _COMPOUND):
-                for name in ("body", "orelse", "finalbody"):
-                    yield from self.module_statements(getattr(stmt, name, ()), True)
-                for handler in getattr(stmt, "handlers", ()):
-                    yield from self.module_statements(handler.body, True)
-            elif hasattr(ast, "Match") and isinstance(stmt, ast.Match):
-                for case in stmt.cases:
-                    yield from self.module_statements(case.body, True)
 
     def note_module_statement(self, stmt: ast.stmt, nested: bool = False) -> None:
         """Record enum aliases and string constants that device filters may name.
@@ -1201,7 +1246,7 @@ class _Builder:
     def class_info(self, node: ast.ClassDef, nested: bool) -> ClassInfo:
         scan = id(node) in self.scan_classes and self.scan_devices
         injected = self.injected_declaration(node)
-        if self.memo is None or injected is not None:
+        if self.memo is None or injected is not None or id(node) in self.dirty:
             return self.new_class_info(node, nested, scan, injected)
         # what a class's methods call is read against the helpers of the classes before it
         key = ("class", id(node), scan, frozenset(self.method_helpers))
@@ -1301,7 +1346,7 @@ class _Builder:
         if not helpers:
             return methods
         called = {
-            id(m): self.remember(("calls", id(defs[id(m)])), lambda m=m: self.self_calls(defs[id(m)]))
+            id(m): self.by_node(("calls", id(defs[id(m)])), lambda m=m: self.self_calls(defs[id(m)]))
             for m in methods
         }
         changed = True
@@ -1501,6 +1546,20 @@ class _Builder:
                 codes = m.group("codes")
                 out.append((i, tuple(c.upper() for c in re.split(r"[,\s]+", codes) if c) if codes else ()))
         return tuple(out)
+
+
+def _module_statements(body: Iterable[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt, bool]]:
+    """Module-level statements, descending into compound statements but not into defs."""
+    for stmt in body:
+        yield stmt, nested
+        if isinstance(stmt, _COMPOUND):
+            for name in ("body", "orelse", "finalbody"):
+                yield from _module_statements(getattr(stmt, name, ()), True)
+            for handler in getattr(stmt, "handlers", ()):
+                yield from _module_statements(handler.body, True)
+        elif hasattr(ast, "Match") and isinstance(stmt, ast.Match):
+            for case in stmt.cases:
+                yield from _module_statements(case.body, True)
 
 
 def _conditional_blocks(stmt: ast.stmt) -> list[tuple[int, int]]:

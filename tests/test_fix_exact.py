@@ -24,6 +24,14 @@ FIX_CASES = sorted(p for p in CASES.glob("*.py") if not p.name.endswith(".fixed.
 
 HEAD = "from torch.testing._internal.common_utils import TestCase, run_tests\n"
 BODY = '    def test_a(self):\n        x = "cpu"\n'
+DECLARED = "    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+DEVICE_CLASS = (
+    "import torch\nfrom torch.testing._internal.common_device_type import instantiate_device_type_tests\n\n\n"
+    f"class TestA(TestCase):\n{DECLARED}"
+    '    def test_a(self, device):\n        x = torch.ones(2).to("cuda")  # the device\n\n'
+    '    def test_b(self, device):\n        torch.ones(1, device="cuda")\n\n\n'
+    "instantiate_device_type_tests(TestA, globals())\n"
+)
 SHAPES = {
     # name: (source, whether the exact path applies)
     "docstring": (f'{HEAD}\n\nclass TestA(TestCase):\n    """Doc."""\n\n{BODY}', True),
@@ -80,6 +88,9 @@ SHAPES = {
         True,
     ),
     "fstring_first": (f'{HEAD}\n\nclass TestA(TestCase):\n    f"not a docstring"\n{BODY}', True),
+    # HWC301's rewrites: in a declared class; in one that a first pass declares (a second pass)
+    "rewrite": (f"{HEAD.replace('TestCase,', 'HardwareClassification, TestCase,')}{DEVICE_CLASS}", True),
+    "rewrite_second_pass": (f"{HEAD}{DEVICE_CLASS.replace(DECLARED, '')}", True),
     "bytes_first": (f'{HEAD}\n\nclass TestA(TestCase):\n    b"not a docstring"\n{BODY}', True),
 }
 
@@ -109,12 +120,12 @@ def _check_both_paths(source: bytes, path: str, taxonomy, monkeypatch) -> bool:
     assert (exact.fixed_text, exact.error) == (parsed.fixed_text, parsed.error)
     if exact.fixed_text is None:  # refused, by both
         assert exact.error is not None
-        return made[0].exact
+        return all(m.exact for m in made)
     data = exact.fixed_text.encode(exact.plan.model.encoding)
     assert exact.after is not None
     assert repr(exact.after.model) == repr(build_model(data, path, taxonomy))
     assert [f.code for f in exact.after.findings] == [f.code for f in parsed.after.findings]
-    return made[0].exact
+    return all(m.exact for m in made)
 
 
 @pytest.mark.parametrize("name", sorted(SHAPES))
