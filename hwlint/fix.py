@@ -158,8 +158,11 @@ class Edits:
     # what each exact edit is: the declaration of a class; the enum's import (None: a new line,
     # or the import statement a name is added to)
     declared: list[tuple[ClassInfo, Edit]] = field(default_factory=list)
-    imported: tuple[Edit, ImportStatement | None] | None = None
+    imported: list[tuple[Edit, ImportStatement | None]] = field(default_factory=list)
     rewritten: list[Edit] = field(default_factory=list)  # replacements within one line
+    # module-level statements on lines of their own (a conversion's instantiation call), each
+    # with the last line of the class it follows
+    added: list[tuple[Edit, int]] = field(default_factory=list)
 
 
 class _Tree:
@@ -214,11 +217,11 @@ def fix_edits(
     edits: list[Edit] = []
     starts = _line_starts(source)
     statements = []
-    exact = not conversions and _LONE_CR.search(source) is None
+    exact = _LONE_CR.search(source) is None
     first_line = min([c.site.line for c, _ in declarations] + [c.cls.site.line for c in conversions] or [1])
     needs_enum = bool(declarations) or any(c.cls.declaration is None for c in conversions)
     enum_ref = taxonomy.enum_name
-    imported = None
+    imported = []
     if needs_enum:
         enum_ref, import_edit, placed = _name_reference(
             source, tree, starts, model, taxonomy.enum_module, taxonomy.enum_name, first_line
@@ -226,7 +229,8 @@ def fix_edits(
         exact = exact and placed is not False
         if import_edit is not None:
             edits.append(import_edit)
-            imported = (import_edit, placed) if placed is not False else None
+            if placed is not False:
+                imported.append((import_edit, placed))
     declared = []
     for cls, member in declarations:
         statement = f"{taxonomy.attribute} = {enum_ref}.{member}"
@@ -248,23 +252,36 @@ def fix_edits(
         start = _offset(starts, target.line, target.col)
         edit = _insert(start, r.text, _offset(starts, target.end_line, target.end_col))
         edits.append(edit)
-        if target.end_line == target.line and "\n" not in r.text and "\r" not in r.text:
-            rewritten.append(edit)
-        else:
-            exact = False
+        rewritten.append(edit)
+    added: list[tuple[Edit, int]] = []
     if conversions:
         function = taxonomy.instantiation_functions[0]
-        ref, import_edit, _ = _name_reference(
+        ref, import_edit, placed = _name_reference(
             source, tree, starts, model, taxonomy.device_neutral.module, function, first_line
         )
+        exact = exact and placed is not False
         if import_edit is not None:
             edits.append(import_edit)
+            if placed is not False:
+                imported.append((import_edit, placed))
         for c in conversions:
-            edits.extend(_conversion_edits(source, tree, model, taxonomy, starts, c, enum_ref, ref))
+            made = _conversion_edits(source, tree, model, taxonomy, starts, c, enum_ref, ref, exact)
+            edits += made.edits
+            rewritten += made.rewritten
+            declared += made.declared
+            added += made.added
+            exact = exact and made.exact
+    within = [e for e in rewritten if _within_line(source, e)]
     merged = _merge_insertions(edits)
     _check_disjoint(merged)
-    exact = exact and len(merged) == len(edits)  # a merged edit is none of those recorded
-    return Edits(merged, statements, exact, declared, imported, rewritten)
+    # a merged edit is none of those recorded
+    exact = exact and len(within) == len(rewritten) and len(merged) == len(edits)
+    return Edits(merged, statements, exact, declared, imported, rewritten, added)
+
+
+def _within_line(source: str, e: Edit) -> bool:
+    """Whether *e* replaces text within one line by text without a line break."""
+    return not any(c in source[e.start_pos : e.end_pos] or c in e.inserted_text for c in "\r\n")
 
 
 def fix_descriptions(plan: FilePlan, taxonomy: Taxonomy) -> dict[tuple[int, int], dict]:
@@ -330,35 +347,46 @@ def _conversion_edits(
     c: Conversion,
     enum_ref: str,
     function: str,
-) -> list[Edit]:
-    """The edits that make class *c* device-generic (its rewrites are made by the caller)."""
+    exact: bool = False,
+) -> Edits:
+    """The edits that make class *c* device-generic (its rewrites are made by the caller), as
+    :class:`Edits` say what each is (*exact*: try to place the declaration by the model)."""
     cls = c.cls
-    edits: list[Edit] = []
+    made = Edits([], [], True)
+    edits = made.edits
     decl = cls.declaration
     if decl is not None:
         owner = decl.site.text.rpartition(".")[0]
         start = _offset(starts, decl.site.line, decl.site.col)
         end = _offset(starts, decl.site.end_line, decl.site.end_col)
         edits.append(_insert(start, f"{owner}.{c.target}", end))
+        made.rewritten.append(edits[-1])
     else:
         statement = f"{taxonomy.attribute} = {enum_ref}.{c.target}"
-        edits.extend(_declaration_edits(source, tree.class_node(starts, cls), statement))
+        placed = _declaration_edit(source, starts, cls, statement) if exact else None
+        if placed is not None:
+            edits.append(placed)
+            made.declared.append((cls, placed))
+        else:
+            made.exact = False
+            edits.extend(_declaration_edits(source, tree.class_node(starts, cls), statement))
     param = taxonomy.device_params[0]
     for m in c.tests:
         if param in m.params:
             continue
         first = m.param_sites[0]
         edits.append(_insert(_offset(starts, first.end_line, first.end_col), f", {param}"))
+        made.rewritten.append(edits[-1])
     neutral = taxonomy.device_neutral
     except_for = "(" + ", ".join(f'"{d}"' for d in neutral_except_for(taxonomy)) + ",)"
     instantiations = model.instantiations_of(cls)
     if instantiations:
-        edits.extend(
-            _instantiation_edits(
-                source, tree.calls, starts, instantiations[0].site, except_for, neutral.opt_ins
-            )
+        changed = _instantiation_edits(
+            source, tree.calls, starts, instantiations[0].site, except_for, neutral.opt_ins
         )
-        return edits
+        edits += changed
+        made.rewritten += changed
+        return made
     arguments = [cls.name, "globals()", f"except_for={except_for}", *(f"{o}=True" for o in neutral.opt_ins)]
     line_start = _offset(starts, cls.site.line, 0)
     indent = source[line_start : line_start + cls.site.col]
@@ -366,10 +394,15 @@ def _conversion_edits(
     text = f"{newline}{newline}{indent}{function}({', '.join(arguments)}){newline}"
     if cls.end_line < len(starts) - 1:  # a line follows the class
         edits.append(_insert(_offset(starts, cls.end_line + 1, 0), text))
+        if indent or cls.nested:
+            made.exact = False
+        else:
+            made.added.append((edits[-1], cls.end_line))
     else:
         ends_line = source.endswith(("\n", "\r"))
         edits.append(_insert(len(source), ("" if ends_line else newline) + text))
-    return edits
+        made.exact = False
+    return made
 
 
 class _CallNodes:
@@ -922,11 +955,12 @@ class FixResult:
     applied: list[Inference] = field(default_factory=list)
     error: str | None = None  # why the fixed text was not written
     written: bool = False  # the fixed text was written to the file
+    edited: bool = False  # the fixed text differs, though the texts were dropped (see _check_and_fix)
 
     @property
     def changed(self) -> bool:
         # a written result may have dropped its texts (see _fix_and_write)
-        return self.written or (self.fixed_text is not None and self.fixed_text != self.text)
+        return self.written or self.edited or (self.fixed_text is not None and self.fixed_text != self.text)
 
 
 #: A fix may enable another (a class declared ACCELERATOR by HWC001's fix then has HWC301 findings);
@@ -1040,6 +1074,7 @@ class _Derivation:
     imports: list[tuple[int, int]]
     replaced: list[int]
     rewrites: list[Edit]  # within lines, at offsets of the original
+    added: list[tuple[int, int, str]] = field(default_factory=list)  # see Parsed.with_lines
 
     def line_of(self, line: int) -> int:
         """Where line *line* of the original is in the fixed text."""
@@ -1064,7 +1099,14 @@ class _Derivation:
             middle = apply_edits(parsed.source, self.rewrites)
             rewritten = sorted({bisect.bisect_right(starts, e.start_pos) for e in self.rewrites})
         return parsed.with_lines(
-            text, self.insertions, self.declared, self.imports, self.replaced, middle, rewritten or ()
+            text,
+            self.insertions,
+            self.declared,
+            self.imports,
+            self.replaced,
+            middle,
+            rewritten or (),
+            self.added,
         )
 
 
@@ -1077,14 +1119,14 @@ def _model_after(
     ``noqa`` comment, a name added to an import followed by code on its last line), or a later pass
     adds more than rewrites."""
     try:
-        derivation = _derivation(plan, text, made)
+        derivation = _derivation(plan, text, new_text, made)
         model = derivation.model(new_text) if derivation is not None else None
     except Exception:  # a bug here costs a parse of the fixed text, never the fix
         return None
     return (model, derivation) if model is not None and derivation is not None else None
 
 
-def _derivation(plan: FilePlan, text: str, made: Edits) -> _Derivation | None:
+def _derivation(plan: FilePlan, text: str, new_text: str, made: Edits) -> _Derivation | None:
     if plan.model is None:
         return None
     if plan.derived is not None:  # a later pass: *text* is itself derived
@@ -1092,53 +1134,63 @@ def _derivation(plan: FilePlan, text: str, made: Edits) -> _Derivation | None:
     if plan.parsed is None:
         return None
     model = plan.model
-    starts = _line_starts(text)
+    starts, new_starts = _line_starts(text), _line_starts(new_text)
     insertions: list[tuple[int, int]] = []  # (A, n): n lines after line A of *text*
-    declared: list[tuple[ClassInfo, int]] = []  # each class declared, and its A
-    new_import: int | None = None  # the A of a new import line
+    at = [e.start_pos for e in made.edits]  # sorted: the edits are
+    shifts = list(
+        itertools.accumulate((len(e.inserted_text) - e.end_pos + e.start_pos for e in made.edits), initial=0)
+    )
+
+    def new_line(offset: int, inclusive: bool = False) -> int:
+        """The line of *text*'s *offset* in *new_text*: after the edits before it (*inclusive*: and
+        those that start there), before the others."""
+        k = bisect.bisect_right(at, offset) if inclusive else bisect.bisect_left(at, offset)
+        return bisect.bisect_right(new_starts, offset + shifts[k])
+
+    declared = {}
     for cls, e in made.declared:
         line = bisect.bisect_right(starts, e.start_pos)  # the edit is at the start of this line
         insertions.append((line - 1, len(split_lines(e.inserted_text))))
-        declared.append((cls, line - 1))
+        declared[(cls.site.line, cls.site.col)] = new_line(e.start_pos)
     replaced: list[int] = []
-    grown: tuple[ImportStatement, int] | None = None
-    if made.imported is not None:
-        e, imp = made.imported
+    imports = []
+    for e, imp in made.imported:
         if imp is None:
-            new_import = bisect.bisect_right(starts, e.start_pos) - 1
-            insertions.append((new_import, 1))
-        else:
-            end = _offset(starts, imp.site.end_line, imp.site.end_col)
-            breaks = len(split_lines(e.inserted_text + "x")) - 1  # line breaks the edit adds
-            noqa = any(imp.site.line <= n <= imp.site.end_line for n, _ in model.noqa)
-            if not _comment_only(text[end : _line_end(text, end)[0]]) or (noqa and breaks):
-                return None
-            if breaks:
-                insertions.append((imp.site.end_line, breaks))
-            replaced.append(imp.site.line)
-            grown = (imp, breaks)
-    derivation = _Derivation(plan.parsed, sorted(insertions), {}, [], replaced, list(made.rewritten))
-    line_of = derivation.line_of
-    if new_import is not None:
-        derivation.imports.append((line_of(new_import) + 1, line_of(new_import) + 1))
-    if grown is not None:
-        imp, breaks = grown
-        derivation.imports.append((line_of(imp.site.line), line_of(imp.site.end_line) + breaks))
-    derivation.declared = {(cls.site.line, cls.site.col): line_of(a) + 1 for cls, a in declared}
-    return derivation
+            insertions.append((bisect.bisect_right(starts, e.start_pos) - 1, 1))
+            imports.append((new_line(e.start_pos), new_line(e.start_pos)))
+            continue
+        end = _offset(starts, imp.site.end_line, imp.site.end_col)
+        breaks = len(split_lines(e.inserted_text + "x")) - 1  # line breaks the edit adds
+        noqa = any(imp.site.line <= n <= imp.site.end_line for n, _ in model.noqa)
+        if not _comment_only(text[end : _line_end(text, end)[0]]) or (noqa and breaks):
+            return None
+        if breaks:
+            insertions.append((imp.site.end_line, breaks))
+        replaced.append(imp.site.line)
+        imports.append((new_line(_offset(starts, imp.site.line, 0)), new_line(end, inclusive=True)))
+    added = []
+    for e, a in made.added:  # blank lines, then the statement
+        lines = split_lines(e.inserted_text)
+        blank = next(i for i, ln in enumerate(lines) if ln.strip())
+        insertions.append((a, len(lines)))
+        added.append((a, new_line(e.start_pos) + blank, "".join(lines[blank:])))
+    rewrites = sorted(made.rewritten, key=lambda e: e.start_pos)
+    return _Derivation(plan.parsed, sorted(insertions), declared, imports, replaced, rewrites, added)
 
 
 def _next_derivation(before: _Derivation, text: str, made: Edits) -> _Derivation | None:
     """*before* followed by the rewrites of a later pass over its fixed *text*, their offsets moved
     to the original's; None when that pass makes more than rewrites."""
-    if made.declared or made.imported is not None or len(made.rewritten) != len(made.edits):
+    if made.declared or made.imported or made.added or len(made.rewritten) != len(made.edits):
         return None
     starts, original = _line_starts(text), _line_starts(before.parsed.source)
+    # a line the first pass edited within holds other columns now
+    edited = {bisect.bisect_right(original, e.start_pos) for e in before.rewrites}
     moved = []
     for e in made.rewritten:
         line = bisect.bisect_right(starts, e.start_pos)
         at = before.original_line(line)
-        if at is None:
+        if at is None or at in edited:
             return None
         shift = original[at - 1] - starts[line - 1]
         moved.append(Edit(e.start_pos + shift, e.end_pos + shift, e.inserted_text))
@@ -1610,11 +1662,13 @@ def _check_and_fix(
         return _Checked(findings, links)  # planned after the check, with what other modules define
     plan = plan_model(data, ctx.model, taxonomy, selection, ctx, findings)
     result = fix_plan(plan, taxonomy, selection, options.unsafe) if options.fix or options.diff else None
+    # what goes back to the main process: the bytes to write, and the texts for a diff only
     for p in (plan, result.after if result is not None else None):
         if p is not None:
-            p.model = p.parsed = p.derived = (
-                None  # what goes back to the main process: the bytes and texts to write
-            )
+            p.model = p.parsed = p.derived = None
+    if result is not None and not options.diff:
+        result.edited = result.changed
+        result.text = result.fixed_text = None
     return _Checked(findings, links, (plan, result))
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import dataclasses
 import functools
 import io
 import itertools
@@ -517,37 +518,55 @@ class Parsed:
         replaced: Sequence[int] = (),
         middle: str | None = None,
         rewritten: Sequence[int] = (),
+        added: Sequence[tuple[int, int, str]] = (),
     ) -> FileModel | None:
         """The model of *text*: the original with *insertions*, (A, n) for n lines after original
         line A, and nothing else changed but the module-level imports whose original first lines are
         *replaced*. *declared*: (line, col) of each class whose body now starts with a declaration
         -> the declaration's line in *text*. *imports*: the (first, last) lines in *text* of the
         imports added or rewritten. *middle*: the original with the edits made within lines
-        (*rewritten*, original line numbers) and no line inserted, when some are: each method
-        holding such a line is parsed again, from *middle*. None when a recorded text spans an
-        insertion (a statement holding a fixed class), or an edited line is not in a method of a
-        class: only a parse of *text* models those."""
-        source, dirty = self.source, set()
-        if rewritten:
-            assert middle is not None
-            source = middle
-            if not self.splice(middle, rewritten, dirty):
+        (*rewritten*, original line numbers) and no line inserted, when some are: each statement
+        holding such a line (a statement of a class body or of the module) is parsed again alone,
+        from *middle*. *added*: module-level statements among the inserted lines, (A, their first
+        line in *text*, their text), A the last line of the module-level statement they follow.
+        None when a recorded text spans an insertion (a statement holding a fixed class), or an
+        edited line is in no statement of its own: only a parse of *text* models those."""
+        source, dirty = middle if middle is not None else self.source, set()
+        undo: list[tuple[list[ast.stmt], int, ast.stmt | None]] = []
+        segments: list[tuple[int, int]] = []  # (first line in the source built on, first in *text*)
+        try:
+            if rewritten and not self.splice(source, rewritten, dirty, undo):
                 return None
-        lines = split_lines(text)
-        table = {}
-        injected = {}
-        for k, (key, line) in enumerate(declared.items(), start=1):
-            table[-k] = line
-            injected[key] = (-k, lines[line - 1])
-        builder = _Builder(source, self.path, self.taxonomy, self.memo, injected, text, dirty)
-        model = builder.build(self.tree, self.encoding)
+            if added:
+                source, segments = self.append(source, added, undo)
+                if source is None:
+                    return None
+            lines = split_lines(text)
+            table = {}
+            injected = {}
+            for k, (key, line) in enumerate(declared.items(), start=1):
+                table[-k] = line
+                injected[key] = (-k, lines[line - 1])
+            builder = _Builder(source, self.path, self.taxonomy, self.memo, injected, text, dirty)
+            model = builder.build(self.tree, self.encoding)
+        finally:  # the tree stays the original's; every node it held stays alive (ids key the memo)
+            for body, i, old in reversed(undo):
+                self.retired.append(body[i])
+                if old is None:
+                    del body[i]
+                else:
+                    body[i] = old
         points = sorted(insertions)
         after = [a for a, _ in points]
         shifts = list(itertools.accumulate(n for _, n in points))
+        firsts = [first for first, _ in segments]
 
         def line_of(line: int) -> int:
             if line < 0:
                 return table[line]
+            if segments and line >= firsts[0]:  # an added statement's line
+                first, where = segments[bisect.bisect_right(firsts, line) - 1]
+                return where + line - first
             i = bisect.bisect_left(after, line)  # insertions strictly above *line*
             return line + (shifts[i - 1] if i else 0)
 
@@ -560,38 +579,86 @@ class Parsed:
         merged = sorted([*kept, *read], key=lambda i: (i.site.line, i.site.col))
         return replace(moved, imports=tuple(merged))
 
-    def splice(self, middle: str, rewritten: Sequence[int], dirty: set[int]) -> bool:
-        """Put in the tree, for each method (a def in a class's body) holding a line of
-        *rewritten*, the method as *middle* spells it, parsed alone; add the ids of the classes
-        around it to *dirty*. False when a line is in no such method."""
+    def splice(
+        self,
+        middle: str,
+        rewritten: Sequence[int],
+        dirty: set[int],
+        undo: list[tuple[list[ast.stmt], int, ast.stmt | None]],
+    ) -> bool:
+        """Put in the tree, for each statement holding a line of *rewritten* (a statement of a
+        class's body, or of the module's), the statement as *middle* spells it, parsed alone; add
+        the ids of the classes around it to *dirty*, and each change to *undo*. False when a line
+        is in no such statement, or in one that shares a line with another."""
         owners: list[tuple[int, int, list[ast.stmt], int, tuple[int, ...]]] = []
-        todo: list[tuple[ast.ClassDef, tuple[int, ...]]] = [
-            (s, ()) for s, _ in _module_statements(self.tree.body, False) if isinstance(s, ast.ClassDef)
+        classes: list[tuple[ast.ClassDef, tuple[int, ...]]] = []
+        for body, around in [(self.tree.body, ())]:
+            for i, stmt in enumerate(body):
+                if isinstance(stmt, ast.ClassDef):
+                    classes.append((stmt, around))
+                elif not isinstance(stmt, (*_COMPOUND, *_DEFS)):
+                    owners.append((stmt.lineno, stmt.end_lineno or stmt.lineno, body, i, around))
+        classes += [
+            (s, ())
+            for s, nested in _module_statements(self.tree.body, False)
+            if nested and isinstance(s, ast.ClassDef)
         ]
-        while todo:
-            cls, around = todo.pop()
+        while classes:
+            cls, around = classes.pop()
             around = (*around, id(cls))
             for i, stmt in enumerate(cls.body):
-                if isinstance(stmt, _DEFS):
-                    first = min([stmt.lineno, *(d.lineno for d in stmt.decorator_list)])
+                if isinstance(stmt, ast.ClassDef):
+                    classes.append((stmt, around))
+                elif not isinstance(stmt, _COMPOUND):
+                    first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
                     owners.append((first, stmt.end_lineno or stmt.lineno, cls.body, i, around))
-                elif isinstance(stmt, ast.ClassDef):
-                    todo.append((stmt, around))
+        owners.sort(key=lambda o: o[0])
+        starts = [o[0] for o in owners]
         chosen = {}
         for line in rewritten:
-            found = [o for o in owners if o[0] <= line <= o[1]]
-            if len(found) != 1:
+            k = bisect.bisect_right(starts, line) - 1
+            if k < 0 or not owners[k][0] <= line <= owners[k][1]:
                 return False
-            chosen[(id(found[0][2]), found[0][3])] = found[0]
+            chosen[k] = owners[k]
         lines = split_lines(middle)
-        for first, last, body, i, around in chosen.values():
-            # indented as in its class: the method parses as the body of an `if`
-            new = ast.parse("if 1:\n" + "".join(lines[first - 1 : last])).body[0].body[0]  # type: ignore[attr-defined]
-            ast.increment_lineno(new, first - 2)
-            self.retired.append(body[i])
+        for k, (first, last, body, i, around) in chosen.items():
+            if (k > 0 and owners[k - 1][1] >= first) or (k + 1 < len(owners) and owners[k + 1][0] <= last):
+                return False  # `a = 1; b = 2`: the lines hold more than the statement
+            # blank lines above put it at its line (cheaper than moving its nodes after)
+            text = "".join(lines[first - 1 : last])
+            if body is self.tree.body:
+                new = ast.parse("\n" * (first - 1) + text).body[0]
+            else:  # indented as in its class: the statement parses as the body of an `if`
+                new = ast.parse("\n" * (first - 2) + "if 1:\n" + text).body[0].body[0]  # type: ignore[attr-defined]
+            undo.append((body, i, body[i]))
             body[i] = new
             dirty.update(around)
         return True
+
+    def append(
+        self,
+        source: str,
+        added: Sequence[tuple[int, int, str]],
+        undo: list[tuple[list[ast.stmt], int, ast.stmt | None]],
+    ) -> tuple[str | None, list[tuple[int, int]]]:
+        """*source* with the statements of *added* written after its last line, each parsed there
+        and put in the module's body after the statement it follows; the first line of each in
+        *source* and in the fixed text. None when a statement it follows is not found."""
+        lines = split_lines(source)
+        text = source if not lines or lines[-1].endswith(("\n", "\r")) else source + "\n"
+        count = len(lines)
+        segments = []
+        for a, where, statement in sorted(added):
+            index = next((i for i, s in enumerate(self.tree.body) if s.end_lineno == a), None)
+            if index is None:
+                return None, []
+            new = ast.parse("\n" * count + statement).body[0]
+            segments.append((count + 1, where))
+            self.tree.body.insert(index + 1, new)
+            undo.append((self.tree.body, index + 1, None))
+            text += statement
+            count += len(split_lines(statement))
+        return text, segments
 
 
 def _import_at(lines: list[str], first: int, last: int, path: str, taxonomy: Taxonomy) -> ImportStatement:
@@ -627,7 +694,15 @@ class _Mover:
     whole lines are inserted), each record once however often it is shared."""
 
     def __init__(self, line_of: Callable[[int], int], after: list[int]):
-        self.line_of = line_of
+        self.moved: dict[int, int] = {}  # line -> its new line, as asked
+
+        def cached(line: int) -> int:
+            found = self.moved.get(line)
+            if found is None:
+                found = self.moved[line] = line_of(line)
+            return found
+
+        self.line_of = cached
         self.after = after  # sorted lines after which lines were inserted
         self.done: dict[int, object] = {}
 
@@ -638,6 +713,15 @@ class _Mover:
             if i < len(self.after) and self.after[i] < s.end_line:
                 raise _Unmovable
         return Site(line_of(s.line), s.col, s.text, line_of(s.end_line), s.end_col)
+
+    def sites(self, v: tuple[Site, ...]) -> tuple[Site, ...]:
+        return tuple([self.site(s) for s in v])
+
+    def optional(self, v: Site | None) -> Site | None:
+        return None if v is None else self.site(v)
+
+    def records(self, v: tuple) -> tuple:
+        return tuple([self.record(x) for x in v])
 
     def value(self, v: object) -> object:
         kind = type(v)
@@ -672,6 +756,12 @@ def _plain(hint: object) -> bool:
     return bool(args) and all(a is Ellipsis or _plain(a) for a in args)
 
 
+def _records_of(hint: object) -> bool:
+    """Whether *hint* is ``tuple[R, ...]`` for a record type R."""
+    args = typing.get_args(hint)
+    return len(args) == 2 and args[1] is Ellipsis and dataclasses.is_dataclass(args[0])
+
+
 @functools.cache
 def _mover(kind: type) -> Callable[[object, _Mover, Callable[[int], int]], object]:
     """A function copying a record of *kind* for :class:`_Mover`, written once per type: a field
@@ -690,6 +780,12 @@ def _mover(kind: type) -> Callable[[object, _Mover, Callable[[int], int]], objec
             values.append(f"o.{name}")
         elif hint is Site:
             values.append(f"m.site(o.{name})")
+        elif hint == Site | None:
+            values.append(f"m.optional(o.{name})")
+        elif hint == tuple[Site, ...]:
+            values.append(f"m.sites(o.{name})")
+        elif typing.get_origin(hint) is tuple and _records_of(hint):
+            values.append(f"m.records(o.{name})")
         else:
             values.append(f"m.value(o.{name})")
     namespace = {"kind": kind}
@@ -719,6 +815,12 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
 _OTHER_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+@functools.lru_cache(maxsize=64)
+def _expression(text: str) -> ast.expr:
+    """The tree of the expression *text* (a declaration's value: a handful per run; not mutated)."""
+    return ast.parse(text, mode="eval").body
 
 
 def _one_line(text: str, limit: int) -> str:
@@ -1402,7 +1504,7 @@ class _Builder:
         statement = text.strip()
         indent = len(text) - len(text.lstrip())
         value_text = statement.partition("=")[2].strip()
-        value = ast.parse(value_text, mode="eval").body
+        value = _expression(value_text)
         col = indent + statement.index(value_text, statement.index("="))
         site = Site(line, col, _one_line(value_text, 120), line, col + len(value_text))
         statement_site = Site(line, indent, "", line, indent + len(statement))

@@ -24,6 +24,7 @@ FIX_CASES = sorted(p for p in CASES.glob("*.py") if not p.name.endswith(".fixed.
 
 HEAD = "from torch.testing._internal.common_utils import TestCase, run_tests\n"
 BODY = '    def test_a(self):\n        x = "cpu"\n'
+DECLARING = HEAD.replace("TestCase,", "HardwareClassification, TestCase,")
 DECLARED = "    hw_classification = HardwareClassification.ACCELERATOR\n\n"
 DEVICE_CLASS = (
     "import torch\nfrom torch.testing._internal.common_device_type import instantiate_device_type_tests\n\n\n"
@@ -31,6 +32,11 @@ DEVICE_CLASS = (
     '    def test_a(self, device):\n        x = torch.ones(2).to("cuda")  # the device\n\n'
     '    def test_b(self, device):\n        torch.ones(1, device="cuda")\n\n\n'
     "instantiate_device_type_tests(TestA, globals())\n"
+)
+ONE_DEVICE = (
+    "import torch\n\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n\n"
+    '    def test_a(self):\n        x = torch.ones(2, device="cuda")\n\n'
+    "    def test_b(self):\n        torch.cuda.synchronize()\n"
 )
 SHAPES = {
     # name: (source, whether the exact path applies)
@@ -89,8 +95,21 @@ SHAPES = {
     ),
     "fstring_first": (f'{HEAD}\n\nclass TestA(TestCase):\n    f"not a docstring"\n{BODY}', True),
     # HWC301's rewrites: in a declared class; in one that a first pass declares (a second pass)
-    "rewrite": (f"{HEAD.replace('TestCase,', 'HardwareClassification, TestCase,')}{DEVICE_CLASS}", True),
+    "rewrite": (f"{DECLARING}{DEVICE_CLASS}", True),
     "rewrite_second_pass": (f"{HEAD}{DEVICE_CLASS.replace(DECLARED, '')}", True),
+    # HWC302's conversions: the class and its tests made generic, the call added or changed
+    "conversion": (
+        f'{DECLARING}{ONE_DEVICE}\n\nif __name__ == "__main__":\n    run_tests()\n',
+        True,
+    ),
+    # the call would end the file: ast-grep places it
+    "conversion_at_end": (f"{DECLARING}{ONE_DEVICE}", False),
+    "conversion_of_instantiated": (
+        f"{DECLARING}"
+        "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
+        f'{ONE_DEVICE}\n\ninstantiate_device_type_tests(TestA, globals(), only_for="cuda")\n',
+        True,
+    ),
     "bytes_first": (f'{HEAD}\n\nclass TestA(TestCase):\n    b"not a docstring"\n{BODY}', True),
 }
 
