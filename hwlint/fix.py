@@ -1669,7 +1669,29 @@ def _check_and_fix(
     if result is not None and not options.diff:
         result.edited = result.changed
         result.text = result.fixed_text = None
+    _reported(plan, result)
     return _Checked(findings, links, (plan, result))
+
+
+def _reported(plan: FilePlan, result: FixResult | None) -> None:
+    """Reduce the classes the inferences of *plan* and *result* name to what the main process
+    reports of them (name and place): their methods and device uses, most of what a worker would
+    pickle back, stay in the worker."""
+    slim: dict[int, Inference] = {}
+
+    def named(inf: Inference) -> Inference:
+        if id(inf) not in slim:
+            cls = replace(
+                inf.cls, methods=(), device_uses=(), shared_uses=(), test_uses=(), availability_checks=()
+            )
+            slim[id(inf)] = replace(inf, cls=cls)
+        return slim[id(inf)]
+
+    for p in (plan, result.after if result is not None else None):
+        if p is not None:
+            p.inferences = {k: named(v) for k, v in p.inferences.items()}
+    if result is not None:
+        result.applied = [named(inf) for inf in result.applied]
 
 
 def apply_fixes(
