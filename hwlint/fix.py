@@ -2,12 +2,15 @@
 spell hard-coded devices for every device (HWC301), and convert one-device classes to device-generic
 ones (HWC302).
 
-The facts (which classes, where their bodies start, which imports exist) come from the file model;
-the edits are built with ast-grep-py from ONE parse of the text, never overlap, and are committed
+The facts (which classes, where their bodies and headers end, which imports exist) come from the
+file model, and so do the places of the edits; ast-grep-py parses the text only for an edit the
+model cannot place (a body on its header's line...). The edits never overlap and are committed
 once. Every byte outside the inserted text stays as it was: comments, CRLF line endings, tabs, the
-encoding declaration. A file that does not parse is never touched, and a file written is written
-atomically (a temporary file in the same directory, then ``os.replace``), unless it changed on disk
-since it was read.
+encoding declaration. The fixed text's model follows from the original's parse when every edit was
+placed by the model (:class:`Edits`, :meth:`hwlint.model.Parsed.with_lines`); otherwise the fixed
+text is parsed again, and refused if it does not parse. A file that does not parse is never
+touched, and a file written is written atomically (a temporary file in the same directory, then
+``os.replace``), unless it changed on disk since it was read.
 """
 
 from __future__ import annotations
