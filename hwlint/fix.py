@@ -46,6 +46,7 @@ from .model import (
     Site,
     build_model,
     decode_source,
+    line_map,
     parse_file,
     split_lines,
 )
@@ -158,6 +159,7 @@ class Edits:
     edits: list[Edit]
     statements: list[str]
     exact: bool
+    starts: list[int]  # where the edited text's lines start
     # what each exact edit is: the declaration of a class; the enum's import (None: a new line,
     # or the import statement a name is added to)
     declared: list[tuple[ClassInfo, Edit]] = field(default_factory=list)
@@ -274,12 +276,11 @@ def fix_edits(
             declared += made.declared
             added += made.added
             exact = exact and made.exact
-    within = [e for e in rewritten if _within_line(source, e)]
     merged = _merge_insertions(edits)
     _check_disjoint(merged)
     # a merged edit is none of those recorded
-    exact = exact and len(within) == len(rewritten) and len(merged) == len(edits)
-    return Edits(merged, statements, exact, declared, imported, rewritten, added)
+    exact = exact and len(merged) == len(edits) and all(_within_line(source, e) for e in rewritten)
+    return Edits(merged, statements, exact, starts, declared, imported, rewritten, added)
 
 
 def _within_line(source: str, e: Edit) -> bool:
@@ -355,7 +356,7 @@ def _conversion_edits(
     """The edits that make class *c* device-generic (its rewrites are made by the caller), as
     :class:`Edits` say what each is (*exact*: try to place the declaration by the model)."""
     cls = c.cls
-    made = Edits([], [], True)
+    made = Edits([], [], True, starts)
     edits = made.edits
     decl = cls.declaration
     if decl is not None:
@@ -517,25 +518,55 @@ def _blank_after(source: str, pos: int) -> bool:
 
 def _declaration_edit(source: str, starts: list[int], cls: ClassInfo, statement: str) -> Edit | None:
     """The edit putting *statement* first in *cls*'s body (after its docstring) on a line of its own,
-    placed by the model's positions: after the header's line, or after the docstring's. None when
-    the body starts on the header's line, a line to insert after holds code after the colon or
-    the docstring, or ends in a continuation: :func:`_declaration_edits` places those."""
+    placed by the model's positions; None where :func:`_declaration_at` says so."""
     if cls.colon is None:
         return None
-    colon_end = _offset(starts, cls.colon.line, cls.colon.col)
+    doc = cls.docstring
+    placed = _declaration_at(
+        source,
+        statement,
+        _offset(starts, cls.colon.line, cls.colon.col),
+        _offset(starts, cls.body.line, cls.body.col),
+        _offset(starts, doc.end_line, doc.end_col) if doc is not None else None,
+    )
+    return placed[0] if placed else None
+
+
+def _declaration_at(
+    source: str, statement: str, colon_end: int, first_start: int, doc_end: int | None, class_start: int = -1
+) -> list[Edit] | None:
+    """Edits putting *statement* first in a class body whose header's colon ends at *colon_end*,
+    whose first statement starts at *first_start* (and ends at *doc_end* when it is the docstring).
+
+    Without *class_start* (where the ``class`` keyword is), only a line of its own after the
+    header's line or the docstring's: None when the body starts on the header's line, or a line to
+    insert after holds code after the colon or the docstring, or ends in a continuation."""
+    careful = class_start < 0
     header_end, newline = _line_end(source, colon_end)
-    first_start = _offset(starts, cls.body.line, cls.body.col)
+    newline = newline or _default_newline(source)
     indent = source[_line_start(source, first_start) : first_start]
-    if first_start < header_end or indent.strip() or not _comment_only(source[colon_end:header_end]):
+    if careful and (
+        first_start < header_end or indent.strip() or not _comment_only(source[colon_end:header_end])
+    ):
         return None
+    if first_start < header_end:  # `class T(TestCase): pass`: the body shares the header line
+        class_indent = source[_line_start(source, class_start) : class_start]
+        indent = class_indent + _indent_unit(source, class_indent)
+        if doc_end is None:
+            return [_insert(colon_end, f"{newline}{indent}{statement}{newline}{indent}", first_start)]
+        return [
+            _insert(colon_end, f"{newline}{indent}", first_start),
+            _insert(doc_end, f"{newline}{indent}{statement}"),
+        ]
     anchor = header_end
-    if cls.docstring is not None:
-        doc_end = _offset(starts, cls.docstring.end_line, cls.docstring.end_col)
+    if doc_end is not None:
         anchor, newline = _line_end(source, doc_end)
-        if not newline or not _comment_only(source[doc_end:anchor]):
+        if careful and (not newline or not _comment_only(source[doc_end:anchor])):
             return None
+        if not newline:  # the docstring ends the file
+            return [_insert(anchor, f"{_default_newline(source)}{indent}{statement}")]
     blank = "" if _blank_after(source, anchor) else newline
-    return _insert(anchor, f"{indent}{statement}{newline}{blank}")
+    return [_insert(anchor, f"{indent}{statement}{newline}{blank}")]
 
 
 def _comment_only(text: str) -> bool:
@@ -545,34 +576,22 @@ def _comment_only(text: str) -> bool:
 
 
 def _declaration_edits(source: str, node: SgNode, statement: str) -> list[Edit]:
-    """Edits putting *statement* first in the class body, after the docstring."""
+    """:func:`_declaration_at` for the class definition *node* of ast-grep's tree, any shape."""
     colon = next(c for c in node.children() if c.kind() == ":")
     body = node.field("body")
     assert body is not None
     first = next(c for c in body.children() if c.kind() != "comment")
-    doc = first if _is_docstring(first) else None
-    colon_end = colon.range().end.index
-    header_end, newline = _line_end(source, colon_end)
-    newline = newline or _default_newline(source)
-    first_start = first.range().start.index
-    if first_start < header_end:  # `class T(TestCase): pass`: the body shares the header line
-        class_start = node.range().start.index
-        class_indent = source[_line_start(source, class_start) : class_start]
-        indent = class_indent + _indent_unit(source, class_indent)
-        if doc is None:
-            return [_insert(colon_end, f"{newline}{indent}{statement}{newline}{indent}", first_start)]
-        return [
-            _insert(colon_end, f"{newline}{indent}", first_start),
-            _insert(doc.range().end.index, f"{newline}{indent}{statement}"),
-        ]
-    indent = source[_line_start(source, first_start) : first_start]
-    anchor = header_end
-    if doc is not None:
-        anchor, newline = _line_end(source, doc.range().end.index)
-        if not newline:  # the docstring ends the file
-            return [_insert(anchor, f"{_default_newline(source)}{indent}{statement}")]
-    blank = "" if _blank_after(source, anchor) else newline
-    return [_insert(anchor, f"{indent}{statement}{newline}{blank}")]
+    doc_end = first.range().end.index if _is_docstring(first) else None
+    placed = _declaration_at(
+        source,
+        statement,
+        colon.range().end.index,
+        first.range().start.index,
+        doc_end,
+        node.range().start.index,
+    )
+    assert placed is not None
+    return placed
 
 
 def _is_docstring(stmt: SgNode) -> bool:
@@ -641,33 +660,15 @@ def _module_statement(root: SgNode, starts: list[int], line: int) -> SgNode | No
 
 
 def _add_name_edit(source: str, node: SgNode, name: str) -> Edit:
-    """Add *name* to ``from m import ...`` in case-insensitive sorted position, keeping its style."""
-    names = [c for c in node.children() if c.kind() in ("dotted_name", "aliased_import")][1:]
+    """:func:`_name_edit` for the ``from m import ...`` statement *node* of ast-grep's tree."""
+    names = [
+        _Name(c.range().start.index, c.range().end.index, c.text().split(" as ")[0].strip().lower())
+        for c in [c for c in node.children() if c.kind() in ("dotted_name", "aliased_import")][1:]
+    ]
     parenthesized = any(c.kind() == "(" for c in node.children())
-
-    def starts_line(n: SgNode) -> bool:
-        start = n.range().start.index
-        return parenthesized and not source[_line_start(source, start) : start].strip()
-
-    after = next((n for n in names if _sort_key(n) > name.lower()), None)
-    if after is not None:
-        start = after.range().start.index
-        if starts_line(after):
-            _, newline = _line_end(source, start)
-            indent = source[_line_start(source, start) : start]
-            return _insert(start, f"{name},{newline or _default_newline(source)}{indent}")
-        return _insert(start, f"{name}, ")
-    last = names[-1]
-    end = last.range().end.index
-    if not starts_line(last):
-        return _insert(end, f", {name}")
-    start = last.range().start.index
-    indent = source[_line_start(source, start) : start]
-    trailing_comma = source[end : node.range().end.index].lstrip().startswith(",")
-    next_line, newline = _line_end(source, end)
-    if trailing_comma:
-        return _insert(next_line, f"{indent}{name},{newline}")
-    return _insert(end, f",{newline}{indent}{name}")
+    placed = _name_edit(source, names, parenthesized, node.range().end.index, name, careful=False)
+    assert placed is not None
+    return placed
 
 
 @dataclass(frozen=True)
@@ -727,12 +728,20 @@ def _import_names(source: str, starts: list[int], imp: ImportStatement) -> tuple
 
 
 def _add_name_edit_at(source: str, starts: list[int], imp: ImportStatement, name: str) -> Edit | None:
-    """:func:`_add_name_edit`, with the names placed by the tokenizer: None when they cannot be, or
-    when a trailing comma shares its line with the closing parenthesis."""
+    """:func:`_name_edit` with the names read by the tokenizer (None when they cannot be)."""
     found = _import_names(source, starts, imp)
     if found is None:
         return None
-    names, parenthesized = found
+    end = _offset(starts, imp.site.end_line, imp.site.end_col)
+    return _name_edit(source, found[0], found[1], end, name, careful=True)
+
+
+def _name_edit(
+    source: str, names: list[_Name], parenthesized: bool, statement_end: int, name: str, careful: bool
+) -> Edit | None:
+    """Add *name* to a ``from m import ...`` statement (its *names*, ending at *statement_end*) in
+    case-insensitive sorted position, keeping its style. *careful*: None rather than a line after
+    a trailing comma that shares its line with the closing parenthesis."""
 
     def starts_line(start: int) -> bool:
         return parenthesized and not source[_line_start(source, start) : start].strip()
@@ -748,11 +757,9 @@ def _add_name_edit_at(source: str, starts: list[int], imp: ImportStatement, name
     if not starts_line(last.start):
         return _insert(last.end, f", {name}")
     indent = source[_line_start(source, last.start) : last.start]
-    statement_end = _offset(starts, imp.site.end_line, imp.site.end_col)
-    trailing = source[last.end : statement_end].lstrip()
     next_line, newline = _line_end(source, last.end)
-    if trailing.startswith(","):
-        if not newline or not _comment_only(source[last.end : next_line].lstrip()[1:]):
+    if source[last.end : statement_end].lstrip().startswith(","):
+        if careful and (not newline or not _comment_only(source[last.end : next_line].lstrip()[1:])):
             return None  # `name,)`: the line holds the parenthesis too
         return _insert(next_line, f"{indent}{name},{newline}")
     return _insert(last.end, f",{newline}{indent}{name}")
@@ -772,11 +779,6 @@ def _new_import_edit_at(
     if not newline or not _comment_only(source[end:pos]):
         return None
     return _insert(pos, f"from {module} import {name}{newline}")
-
-
-def _sort_key(name_node: SgNode) -> str:
-    text = name_node.text()
-    return text.split(" as ")[0].strip().lower()
 
 
 def _new_import_edit(
@@ -1077,11 +1079,13 @@ class _Derivation:
     imports: list[tuple[int, int]]
     replaced: list[int]
     rewrites: list[Edit]  # within lines, at offsets of the original
+    starts: list[int]  # where the original's lines start
     added: list[tuple[int, int, str]] = field(default_factory=list)  # see Parsed.with_lines
 
-    def line_of(self, line: int) -> int:
-        """Where line *line* of the original is in the fixed text."""
-        return line + sum(n for a, n in self.insertions if a < line)
+    @functools.cached_property
+    def line_of(self) -> Callable[[int], int]:
+        """Where each line of the original is in the fixed text."""
+        return line_map(self.insertions)
 
     def original_line(self, line: int) -> int | None:
         """The line of the original that is line *line* of the fixed text (None: an inserted one)."""
@@ -1098,9 +1102,8 @@ class _Derivation:
         parsed = self.parsed
         middle = rewritten = None
         if self.rewrites:
-            starts = _line_starts(parsed.source)
             middle = apply_edits(parsed.source, self.rewrites)
-            rewritten = sorted({bisect.bisect_right(starts, e.start_pos) for e in self.rewrites})
+            rewritten = sorted({bisect.bisect_right(self.starts, e.start_pos) for e in self.rewrites})
         return parsed.with_lines(
             text,
             self.insertions,
@@ -1137,7 +1140,7 @@ def _derivation(plan: FilePlan, text: str, new_text: str, made: Edits) -> _Deriv
     if plan.parsed is None:
         return None
     model = plan.model
-    starts, new_starts = _line_starts(text), _line_starts(new_text)
+    starts, new_starts = made.starts, _line_starts(new_text)
     insertions: list[tuple[int, int]] = []  # (A, n): n lines after line A of *text*
     at = [e.start_pos for e in made.edits]  # sorted: the edits are
     shifts = list(
@@ -1178,7 +1181,7 @@ def _derivation(plan: FilePlan, text: str, new_text: str, made: Edits) -> _Deriv
         insertions.append((a, len(lines)))
         added.append((a, new_line(e.start_pos) + blank, "".join(lines[blank:])))
     rewrites = sorted(made.rewritten, key=lambda e: e.start_pos)
-    return _Derivation(plan.parsed, sorted(insertions), declared, imports, replaced, rewrites, added)
+    return _Derivation(plan.parsed, sorted(insertions), declared, imports, replaced, rewrites, starts, added)
 
 
 def _next_derivation(before: _Derivation, text: str, made: Edits) -> _Derivation | None:
@@ -1186,7 +1189,7 @@ def _next_derivation(before: _Derivation, text: str, made: Edits) -> _Derivation
     to the original's; None when that pass makes more than rewrites."""
     if made.declared or made.imported or made.added or len(made.rewritten) != len(made.edits):
         return None
-    starts, original = _line_starts(text), _line_starts(before.parsed.source)
+    starts, original = made.starts, before.starts
     # a line the first pass edited within holds other columns now
     edited = {bisect.bisect_right(original, e.start_pos) for e in before.rewrites}
     moved = []

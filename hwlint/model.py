@@ -556,9 +556,7 @@ class Parsed:
                     del body[i]
                 else:
                     body[i] = old
-        points = sorted(insertions)
-        after = [a for a, _ in points]
-        shifts = list(itertools.accumulate(n for _, n in points))
+        shifted = line_map(insertions)
         firsts = [first for first, _ in segments]
 
         def line_of(line: int) -> int:
@@ -567,14 +565,14 @@ class Parsed:
             if segments and line >= firsts[0]:  # an added statement's line
                 first, where = segments[bisect.bisect_right(firsts, line) - 1]
                 return where + line - first
-            i = bisect.bisect_left(after, line)  # insertions strictly above *line*
-            return line + (shifts[i - 1] if i else 0)
+            return shifted(line)
 
         try:
-            moved = _Mover(line_of, after).record(model)
+            moved = _Mover(line_of, sorted(a for a, _ in insertions)).record(model)
         except _Unmovable:
             return None
-        kept = [i for i in moved.imports if i.site.line not in {line_of(r) for r in replaced}]
+        dropped = {line_of(r) for r in replaced}
+        kept = [i for i in moved.imports if i.site.line not in dropped]
         read = [_import_at(lines, first, last, self.path, self.taxonomy) for first, last in imports]
         merged = sorted([*kept, *read], key=lambda i: (i.site.line, i.site.col))
         return replace(moved, imports=tuple(merged))
@@ -659,6 +657,18 @@ class Parsed:
             text += statement
             count += len(split_lines(statement))
         return text, segments
+
+
+def line_map(insertions: Sequence[tuple[int, int]]) -> Callable[[int], int]:
+    """Where each line of a text goes once (A, n) inserts n lines after its line A, for each."""
+    points = sorted(insertions)
+    after = [a for a, _ in points]
+    shifts = list(itertools.accumulate((n for _, n in points), initial=0))
+
+    def line_of(line: int) -> int:
+        return line + shifts[bisect.bisect_left(after, line)]  # the insertions strictly above it
+
+    return line_of
 
 
 def _import_at(lines: list[str], first: int, last: int, path: str, taxonomy: Taxonomy) -> ImportStatement:
@@ -897,20 +907,11 @@ class _Builder:
         self.method_helpers: set[str] = set()
         self.ascii = source.isascii()  # then byte columns are character columns
 
-    def remember(self, key: object, compute: Callable[[], object]) -> typing.Any:
-        """*compute*'s value, once per text when the builds on its tree share a memo (what it
-        computes depends on the text and *key* alone)."""
-        if self.memo is None or self.memo.get("source") is not self.source:
-            return compute()
-        found = self.memo.get(key)
-        if found is None:
-            found = self.memo[key] = compute()
-        return found
-
-    def by_node(self, key: object, compute: Callable[[], object]) -> typing.Any:
-        """*compute*'s value, once per node (named in *key*) when the builds on a tree share a memo:
-        a node keeps its text whatever else changes."""
-        if self.memo is None:
+    def remember(self, key: object, compute: Callable[[], object], whole_text: bool = True) -> typing.Any:
+        """*compute*'s value, once when the builds on a tree share a memo. *whole_text*: it depends
+        on the file's text (and *key*), so only the builds on the same text share it; else on the
+        node *key* names alone, whose text stays whatever else changes."""
+        if self.memo is None or (whole_text and self.memo.get("source") is not self.source):
             return compute()
         found = self.memo.get(key)
         if found is None:
@@ -1448,7 +1449,7 @@ class _Builder:
         if not helpers:
             return methods
         called = {
-            id(m): self.by_node(("calls", id(defs[id(m)])), lambda m=m: self.self_calls(defs[id(m)]))
+            id(m): self.remember(("calls", id(defs[id(m)])), lambda m=m: self.self_calls(defs[id(m)]), False)
             for m in methods
         }
         changed = True
