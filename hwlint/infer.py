@@ -111,14 +111,6 @@ def _mixed(cls: ClassInfo, what: str) -> Inference:
 # What the taxonomy calls generic, per-device and device-pinning
 
 
-def generic_classification(tax: Taxonomy) -> Classification | None:
-    """The classification for code that runs once, uninstantiated (GENERIC by default)."""
-    for c in tax.classifications.values():
-        if c.device is None and c.instantiation == "forbidden":
-            return c
-    return None
-
-
 def instantiated_classification(tax: Taxonomy) -> Classification | None:
     """The classification for classes instantiated for every device (ACCELERATOR by default)."""
     for c in tax.classifications.values():
@@ -129,7 +121,7 @@ def instantiated_classification(tax: Taxonomy) -> Classification | None:
 
 def runner_classification(tax: Taxonomy, device: str) -> Classification | None:
     """The one non-generic classification every runner of *device* runs (PrivateUse1: ACCELERATOR)."""
-    generic = generic_classification(tax)
+    generic = tax.generic_classification()
     runners = [r for r in tax.runners.values() if r.device == device]
     if not runners:
         return None
@@ -152,14 +144,6 @@ def decorator_device(tax: Taxonomy, name: str) -> str | None:
     if name.startswith("only") and name[4:].lower() in tax.devices:
         return name[4:].lower()
     return None
-
-
-def generic_runner_devices(tax: Taxonomy) -> frozenset[str]:
-    """Devices of the runners that run the generic classification: using them is not evidence."""
-    generic = generic_classification(tax)
-    if generic is None:
-        return frozenset()
-    return frozenset(r.device for r in tax.runners.values() if generic.name in r.runs)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -198,7 +182,7 @@ class _Evidence:
             m.name: [(d.name, decorator_device(tax, d.name)) for d in m.decorators if d.name in pinning]
             for m in self.tests
         }
-        ignored = generic_runner_devices(tax)
+        ignored = tax.generic_runner_devices()
         attributed = dict(cls.test_uses)
         self.test_uses = {
             m.name: [u for u in attributed.get(m.name, m.device_uses) if u.device not in ignored]
@@ -375,7 +359,7 @@ def _infer_only_for(ctx: Context, ev: _Evidence, where: str, names: list[str]) -
     accel = instantiated_classification(tax)
     if accel is None or not resolved:
         return _no_fix(cls, f"{where} only for {shown}, which no single classification covers")
-    generic_devices = sorted(generic_runner_devices(tax))
+    generic_devices = sorted(tax.generic_runner_devices())
     neutral = (
         f"except_for=({', '.join(repr(d) for d in generic_devices)},)" if generic_devices else "except_for"
     )
@@ -408,7 +392,7 @@ def _infer_plain(ctx: Context, ev: _Evidence) -> Inference:
 def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
     """A plain class: the hard device uses of its tests decide; guards alone do not."""
     tax, cls = ctx.taxonomy, ev.cls
-    generic = generic_classification(tax)
+    generic = tax.generic_classification()
     hard = {m.name: ev.hard_devices(m) for m in ev.tests}
     using = [m for m in ev.tests if hard[m.name]]
     if not using:

@@ -1771,6 +1771,10 @@ class _Vocabulary:
 
     devices: tuple[str, ...]
     words: tuple[str, ...]  # lowercase words whose absence from a text proves it has no use
+    # Devices whose uses no one reads: those of the runners that run the generic classification
+    # (a test that moves a tensor to the CPU runs anywhere). They are no use, and their words
+    # (``cpu``) do not make a node worth a visit; a condition that names them still guards.
+    ignored: frozenset[str]
     identifier_words: tuple[str, ...]
     api_modules: frozenset[str]  # second components of torch.<module> accelerator API prefixes
     # dotted call name -> whether the taxonomy lists it as an accelerator API (asked of every call)
@@ -1789,14 +1793,25 @@ def _vocabulary(tax: Taxonomy) -> _Vocabulary:
     devices = tuple(tax.devices)
     api_tails = {p.lower() for p in tax.accelerator_apis}  # whole prefixes: "ipu" alone is in "manipulate"
     check_tails = {c.rpartition(".")[2].lower() for c in tax.availability_checks}
+    ignored = tax.generic_runner_devices()
     words = dict.fromkeys(
-        [*devices, *_ACCELERATOR_WORDS, *_LIBRARY_DEVICES, *sorted(api_tails), *sorted(check_tails)]
+        [
+            *(d for d in devices if d not in ignored),
+            *_ACCELERATOR_WORDS,
+            *_LIBRARY_DEVICES,
+            *sorted(api_tails),
+            *sorted(check_tails),
+        ]
     )
     api_modules = frozenset(
         p.split(".")[1] for p in tax.accelerator_apis if p.startswith("torch.") and p.count(".") == 1
     )
     vocab = _Vocabulary(
-        devices, tuple(words), (*devices, *_ACCELERATOR_WORDS, *_LIBRARY_DEVICES), api_modules
+        devices,
+        tuple(words),
+        ignored,
+        (*devices, *_ACCELERATOR_WORDS, *_LIBRARY_DEVICES),
+        api_modules,
     )
     _VOCABULARIES[key] = vocab
     return vocab
@@ -1982,6 +1997,7 @@ class _DeviceUses:
         self.b = builder
         vocab = builder.vocabulary
         self.devices = vocab.devices
+        self.ignored = vocab.ignored
         self.words = vocab.identifier_words
         self.api_modules = vocab.api_modules
         self.api_calls = vocab.api_calls
@@ -2013,6 +2029,8 @@ class _DeviceUses:
         detail: str = "",
         target: Site | None = None,
     ) -> None:
+        if device in self.ignored:
+            return
         if kind == HARD and mode != _PLAIN:
             kind = GUARD  # asked about, or only run where the device is present
         self.found.append(DeviceUse(device, self.b.site(node), kind, api, form, detail, target))
@@ -2044,7 +2062,9 @@ class _DeviceUses:
     def names_device(self, node: ast.AST) -> bool:
         """Whether the text of *node* (a condition) names a device or a device word."""
         text = self.b.segment(node, 10_000).lower()
-        return any(w in text for w in self.b.device_words)
+        return any(w in text for w in self.b.device_words) or any(
+            w in text for w in self.b.vocabulary.ignored
+        )
 
     def attribute(self, node: ast.Attribute, mode: int) -> list[tuple[ast.AST, int]] | None:
         if type(node.ctx) is not ast.Load:  # `self.cuda_ready = ...` names a field; its value is visited

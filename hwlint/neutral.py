@@ -28,7 +28,6 @@ from .context import Context
 from .infer import (
     decorator_device,
     device_pinning_decorators,
-    generic_runner_devices,
     inference,
     instantiated_classification,
 )
@@ -123,7 +122,7 @@ def hard_uses(ctx: Context, cls: ClassInfo, converting: bool = False) -> list[Ha
     model's walk); uses of the device a test is pinned to (``@onlyCUDA``, which HWC203 reports) and
     uses in decorators are left out. With *converting*, every test is taken to gain ``device``."""
     tax = ctx.taxonomy
-    skip = generic_runner_devices(tax) | {ANY_ACCELERATOR}
+    skip = tax.generic_runner_devices() | {ANY_ACCELERATOR}
     pinning = device_pinning_decorators(tax)
     class_pins = {decorator_device(tax, d.name) for d in cls.decorators if d.name in pinning}
     chain = mro(ctx.model, cls, ctx.resolver)
@@ -184,7 +183,7 @@ class Conversion:
 def one_device_classification(ctx: Context, cls: ClassInfo) -> Classification | None:
     """The one-accelerator classification *cls* has (declared or, undeclared, inferred), if any."""
     tax = ctx.taxonomy
-    generic_devices = generic_runner_devices(tax)
+    generic_devices = tax.generic_runner_devices()
     c = ctx.classification(cls)
     if c is None and cls.declaration is None and ctx.effective(cls) is None:
         inferred = inference(ctx, cls)
@@ -274,4 +273,4 @@ def _generated_names(ctx: Context, cls: ClassInfo) -> list[str]:
 def neutral_except_for(tax: Taxonomy) -> tuple[str, ...]:
     """The devices the device-generic instantiation leaves out (cpu by default)."""
     found = tax.device_neutral.except_for
-    return found if found is not None else tuple(sorted(generic_runner_devices(tax)))
+    return found if found is not None else tuple(sorted(tax.generic_runner_devices()))

@@ -129,6 +129,21 @@ class Taxonomy:
     device_neutral: DeviceNeutral = field(default_factory=DeviceNeutral)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
+    def generic_classification(self) -> Classification | None:
+        """The classification for code that runs once, uninstantiated (GENERIC by default)."""
+        for c in self.classifications.values():
+            if c.device is None and c.instantiation == "forbidden":
+                return c
+        return None
+
+    def generic_runner_devices(self) -> frozenset[str]:
+        """Devices of the runners that run the generic classification: using them is no evidence
+        of a device (a test that moves a tensor to the CPU runs on every runner)."""
+        generic = self.generic_classification()
+        if generic is None:
+            return frozenset()
+        return frozenset(r.device for r in self.runners.values() if generic.name in r.runs)
+
     def classification_for_device(self, device: str) -> Classification | None:
         """The device-specific classification whose ``device`` is *device*, if there is one."""
         for c in self.classifications.values():

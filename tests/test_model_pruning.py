@@ -107,3 +107,25 @@ def test_index_prunes(taxonomy, monkeypatch):
     model = build_model(source, "test_big.py", taxonomy)
     assert [u.device for u in model.classes[0].device_uses] == ["cuda"]
     assert len(visited) < 20
+
+
+def test_the_generic_runners_device_is_no_use_yet_still_guards(taxonomy):
+    """A use of the generic runners' device (``cpu``: a test that moves a tensor to the CPU runs on
+    every runner) is evidence of nothing, so the model records none and its word prunes nothing;
+    a condition that names it still makes what it guards a guard."""
+    assert taxonomy.generic_runner_devices() == {"cpu"}
+    source = """
+class TestMoves(TestCase):
+    def test_a(self):
+        x = torch.ones(1).cpu()
+        y = torch.ones(1, device="cpu").to("cpu")
+
+    def test_b(self):
+        if self.device_type == "cpu":
+            pass
+        else:
+            torch.ones(1).cuda()
+"""
+    test_a, test_b = build_model(source, "test_moves.py", taxonomy).classes[0].methods
+    assert test_a.device_uses == ()
+    assert [(u.device, u.kind, u.site.line) for u in test_b.device_uses] == [("cuda", "guard", 11)]
