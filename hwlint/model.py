@@ -898,8 +898,8 @@ class _Builder:
         # them once the helpers are known.
         self.device_words = list(self.vocabulary.words)
         self.lowered: str = self.remember("lowered", source.lower)
-        lowered = self.lowered if text is None else text.lower()
-        self.scan_devices = any(w in lowered for w in self.device_words)
+        self.text = text
+        self.scan_devices = False  # decided once the classes to scan are known
         self._device_index: _WordIndex | None = None  # built on first use
         self._offsets: tuple[list[int], list[int]] | None = None
         self.scan_classes: set[int] = set()
@@ -1005,6 +1005,14 @@ class _Builder:
         """Whether a line from *first* to *last* names a device word (or a helper's name)."""
         return self.device_index().lines(first, last)
 
+    def names_device_word(self) -> bool:
+        """Whether the file's text names a device word at all (the index is built for the walk
+        anyway: its occurrences say so without another pass over the text)."""
+        if self.text is not None:  # a fixed text, modelled on its original's tree
+            lowered = self.text.lower()
+            return any(w in lowered for w in self.device_words)
+        return bool(self.device_index().hits)
+
     def device_index(self) -> _WordIndex:
         if self._device_index is None:
             offsets = self.offsets() if self.ascii else _offsets([ln.lower() for ln in self.lines])
@@ -1031,7 +1039,7 @@ class _Builder:
         # checks of classes whose classification forbids them: on a migrated file most classes need
         # neither, and the scan, a walk of every method body, would be pure cost.
         self.scan_classes = self.classes_to_scan(statements)
-        self.scan_devices = self.scan_devices and bool(self.scan_classes)
+        self.scan_devices = bool(self.scan_classes) and self.names_device_word()
         for stmt, _ in statements:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 kinds = _strongest(self.device_uses(stmt))
@@ -1905,22 +1913,31 @@ class _WordIndex:
         self.starts, self.ends = offsets
         self.exact = ascii
         self.whole = whole
-        self.hits: list[int] = []  # sorted start offsets of the occurrences
         words = set(words)
+        hits: list[int] = []
         for word in words:
             # a word holding another (`torch.cuda`, `gpus`) occurs only where the other one does
             if not any(other in word for other in words if other != word):
-                self.add(word)
+                hits += self.occurrences(word)
+        hits.sort()
+        # sorted start offsets of the occurrences (one offset may be there twice: a query asks
+        # only whether a span holds one)
+        self.hits = hits
 
-    def add(self, word: str) -> None:
-        text, found = self.text, []
-        pos = text.find(word)
+    def occurrences(self, word: str) -> list[int]:
+        text, find, found = self.text, self.text.find, []
+        pos = find(word)
         while pos >= 0:
             if not (self.whole and _after_word(text, pos)):
                 found.append(pos)
-            pos = text.find(word, pos + 1)
+            pos = find(word, pos + 1)
+        return found
+
+    def add(self, word: str) -> None:
+        found = self.occurrences(word)
         if found:
-            self.hits = sorted({*self.hits, *found})
+            # two sorted runs: the sort merges them in one linear pass
+            self.hits = sorted(self.hits + found)
 
     def walk(self, node: ast.AST) -> Iterator[ast.AST]:
         """The nodes of ``ast.walk(node)``, in its order, less the subtrees whose text names no word
