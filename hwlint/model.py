@@ -438,13 +438,17 @@ def parse_cost(source: str) -> int:
     return 3 * source.count("\n") + sum(source.count(c) for c in _COST_MARKS)
 
 
-def build_model(source: str | bytes, path: str, taxonomy: Taxonomy) -> FileModel:
-    """Parse *source* and reduce it to a :class:`FileModel`. Never raises for bad input."""
-    return parse_file(source, path, taxonomy)[0]
+def build_model(source: str | bytes, path: str, taxonomy: Taxonomy, devices: bool = True) -> FileModel:
+    """Parse *source* and reduce it to a :class:`FileModel`. Never raises for bad input.
+
+    Without *devices* the model holds no device evidence (no :class:`DeviceUse`, no helper calls,
+    no ``test_uses``): the selector reads none, and the scan that finds it costs more than the rest
+    of the model together."""
+    return parse_file(source, path, taxonomy, devices=devices)[0]
 
 
 def parse_file(
-    source: str | bytes, path: str, taxonomy: Taxonomy, keep: bool = False
+    source: str | bytes, path: str, taxonomy: Taxonomy, keep: bool = False, devices: bool = True
 ) -> tuple[FileModel, Parsed | None]:
     """:func:`build_model`, and with *keep* the parse behind the model (None when the file does not
     parse): the fixer models its fixed text from it (:meth:`Parsed.with_lines`)."""
@@ -476,7 +480,7 @@ def parse_file(
         return FileModel(path, error=ParseError(1, 0, _reason(e)), encoding=encoding), None
     memo: dict[object, object] | None = {"source": source} if keep else None
     try:
-        model = _Builder(source, path, taxonomy, memo).build(tree, encoding)
+        model = _Builder(source, path, taxonomy, memo, devices=devices).build(tree, encoding)
     except RecursionError as e:
         return FileModel(path, error=ParseError(1, 0, _reason(e)), encoding=encoding), None
     return model, (Parsed(source, tree, path, taxonomy, encoding, memo) if memo is not None else None)
@@ -868,13 +872,15 @@ class _Builder:
         injected: Mapping[tuple[int, int], tuple[int, str]] | None = None,
         text: str | None = None,
         dirty: set[int] | None = None,
+        devices: bool = True,
     ):
         """*memo*: what the costly steps found (device uses, classes, methods, word indexes), by the
         ids of their nodes and what else they depend on, kept across builds on one tree.
         *injected*: classes (line, col) whose body starts with a declaration the tree lacks: the
         line it gets (a placeholder, see :meth:`Parsed.with_lines`) and its text. *text*: the
         file's text with those lines (it decides whether a device word occurs at all). *dirty*:
-        ids of the classes holding a method put in the tree since the memo was filled."""
+        ids of the classes holding a method put in the tree since the memo was filled. Without
+        *devices*, no class is scanned for device uses (see :func:`build_model`)."""
         self.source = source
         self.memo = memo
         self.injected = injected or {}
@@ -899,6 +905,7 @@ class _Builder:
         self.device_words = list(self.vocabulary.words)
         self.lowered: str = self.remember("lowered", source.lower)
         self.text = text
+        self.devices = devices
         self.scan_devices = False  # decided once the classes to scan are known
         self._device_index: _WordIndex | None = None  # built on first use
         self._offsets: tuple[list[int], list[int]] | None = None
@@ -1038,7 +1045,7 @@ class _Builder:
         # Device uses feed the inference of undeclared classes (and of their bases) and the API
         # checks of classes whose classification forbids them: on a migrated file most classes need
         # neither, and the scan, a walk of every method body, would be pure cost.
-        self.scan_classes = self.classes_to_scan(statements)
+        self.scan_classes = self.classes_to_scan(statements) if self.devices else set()
         self.scan_devices = bool(self.scan_classes) and self.names_device_word()
         for stmt, _ in statements:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -352,7 +352,7 @@ def _select_analysis(
     phase needs of it (:class:`~hwlint.project.Links`), or why it cannot be read."""
     if isinstance(data, str):
         return data
-    model = build_model(data, path, taxonomy)
+    model = build_model(data, path, taxonomy, devices=False)
     links = links_of(model) if model.error is None else None
     return select_runners(model, taxonomy, names, backends, include_unclassified), links
 
@@ -1030,7 +1030,7 @@ def explain(
     data = read_source(path)
     if isinstance(data, str):
         return [f"{path}: cannot read: {data}"]
-    model = build_model(data, path, taxonomy)
+    model = build_model(data, path, taxonomy, devices=False)
     project = on_demand(model, taxonomy, roots)
     model = replace(model, resolver=project.resolver())
     fs = select_model(model, taxonomy, runner, chosen, include_unclassified=False)

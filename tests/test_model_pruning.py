@@ -129,3 +129,34 @@ class TestMoves(TestCase):
     test_a, test_b = build_model(source, "test_moves.py", taxonomy).classes[0].methods
     assert test_a.device_uses == ()
     assert [(u.device, u.kind, u.site.line) for u in test_b.device_uses] == [("cuda", "guard", 11)]
+
+
+def _without_device_evidence(model):
+    """*model* less what only the device scan fills."""
+    from dataclasses import replace
+
+    classes = tuple(
+        replace(
+            c,
+            methods=tuple(replace(m, device_uses=(), calls=()) for m in c.methods),
+            availability_checks=(),
+            device_uses=(),
+            shared_uses=(),
+            test_uses=(),
+        )
+        for c in model.classes
+    )
+    return replace(model, classes=classes)
+
+
+@pytest.mark.parametrize("taxonomy_name", ["taxonomy", "strict_taxonomy", "vendor_taxonomy"])
+def test_a_model_without_devices_differs_only_by_device_evidence(taxonomy_name, request):
+    """The selector builds models without the device scan (it reads no device evidence): such a
+    model is the full one less its device evidence, field for field."""
+    taxonomy = request.getfixturevalue(taxonomy_name)
+    sources = _sources()
+    full = [build_model(data, f"test_{name}.py", taxonomy) for name, data in sources]
+    bare = [build_model(data, f"test_{name}.py", taxonomy, devices=False) for name, data in sources]
+    assert sum(len(c.device_uses) for m in full for c in m.classes) > 50
+    assert not any(c.device_uses or c.test_uses for m in bare for c in m.classes)
+    assert [repr(_without_device_evidence(m)) for m in full] == [repr(m) for m in bare]
