@@ -29,8 +29,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-
-from ast_grep_py import SgNode, SgRoot
+from typing import TYPE_CHECKING
 
 from .cache import Cache
 from .checker import Finding, ProjectCheck, Selection, read_source, run_rules
@@ -54,6 +53,9 @@ from .neutral import SAFE, Conversion, Rewrite, conversion, hard_uses, neutral_e
 from .project import Links
 from .rules import RULES, collected_inference
 from .taxonomy import Taxonomy
+
+if TYPE_CHECKING:  # ast-grep is imported when a file needs it (a few per migration), not by every check
+    from ast_grep_py import SgNode
 
 #: The findings a fix removes: an undeclared test class, a class that collects tests undeclared, a
 #: hard-coded device, a one-device class that can run on every device.
@@ -186,6 +188,8 @@ class _Tree:
     @property
     def root(self) -> SgNode:
         if self._root is None:
+            from ast_grep_py import SgRoot
+
             self._root = SgRoot(_LONE_CR.sub("\n", self.source), "python").root()
         return self._root
 
@@ -1700,6 +1704,12 @@ def _reported(plan: FilePlan, result: FixResult | None) -> None:
         result.applied = [named(inf) for inf in result.applied]
 
 
+def _forks() -> bool:
+    import multiprocessing  # imported here: a check that fixes nothing never pays for it
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
 def apply_fixes(
     found: Sequence[tuple[str, list[Finding]]],
     taxonomy: Taxonomy,
@@ -1734,10 +1744,8 @@ def apply_fixes(
     ]
     selections = {path: selection_for(path) for path in todo}
     resolvers = resolvers or {}
-    import multiprocessing
-
     # forked processes inherit the resolvers; anywhere else they would be pickled: plan those here
-    shared = resolvers if "fork" in multiprocessing.get_all_start_methods() else {}
+    shared = resolvers if resolvers and _forks() else {}
     linked = [path for path in todo if path in resolvers and path not in shared]
     todo = [path for path in todo if path not in resolvers or path in shared]
     analysis = functools.partial(_plan_and_fix_linked, selections, options, shared)
