@@ -77,6 +77,14 @@ class Config:
                 return True
         return paths is not None and paths.match(_relative(path, self.root)) is not None
 
+    def is_included(self, name: str) -> bool:
+        """Whether discovery takes a file named *name* (``include``)."""
+        return self._include_pattern.match(name) is not None
+
+    @cached_property
+    def _include_pattern(self) -> re.Pattern[str]:
+        return re.compile("|".join(fnmatch.translate(p) for p in self.include) or "(?!)")
+
     @cached_property
     def _exclude_patterns(self) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
         """One regex for the patterns that match a path component, one for those that match a path
@@ -279,8 +287,7 @@ def _walk(top: str, config: Config, skipped: list[Skipped]) -> Iterator[str]:
     """os.walk's top-down order without its recursion (a tree nested deeper than the recursion
     limit) and without its silence (a directory it cannot list, a path past PATH_MAX)."""
 
-    def shown(path: str) -> str:
-        return os.path.normpath(path) if top != "." else os.path.relpath(path)
+    shown = os.path.normpath  # "./a/b.py" -> "a/b.py", as relpath would say it, without its abspath calls
 
     stack = [top]
     while stack:
@@ -302,7 +309,7 @@ def _walk(top: str, config: Config, skipped: list[Skipped]) -> Iterator[str]:
                 if not entry.is_symlink() and not config.is_excluded(entry.path, True):
                     subdirs.append(entry.path)
                 continue
-            if not any(fnmatch.fnmatchcase(entry.name, p) for p in config.include):
+            if not config.is_included(entry.name):
                 continue
             if config.is_excluded(entry.path, True):
                 continue
