@@ -238,6 +238,24 @@ def test_the_parser_loads_no_checker():
     assert out.strip() == str([f"hwlint.{m}" for m in light])
 
 
+def test_a_check_that_fixes_nothing_imports_no_fixer_machinery(tmp_path):
+    # ast-grep places the few edits the model cannot, and multiprocessing serves a pool: a check of
+    # a few files (one with a fixable finding) needs neither, and a warm run would pay for both.
+    import subprocess
+    import sys
+
+    (tmp_path / "test_a.py").write_text("class TestA(TestCase):\n    def test_x(self):\n        pass\n")
+    code = (
+        "import sys\n"
+        "from hwlint.cli import main\n"
+        f"rc = main(['check', '--isolated', '--no-cache', {str(tmp_path)!r}])\n"
+        "print(rc, sorted(m for m in ('ast_grep_py', 'multiprocessing') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "[*]" in out
+    assert out.splitlines()[-1] == "1 []"
+
+
 def test_console_scripts_behave_as_the_in_process_runs():
     """The suite runs hwlint's commands in its own process (tests/conftest.py); the installed console
     scripts give the same exit codes and output."""
