@@ -14,7 +14,7 @@ from .cache import Cache
 from .context import Context
 from .engine import MAX_FILE_BYTES, analyze_files, read_source
 from .model import FileModel, Resolver, parse_file
-from .project import Links, link, linked_values, links_of
+from .project import Linked, Links, link, linked_values, links_of
 from .rules import RULES
 from .taxonomy import Taxonomy
 
@@ -286,13 +286,20 @@ def link_checked(
     def check_linked(models: dict[str, FileModel]) -> dict[str, list[Finding]]:
         return {path: run_rules(model, taxonomy, _ALL) for path, model in models.items()}
 
+    made: list[Linked] = []  # the phase's models, made once: a fix plans with them after the check
+
+    def linker() -> Linked:
+        if not made:
+            made.append(link(files, links, taxonomy, roots, jobs, cache, max_bytes))
+        return made[0]
+
     def resolvers() -> dict[str, Resolver]:
-        models = link(files, links, taxonomy, roots, jobs, cache, max_bytes).models
+        models = linker().models
         return {path: m.resolver for path, m in models.items() if m.resolver is not None}
 
     kind = "check-linked"
     linked = linked_values(
-        files, links, taxonomy, kind, check_linked, list[Finding], roots, jobs, cache, max_bytes
+        files, links, taxonomy, kind, check_linked, list[Finding], roots, jobs, cache, max_bytes, linker
     )[1]
     out = []
     for path, (findings, _) in zip(files, per_file, strict=True):

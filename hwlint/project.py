@@ -382,11 +382,13 @@ def linked_values(
     jobs: int | None = None,
     cache=None,
     max_bytes: int = MAX_FILE_BYTES,
+    linker: Callable[[], Linked] | None = None,
 ) -> tuple[Project, dict[str, Any]]:
     """The cross-file phase of one analysis, cached as a whole: *compute* (linked models by path ->
     values by path) runs on :func:`link`'s models, and its values are kept under *kind* for the
     contents of every file the phase read. A warm run then loads no model at all: it reads the
-    links, hashes the few files they name and finds the values.
+    links, hashes the few files they name and finds the values. *linker*, when given, makes the
+    :class:`Linked` models (a caller that needs them again keeps them).
 
     Returns the project (for what needs only links: imported classes, unresolved imports) and
     the values, by path as given."""
@@ -405,7 +407,7 @@ def linked_values(
         hit = cache.get(need[0], key, kind, stored)
         if hit is not None and all(_sha(p, max_bytes) == sha for p, sha in hit[0].items()):
             return project, {index[p]: v for p, v in hit[1].items() if p in index}
-    linked = link(files, links, taxonomy, roots, jobs, cache, max_bytes)
+    linked = linker() if linker is not None else link(files, links, taxonomy, roots, jobs, cache, max_bytes)
     values = compute(linked.models)
     if cache is not None:
         # files the phase loaded beyond those the links name (a base's own base): their contents
