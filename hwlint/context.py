@@ -48,6 +48,24 @@ class Context:
         resolver = self.resolver or self.model.resolver or LocalResolver()
         return resolver.instantiated_from(self.model, cls)
 
+    @cached_property
+    def classified_instantiations(self) -> list[tuple[ClassInfo, Classification, Instantiation]]:
+        """Each instantiation call of the file with the classified test class it instantiates: a
+        class of the file's own, then (the project model) one that another scanned module defines
+        and this one imports, as upstream instantiates a class of test/optim from test/test_optim.py.
+        The instantiation rules check each call where it is written."""
+        out = [
+            (cls, c, call)
+            for cls, c in self.classified_test_classes
+            for call in self.model.instantiations_of(cls)
+        ]
+        resolver = self.resolver or self.model.resolver or LocalResolver()
+        for cls, call in resolver.imported_instantiations(self.model):
+            c = self.classification(cls) if cls.is_test else None
+            if c is not None:
+                out.append((cls, c, call))
+        return out
+
     def classification(self, cls: ClassInfo) -> Classification | None:
         """The taxonomy entry that applies to *cls* (own or inherited), if known."""
         found = self.effective(cls)

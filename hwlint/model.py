@@ -353,6 +353,10 @@ class Resolver(Protocol):
         """(file, call) of each call in another file that instantiates *cls*."""
         ...
 
+    def imported_instantiations(self, model: FileModel) -> list[tuple[ClassInfo, Instantiation]]:
+        """(class, call) of each call of *model* that instantiates a class another file defines."""
+        ...
+
 
 class LocalResolver:
     """Resolves a base only to a class of the same file, bound under that name when ``cls`` is defined."""
@@ -365,6 +369,9 @@ class LocalResolver:
 
     def instantiated_from(self, model: FileModel, cls: ClassInfo) -> list[tuple[str, Instantiation]]:
         return []  # one file knows no other file's calls
+
+    def imported_instantiations(self, model: FileModel) -> list[tuple[ClassInfo, Instantiation]]:
+        return []  # nor any other file's classes
 
 
 def mro(model: FileModel, cls: ClassInfo, resolver: Resolver | None = None) -> list[ClassInfo]:

@@ -309,6 +309,9 @@ class ProjectResolver:
     def resolve_name(self, model: FileModel, name: str, line: int) -> ClassInfo | None:
         return self.project.resolve_name(model, name, line)
 
+    def imported_instantiations(self, model: FileModel) -> list[tuple[ClassInfo, Instantiation]]:
+        return self.project.foreign_instantiations(model)
+
 
 @dataclass
 class Linked:

@@ -326,7 +326,8 @@ def instantiation_forbidden(ctx: Context) -> Iterator[Hit]:
     """
     ## What it does
     Flags an instantiation call (`instantiate_device_type_tests`) for a class whose classification
-    forbids it, such as GENERIC.
+    forbids it, such as GENERIC: a class of the same file, or one that another scanned test module
+    defines and the file imports.
 
     ## Why is this bad?
     Instantiation generates one class per device type, so a device-independent test runs once per
@@ -345,10 +346,8 @@ def instantiation_forbidden(ctx: Context) -> Iterator[Hit]:
     ## Use instead
     Drop the instantiation call, or classify the class ACCELERATOR and give its tests a `device`.
     """
-    for cls, c in ctx.classified_test_classes:
-        if c.instantiation != "forbidden":
-            continue
-        for call in ctx.model.instantiations_of(cls):
+    for cls, c, call in ctx.classified_instantiations:
+        if c.instantiation == "forbidden":
             yield call.site, {"classification": c.name, "cls": cls.name, "function": call.function}
 
 
@@ -398,7 +397,8 @@ def instantiation_missing(ctx: Context) -> Iterator[Hit]:
 def only_for_forbidden(ctx: Context) -> Iterator[Hit]:
     """
     ## What it does
-    Flags `only_for=` on the instantiation of a class whose classification forbids it (ACCELERATOR).
+    Flags `only_for=` on the instantiation of a class whose classification forbids it (ACCELERATOR),
+    wherever the class is defined: the call is checked in the file that makes it.
 
     ## Why is this bad?
     An allow-list of device types silently excludes every backend it does not name: a stale
@@ -414,24 +414,20 @@ def only_for_forbidden(ctx: Context) -> Iterator[Hit]:
     instantiate_device_type_tests(TestOps, globals(), except_for="cpu")
     ```
     """
-    for cls, c in ctx.classified_test_classes:
-        if c.only_for != "forbidden":
-            continue
-        for call in ctx.model.instantiations_of(cls):
-            if call.only_for is not None:
-                yield (
-                    call.only_for.site,
-                    {"classification": c.name, "cls": cls.name, "value": call.only_for.site.text},
-                )
+    for cls, c, call in ctx.classified_instantiations:
+        if c.only_for == "forbidden" and call.only_for is not None:
+            yield (
+                call.only_for.site,
+                {"classification": c.name, "cls": cls.name, "value": call.only_for.site.text},
+            )
 
 
 def _device_calls(
     ctx: Context, setting: str, value: str
 ) -> Iterator[tuple[ClassInfo, Classification, Instantiation]]:
-    for cls, c in ctx.classified_test_classes:
+    for cls, c, call in ctx.classified_instantiations:
         if getattr(c, setting) == value:
-            for call in ctx.model.instantiations_of(cls):
-                yield cls, c, call
+            yield cls, c, call
 
 
 @rule("HWC104", "only-for-mismatch", "{classification} test class `{cls}` is instantiated {problem}.")
@@ -497,15 +493,12 @@ def except_for_forbidden(ctx: Context) -> Iterator[Hit]:
     instantiate_device_type_tests(TestCudnn, globals(), only_for="cuda")
     ```
     """
-    for cls, c in ctx.classified_test_classes:
-        if c.except_for != "forbidden":
-            continue
-        for call in ctx.model.instantiations_of(cls):
-            if call.except_for is not None:
-                yield (
-                    call.except_for.site,
-                    {"classification": c.name, "cls": cls.name, "value": call.except_for.site.text},
-                )
+    for cls, c, call in ctx.classified_instantiations:
+        if c.except_for == "forbidden" and call.except_for is not None:
+            yield (
+                call.except_for.site,
+                {"classification": c.name, "cls": cls.name, "value": call.except_for.site.text},
+            )
 
 
 @rule(

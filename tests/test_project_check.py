@@ -61,6 +61,7 @@ def test_each_file_checked_alone_sees_only_itself():
         ("reverse/test_device_ops.py", 5, "HWC102"),  # instantiated from test_instantiates.py
         ("reverse/test_device_ops.py", 12, "HWC001"),
         ("reverse/test_device_ops.py", 17, "HWC102"),
+        ("reverse/test_device_ops.py", 31, "HWC102"),  # instantiated from test_instantiates.py
     }
 
 
@@ -78,7 +79,8 @@ def test_flake8_follows_imports_but_cannot_see_who_instantiates_a_class():
     # inherited tests and their device code agree with `hwlint check`...
     assert _flake8(*FORWARD) == _marked(FORWARD)
     # ...but no file says that another module instantiates one of its classes
-    assert _flake8(*REVERSE) == _marked(REVERSE) | {("reverse/test_device_ops.py", 5, "HWC102")}
+    alone = {("reverse/test_device_ops.py", 5, "HWC102"), ("reverse/test_device_ops.py", 31, "HWC102")}
+    assert _flake8(*REVERSE) == _marked(REVERSE) | alone
 
 
 def test_fix_declares_what_the_project_aware_check_asks_for(tmp_path):
@@ -102,6 +104,8 @@ def test_fix_declares_what_the_project_aware_check_asks_for(tmp_path):
         ("forward/test_users.py", 20, "HWC001"),
         ("forward/test_users.py", 20, "HWC004"),
         ("reverse/test_device_ops.py", 19, "HWC102"),
+        ("reverse/test_instantiates.py", 8, "HWC101"),  # not fixable: the call or the class must change
+        ("reverse/test_instantiates.py", 9, "HWC103"),
     }
 
 
