@@ -29,10 +29,8 @@ import hmac
 import json
 import operator
 import os
-import secrets
 import stat
 import sys
-import tempfile
 import types
 import typing
 from collections import Counter
@@ -280,6 +278,9 @@ def _secret() -> bytes | None:
 
 
 def _create_key(path: Path) -> None:
+    import secrets  # once per user: not worth importing on every run
+    import tempfile
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd, tmp = tempfile.mkstemp(prefix=".cache-key-", dir=path.parent)
@@ -427,6 +428,8 @@ class Cache:
                 if not os.path.lexists(marker):
                     marker.write_text(text)
             body = json.dumps({"key": store.header, "entries": store.entries}, separators=(",", ":")).encode()
+            import tempfile  # a warm run writes nothing
+
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=self.directory)
             try:
                 with os.fdopen(fd, "wb") as f:
