@@ -273,3 +273,20 @@ def test_console_scripts_behave_as_the_in_process_runs():
         there = subprocess.run([exe, *args[1:]], cwd=EXAMPLES, capture_output=True, text=True, env=env)
         assert (here.returncode, here.stdout, here.stderr) == (there.returncode, there.stdout, there.stderr)
     assert [r.returncode for r in results] == [1, 0, 2]
+
+
+def test_a_command_runs_without_the_cycle_collector_and_restores_it():
+    import gc
+
+    from hwlint.cli_common import UserError, guarded
+
+    seen = []
+    assert guarded("hwlint", lambda: seen.append(gc.isenabled()) or 0) == 0
+
+    def fails() -> int:
+        seen.append(gc.isenabled())
+        raise UserError("no")
+
+    assert guarded("hwlint", fails) == 2
+    assert seen == [False, False]
+    assert gc.isenabled()
