@@ -94,6 +94,7 @@ def analyze_files(
     progress: Callable[[int], None] | None = None,
     reuse: Callable[[str, Any], bool] | None = None,
     cached: Callable[[Any], Any] | None = None,
+    also: Callable[[Any], Sequence[tuple[str, Any]]] | None = None,
 ) -> list[Any]:
     """``analysis`` of each of *files*, in the same order, identical to a serial uncached run.
 
@@ -104,6 +105,8 @@ def analyze_files(
     An analysis may do more than the cache keeps (a check with fixes checks, then fixes the files
     that need it): *cached(value)* is the part of a value the cache keeps, and what a hit returns;
     *reuse(path, hit)* says whether a hit stands for the file, which is analysed again otherwise.
+    *also(value)*: (kind, value) pairs of other analyses a value holds (the report's holds the
+    check's), cached for the file too, so that those analyses find the file warm.
     """
     if value_type is None:
         cache = None
@@ -123,6 +126,8 @@ def analyze_files(
     for i, (sha, value) in zip(todo, done, strict=True):
         if cache is not None and sha is not None:
             cache.store(files[i], sha, kind, value if cached is None else cached(value))
+            for other, part in also(value) if also is not None else ():
+                cache.store(files[i], sha, f"{other}:max-bytes={max_bytes}", part)
         results[i] = value
     if cache is not None:
         cache.save()

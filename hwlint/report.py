@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 
 from . import __version__
 from .cache import Cache, decoder, encode
-from .checker import Finding, Selection, check_contents, run_rules, unreadable
+from .checker import CHECK_KIND, Finding, Selection, check_contents, run_rules, unreadable
 from .config import Config, discover
 from .context import Context
 from .engine import MAX_FILE_BYTES, analyze_files, read_source
@@ -314,7 +314,9 @@ def analyze_report(
     Then the cross-file phase (:func:`hwlint.project.link`, shared with ``hwlint check`` and
     hwselect) checks and summarizes again the files that borrow from another scanned module, and
     each file's runner tallies are those of hwselect's selection, imported test classes included."""
-    values = analyze_files(files, taxonomy, _report_analysis, "report", jobs, cache, max_bytes, _Value)
+    values = analyze_files(
+        files, taxonomy, _report_analysis, "report", jobs, cache, max_bytes, _Value, also=_check_value
+    )
     findings = [
         [f if f.path == path else replace(f, path=path) for f in found]
         for path, (found, _, _, _) in zip(files, values, strict=True)
@@ -388,6 +390,13 @@ class _Selections:
             by_runner = select_runners(model, self.taxonomy, tuple(self.taxonomy.runners))
         by_runner = {name: selection_at(fs, path) for name, fs in by_runner.items()}
         return by_runner, replace(lk, path=path) if lk else None
+
+
+def _check_value(value: _Value) -> list[tuple[str, tuple[list[Finding], Links | None]]]:
+    """The check's value of a file (its findings and links, as ``hwlint check`` caches them) that a
+    report's value holds: a check after a report finds every file the report read warm."""
+    findings, _, links, _ = value
+    return [(CHECK_KIND, (findings, links))]
 
 
 def _report_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> _Value:

@@ -921,3 +921,19 @@ def test_a_cold_report_parses_each_file_once_and_a_warm_one_none(tmp_path, taxon
     )
     assert parses == []
     assert warm.to_json() == cold.to_json()
+
+
+def test_a_check_after_a_report_parses_nothing_and_finds_the_same(tmp_path, taxonomy, monkeypatch):
+    """A report's value holds each file's check (its findings and links): the report caches them
+    as the check does, so `hwlint check` after `hwlint report` finds every file warm."""
+    from hwlint.checker import check_paths
+
+    files = many_files(tmp_path, 6)
+    alone = check_paths(files, taxonomy, 1)  # no cache: what a check finds
+    cache_dir = tmp_path / "cache"
+    report_paths([str(tmp_path)], taxonomy, Config(root=tmp_path), cache=Cache(cache_dir, taxonomy.digest))
+    parses = _parses(monkeypatch)
+    after = check_paths(files, taxonomy, 1, Cache(cache_dir, taxonomy.digest))
+    assert parses == []
+    assert after == alone
+    assert any(after)
