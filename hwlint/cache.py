@@ -27,7 +27,6 @@ import dataclasses
 import hashlib
 import hmac
 import json
-import operator
 import os
 import stat
 import sys
@@ -141,10 +140,6 @@ def _make_decoder(tp: Any) -> Callable[[Any], Any]:
     return lambda v: _raise(_bad(f"nothing: {tp!r} is not cached"))
 
 
-# d(x) for each pair of a map over decoders and values (operator.call from Python 3.11 on)
-_call: Callable[[Callable[[Any], Any], Any], Any] = getattr(operator, "call", lambda d, x: d(x))
-
-
 def _raise(e: Exception) -> Any:
     raise e
 
@@ -180,14 +175,9 @@ def _tuple(args: tuple) -> Callable[[Any], Any]:
     if len(args) == 2 and args[1] is Ellipsis:
         item = decoder(args[0])
         return lambda v: tuple(map(item, v)) if type(v) is list else _raise(_bad("a list"))
-    items = [decoder(a) for a in args]
-
-    def fixed(v: Any) -> tuple:
-        if type(v) is not list or len(v) != len(items):
-            raise _bad(f"a list of {len(items)}")
-        return tuple(map(_call, items, v))
-
-    return fixed
+    # (str, str | None) name pairs by the thousand: compiled, as a dataclass's decoder is
+    items = [(f"[{i}]", a) for i, a in enumerate(args)]
+    return _compile(f"a list of {len(args)}", items, lambda xs: f"({', '.join(xs)},)" if xs else "()", {})
 
 
 def _cached_fields(cls: Any) -> list[dataclasses.Field]:
@@ -217,33 +207,42 @@ def _compile_dataclass(cls: type) -> Callable[[Any], Any]:
     most of whose fields are strings and numbers that a call per field would cost more to check."""
     hints = typing.get_type_hints(cls)
     cached = _cached_fields(cls)
-    init = [f.name for f in dataclasses.fields(cls) if f.init]
-    positional = init[: len(cached)] == [f.name for f in cached]
-    namespace: dict[str, Any] = {"cls": cls, "_bad": _bad}
-    body = [
-        f"    if type(v) is not list or len(v) != {len(cached)}:",
-        f"        raise _bad({cls.__name__ + ' fields'!r})",
-    ]
-    if cached:
-        body.append(f"    {''.join(f'x{i}, ' for i in range(len(cached)))}= v")
+    names = [f.name for f in cached]
+    positional = [f.name for f in dataclasses.fields(cls) if f.init][: len(cached)] == names
+
+    def make(xs: list[str]) -> str:
+        return f"cls({', '.join(xs if positional else (f'{n}={x}' for n, x in zip(names, xs, strict=True)))})"
+
+    items = [(f".{f.name}", hints[f.name]) for f in cached]
+    return _compile(f"{cls.__name__} fields", items, make, {"cls": cls})
+
+
+def _compile(
+    what: str, items: list[tuple[str, Any]], make: Callable[[list[str]], str], namespace: dict[str, Any]
+) -> Callable[[Any], Any]:
+    """A decoder of a JSON list of ``len(items)`` values, each (label, type) of *items* checked as its
+    type says (a string, number or flag inline, anything else by its own decoder), that returns the
+    expression *make* writes over the checked values' expressions."""
+    namespace = {**namespace, "_bad": _bad}
+    body = [f"    if type(v) is not list or len(v) != {len(items)}:", f"        raise _bad({what!r})"]
+    if items:
+        body.append(f"    {''.join(f'x{i}, ' for i in range(len(items)))}= v")
     args = []
-    for i, f in enumerate(cached):
-        tp, x = hints[f.name], f"x{i}"
+    for i, (label, tp) in enumerate(items):
+        x = f"x{i}"
         options = typing.get_args(tp) if typing.get_origin(tp) in (typing.Union, types.UnionType) else (tp,)
         scalars = [o for o in options if o is not type(None)]
         if len(scalars) == 1 and scalars[0] in _INLINE:
             test = _INLINE[scalars[0]].format(x=x)
             if len(scalars) < len(options):
                 test = f"{x} is None or {test}"
-            body += [f"    if not ({test}):", f"        raise _bad({f'{cls.__name__}.{f.name}'!r})"]
+            body += [f"    if not ({test}):", f"        raise _bad({what + label!r})"]
             args.append(x)
         else:
             namespace[f"d{i}"] = decoder(tp)
             args.append(f"d{i}({x})")
-    if not positional:
-        args = [f"{f.name}={a}" for f, a in zip(cached, args, strict=True)]
-    body.append(f"    return cls({', '.join(args)})")
-    # the source comes from the type hints above, never from cached data
+    body.append(f"    return {make(args)}")
+    # the source comes from type hints, never from cached data
     exec("def build(v):\n" + "\n".join(body), namespace)
     return namespace["build"]
 
