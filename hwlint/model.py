@@ -1071,21 +1071,17 @@ class _Builder:
         tries: list[tuple[int, int, int, int]] = []
         runtime: list[tuple[str, int]] = []
         dynamic: list[tuple[Site, str]] = []
-        scan_dynamic = any(w in self.source for w in _DYNAMIC_WORDS)
-        # the statements that may create classes name one of these functions in their text
-        dynamic_text = (
-            self.remember(
-                "dynamic",
-                lambda: _WordIndex(self.source, self.offsets(), self.ascii, _DYNAMIC_NAMES, whole=True),
-            )
-            if scan_dynamic
-            else None
+        # The statements that may create classes name one of these functions in their text, and
+        # those that may end the import one of those: found once (a search per statement is
+        # quadratic) in the text of the module's statements other than its classes, whose bodies
+        # neither search reads (they are most of a test file's text).
+        outside = self.remember("outside", lambda: self.outside_classes(tree.body))
+        dynamic_text = self.remember(
+            "dynamic",
+            lambda: _WordIndex(self.source, self.offsets(), self.ascii, _DYNAMIC_NAMES, True, outside),
         )
-        # once: a search per statement is quadratic
-        exits = (
-            self.remember("exits", lambda: _WordIndex(self.source, self.offsets(), self.ascii, _EXIT_NAMES))
-            if any(w in self.source for w in _EXIT_WORDS)
-            else None
+        exits = self.remember(
+            "exits", lambda: _WordIndex(self.source, self.offsets(), self.ascii, _EXIT_NAMES, False, outside)
         )
         for stmt, nested in statements:
             if isinstance(stmt, _TRY) and stmt.handlers and stmt.body:
@@ -1103,7 +1099,7 @@ class _Builder:
                 if not static:
                     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                     runtime += [(n, stmt.lineno) for t in targets for n in _target_names(t)]
-            creates = dynamic_text is not None and dynamic_text.names_word(stmt)
+            creates = dynamic_text.names_word(stmt)
             if creates and not isinstance(
                 stmt, (*_COMPOUND, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
             ):
@@ -1113,7 +1109,7 @@ class _Builder:
                 dynamic += [
                     d for d in self.dynamic_creation(stmt, dynamic_text) if d[1] in ("globals", "setattr")
                 ]
-            if exits is not None and isinstance(stmt, (ast.Expr, ast.Raise, ast.Assign)):
+            if isinstance(stmt, (ast.Expr, ast.Raise, ast.Assign)):
                 dynamic += self.early_exit(stmt, exits)
             if isinstance(stmt, ast.Delete):
                 deletions += [(t.id, stmt.lineno) for t in stmt.targets if isinstance(t, ast.Name)]
@@ -1151,6 +1147,21 @@ class _Builder:
             runtime_names=tuple(runtime),
             dynamic=tuple(dynamic),
         )
+
+    def outside_classes(self, body: list[ast.stmt]) -> list[tuple[int, int]]:
+        """The spans of text (whole lines) of the module's statements that are not classes."""
+        starts, ends = self.offsets()
+        spans: list[tuple[int, int]] = []
+        for stmt in body:
+            if isinstance(stmt, ast.ClassDef):
+                continue
+            first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
+            start, end = starts[first - 1], ends[(stmt.end_lineno or stmt.lineno) - 1]
+            if spans and spans[-1][1] >= start:  # statements sharing a line: one span
+                spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
+            else:
+                spans.append((start, end))
+        return spans
 
     def early_exit(self, stmt: ast.stmt, names: _WordIndex) -> list[tuple[Site, str]]:
         """A module-level statement that may end the module's import early: ``sys.exit()``,
@@ -1705,9 +1716,7 @@ _HEADER_FILLER = frozenset(" \t\f()[],\\\r\n")  # what may sit between a class's
 _DECORATED = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 _MUTATORS = frozenset({"append", "extend", "remove", "insert", "pop", "clear"})
 _SCOPE_FUNCTIONS = frozenset({"globals", "locals", "vars"})
-_DYNAMIC_WORDS = ("globals()", "locals()", "vars()", "type(", "setattr(", "exec(")
 _DYNAMIC_NAMES = (*_SCOPE_FUNCTIONS, "type", "setattr", "exec")  # what dynamic_creation looks for
-_EXIT_WORDS = ("exit(", "SkipTest", "Skipped", "SystemExit", "skip(", "importorskip(")
 _EXIT_NAMES = ("exit", "quit", "skip")  # in the text of every call in _EXIT_CALLS
 _EXIT_CALLS = frozenset(
     {"sys.exit", "exit", "quit", "os._exit", "pytest.skip", "pytest.importorskip", "importorskip"}
@@ -1920,13 +1929,16 @@ class _WordIndex:
         ascii: bool,
         words: Iterable[str],
         whole: bool = False,
+        spans: Sequence[tuple[int, int]] | None = None,
     ):
         """*offsets*: where each line of *text* (as the tokenizer splits them) starts and ends.
-        *whole*: only occurrences that start a word count (``type`` in ``type(``, not in ``dtype``)."""
+        *whole*: only occurrences that start a word count (``type`` in ``type(``, not in ``dtype``).
+        *spans*: the (start, end) offsets of the only parts of *text* to search (default: all)."""
         self.text = text
         self.starts, self.ends = offsets
         self.exact = ascii
         self.whole = whole
+        self.spans = [(0, len(text))] if spans is None else spans
         words = set(words)
         hits: list[int] = []
         for word in words:
@@ -1940,11 +1952,12 @@ class _WordIndex:
 
     def occurrences(self, word: str) -> list[int]:
         text, find, found = self.text, self.text.find, []
-        pos = find(word)
-        while pos >= 0:
-            if not (self.whole and _after_word(text, pos)):
-                found.append(pos)
-            pos = find(word, pos + 1)
+        for start, end in self.spans:
+            pos = find(word, start, end)
+            while pos >= 0:
+                if not (self.whole and _after_word(text, pos)):
+                    found.append(pos)
+                pos = find(word, pos + 1, end)
         return found
 
     def add(self, word: str) -> None:

@@ -160,3 +160,19 @@ def test_a_model_without_devices_differs_only_by_device_evidence(taxonomy_name, 
     assert sum(len(c.device_uses) for m in full for c in m.classes) > 50
     assert not any(c.device_uses or c.test_uses for m in bare for c in m.classes)
     assert [repr(_without_device_evidence(m)) for m in full] == [repr(m) for m in bare]
+
+
+def test_module_level_run_time_facts_are_found_however_they_are_spelled(taxonomy):
+    """Classes created at run time and imports that may end early are searched for in the text of
+    the module's statements other than its classes (whose bodies hold neither): a spelling with a
+    space, or `quit()` alone, is found as surely as `type(` and `sys.exit(` next to other words."""
+    source = (
+        "class TestA(TestCase):\n"
+        "    def test_a(self):\n"
+        "        return globals()\n"
+        "\n"
+        'Built = type ("Built", (TestCase,), {})\n'
+        "quit()\n"
+    )
+    model = build_model(source, "test_x.py", taxonomy)
+    assert [(site.line, kind) for site, kind in model.dynamic] == [(5, "type"), (6, "exit")]
