@@ -1502,11 +1502,15 @@ class _Builder:
 
     def self_calls(self, node: ast.AST) -> set[str]:
         """Names called as ``self.name(`` or ``cls.name(`` in *node*'s lines."""
-        text = "".join(self.lines[node.lineno - 1 : node.end_lineno])  # type: ignore[attr-defined]
+        starts, ends = self.offsets()
+        start, end = starts[node.lineno - 1], ends[(node.end_lineno or node.lineno) - 1]  # type: ignore[attr-defined]
+        text = self.source  # searched in place: a copy of every method's lines cost more than the search
         found: set[str] = set()
         for receiver, pattern in _SELF_CALLS:
-            if receiver in text:
-                found.update(m.group(1) for m in pattern.finditer(text) if not _after_word(text, m.start()))
+            if text.find(receiver, start, end) >= 0:
+                found.update(
+                    m.group(1) for m in pattern.finditer(text, start, end) if not _after_word(text, m.start())
+                )
         return found
 
     def device_uses(self, *nodes: ast.AST) -> tuple[DeviceUse, ...]:
