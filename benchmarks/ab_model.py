@@ -38,6 +38,19 @@ def import_revision(rev: str, where: Path):
     return tuple(importlib.import_module(f"{name}.{m}") for m in ("model", "checker", "taxonomy"))
 
 
+def parsable_files(tree: Path, decode_source) -> list[tuple[str, str, str]]:
+    """(path, text, encoding) of every Python file under *tree* that CPython parses."""
+    files = []
+    for path in sorted(tree.rglob("*.py")):
+        try:
+            source, encoding = decode_source(path.read_bytes())
+            ast.parse(source)
+        except (SyntaxError, ValueError, UnicodeDecodeError, LookupError):
+            continue
+        files.append((str(path), source, encoding))
+    return files
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("rev", help="the git revision to compare with the working tree")
@@ -56,14 +69,7 @@ def main() -> int:
             (m, c, t.load_taxonomy(ROOT / "taxonomy.yaml"))
             for m, c, t in ((old_model, old_checker, old_taxonomy), (new_model, new_checker, new_taxonomy))
         ]
-        files = []
-        for path in sorted(args.tree.rglob("*.py")):
-            try:
-                source, encoding = new_model.decode_source(path.read_bytes())
-                ast.parse(source)
-            except (SyntaxError, ValueError, UnicodeDecodeError, LookupError):
-                continue
-            files.append((str(path), source, encoding))
+        files = parsable_files(args.tree, new_model.decode_source)
         gc.disable()
         warnings.simplefilter("ignore")
         best = [[float("inf")] * len(files) for _ in range(3)]  # old, new, parse

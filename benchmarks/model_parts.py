@@ -31,19 +31,15 @@ def main() -> int:
     args = parser.parse_args()
 
     sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from ab_model import parsable_files
+
     from hwlint.checker import Selection, run_rules
     from hwlint.model import _Builder, decode_source
     from hwlint.taxonomy import load_taxonomy
 
     taxonomy = load_taxonomy(ROOT / "taxonomy.yaml")
-    files = []
-    for path in sorted(args.tree.rglob("*.py")):
-        try:
-            source, encoding = decode_source(path.read_bytes())
-            ast.parse(source)
-        except (SyntaxError, ValueError, UnicodeDecodeError, LookupError):
-            continue
-        files.append((str(path), source, encoding))
+    files = parsable_files(args.tree, decode_source)
     gc.disable()
     warnings.simplefilter("ignore")
     parts = ("parse", "model", "model without the device scan", "rules")
