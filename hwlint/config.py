@@ -11,11 +11,6 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
-
 DEFAULT_INCLUDE = ("test_*.py", "*_test.py")
 DEFAULT_EXCLUDE = (
     ".git",
@@ -150,6 +145,10 @@ def read_toml(path: Path) -> dict:
         raise ConfigError(
             f"{path}:{line}: not UTF-8 (byte 0x{data[e.start]:02x}); TOML files are UTF-8"
         ) from None
+    if sys.version_info >= (3, 11):  # imported here: a tree without a pyproject.toml never pays for it
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
