@@ -2110,9 +2110,7 @@ class _DeviceUses:
     def names_device(self, node: ast.AST) -> bool:
         """Whether the text of *node* (a condition) names a device or a device word."""
         text = self.b.segment(node, 10_000).lower()
-        return any(w in text for w in self.b.device_words) or any(
-            w in text for w in self.b.vocabulary.ignored
-        )
+        return any(w in text for w in self.b.device_words) or any(w in text for w in self.ignored)
 
     def attribute(self, node: ast.Attribute, mode: int) -> list[tuple[ast.AST, int]] | None:
         if type(node.ctx) is not ast.Load:  # `self.cuda_ready = ...` names a field; its value is visited

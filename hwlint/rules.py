@@ -346,9 +346,8 @@ def instantiation_forbidden(ctx: Context) -> Iterator[Hit]:
     ## Use instead
     Drop the instantiation call, or classify the class ACCELERATOR and give its tests a `device`.
     """
-    for cls, c, call in ctx.classified_instantiations:
-        if c.instantiation == "forbidden":
-            yield call.site, {"classification": c.name, "cls": cls.name, "function": call.function}
+    for cls, c, call in _device_calls(ctx, "instantiation", "forbidden"):
+        yield call.site, {"classification": c.name, "cls": cls.name, "function": call.function}
 
 
 @rule(
@@ -414,8 +413,8 @@ def only_for_forbidden(ctx: Context) -> Iterator[Hit]:
     instantiate_device_type_tests(TestOps, globals(), except_for="cpu")
     ```
     """
-    for cls, c, call in ctx.classified_instantiations:
-        if c.only_for == "forbidden" and call.only_for is not None:
+    for cls, c, call in _device_calls(ctx, "only_for", "forbidden"):
+        if call.only_for is not None:
             yield (
                 call.only_for.site,
                 {"classification": c.name, "cls": cls.name, "value": call.only_for.site.text},
@@ -425,6 +424,8 @@ def only_for_forbidden(ctx: Context) -> Iterator[Hit]:
 def _device_calls(
     ctx: Context, setting: str, value: str
 ) -> Iterator[tuple[ClassInfo, Classification, Instantiation]]:
+    """Each instantiation call of the file, with its class, whose classification has *setting*
+    set to *value* (``only_for: forbidden``...)."""
     for cls, c, call in ctx.classified_instantiations:
         if getattr(c, setting) == value:
             yield cls, c, call
@@ -493,8 +494,8 @@ def except_for_forbidden(ctx: Context) -> Iterator[Hit]:
     instantiate_device_type_tests(TestCudnn, globals(), only_for="cuda")
     ```
     """
-    for cls, c, call in ctx.classified_instantiations:
-        if c.except_for == "forbidden" and call.except_for is not None:
+    for cls, c, call in _device_calls(ctx, "except_for", "forbidden"):
+        if call.except_for is not None:
             yield (
                 call.except_for.site,
                 {"classification": c.name, "cls": cls.name, "value": call.except_for.site.text},
