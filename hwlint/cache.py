@@ -390,13 +390,21 @@ class Cache:
         """The value cached for *path* when its content hash is *sha*, else None.
 
         An entry that does not decode as *value_type* is a miss (and is replaced by the next store)."""
-        entry = self.entries(kind).get(self.key(path))
-        if type(entry) is not list or len(entry) != 2 or entry[0] != sha:
+        entry = self._entry(path, sha, kind)
+        if entry is None:
             return None
         try:
             return decoder(value_type)(entry[1])
         except Exception:  # InvalidEntry, or a dataclass refusing the values
             return None
+
+    def has(self, path: str, sha: str, kind: str) -> bool:
+        """Whether a value is kept for *path* with content hash *sha* (it may still not decode)."""
+        return self._entry(path, sha, kind) is not None
+
+    def _entry(self, path: str, sha: str, kind: str) -> list | None:
+        entry = self.entries(kind).get(self.key(path))
+        return entry if type(entry) is list and len(entry) == 2 and entry[0] == sha else None
 
     def store(self, path: str, sha: str, kind: str, value: Any) -> None:
         """Keep *value* for *path* with content hash *sha*; a value JSON cannot hold is not kept."""

@@ -112,17 +112,32 @@ def analyze_files(
         cache = None
     kind = f"{kind}:max-bytes={max_bytes}"  # a file's result depends on the size cap too
     results: list[Any] = [None] * len(files)
-    todo: list[int] = []
     hashes = _hashes(files, max_bytes) if cache is not None else [None] * len(files)
-    for i, (path, sha) in enumerate(zip(files, hashes, strict=True)):
-        hit = cache.get(path, sha, kind, value_type) if cache is not None and sha is not None else None
-        if hit is not None and (reuse is None or reuse(path, hit)):
-            results[i] = hit
-        else:
-            todo.append(i)
-    if progress is not None:
-        progress(len(files) - len(todo))
-    done = _run([files[i] for i in todo], taxonomy, analysis, jobs, max_bytes, progress or _ignore)
+    known = [
+        cache is not None and sha is not None and cache.has(path, sha, kind)
+        for path, sha in zip(files, hashes, strict=True)
+    ]
+    todo = [i for i, hit in enumerate(known) if not hit]
+    # The files to analyse are known before any cached value is decoded: their work starts first,
+    # and this process decodes the others meanwhile (a warm run with a few large edited files).
+    work = _start([files[i] for i in todo], taxonomy, analysis, jobs, max_bytes, progress or _ignore)
+    try:
+        again = []  # cached values that do not decode, or that *reuse* refuses
+        for i, hit in enumerate(known):
+            if hit:
+                value = cache.get(files[i], hashes[i], kind, value_type)  # type: ignore[union-attr]
+                if value is not None and (reuse is None or reuse(files[i], value)):
+                    results[i] = value
+                else:
+                    again.append(i)
+        if progress is not None:
+            progress(len(files) - len(todo) - len(again))
+        done = work.results()
+    finally:
+        work.cancel()
+    if again:
+        done += _run([files[i] for i in again], taxonomy, analysis, jobs, max_bytes, progress or _ignore)
+        todo += again
     for i, (sha, value) in zip(todo, done, strict=True):
         if cache is not None and sha is not None:
             cache.store(files[i], sha, kind, value if cached is None else cached(value))
@@ -168,38 +183,82 @@ def _ignore(n: int) -> None:
     pass
 
 
-def _run(tasks, taxonomy: Taxonomy, analysis: Analysis, jobs: int | None, max_bytes: int, progress) -> list:
-    jobs = max(1, jobs or os.cpu_count() or 1)
-    # A pool costs some 50 ms to start and feed: worth it for many files, or for a few that are large
-    # together (a warm run whose edited files include PyTorch's 614 KB test_nn.py: 0.45 -> 0.35 s).
-    if jobs == 1 or len(tasks) < 2 or (len(tasks) < 4 * jobs and sum(map(_size, tasks)) < POOL_BYTES):
-        enabled = gc.isenabled()
-        _init(taxonomy, analysis, max_bytes)
-        try:
-            out = []
-            for t in tasks:
-                out.append(_task(t))
-                progress(1)
-            return out
-        finally:
-            if enabled:
-                gc.enable()
-    import multiprocessing  # imported here: single-file front ends (flake8) never pay for it
-    from concurrent.futures import ProcessPoolExecutor
+class _Work:
+    """Analyses of some files under way: on a pool of processes, or (when a pool is not worth
+    starting) in this process when their results are asked for."""
 
-    order = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i]))
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
-    chunksize = max(1, min(8, len(tasks) // (jobs * 16)))
-    results: list = [None] * len(tasks)
-    with ProcessPoolExecutor(
-        jobs, mp_context=ctx, initializer=_init, initargs=(taxonomy, analysis, max_bytes)
-    ) as pool:
-        done = pool.map(_task, [tasks[i] for i in order], chunksize=chunksize)
-        for i, result in zip(order, done, strict=True):
+    def __init__(
+        self, tasks: list[str], taxonomy: Taxonomy, analysis: Analysis, jobs: int, max_bytes: int, progress
+    ):
+        self.tasks, self.job, self.progress = tasks, (taxonomy, analysis, max_bytes), progress
+        self.pool = None
+        self.order: list[int] = []
+        if jobs == 1 or not _pool_worth(tasks, jobs):
+            return
+        import multiprocessing  # imported here: single-file front ends (flake8) never pay for it
+        from concurrent.futures import ProcessPoolExecutor
+
+        self.order = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i]))
+        methods = multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+        chunksize = max(1, min(8, len(tasks) // (jobs * 16)))
+        self.pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init, initargs=self.job)
+        try:
+            self.done = self.pool.map(_task, [tasks[i] for i in self.order], chunksize=chunksize)
+        except BaseException:
+            self.cancel()
+            raise
+
+    def results(self) -> list:
+        """The result of each task, in order, once all are done."""
+        if self.pool is None:
+            enabled = gc.isenabled()
+            _init(*self.job)
+            try:
+                out = []
+                for t in self.tasks:
+                    out.append(_task(t))
+                    self.progress(1)
+                return out
+            finally:
+                if enabled:
+                    gc.enable()
+        results: list = [None] * len(self.tasks)
+        for i, result in zip(self.order, self.done, strict=True):
             results[i] = result
-            progress(1)
-    return results
+            self.progress(1)
+        self.pool.shutdown()
+        self.pool = None
+        return results
+
+    def cancel(self) -> None:
+        """Stop the work not yet done (nothing once the results are in)."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+
+
+def _start(
+    tasks: list[str], taxonomy: Taxonomy, analysis: Analysis, jobs: int | None, max_bytes: int, progress
+) -> _Work:
+    return _Work(tasks, taxonomy, analysis, max(1, jobs or os.cpu_count() or 1), max_bytes, progress)
+
+
+def _run(
+    tasks: list[str], taxonomy: Taxonomy, analysis: Analysis, jobs: int | None, max_bytes: int, progress
+) -> list:
+    work = _start(tasks, taxonomy, analysis, jobs, max_bytes, progress)
+    try:
+        return work.results()
+    finally:
+        work.cancel()
+
+
+def _pool_worth(tasks: list[str], jobs: int) -> bool:
+    """A pool costs some 50 ms to start and feed: worth it for many files, or for a few that are
+    large together (a warm run whose edited files include PyTorch's 614 KB test_nn.py: 0.45 ->
+    0.35 s)."""
+    return len(tasks) >= 2 and (len(tasks) >= 4 * jobs or sum(map(_size, tasks)) >= POOL_BYTES)
 
 
 #: Fewer than four files per process run in this process unless they are at least this large together.

@@ -103,6 +103,26 @@ def test_corrupt_or_foreign_cache_is_ignored_and_rewritten(tmp_path, taxonomy, g
     assert list(rewritten.entries(CHECK)) == [str(src)]
 
 
+def test_an_entry_that_does_not_decode_is_checked_again_beside_edited_files(corpus, taxonomy, tmp_path):
+    """The files to analyse start on the pool before cached values are decoded; a value found
+    unreadable then is analysed after them, and replaced in the cache."""
+    files = files_of(corpus)
+    serial = check_paths(files, taxonomy, jobs=1)
+    check_paths(files, taxonomy, jobs=2, cache=Cache(tmp_path / "cache", taxonomy.digest))
+    cache = Cache(tmp_path / "cache", taxonomy.digest)
+    bad = files[0]
+    sha = cache.entries(CHECK)[bad][0]
+    cache.store(bad, sha, CHECK, ["not", "a", "check"])  # the right hash, a value of the wrong shape
+    for path in files[1:9]:
+        cache.entries(CHECK).pop(path)  # "edited": eight files for the pool
+    cache.save()
+    cache = Cache(tmp_path / "cache", taxonomy.digest)
+    assert check_paths(files, taxonomy, jobs=2, cache=cache) == serial
+    again = Cache(tmp_path / "cache", taxonomy.digest).entries(CHECK)
+    assert again[bad][0] == sha and again[bad][1] != ["not", "a", "check"]
+    assert all(path in again for path in files[1:9])
+
+
 def test_two_concurrent_runs_leave_a_valid_cache(corpus, tmp_path, taxonomy):
     cache_dir = tmp_path / "shared-cache"
     cmd = [
