@@ -398,6 +398,13 @@ class Cache:
         except Exception:  # InvalidEntry, or a dataclass refusing the values
             return None
 
+    def written_ns(self, kind: str) -> int | None:
+        """When the values of *kind* were last written (ns since the epoch), None when they never were."""
+        try:
+            return os.stat(self.path_for(kind)).st_mtime_ns
+        except OSError:
+            return None
+
     def has(self, path: str, sha: str, kind: str) -> bool:
         """Whether a value is kept for *path* with content hash *sha* (it may still not decode)."""
         return self._entry(path, sha, kind) is not None

@@ -112,32 +112,47 @@ def analyze_files(
         cache = None
     kind = f"{kind}:max-bytes={max_bytes}"  # a file's result depends on the size cap too
     results: list[Any] = [None] * len(files)
-    hashes = _hashes(files, max_bytes) if cache is not None else [None] * len(files)
-    known = [
-        cache is not None and sha is not None and cache.has(path, sha, kind)
-        for path, sha in zip(files, hashes, strict=True)
-    ]
-    todo = [i for i, hit in enumerate(known) if not hit]
-    # The files to analyse are known before any cached value is decoded: their work starts first,
-    # and this process decodes the others meanwhile (a warm run with a few large edited files).
-    work = _start([files[i] for i in todo], taxonomy, analysis, jobs, max_bytes, progress or _ignore)
+    tick = progress or _ignore
+    # The work starts before any hash is known, on the files edited since the cache was written
+    # (every file, when there is no cache): the pool analyses them while this process hashes the
+    # files and decodes the cached values. Modification times only say where to start; what
+    # is reused is decided by the hashes.
+    early = _edited_since(files, cache.written_ns(kind)) if cache is not None else list(range(len(files)))
+    work = _start([files[i] for i in early], taxonomy, analysis, jobs, max_bytes, tick)
     try:
-        again = []  # cached values that do not decode, or that *reuse* refuses
-        for i, hit in enumerate(known):
-            if hit:
-                value = cache.get(files[i], hashes[i], kind, value_type)  # type: ignore[union-attr]
-                if value is not None and (reuse is None or reuse(files[i], value)):
-                    results[i] = value
-                else:
-                    again.append(i)
-        if progress is not None:
-            progress(len(files) - len(todo) - len(again))
+        started = set(early)
+        # the others' content hashes, most of a warm run; in one thread: a pool of threads made it
+        # twice as slow on PyTorch's test/ (files of tens of KB hand the GIL over at every read and hash)
+        hashes: list[str | None] = [None] * len(files)
+        if cache is not None:
+            for i, path in enumerate(files):
+                if i not in started:
+                    hashes[i] = file_hash(path, max_bytes)
+        hits = [
+            i not in started and sha is not None and cache.has(files[i], sha, kind)  # type: ignore[union-attr]
+            for i, sha in enumerate(hashes)
+        ]
+        # changed files whose time is older than the cache's, and files the cache never saw
+        late = [i for i, hit in enumerate(hits) if not hit and i not in started]
+        if late and not early:  # nothing started yet: these start before the decoding
+            work.cancel()
+            work = _start([files[i] for i in late], taxonomy, analysis, jobs, max_bytes, tick)
+            early, late = late, []
+        for i, path in enumerate(files):
+            if not hits[i]:
+                continue
+            value = cache.get(path, hashes[i], kind, value_type)  # type: ignore[union-attr]
+            if value is not None and (reuse is None or reuse(path, value)):
+                results[i] = value
+            else:
+                late.append(i)  # a value that does not decode, or that *reuse* refuses
+        tick(len(files) - len(early) - len(late))
         done = work.results()
     finally:
         work.cancel()
-    if again:
-        done += _run([files[i] for i in again], taxonomy, analysis, jobs, max_bytes, progress or _ignore)
-        todo += again
+    if late:
+        done += _run([files[i] for i in late], taxonomy, analysis, jobs, max_bytes, tick)
+    todo = [*early, *late]
     for i, (sha, value) in zip(todo, done, strict=True):
         if cache is not None and sha is not None:
             cache.store(files[i], sha, kind, value if cached is None else cached(value))
@@ -153,13 +168,6 @@ def file_hash(path: str, max_bytes: int = MAX_FILE_BYTES) -> str | None:
     """The content hash of the file at *path*, None when it cannot be read."""
     data = read_source(path, max_bytes)
     return None if isinstance(data, str) else content_hash(data)
-
-
-def _hashes(files: Sequence[str], max_bytes: int) -> list[str | None]:
-    """The content hash of each of *files*: most of a warm run. In one thread: a pool of threads
-    made it twice as slow on PyTorch's test/ (files of tens of KB hand the GIL over at every read
-    and every hash)."""
-    return [file_hash(path, max_bytes) for path in files]
 
 
 def _init(taxonomy: Taxonomy, analysis: Analysis, max_bytes: int) -> None:
@@ -252,6 +260,30 @@ def _run(
         return work.results()
     finally:
         work.cancel()
+
+
+#: The files edited since the cache was written are analysed ahead of the hashing only when
+#: they are at most this share of the bytes: a fresh clone beside a restored cache looks edited
+#: everywhere, and its files are mostly hits.
+EARLY_SHARE = 0.1
+
+
+def _edited_since(files: Sequence[str], written_ns: int | None) -> list[int]:
+    """The indices of *files* modified at or after *written_ns* (all of them when it is None), or
+    none when they are more than :data:`EARLY_SHARE` of the bytes."""
+    if written_ns is None:
+        return list(range(len(files)))
+    edited, edited_bytes, total = [], 0, 0
+    for i, path in enumerate(files):
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue  # its hash says it cannot be read
+        total += st.st_size
+        if st.st_mtime_ns >= written_ns:
+            edited.append(i)
+            edited_bytes += st.st_size
+    return edited if edited_bytes <= EARLY_SHARE * total else []
 
 
 def _pool_worth(tasks: list[str], jobs: int) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 from hwlint.cache import Cache
 from hwlint.checker import check_paths
 from hwlint.config import Config, discover
-from hwlint.engine import MAX_FILE_BYTES
+from hwlint.engine import MAX_FILE_BYTES, analyze_files
 
 from .conftest import ROOT, run_tool
 
@@ -121,6 +122,51 @@ def test_an_entry_that_does_not_decode_is_checked_again_beside_edited_files(corp
     again = Cache(tmp_path / "cache", taxonomy.digest).entries(CHECK)
     assert again[bad][0] == sha and again[bad][1] != ["not", "a", "check"]
     assert all(path in again for path in files[1:9])
+
+
+ANALYSED: list[str] = []
+
+
+def _counted(path: str, data: bytes | str, taxonomy) -> str:
+    """An analysis that notes each file it is run on (in this process: jobs=1)."""
+    ANALYSED.append(os.path.basename(path))
+    return data if isinstance(data, str) else data.decode()[:20]
+
+
+def _analysed(files: list[str], cache_dir: Path, taxonomy) -> tuple[list[str], list]:
+    ANALYSED.clear()
+    cache = Cache(cache_dir, taxonomy.digest)
+    values = analyze_files(files, taxonomy, _counted, "count", 1, cache, value_type=str)
+    return sorted(ANALYSED), values
+
+
+def test_modification_times_only_order_the_work_the_hashes_decide(tmp_path, taxonomy):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for i in range(20):
+        (tree / f"test_{i:02}.py").write_text(f"# file {i:02}\n" + "x = 1\n" * 50)
+    files = sorted(map(str, tree.glob("*.py")))
+    cache_dir = tmp_path / "cache"
+    analysed, cold = _analysed(files, cache_dir, taxonomy)
+    assert len(analysed) == 20 and cold[3] == "# file 03\nx = 1\nx = "
+    assert _analysed(files, cache_dir, taxonomy) == ([], cold)  # warm
+    # edited since the cache was written: analysed (ahead of the hashing)
+    (tree / "test_04.py").write_text("# edited 04\n")
+    analysed, values = _analysed(files, cache_dir, taxonomy)
+    assert (analysed, values[4]) == (["test_04.py"], "# edited 04\n")
+    # touched, not changed: analysed again (the time said so), the same value
+    os.utime(tree / "test_05.py")
+    assert _analysed(files, cache_dir, taxonomy) == (["test_05.py"], values)
+    # changed with a time older than the cache's: the hash finds it
+    (tree / "test_06.py").write_text("# edited 06\n")
+    os.utime(tree / "test_06.py", ns=(0, 0))
+    analysed, values = _analysed(files, cache_dir, taxonomy)
+    assert (analysed, values[6]) == (["test_06.py"], "# edited 06\n")
+    # every file newer than the cache (a fresh clone beside a restored cache): the hashes rule,
+    # and the unchanged files are not analysed again
+    for path in files:
+        os.utime(path)
+    assert _analysed(files, cache_dir, taxonomy) == ([], values)
 
 
 def test_two_concurrent_runs_leave_a_valid_cache(corpus, tmp_path, taxonomy):
