@@ -16,6 +16,9 @@ nothing in it is trusted:
   cache-key``, created on first use, mode 0600). A cache written by anyone without that key,
   however plausible its entries ("this content has no findings"), is ignored and rewritten.
 
+Beside the key, :func:`remember` keeps, under the same MAC, what every command derives alike from
+one input (the values of a taxonomy's YAML, by the text's hash).
+
 Saving writes a temporary file in the same directory and renames it over the old one, so two runs
 at once never leave a torn file (the last one wins). A directory the cache creates gets a
 ``CACHEDIR.TAG`` (backup tools skip it) and a ``.gitignore`` of ``*`` (it is never committed).
@@ -23,6 +26,7 @@ at once never leave a torn file (the last one wins). A directory the cache creat
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import hmac
@@ -297,6 +301,51 @@ def _mac(key: bytes, body: bytes) -> bytes:
     return hashlib.blake2b(body, key=key[:64], digest_size=32).hexdigest().encode()
 
 
+def remembered(name: str) -> Any | None:
+    """The JSON value kept under *name* beside the key (:func:`remember`), if this user's key
+    signed it; None otherwise. For what every command derives from the same input, such as a
+    parsed taxonomy, keyed by that input's hash."""
+    key = _secret()
+    data = _read_regular(key_file().with_name(f"{name}.json")) if key is not None else None
+    if data is None:
+        return None
+    first, _, body = data.partition(b"\n")
+    magic, _, mac = first.partition(b" ")
+    if magic != _MAGIC or not hmac.compare_digest(mac, _mac(key, body)):  # type: ignore[arg-type]
+        return None
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
+
+
+def remember(name: str, value: Any) -> None:
+    """Keep the JSON *value* under *name* beside the key, signed with it; nothing when there is
+    no key or the directory cannot be written."""
+    key = _secret()
+    if key is None:
+        return
+    body = json.dumps(value, separators=(",", ":")).encode()
+    with contextlib.suppress(OSError):
+        _write_atomically(
+            key_file().with_name(f"{name}.json"), _MAGIC + b" " + _mac(key, body) + b"\n" + body
+        )
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Write *data* to a temporary file beside *path* and rename it over *path* (raises OSError)."""
+    import tempfile  # a warm run writes nothing
+
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
 # ---------------------------------------------------------------------------------------------
 
 
@@ -442,16 +491,7 @@ class Cache:
                 if not os.path.lexists(marker):
                     marker.write_text(text)
             body = json.dumps({"key": store.header, "entries": store.entries}, separators=(",", ":")).encode()
-            import tempfile  # a warm run writes nothing
-
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=self.directory)
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(_MAGIC + b" " + _mac(key, body) + b"\n" + body)
-                os.replace(tmp, store.path)
-            except BaseException:
-                os.unlink(tmp)
-                raise
+            _write_atomically(store.path, _MAGIC + b" " + _mac(key, body) + b"\n" + body)
         except OSError:
             return False
         return True

@@ -211,11 +211,11 @@ def _load_config(args):
         raise _UserError(str(e)) from None
 
 
-def _load_taxonomy(path: str | None):
+def _load_taxonomy(path: str | None, args=None):
     from .taxonomy import TaxonomyError, load_taxonomy
 
     try:
-        return load_taxonomy(path)
+        return load_taxonomy(path, remember=not getattr(args, "no_cache", False))
     except TaxonomyError as e:
         raise _UserError(str(e)) from None
 
@@ -230,7 +230,7 @@ def cmd_check(args) -> int:
     config = _load_config(args)
     if args.extend_exclude:
         config = replace(config, exclude=(*config.exclude, *args.extend_exclude))
-    taxonomy = _load_taxonomy(args.taxonomy or config.taxonomy)
+    taxonomy = _load_taxonomy(args.taxonomy or config.taxonomy, args)
     select = tuple(args.select) if args.select is not None else config.select
     ignore = tuple(args.ignore) if args.ignore is not None else config.ignore
     selection = Selection((*select, *args.extend_select), (*ignore, *args.extend_ignore))
@@ -363,7 +363,7 @@ def cmd_baseline(args) -> int:
     from .config import discover
 
     config = _load_config(args)
-    taxonomy = _load_taxonomy(args.taxonomy or config.taxonomy)
+    taxonomy = _load_taxonomy(args.taxonomy or config.taxonomy, args)
     output = args.output or config.baseline or "hwlint-baseline.json"
     if Path(output).exists() and not args.regenerate:
         raise _UserError(f"{output} exists; pass --regenerate to rewrite it")
@@ -430,7 +430,7 @@ def cmd_report(args) -> int:
     from .report_render import renderers
 
     config = _load_config(args)
-    taxonomy = _load_taxonomy(args.taxonomy or config.taxonomy)
+    taxonomy = _load_taxonomy(args.taxonomy or config.taxonomy, args)
     try:
         old = load_report(args.compare) if args.compare else None
     except ReportError as e:
@@ -541,7 +541,7 @@ def cmd_taxonomy_show(args) -> int:
     from .taxonomy import effective_dict
 
     config = _load_config(args)
-    taxonomy = _load_taxonomy(args.taxonomy or config.taxonomy)
+    taxonomy = _load_taxonomy(args.taxonomy or config.taxonomy, args)
     data = effective_dict(taxonomy)
     if args.format == "json":
         print(json.dumps(data, indent=2))

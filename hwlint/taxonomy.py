@@ -13,9 +13,10 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
+if TYPE_CHECKING:
+    import yaml
 
 #: Constraint vocabularies, in the order the docs list them.
 INSTANTIATION = ("required", "forbidden", "either")
@@ -181,18 +182,22 @@ def default_taxonomy_path() -> Path:
     return bundled if bundled.is_file() else package.parent / "taxonomy.yaml"
 
 
-def load_taxonomy(path: str | os.PathLike[str] | None = None) -> Taxonomy:
-    """Load and validate a taxonomy; ``None`` means the bundled default. Raises TaxonomyError."""
+def load_taxonomy(path: str | os.PathLike[str] | None = None, remember: bool = True) -> Taxonomy:
+    """Load and validate a taxonomy; ``None`` means the bundled default. Raises TaxonomyError.
+
+    With *remember*, the YAML's values are kept (signed, by the text's hash) beside the cache's
+    key, and the next command that loads the same text validates them without importing PyYAML
+    (a sixth of a warm run's start-up)."""
     p = Path(path) if path is not None else default_taxonomy_path()
     try:
         st = p.stat()
     except OSError as e:
         raise TaxonomyError(str(p), None, "", f"cannot read taxonomy: {e.strerror or e}") from None
-    return _load_cached(str(p), st.st_mtime_ns, st.st_size)
+    return _load_cached(str(p), st.st_mtime_ns, st.st_size, remember)
 
 
 @functools.lru_cache(maxsize=16)
-def _load_cached(path: str, _mtime: int, _size: int) -> Taxonomy:
+def _load_cached(path: str, _mtime: int, _size: int, remember: bool) -> Taxonomy:
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_TAXONOMY_BYTES + 1)
@@ -204,11 +209,52 @@ def _load_cached(path: str, _mtime: int, _size: int) -> Taxonomy:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise TaxonomyError(path, None, "", f"taxonomy is not UTF-8 ({e.reason})") from None
-    return parse_taxonomy(text, path)
+    return parse_taxonomy(text, path, remember)
 
 
-def parse_taxonomy(text: str, path: str = "<taxonomy>") -> Taxonomy:
-    """Validate taxonomy *text* (YAML) and build a :class:`Taxonomy`."""
+#: Bumped when what :class:`_Reader` makes of a text changes: older remembered parses are then unread.
+_REMEMBERED_FORMAT = 1
+
+
+def parse_taxonomy(text: str, path: str = "<taxonomy>", remember: bool = False) -> Taxonomy:
+    """Validate taxonomy *text* (YAML) and build a :class:`Taxonomy` (*remember*: see
+    :func:`load_taxonomy`)."""
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    name = f"taxonomy-{_REMEMBERED_FORMAT}-{digest[:40]}"
+    if remember:
+        from .cache import remembered
+
+        found = remembered(name)
+        if _parsed_shape(found):
+            return _Validator(path, found["lines"], found["raw"]).build(digest)
+    lines, raw = _parse_yaml(text, path)
+    kept = {"lines": lines, "raw": raw} if remember else None
+    if kept is not None:
+        import json  # kept as JSON before validation reads it; its values are YAML's plain types
+
+        kept = json.loads(json.dumps(kept))
+    taxonomy = _Validator(path, lines, raw).build(digest)
+    if kept is not None:
+        from .cache import remember as keep
+
+        keep(name, kept)
+    return taxonomy
+
+
+def _parsed_shape(found: Any) -> bool:
+    """Whether a remembered parse has the shape :func:`parse_taxonomy` keeps."""
+    return (
+        type(found) is dict
+        and type(found.get("raw")) is dict
+        and type(found.get("lines")) is dict
+        and all(type(k) is str and type(v) is int for k, v in found["lines"].items())
+    )
+
+
+def _parse_yaml(text: str, path: str) -> tuple[dict[str, int], dict[str, Any]]:
+    """The plain values of taxonomy *text* and the line of each key path."""
+    import yaml
+
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         _check_structure(text, path, loader)
@@ -227,8 +273,7 @@ def parse_taxonomy(text: str, path: str = "<taxonomy>") -> Taxonomy:
     raw = reader.value(node, "")
     if not isinstance(raw, dict):
         raise TaxonomyError(path, node.start_mark.line + 1, "", "top level must be a mapping")
-    digest = hashlib.sha256(text.encode()).hexdigest()
-    return _Validator(path, reader.lines, raw).build(digest)
+    return reader.lines, raw
 
 
 def _check_structure(text: str, path: str, loader: type) -> None:
@@ -238,6 +283,8 @@ def _check_structure(text: str, path: str, loader: type) -> None:
     ("billion laughs") or to a cycle (a recursive alias); nesting is bounded so that building the
     values can never exhaust the stack. Both are checked on the event stream, in constant memory.
     """
+    import yaml
+
     depth = 0
     for event in yaml.parse(text, Loader=loader):
         if isinstance(event, yaml.AliasEvent):
@@ -258,16 +305,19 @@ class _Reader:
     """Turns a composed YAML node tree into plain values, remembering the line of every key path."""
 
     def __init__(self, path: str):
+        import yaml
+
         self.path = path
         self.lines: dict[str, int] = {}
         self._constructor = yaml.constructor.SafeConstructor()
+        self._mapping, self._sequence = yaml.MappingNode, yaml.SequenceNode
 
     def value(self, node: yaml.Node, key: str) -> Any:
         line = node.start_mark.line + 1
         self.lines.setdefault(key, line)
         if node.tag not in _PLAIN_TAGS:
             raise TaxonomyError(self.path, line, key or "<top>", f"unsupported YAML tag {node.tag!r}")
-        if isinstance(node, yaml.MappingNode):
+        if isinstance(node, self._mapping):
             out: dict[str, Any] = {}
             for k_node, v_node in node.value:
                 k = self._constructor.construct_object(k_node) if k_node.tag in _PLAIN_TAGS else None
@@ -280,7 +330,7 @@ class _Reader:
                 self.lines[sub] = kl
                 out[k] = self.value(v_node, sub)
             return out
-        if isinstance(node, yaml.SequenceNode):
+        if isinstance(node, self._sequence):
             return [self.value(item, f"{key}[{i}]") for i, item in enumerate(node.value)]
         return self._constructor.construct_object(node)
 

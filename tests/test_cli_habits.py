@@ -66,18 +66,23 @@ def test_no_test_files_warns_on_stderr(tmp_path):
     assert res.stderr == "warning: No test files found under the given path(s)\n"
 
 
+BROKEN = "import sys; sys.modules['hwlint.config'] = None; "
+
+
 def test_a_crash_exits_2_with_one_line(project):
-    # yaml made unimportable: the taxonomy cannot load, as when an install lacks a dependency
-    code = "import sys; sys.modules['yaml'] = None; from hwlint.cli import main; sys.exit(main(['check']))"
+    # a module made unimportable, as when an install is incomplete
+    code = BROKEN + "from hwlint.cli import main; sys.exit(main(['check']))"
     res = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True, text=True)
     assert res.returncode == 2
     assert res.stdout == ""
     (line,) = res.stderr.splitlines()
-    assert line.startswith("hwlint: error: internal error: ModuleNotFoundError: import of yaml halted")
+    assert line.startswith(
+        "hwlint: error: internal error: ModuleNotFoundError: import of hwlint.config halted"
+    )
 
 
 def test_hwselect_crash_exits_2_with_one_line(project):
-    code = "import sys; sys.modules['yaml'] = None; from hwlint.select_cli import main; sys.exit(main(['x']))"
+    code = BROKEN + "from hwlint.select_cli import main; sys.exit(main(['x']))"
     res = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True, text=True)
     assert res.returncode == 2
     (line,) = res.stderr.splitlines()

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from hwlint import cache as cache_module
 from hwlint import lintrunner
+from hwlint.cache import KEY_FILE_ENV
 from hwlint.taxonomy import TaxonomyError, load_taxonomy, parse_taxonomy
 
 from .conftest import DEFAULT_TAXONOMY, ROOT, STRICT_TAXONOMY, VENDOR_TAXONOMY, run_tool
@@ -310,3 +313,62 @@ def test_hostile_yaml_is_refused_with_file_and_line(name, tmp_path):
     [msg] = [json.loads(line) for line in out.getvalue().splitlines()]
     assert msg["name"] == "configuration-error"
     assert msg["description"].endswith(f"{bad}:{line}: {message}")
+
+
+# -- the remembered parse: a taxonomy read once is validated again without PyYAML --------------
+
+REMEMBERED = (
+    "import json, sys\n"
+    "from hwlint.taxonomy import load_taxonomy\n"
+    "t = load_taxonomy(sys.argv[1])\n"
+    "print(json.dumps(['yaml' in sys.modules, repr(t), t.raw]))\n"
+)
+
+
+@pytest.mark.parametrize("path", [DEFAULT_TAXONOMY, VENDOR_TAXONOMY, STRICT_TAXONOMY], ids=lambda p: p.name)
+def test_a_remembered_taxonomy_loads_without_pyyaml_to_the_same_taxonomy(path, tmp_path):
+    # (one hash seed: a frozenset's repr follows it)
+    env = {**os.environ, KEY_FILE_ENV: str(tmp_path / "key"), "PYTHONHASHSEED": "0"}
+    runs = [
+        json.loads(
+            subprocess.run(
+                [sys.executable, "-c", REMEMBERED, str(path)],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
+        for _ in range(2)
+    ]
+    assert [run[0] for run in runs] == [True, False]  # PyYAML imported the first time only
+    assert runs[0][1:] == runs[1][1:]
+
+
+def test_a_remembered_taxonomy_not_signed_with_the_users_key_or_of_another_shape_is_ignored(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv(KEY_FILE_ENV, str(tmp_path / "key"))
+    text = DEFAULT_TAXONOMY.read_text()
+    first = parse_taxonomy(text, "t.yaml", remember=True)
+    [kept] = tmp_path.glob("taxonomy-*.json")
+    name = kept.name.removesuffix(".json")
+    forged = json.loads(kept.read_bytes().partition(b"\n")[2])
+    del forged["raw"]["runners"]["cuda"]
+    kept.write_bytes(b"hwlint-cache-4 " + b"0" * 64 + b"\n" + json.dumps(forged).encode())
+    assert parse_taxonomy(text, "t.yaml", remember=True) == first
+    assert "cuda" in first.runners
+    for malformed in ({"raw": [], "lines": {}}, {"raw": {}, "lines": {"version": "1"}}, ["raw", "lines"]):
+        cache_module.remember(name, malformed)
+        assert parse_taxonomy(text, "t.yaml", remember=True) == first
+
+
+def test_no_cache_remembers_no_taxonomy(tmp_path, monkeypatch):
+    monkeypatch.setenv(KEY_FILE_ENV, str(tmp_path / "key"))
+    (tmp_path / "test_a.py").write_text("x = 1\n")
+    for no_cache, remembered in ((["--no-cache"], []), ([], ["taxonomy"])):
+        taxonomy = tmp_path / f"taxonomy-{len(no_cache)}.yaml"  # a path no earlier load has seen
+        taxonomy.write_text(DEFAULT_TAXONOMY.read_text())
+        res = run_tool("hwlint", "check", *no_cache, "--taxonomy", str(taxonomy), str(tmp_path / "test_a.py"))
+        assert res.returncode == 0, res.stderr
+        assert [p.name.split("-")[0] for p in tmp_path.glob("taxonomy-*.json")] == remembered
