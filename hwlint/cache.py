@@ -406,6 +406,7 @@ class Cache:
         self.prefix = f"{__version__}-{taxonomy_digest[:20]}"
         self._key = _secret()
         self._stores: dict[str, _Store] = {}
+        self._keys: dict[str, str] = {}
 
     def path_for(self, kind: str) -> Path:
         """The file that holds the values of *kind*."""
@@ -431,9 +432,12 @@ class Cache:
     def dirty(self) -> bool:
         return any(s.dirty for s in self._stores.values())
 
-    @staticmethod
-    def key(path: str) -> str:
-        return os.path.abspath(path)
+    def key(self, path: str) -> str:
+        """An entry's key: the file's absolute path (remembered: a run asks for each file's twice)."""
+        found = self._keys.get(path)
+        if found is None:
+            found = self._keys[path] = os.path.abspath(path)
+        return found
 
     def get(self, path: str, sha: str, kind: str, value_type: Any) -> Any | None:
         """The value cached for *path* when its content hash is *sha*, else None.
