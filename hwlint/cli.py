@@ -224,7 +224,7 @@ def cmd_check(args) -> int:
     from .baseline import apply_baseline
     from .checker import Selection
     from .config import discover
-    from .fix import FixOptions, apply_fixes, write_diff
+    from .outcome import CheckRun, FixOptions
 
     _check_selector_options(args)
     config = _load_config(args)
@@ -260,7 +260,12 @@ def cmd_check(args) -> int:
     if args.add_noqa:
         return _add_noqa([f for _, findings in found for f in findings])
     progress = _show_progress(args)
-    run = apply_fixes(found, taxonomy, selection_for, options, args.jobs, progress, planned, resolvers)
+    if planning:
+        from .fix import apply_fixes
+
+        run = apply_fixes(found, taxonomy, selection_for, options, args.jobs, progress, planned, resolvers)
+    else:  # a check that plans no fix never loads the fixer
+        run = CheckRun.unplanned(options, found)
     for warning in run.warnings:
         print(f"hwlint: warning: {warning}", file=sys.stderr)
     if run.files_fixed:
@@ -270,6 +275,8 @@ def cmd_check(args) -> int:
             file=sys.stderr,
         )
     if args.diff:  # as in ruff: exit 1 when something would change
+        from .fix import write_diff
+
         would_fix = write_diff(run, sys.stdout, sys.stderr)
         return EXIT_FINDINGS if would_fix and not args.exit_zero else EXIT_CLEAN
     findings = sorted([*run.findings, *stale], key=lambda f: f.sort_key())
@@ -286,7 +293,6 @@ def cmd_check(args) -> int:
 
 
 def _write_findings(args, out, run, findings, describe_fix) -> None:
-    from .fix import write_fix_report
     from .output import WRITERS, summary, write_statistics
 
     if args.statistics:
@@ -303,6 +309,8 @@ def _write_findings(args, out, run, findings, describe_fix) -> None:
         warnings = sum(1 for f in findings if f.rule.severity != "error")
         out.write(summary(len(findings), run.fixable_count, run.fixed, run.hidden, warnings) + "\n")
     if args.show_fixes:
+        from .fix import write_fix_report
+
         write_fix_report(run, out)
 
 

@@ -239,8 +239,9 @@ def test_the_parser_loads_no_checker():
 
 
 def test_a_check_that_fixes_nothing_imports_no_fixer_machinery(tmp_path):
-    # ast-grep places the few edits the model cannot, and multiprocessing serves a pool: a check of
-    # a few files (one with a fixable finding) needs neither, and a warm run would pay for both.
+    # ast-grep places the few edits the model cannot, multiprocessing serves a pool and hwlint.fix
+    # plans fixes: a check of a few files (one with a fixable finding) needs none of them, and a
+    # warm run would pay for all three.
     import subprocess
     import sys
 
@@ -249,7 +250,7 @@ def test_a_check_that_fixes_nothing_imports_no_fixer_machinery(tmp_path):
         "import sys\n"
         "from hwlint.cli import main\n"
         f"rc = main(['check', '--isolated', '--no-cache', {str(tmp_path)!r}])\n"
-        "print(rc, sorted(m for m in ('ast_grep_py', 'multiprocessing') if m in sys.modules))\n"
+        "print(rc, sorted(m for m in ('ast_grep_py', 'multiprocessing', 'hwlint.fix') if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "[*]" in out
