@@ -306,40 +306,47 @@ def remembered(name: str) -> Any | None:
     signed it; None otherwise. For what every command derives from the same input, such as a
     parsed taxonomy, keyed by that input's hash."""
     key = _secret()
-    data = _read_regular(key_file().with_name(f"{name}.json")) if key is not None else None
-    if data is None:
-        return None
-    first, _, body = data.partition(b"\n")
-    magic, _, mac = first.partition(b" ")
-    if magic != _MAGIC or not hmac.compare_digest(mac, _mac(key, body)):  # type: ignore[arg-type]
-        return None
-    try:
-        return json.loads(body)
-    except ValueError:
-        return None
+    return _read_signed(key_file().with_name(f"{name}.json"), key) if key is not None else None
 
 
 def remember(name: str, value: Any) -> None:
     """Keep the JSON *value* under *name* beside the key, signed with it; nothing when there is
     no key or the directory cannot be written."""
     key = _secret()
-    if key is None:
-        return
-    body = json.dumps(value, separators=(",", ":")).encode()
-    with contextlib.suppress(OSError):
-        _write_atomically(
-            key_file().with_name(f"{name}.json"), _MAGIC + b" " + _mac(key, body) + b"\n" + body
-        )
+    if key is not None:
+        with contextlib.suppress(OSError):
+            _write_signed(key_file().with_name(f"{name}.json"), key, value)
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Write *data* to a temporary file beside *path* and rename it over *path* (raises OSError)."""
+_UNREAD = object()  # what _read_signed returns for a file that is not there
+
+
+def _read_signed(path: Path, key: bytes, missing: Any = None) -> Any:
+    """The JSON value of *path* if *key* signed it: None when it is not, or not JSON; *missing*
+    when there is no such regular file."""
+    data = _read_regular(path)
+    if data is None:
+        return missing
+    first, _, body = data.partition(b"\n")
+    magic, _, mac = first.partition(b" ")
+    if magic != _MAGIC or not hmac.compare_digest(mac, _mac(key, body)):
+        return None  # not written by us with this key
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
+
+
+def _write_signed(path: Path, key: bytes, value: Any) -> None:
+    """Write the JSON *value* to *path*, signed with *key*: to a temporary file beside it, renamed
+    over it (raises OSError)."""
     import tempfile  # a warm run writes nothing
 
+    body = json.dumps(value, separators=(",", ":")).encode()
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            f.write(_MAGIC + b" " + _mac(key, body) + b"\n" + body)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
@@ -359,19 +366,11 @@ class _Store:
         self.dirty = False
         if key is None:
             return
-        data = _read_regular(path)
-        if data is None:
+        loaded = _read_signed(path, key, _UNREAD)
+        if loaded is _UNREAD:
             self.dirty = path.exists()
             return
-        first, _, body = data.partition(b"\n")
-        magic, _, mac = first.partition(b" ")
-        if magic != _MAGIC or not hmac.compare_digest(mac, _mac(key, body)):
-            self.dirty = True  # not written by us with this key: ignored, rewritten
-            return
-        try:
-            loaded = json.loads(body)
-        except ValueError:
-            loaded = None
+        # not signed with this key, or written for another version, taxonomy or kind: rewritten
         if type(loaded) is not dict or loaded.get("key") != header or type(loaded.get("entries")) is not dict:
             self.dirty = True
             return
@@ -494,8 +493,7 @@ class Cache:
                 marker = self.directory / name
                 if not os.path.lexists(marker):
                     marker.write_text(text)
-            body = json.dumps({"key": store.header, "entries": store.entries}, separators=(",", ":")).encode()
-            _write_atomically(store.path, _MAGIC + b" " + _mac(key, body) + b"\n" + body)
+            _write_signed(store.path, key, {"key": store.header, "entries": store.entries})
         except OSError:
             return False
         return True

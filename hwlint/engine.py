@@ -118,7 +118,7 @@ def analyze_files(
     # files and decodes the cached values. Modification times only say where to start; what
     # is reused is decided by the hashes.
     early = _edited_since(files, cache.written_ns(kind)) if cache is not None else list(range(len(files)))
-    work = _start([files[i] for i in early], taxonomy, analysis, jobs, max_bytes, tick)
+    work = _Work([files[i] for i in early], taxonomy, analysis, jobs, max_bytes, tick)
     try:
         started = set(early)
         # the others' content hashes, most of a warm run; in one thread: a pool of threads made it
@@ -136,7 +136,7 @@ def analyze_files(
         late = [i for i, hit in enumerate(hits) if not hit and i not in started]
         if late and not early:  # nothing started yet: these start before the decoding
             work.cancel()
-            work = _start([files[i] for i in late], taxonomy, analysis, jobs, max_bytes, tick)
+            work = _Work([files[i] for i in late], taxonomy, analysis, jobs, max_bytes, tick)
             early, late = late, []
         for i, path in enumerate(files):
             if not hits[i]:
@@ -196,9 +196,16 @@ class _Work:
     starting) in this process when their results are asked for."""
 
     def __init__(
-        self, tasks: list[str], taxonomy: Taxonomy, analysis: Analysis, jobs: int, max_bytes: int, progress
+        self,
+        tasks: list[str],
+        taxonomy: Taxonomy,
+        analysis: Analysis,
+        jobs: int | None,
+        max_bytes: int,
+        progress,
     ):
         self.tasks, self.job, self.progress = tasks, (taxonomy, analysis, max_bytes), progress
+        jobs = max(1, jobs or os.cpu_count() or 1)
         self.pool = None
         self.order: list[int] = []
         if jobs == 1 or not _pool_worth(tasks, jobs):
@@ -246,16 +253,10 @@ class _Work:
             self.pool = None
 
 
-def _start(
-    tasks: list[str], taxonomy: Taxonomy, analysis: Analysis, jobs: int | None, max_bytes: int, progress
-) -> _Work:
-    return _Work(tasks, taxonomy, analysis, max(1, jobs or os.cpu_count() or 1), max_bytes, progress)
-
-
 def _run(
     tasks: list[str], taxonomy: Taxonomy, analysis: Analysis, jobs: int | None, max_bytes: int, progress
 ) -> list:
-    work = _start(tasks, taxonomy, analysis, jobs, max_bytes, progress)
+    work = _Work(tasks, taxonomy, analysis, jobs, max_bytes, progress)
     try:
         return work.results()
     finally:

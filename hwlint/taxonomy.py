@@ -227,17 +227,12 @@ def parse_taxonomy(text: str, path: str = "<taxonomy>", remember: bool = False) 
         found = remembered(name)
         if _parsed_shape(found):
             return _Validator(path, found["lines"], found["raw"]).build(digest)
-    lines, raw = _parse_yaml(text, path)
-    kept = {"lines": lines, "raw": raw} if remember else None
-    if kept is not None:
-        import json  # kept as JSON before validation reads it; its values are YAML's plain types
-
-        kept = json.loads(json.dumps(kept))
-    taxonomy = _Validator(path, lines, raw).build(digest)
-    if kept is not None:
+    lines, raw = _parse_yaml(text, path)  # YAML's plain types: JSON keeps them as they are
+    taxonomy = _Validator(path, lines, raw).build(digest)  # (it reads *raw*, never changes it)
+    if remember:
         from .cache import remember as keep
 
-        keep(name, kept)
+        keep(name, {"lines": lines, "raw": raw})
     return taxonomy
 
 
