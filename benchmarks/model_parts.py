@@ -35,7 +35,7 @@ def main() -> int:
     from ab_model import parsable_files
 
     from hwlint.checker import Selection, run_rules
-    from hwlint.model import _Builder, decode_source
+    from hwlint.model.build import _Builder, decode_source
     from hwlint.taxonomy import load_taxonomy
 
     taxonomy = load_taxonomy(ROOT / "taxonomy.yaml")

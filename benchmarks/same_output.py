@@ -42,9 +42,23 @@ def models_and_findings(source: Path, tree: Path, out: Path, models: bool) -> No
 import sys, warnings
 from pathlib import Path
 sys.path.insert(0, {str(source)!r})
-from hwlint.checker import Selection, run_rules
-from hwlint.model import build_model
-from hwlint.taxonomy import load_taxonomy
+import importlib
+
+
+def first(attr, *modules):
+    # the revision and the working tree may keep a function in different modules
+    for name in modules:
+        try:
+            return getattr(importlib.import_module(name), attr)
+        except (ImportError, AttributeError):
+            continue
+    raise ImportError(attr)
+
+
+Selection = first("Selection", "hwlint.rules", "hwlint.checker")
+run_rules = first("run_rules", "hwlint.rules", "hwlint.checker")
+build_model = first("build_model", "hwlint.model", "hwlint.model.build")
+load_taxonomy = first("load_taxonomy", "hwlint.taxonomy")
 warnings.simplefilter("ignore")
 tree = Path({str(tree)!r})
 with open({str(out)!r}, "w") as out:
@@ -123,7 +137,10 @@ def main() -> int:
             failed += compare_trees(work / "fix-old", work / "fix-new")
             failed += compare_lines("--fix output", work / "fix-old.txt", work / "fix-new.txt")
         if not args.skip_select:
-            select = "import sys; from hwlint.select_cli import main; sys.exit(main())"
+            select = (
+                "import sys\ntry:\n    from hwlint.cli.select import main\n"
+                "except ImportError:\n    from hwlint.select_cli import main\nsys.exit(main())"
+            )
             runners = ("cpu", "cuda", "rocm", "mps", "xpu", "privateuse1")
             for side, source in sources.items():
                 with open(work / f"select-{side}.txt", "w") as out:

@@ -10,12 +10,12 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from .cache import Cache
 from .context import Context
-from .engine import MAX_FILE_BYTES, analyze_files, read_source
-from .model import FileModel, Resolver, parse_file
+from .model.build import FileModel, Resolver, parse_file
+from .pipeline.cache import Cache
+from .pipeline.engine import MAX_FILE_BYTES, analyze_files, read_source
 from .project import Linked, Links, link, linked_values, links_of
-from .rules import RULES
+from .rules.registry import RULES
 from .taxonomy import Taxonomy
 
 
@@ -62,7 +62,7 @@ def unknown_selectors(prefixes: Iterable[str]) -> list[str]:
 
 def check_config_selectors(config) -> None:
     """Raise :class:`~hwlint.config.ConfigError` naming the file and key of an unknown selector."""
-    from .config import ConfigError
+    from .pipeline.config import ConfigError
 
     where = config.source or "configuration"
     for key, prefixes in (("select", config.select), ("ignore", config.ignore)):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
-from .model import (
+from .model.build import (
     ClassInfo,
     Declaration,
     FileModel,

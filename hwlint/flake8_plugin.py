@@ -18,10 +18,10 @@ from typing import Any
 
 from . import __version__
 from .checker import run_rules
-from .config import is_test_file_name
-from .model import model_from_tree
+from .model.build import model_from_tree
+from .pipeline.config import is_test_file_name
 from .project import around
-from .rules import RULES
+from .rules.registry import RULES
 from .taxonomy import Taxonomy, TaxonomyError, load_taxonomy
 
 

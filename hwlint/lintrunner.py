@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from .checker import Finding, Selection
-from .rules import RULES
+from .rules.registry import RULES
 
 DEFAULT_CODE = "HW_CLASSIFICATION"
 
@@ -52,8 +52,8 @@ def message(
 
 def file_messages(path: str, taxonomy, selection: Selection, code: str) -> list[dict]:
     """The messages for one file: one per finding, the first fixed one carrying the fixed file."""
-    from .config import is_test_file_name
-    from .fix import fix_plan, plan_file, plan_source
+    from .fix.apply import fix_plan, plan_file, plan_source
+    from .pipeline.config import is_test_file_name
     from .project import around
 
     plan = plan_file(path, taxonomy, selection)
@@ -148,7 +148,7 @@ def run(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
 
     try:
         from .checker import check_config_selectors
-        from .config import config_for_paths
+        from .pipeline.config import config_for_paths
         from .taxonomy import load_taxonomy
 
         config = config_for_paths(paths)  # the rule every command follows
@@ -160,7 +160,7 @@ def run(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     selection = Selection(config.select, config.ignore)
     baseline = None
     if config.baseline is not None:  # the allowlist skips files here as in `hwlint check`
-        from .baseline import BaselineError, load_baseline
+        from .pipeline.baseline import BaselineError, load_baseline
 
         try:
             baseline = load_baseline(config.baseline, config.root)

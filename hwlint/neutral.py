@@ -31,7 +31,7 @@ from .infer import (
     inference,
     instantiated_classification,
 )
-from .model import (
+from .model.build import (
     ANY_ACCELERATOR,
     FORM_CHAIN,
     FORM_CHAIN_KEYWORDS,

@@ -24,9 +24,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .cache import content_hash
-from .engine import MAX_FILE_BYTES, analyze_files, file_hash, read_source
-from .model import ClassInfo, FileModel, ImportStatement, Instantiation, LocalResolver, build_model
+from .model.build import ClassInfo, FileModel, ImportStatement, Instantiation, LocalResolver, build_model
+from .pipeline.cache import content_hash
+from .pipeline.engine import MAX_FILE_BYTES, analyze_files, file_hash, read_source
 from .taxonomy import Taxonomy
 
 _MAX_DEPTH = 8  # re-exports followed (a module re-exporting an imported class)

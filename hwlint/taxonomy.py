@@ -222,7 +222,7 @@ def parse_taxonomy(text: str, path: str = "<taxonomy>", remember: bool = False) 
     digest = hashlib.sha256(text.encode()).hexdigest()
     name = f"taxonomy-{_REMEMBERED_FORMAT}-{digest[:40]}"
     if remember:
-        from .cache import remembered
+        from .pipeline.cache import remembered
 
         found = remembered(name)
         if _parsed_shape(found):
@@ -230,7 +230,7 @@ def parse_taxonomy(text: str, path: str = "<taxonomy>", remember: bool = False) 
     lines, raw = _parse_yaml(text, path)  # YAML's plain types: JSON keeps them as they are
     taxonomy = _Validator(path, lines, raw).build(digest)  # (it reads *raw*, never changes it)
     if remember:
-        from .cache import remember as keep
+        from .pipeline.cache import remember as keep
 
         keep(name, {"lines": lines, "raw": raw})
     return taxonomy

@@ -47,7 +47,7 @@ def vendor_taxonomy() -> Taxonomy:
 # more than most of the runs they serve); HWLINT_TEST_SUBPROCESS=1 runs them as the installed
 # console scripts instead. tests/test_packaging.py and the CLI tests that need a real process (the
 # entry point, a broken pipe) start one themselves.
-_IN_PROCESS = {"hwlint": "hwlint.cli", "hwselect": "hwlint.select_cli"}
+_IN_PROCESS = {"hwlint": "hwlint.cli.check", "hwselect": "hwlint.cli.select"}
 
 
 def run_tool(

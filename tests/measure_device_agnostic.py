@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 
 from hwlint.checker import Selection, check_paths
-from hwlint.config import Config, discover
+from hwlint.pipeline.config import Config, discover
 from hwlint.taxonomy import load_taxonomy
 
 TAXONOMY = load_taxonomy()

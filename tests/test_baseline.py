@@ -6,9 +6,9 @@ import json
 import shutil
 from pathlib import Path
 
-from hwlint.cli import main
-from hwlint.config import load_config
-from hwlint.rules import RULES
+from hwlint.cli.check import main
+from hwlint.pipeline.config import load_config
+from hwlint.rules.registry import RULES
 
 CASES = Path(__file__).parent / "fix_cases"
 

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from hwlint import cache as cache_module
-from hwlint.cache import Cache, InvalidEntry, content_hash, decoder, encode, open_cache
 from hwlint.checker import Finding, check_paths
-from hwlint.engine import MAX_FILE_BYTES
+from hwlint.pipeline import cache as cache_module
+from hwlint.pipeline.cache import Cache, InvalidEntry, content_hash, decoder, encode, open_cache
+from hwlint.pipeline.engine import MAX_FILE_BYTES
 from hwlint.project import Links
 
 from .conftest import run_tool
@@ -136,8 +136,8 @@ def test_warm_run_reads_the_cache(tree, taxonomy):
 
 
 def test_selections_and_summaries_are_cached_too(tree, taxonomy):
-    from hwlint.report import summarize_paths
-    from hwlint.select import select_all
+    from hwlint.report.data import summarize_paths
+    from hwlint.select.replay import select_all
 
     (tree / "test_b.py").write_text(
         "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"

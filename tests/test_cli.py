@@ -230,16 +230,26 @@ def test_the_parser_loads_no_checker():
     import sys
 
     code = (
-        "import sys; from hwlint.cli import build_parser; build_parser(); "
+        "import sys; from hwlint.cli.check import build_parser; build_parser(); "
         "print(sorted(m for m in sys.modules if m.startswith('hwlint.')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
-    light = ["cli", "cli_common", "output", "report_render", "report_words", "rule_docs"]
+    light = [
+        "cli",
+        "cli.check",
+        "cli.common",
+        "cli.output",
+        "report",
+        "report.render",
+        "report.words",
+        "rules",
+        "rules.docs",
+    ]
     assert out.strip() == str([f"hwlint.{m}" for m in light])
 
 
 def test_a_check_that_fixes_nothing_imports_no_fixer_machinery(tmp_path):
-    # ast-grep places the few edits the model cannot, multiprocessing serves a pool and hwlint.fix
+    # ast-grep places the few edits the model cannot, multiprocessing serves a pool and hwlint.fix.apply
     # plans fixes: a check of a few files (one with a fixable finding) needs none of them, and a
     # warm run would pay for all three.
     import subprocess
@@ -248,9 +258,10 @@ def test_a_check_that_fixes_nothing_imports_no_fixer_machinery(tmp_path):
     (tmp_path / "test_a.py").write_text("class TestA(TestCase):\n    def test_x(self):\n        pass\n")
     code = (
         "import sys\n"
-        "from hwlint.cli import main\n"
+        "from hwlint.cli.check import main\n"
         f"rc = main(['check', '--isolated', '--no-cache', {str(tmp_path)!r}])\n"
-        "print(rc, sorted(m for m in ('ast_grep_py', 'multiprocessing', 'hwlint.fix') if m in sys.modules))\n"
+        "heavy = ('ast_grep_py', 'multiprocessing', 'hwlint.fix.apply')\n"
+        "print(rc, sorted(m for m in heavy if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "[*]" in out
@@ -279,7 +290,7 @@ def test_console_scripts_behave_as_the_in_process_runs():
 def test_a_command_runs_without_the_cycle_collector_and_restores_it():
     import gc
 
-    from hwlint.cli_common import UserError, guarded
+    from hwlint.cli.common import UserError, guarded
 
     seen = []
     assert guarded("hwlint", lambda: seen.append(gc.isenabled()) or 0) == 0

@@ -66,23 +66,23 @@ def test_no_test_files_warns_on_stderr(tmp_path):
     assert res.stderr == "warning: No test files found under the given path(s)\n"
 
 
-BROKEN = "import sys; sys.modules['hwlint.config'] = None; "
+BROKEN = "import sys; sys.modules['hwlint.pipeline.config'] = None; "
 
 
 def test_a_crash_exits_2_with_one_line(project):
     # a module made unimportable, as when an install is incomplete
-    code = BROKEN + "from hwlint.cli import main; sys.exit(main(['check']))"
+    code = BROKEN + "from hwlint.cli.check import main; sys.exit(main(['check']))"
     res = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True, text=True)
     assert res.returncode == 2
     assert res.stdout == ""
     (line,) = res.stderr.splitlines()
     assert line.startswith(
-        "hwlint: error: internal error: ModuleNotFoundError: import of hwlint.config halted"
+        "hwlint: error: internal error: ModuleNotFoundError: import of hwlint.pipeline.config halted"
     )
 
 
 def test_hwselect_crash_exits_2_with_one_line(project):
-    code = BROKEN + "from hwlint.select_cli import main; sys.exit(main(['x']))"
+    code = BROKEN + "from hwlint.cli.select import main; sys.exit(main(['x']))"
     res = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True, text=True)
     assert res.returncode == 2
     (line,) = res.stderr.splitlines()
@@ -98,19 +98,66 @@ def test_usage_error_prints_the_subcommand_usage(project):
     assert res.stderr.startswith("usage: hwlint report ") and res.returncode == 2
 
 
-def test_no_import_cycles_between_front_ends_and_report_layers():
-    """cli/select_cli and report_render/report_html share what they need through a lower module."""
+def _module_imports() -> dict[str, set[str]]:
+    """hwlint's modules (dotted) -> the hwlint modules they import at module level (not in a function)."""
     import ast
 
-    imports: dict[str, set[str]] = {}
-    for path in (ROOT / "hwlint").glob("*.py"):
+    out: dict[str, set[str]] = {}
+    for path in (ROOT / "hwlint").rglob("*.py"):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        package = parts[:-1]
+        name = ".".join(parts if parts[-1] != "__init__" else package)
         found = set()
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
-                found.add(node.module)
-        imports[path.stem] = found
-    for a, b in [("cli", "select_cli"), ("report_html", "report_render")]:
-        assert not (b in imports[a] and a in imports[b]), f"{a} <-> {b}"
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.If):  # `if TYPE_CHECKING:` imports nothing at run time
+                continue
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = package[: len(package) - node.level + 1] if node.level > 1 else package
+                target = ".".join([*base, *(node.module.split(".") if node.module else [])])
+                for alias in node.names:
+                    candidate = f"{target}.{alias.name}"
+                    found.add(
+                        candidate if (ROOT / (candidate.replace(".", "/") + ".py")).exists() else target
+                    )
+        out[name] = {m for m in found if m != name}
+    return out
+
+
+def test_no_import_cycle_between_hwlint_modules():
+    """Layers point one way: no module of hwlint imports, at module level, one that imports it back."""
+    graph = _module_imports()
+
+    def resolve(m: str) -> str:
+        return m if m in graph else m.rpartition(".")[0]
+
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(m: str) -> None:
+        state[m] = 1
+        stack.append(m)
+        for n in sorted(resolve(x) for x in graph.get(m, ())):
+            if n not in graph or n == m:
+                continue
+            if state.get(n) == 1:
+                cycle = [*stack[stack.index(n) :], n]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if n not in state:
+                visit(n)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m)
+
+
+def test_selection_does_not_import_rules():
+    """hwselect mirrors the runtime's collection: it reads the collection model, never the rules."""
+    graph = _module_imports()
+    for name, imported in graph.items():
+        if name.startswith("hwlint.select"):
+            assert not any(m.startswith("hwlint.rules") for m in imported), (name, imported)
 
 
 FIXABLE = (

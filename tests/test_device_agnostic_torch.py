@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from hwlint.cli import main
+from hwlint.cli.check import main
 from tests.test_select_torch import PRELUDE
 
 # torch is imported by the processes the tests start, never at collection: every xdist worker

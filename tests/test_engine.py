@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from hwlint.cache import Cache
 from hwlint.checker import check_paths
-from hwlint.config import Config, discover
-from hwlint.engine import MAX_FILE_BYTES, analyze_files
+from hwlint.pipeline.cache import Cache
+from hwlint.pipeline.config import Config, discover
+from hwlint.pipeline.engine import MAX_FILE_BYTES, analyze_files
 
 from .conftest import ROOT, run_tool
 
@@ -221,7 +221,7 @@ def test_cached_results_name_files_as_given_now(tmp_path):
 def test_hwselect_warm_equals_cold_for_every_runner_and_format(corpus, tmp_path, capsys):
     # in this process (27 runs: a fresh interpreter each would cost more than the runs); the
     # console script itself is run by the other tests
-    from hwlint.select_cli import main
+    from hwlint.cli.select import main
 
     def hwselect(*args: str) -> tuple[int, str]:
         rc = main(list(args))

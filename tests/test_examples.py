@@ -87,7 +87,7 @@ def test_pytorch_config_has_upstream_scope(tmp_path):
     import os
     import shutil
 
-    from hwlint.config import discover, load_config
+    from hwlint.pipeline.config import discover, load_config
 
     shutil.copyfile(EXAMPLES / "pytorch" / "pyproject.toml", tmp_path / "pyproject.toml")
     files = [

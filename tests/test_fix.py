@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from hwlint.checker import check_file
-from hwlint.cli import main
-from hwlint.fix import fix_plan, insert_declarations, plan_file, plan_source, write_fixed
-from hwlint.model import build_model
+from hwlint.cli.check import main
+from hwlint.fix.apply import fix_plan, insert_declarations, plan_file, plan_source, write_fixed
+from hwlint.model.build import build_model
 
 CASES = Path(__file__).parent / "fix_cases"
 SAFE = sorted(p for p in CASES.glob("*.py") if not p.name.endswith(".fixed.py"))
@@ -190,18 +190,18 @@ def test_file_changed_on_disk_is_left_alone(tmp_path, taxonomy):
 
 
 def test_edit_landing_just_before_the_rename_is_a_conflict(tmp_path, taxonomy, monkeypatch):
-    import hwlint.fix
+    import hwlint.fix.apply
 
     target = tmp_path / "test_race.py"
     shutil.copyfile(CASES / "no_import.py", target)
     result = fix_plan(plan_file(str(target), taxonomy), taxonomy)
-    last_look = hwlint.fix._changed_since
+    last_look = hwlint.fix.apply._changed_since
 
     def edit_then_look(*args):
         target.write_text("# edited by someone else meanwhile\n")  # after the first comparison
         return last_look(*args)
 
-    monkeypatch.setattr(hwlint.fix, "_changed_since", edit_then_look)
+    monkeypatch.setattr(hwlint.fix.apply, "_changed_since", edit_then_look)
     assert write_fixed(result) is False
     assert result.error == "the file changed on disk while hwlint was fixing it; left unchanged"
     assert target.read_text() == "# edited by someone else meanwhile\n"
@@ -272,12 +272,12 @@ def test_fixed_file_has_no_hwc001_for_fixed_classes(tmp_path, taxonomy, capsys):
 
 
 def test_a_fixer_bug_leaves_the_file_alone_and_is_reported(tmp_path, capsys, monkeypatch):
-    import hwlint.fix
+    import hwlint.fix.apply
 
     def broken(*args, **kwargs):
         raise LookupError("no such node")
 
-    monkeypatch.setattr(hwlint.fix, "fix_edits", broken)
+    monkeypatch.setattr(hwlint.fix.apply, "fix_edits", broken)
     target = tmp_path / "test_plain.py"
     shutil.copyfile(CASES / "no_import.py", target)
     assert main(["check", "--isolated", "--quiet", "--fix", str(target)]) == 1
@@ -359,11 +359,11 @@ def test_byte_order_mark_is_kept(tmp_path, capsys):
 
 
 def test_check_fix_reports_a_file_changed_meanwhile(tmp_path, capsys, monkeypatch):
-    import hwlint.fix
+    import hwlint.fix.apply
 
     target = tmp_path / "test_race.py"
     shutil.copyfile(CASES / "no_import.py", target)
-    real_plan_model = hwlint.fix.plan_model
+    real_plan_model = hwlint.fix.apply.plan_model
 
     def plan_then_edit(data, model, *args, **kwargs):
         plan = real_plan_model(data, model, *args, **kwargs)
@@ -372,7 +372,7 @@ def test_check_fix_reports_a_file_changed_meanwhile(tmp_path, capsys, monkeypatc
                 f.write("# saved meanwhile\n")
         return plan
 
-    monkeypatch.setattr(hwlint.fix, "plan_model", plan_then_edit)
+    monkeypatch.setattr(hwlint.fix.apply, "plan_model", plan_then_edit)
     assert main(["check", "--isolated", "--quiet", "--fix", str(target)]) == 1
     assert target.read_text() == (CASES / "no_import.py").read_text() + "# saved meanwhile\n"
     assert capsys.readouterr().err == (
@@ -448,8 +448,8 @@ def test_apply_fixes_plans_with_a_resolver_in_this_process(tmp_path, taxonomy):
     """The seam for the project model: files left out of the check's pass (their findings depend
     on another scanned module) are planned and fixed after it, in this process, with their resolver."""
     from hwlint.checker import Selection, check_paths
-    from hwlint.fix import FixOptions, apply_fixes
-    from hwlint.model import LocalResolver
+    from hwlint.fix.apply import FixOptions, apply_fixes
+    from hwlint.model.build import LocalResolver
 
     (tmp_path / "test_b.py").write_text(
         "from test_a import Base\n\n\nclass TestB(Base):\n    def test_x(self): ...\n"
@@ -476,7 +476,7 @@ def test_apply_fixes_plans_with_a_resolver_in_this_process(tmp_path, taxonomy):
 
 
 def test_a_warm_fix_reads_again_only_the_files_with_something_to_fix(tmp_path, monkeypatch, capsys):
-    import hwlint.engine
+    import hwlint.pipeline.engine
 
     tree = tmp_path / "tree"
     tree.mkdir()
@@ -486,9 +486,9 @@ def test_a_warm_fix_reads_again_only_the_files_with_something_to_fix(tmp_path, m
     cache = ["--cache-dir", str(tmp_path / "cache")]
     main(["check", "--isolated", "--quiet", *cache, str(tree)])  # a warm cache for both files
     read = []
-    real_read = hwlint.engine.read_source
+    real_read = hwlint.pipeline.engine.read_source
     monkeypatch.setattr(
-        hwlint.engine, "read_source", lambda path, *a: read.append(path) or real_read(path, *a)
+        hwlint.pipeline.engine, "read_source", lambda path, *a: read.append(path) or real_read(path, *a)
     )
     main(["check", "--isolated", "--quiet", "--fix", *cache, str(tree)])
     assert fixable.read_bytes() == (CASES / "no_import.fixed.py").read_bytes()
@@ -512,7 +512,7 @@ def test_a_warm_fix_reads_again_only_the_files_with_something_to_fix(tmp_path, m
     ],
 )
 def test_a_fix_is_compiled_only_when_an_import_may_precede_a_future_import(taxonomy, after, displaced):
-    from hwlint.fix import _future_displaced
+    from hwlint.fix.apply import _future_displaced
 
     before = "from __future__ import annotations\nimport os\n"
     if "division" in after:

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hwlint.checker import Selection
-from hwlint.fix import fix_plan, plan_source
+from hwlint.fix.apply import fix_plan, plan_source
 
 from .conftest import property_examples
 

@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hwlint.checker import check_source
-from hwlint.fix import fix_plan, plan_source
-from hwlint.model import build_model
-from hwlint.rules import RULES
-from hwlint.select import select_model
+from hwlint.fix.apply import fix_plan, plan_source
+from hwlint.model.build import build_model
+from hwlint.rules.registry import RULES
+from hwlint.select.replay import select_model
 from hwlint.taxonomy import load_taxonomy
 
 from .conftest import DEFAULT_TAXONOMY, STRICT_TAXONOMY, property_examples

@@ -85,12 +85,12 @@ def test_bad_taxonomy_is_a_message_and_exit_zero(tmp_path):
 
 
 def test_internal_error_is_a_message(tmp_path, monkeypatch):
-    import hwlint.fix
+    import hwlint.fix.apply
 
     def explode(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(hwlint.fix, "plan_file", explode)
+    monkeypatch.setattr(hwlint.fix.apply, "plan_file", explode)
     [msg] = _messages(str(tmp_path / "test_x.py"))
     assert (msg["name"], msg["description"]) == (
         "HWC900",

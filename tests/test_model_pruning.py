@@ -2,7 +2,7 @@
 
 The device walk skips every node whose text names no device word, and the search for classes made
 at run time every statement that names none of ``globals``, ``type``, ``setattr``... (the index in
-``hwlint.model._WordIndex``). Turning the index off (every node "names a word") must give the
+``hwlint.model.build._WordIndex``). Turning the index off (every node "names a word") must give the
 same model, field for field: on every fixture, on the examples and on inputs where positions are
 tricky (non-ASCII text, decorators above a nested def, a chain continued on the next line). The one
 known difference is by design: a device string assembled from pieces (``"cu" "da"``) is no use, as
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from hwlint import model as model_module
-from hwlint.model import build_model
+from hwlint.model import build as model_module
+from hwlint.model.build import build_model
 
 from .conftest import EXAMPLES
 

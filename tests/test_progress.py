@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from hwlint.progress import Bar, wanted
+from hwlint.pipeline.progress import Bar, wanted
 
 
 def test_not_shown_when_piped_or_in_ci(monkeypatch):
@@ -42,7 +42,7 @@ def test_short_runs_never_import_tqdm(tmp_path):
     (tmp_path / "test_a.py").write_text("class TestA:\n    def test_x(self):\n        pass\n")
     code = (
         "import sys\n"
-        "from hwlint.cli import main\n"
+        "from hwlint.cli.check import main\n"
         f"main(['check', '--isolated', '--no-cache', '--exit-zero', '-q', {str(tmp_path)!r}])\n"
         "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
         "print('tqdm' in sys.modules)\n"

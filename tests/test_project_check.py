@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from hwlint import project as project_module
-from hwlint.cache import Cache
 from hwlint.checker import check_project
+from hwlint.pipeline.cache import Cache
 from hwlint.taxonomy import load_taxonomy
 
 from .conftest import expected, run_tool

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from hwlint.checker import check_paths, check_source
-from hwlint.rules import RULES
+from hwlint.rules.registry import RULES
 
 from .conftest import run_tool
 

@@ -304,7 +304,7 @@ def test_compared_report_is_validated_against_its_schema(tmp_path):
 def _injected_page(tmp_path: Path) -> Path:
     """A compare page whose removed class carries markup in `line`, rendered straight from the
     document (as if a report got past validation): only escaping stands between it and the page."""
-    from hwlint.report_html import render_html
+    from hwlint.report.html import render_html
 
     _, doc = _old_report(tmp_path)
     doc["compare"] = {
@@ -327,7 +327,7 @@ def _injected_page(tmp_path: Path) -> Path:
 
 
 def test_values_are_escaped_and_inline_scripts_refused(tmp_path):
-    from hwlint.report_html import _SCRIPT
+    from hwlint.report.html import _SCRIPT
 
     html = _injected_page(tmp_path).read_text()
     assert "<script>document.body" not in html and "<img" not in html

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from hwlint.checker import check_file
-from hwlint.rules import RULES
+from hwlint.rules.registry import RULES
 from hwlint.taxonomy import load_taxonomy
 
 from .conftest import DEFAULT_TAXONOMY, ROOT, STRICT_TAXONOMY, VENDOR_TAXONOMY, expected, run_tool
@@ -164,7 +164,7 @@ def test_rule_docs_are_generated_from_the_registry():
 
 
 def test_rule_urls_point_at_anchors_of_the_rule_docs(tmp_path):
-    from hwlint.rule_docs import RULES_DOC, RULES_URL
+    from hwlint.rules.docs import RULES_DOC, RULES_URL
 
     anchors = {h.lower() for h in re.findall(r"^## (\S+)$", (ROOT / RULES_DOC).read_text(), re.MULTILINE)}
     (tmp_path / "test_a.py").write_text("class TestA:\n    def test_x(self):\n        pass\n")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from hwlint.kexpr import FANOUT, balanced_or, build, is_term
-from hwlint.select import SELECTED, explain, select_files, shard
+from hwlint.select.kexpr import FANOUT, balanced_or, build, is_term
+from hwlint.select.replay import SELECTED, explain, select_files, shard
 from tests.conftest import DEFAULT_TAXONOMY, run_tool
 
 ACC = "hw_classification = HardwareClassification.ACCELERATOR"

@@ -17,8 +17,8 @@ from _pytest.mark.expression import Expression
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hwlint.kexpr import build
-from hwlint.select import Candidate
+from hwlint.select.kexpr import build
+from hwlint.select.replay import Candidate
 
 from .conftest import property_examples
 

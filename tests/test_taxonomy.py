@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from hwlint import cache as cache_module
 from hwlint import lintrunner
-from hwlint.cache import KEY_FILE_ENV
+from hwlint.pipeline import cache as cache_module
+from hwlint.pipeline.cache import KEY_FILE_ENV
 from hwlint.taxonomy import TaxonomyError, load_taxonomy, parse_taxonomy
 
 from .conftest import DEFAULT_TAXONOMY, ROOT, STRICT_TAXONOMY, VENDOR_TAXONOMY, run_tool

@@ -41,7 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import __version__
+from .. import __version__
 
 _MAGIC = b"hwlint-cache-4"
 CACHE_DIR_NAME = ".hwlint_cache"

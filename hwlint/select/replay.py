@@ -26,9 +26,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from .cache import Cache
-from .engine import MAX_FILE_BYTES, analyze_files, read_source
-from .model import (
+from ..collection import generated_devices, generated_suffixes
+from ..model.build import (
     ClassInfo,
     Declaration,
     FileModel,
@@ -38,9 +37,10 @@ from .model import (
     effective_declaration,
     mro,
 )
-from .project import Links, links_of, on_demand
-from .rules import generated_devices, generated_suffixes
-from .taxonomy import Runner, Taxonomy
+from ..pipeline.cache import Cache
+from ..pipeline.engine import MAX_FILE_BYTES, analyze_files, read_source
+from ..project import Links, links_of, on_demand
+from ..taxonomy import Runner, Taxonomy
 
 SELECTED, MISMATCHED, UNCLASSIFIED, UNPLACED = "selected", "mismatched", "unclassified", "unplaced"
 STATUSES = (SELECTED, MISMATCHED, UNCLASSIFIED, UNPLACED)
@@ -257,7 +257,7 @@ def select_paths(
     """Select, for *runner*, the test classes of every test file under *paths* (hwlint's discovery).
 
     What discovery cannot take (a directory it cannot list, a FIFO) is a warning of the result."""
-    from .config import Config, discover
+    from ..pipeline.config import Config, discover
 
     config = config or Config()
     skipped: list = []
@@ -395,7 +395,7 @@ def link_files(
     (:func:`hwlint.project.link`: cached apart, so a warm run parses nothing). Returns the updated
     per-file values and warnings by file: imports of test classes from modules that are not scanned.
     """
-    from .project import linked_values
+    from ..project import linked_values
 
     links = file_links(files, per_file)
     if not links:

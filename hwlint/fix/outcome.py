@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .checker import Finding
-    from .fix import ConversionFix, FixResult, RewriteFix, _Derivation
-    from .infer import Inference
-    from .model import FileModel, Parsed
+    from ..checker import Finding
+    from ..infer import Inference
+    from ..model.build import FileModel, Parsed
+    from .apply import ConversionFix, FixResult, RewriteFix, _Derivation
 
 #: The findings a fix removes: an undeclared test class, a class that collects tests undeclared, a
 #: hard-coded device, a one-device class that can run on every device.
@@ -99,7 +99,7 @@ class CheckRun:
         return sum(len(r.fixed) for r in self.results if r.changed)
 
     def diff(self) -> str:
-        from .fix import unified_diff
+        from .apply import unified_diff
 
         return "".join(unified_diff(r) for r in self.results)
 

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from . import __version__
-from .cli_common import Parser as _Parser
-from .cli_common import UserError as _UserError
-from .cli_common import add_engine_options, guarded
+from .. import __version__
+from .common import Parser as _Parser
+from .common import UserError as _UserError
+from .common import add_engine_options, guarded
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -118,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_report_parser(sub) -> None:
-    from .report_render import FORMATS as REPORT_FORMATS
+    from ..report.render import FORMATS as REPORT_FORMATS
 
     report = sub.add_parser(
         "report",
@@ -197,13 +197,13 @@ def _dispatch(parser: argparse.ArgumentParser, args) -> int:
 
 
 def _load_config(args):
-    from .config import ConfigError, config_for_paths
+    from ..pipeline.config import ConfigError, config_for_paths
 
     try:
         paths = getattr(args, "paths", None) or []
         config = config_for_paths(paths, args.config, getattr(args, "isolated", False))
         if args.command in ("check", "baseline"):
-            from .checker import check_config_selectors
+            from ..checker import check_config_selectors
 
             check_config_selectors(config)
         return config
@@ -212,7 +212,7 @@ def _load_config(args):
 
 
 def _load_taxonomy(path: str | None, args=None):
-    from .taxonomy import TaxonomyError, load_taxonomy
+    from ..taxonomy import TaxonomyError, load_taxonomy
 
     try:
         return load_taxonomy(path, remember=not getattr(args, "no_cache", False))
@@ -221,10 +221,10 @@ def _load_taxonomy(path: str | None, args=None):
 
 
 def cmd_check(args) -> int:
-    from .baseline import apply_baseline
-    from .checker import Selection
-    from .config import discover
-    from .outcome import CheckRun, FixOptions
+    from ..checker import Selection
+    from ..fix.outcome import CheckRun, FixOptions
+    from ..pipeline.baseline import apply_baseline
+    from ..pipeline.config import discover
 
     _check_selector_options(args)
     config = _load_config(args)
@@ -261,7 +261,7 @@ def cmd_check(args) -> int:
         return _add_noqa([f for _, findings in found for f in findings])
     progress = _show_progress(args)
     if planning:
-        from .fix import apply_fixes
+        from ..fix.apply import apply_fixes
 
         run = apply_fixes(found, taxonomy, selection_for, options, args.jobs, progress, planned, resolvers)
     else:  # a check that plans no fix never loads the fixer
@@ -275,14 +275,14 @@ def cmd_check(args) -> int:
             file=sys.stderr,
         )
     if args.diff:  # as in ruff: exit 1 when something would change
-        from .fix import write_diff
+        from ..fix.apply import write_diff
 
         would_fix = write_diff(run, sys.stdout, sys.stderr)
         return EXIT_FINDINGS if would_fix and not args.exit_zero else EXIT_CLEAN
     findings = sorted([*run.findings, *stale], key=lambda f: f.sort_key())
     describe_fix = None
     if args.output_format in ("json", "json-lines") and not args.statistics:
-        from .fix import describe_fixes
+        from ..fix.apply import describe_fixes
 
         max_mb = args.max_file_size or config.max_file_size
         cache = _open_cache(args, config, taxonomy)
@@ -309,7 +309,7 @@ def _write_findings(args, out, run, findings, describe_fix) -> None:
         warnings = sum(1 for f in findings if f.rule.severity != "error")
         out.write(summary(len(findings), run.fixable_count, run.fixed, run.hidden, warnings) + "\n")
     if args.show_fixes:
-        from .fix import write_fix_report
+        from ..fix.apply import write_fix_report
 
         write_fix_report(run, out)
 
@@ -330,7 +330,7 @@ def _output(path: str | None):
 
 
 def _add_noqa(findings) -> int:
-    from .noqa import add_noqa
+    from ..fix.noqa import add_noqa
 
     added, warnings = add_noqa(findings)
     for warning in warnings:
@@ -341,7 +341,7 @@ def _add_noqa(findings) -> int:
 
 def _check_selector_options(args) -> None:
     """An unknown --select/--ignore code is a usage error (exit 2), never a silently empty run."""
-    from .checker import unknown_selectors
+    from ..checker import unknown_selectors
 
     for option in ("select", "extend_select", "ignore", "extend_ignore"):
         bad = unknown_selectors(getattr(args, option) or ())
@@ -354,7 +354,7 @@ def _check_selector_options(args) -> None:
 
 
 def _load_baseline(path: str | None, config):
-    from .baseline import BaselineError, load_baseline
+    from ..pipeline.baseline import BaselineError, load_baseline
 
     if path is None:
         return None
@@ -366,9 +366,9 @@ def _load_baseline(path: str | None, config):
 
 def cmd_baseline(args) -> int:
     """Write the allowlist of files that have findings now (``--regenerate`` to rewrite one)."""
-    from .baseline import baseline_entries, write_baseline
-    from .checker import Selection
-    from .config import discover
+    from ..checker import Selection
+    from ..pipeline.baseline import baseline_entries, write_baseline
+    from ..pipeline.config import discover
 
     config = _load_config(args)
     taxonomy = _load_taxonomy(args.taxonomy or config.taxonomy, args)
@@ -395,8 +395,8 @@ def _check_all(args, config, taxonomy, paths, selection_for, skipped=(), fix=Non
 
     Of the paths discovery *skipped*, a directory it cannot list is an HWC901 finding (as ruff's
     E902); a file that is not a regular file (a FIFO) is a warning."""
-    from .checker import check_project, unreadable
-    from .progress import Bar
+    from ..checker import check_project, unreadable
+    from ..pipeline.progress import Bar
 
     max_mb = getattr(args, "max_file_size", None) or config.max_file_size
     cache = _open_cache(args, config, taxonomy)
@@ -407,7 +407,7 @@ def _check_all(args, config, taxonomy, paths, selection_for, skipped=(), fix=Non
         if fix is None:
             checked = check_project(paths, taxonomy, jobs, cache, max_bytes, bar, config.roots)
         else:
-            from .fix import check_and_fix_paths
+            from ..fix.apply import check_and_fix_paths
 
             checked, planned = check_and_fix_paths(
                 paths, taxonomy, selection_for, fix, jobs, cache, max_bytes, bar, fixable, config.roots
@@ -428,14 +428,14 @@ def _check_all(args, config, taxonomy, paths, selection_for, skipped=(), fix=Non
 
 
 def _show_progress(args) -> bool:
-    from .progress import wanted
+    from ..pipeline.progress import wanted
 
     return wanted(getattr(args, "progress", False))
 
 
 def cmd_report(args) -> int:
-    from .report import ReportError, compare, load_report, report_paths
-    from .report_render import renderers
+    from ..report.data import ReportError, compare, load_report, report_paths
+    from ..report.render import renderers
 
     config = _load_config(args)
     taxonomy = _load_taxonomy(args.taxonomy or config.taxonomy, args)
@@ -465,15 +465,15 @@ def cmd_report(args) -> int:
 
 
 def _open_cache(args, config, taxonomy):
-    from .cache import open_cache
+    from ..pipeline.cache import open_cache
 
     disabled = getattr(args, "no_cache", False)
     return open_cache(taxonomy.digest, config.root, getattr(args, "cache_dir", None), disabled)
 
 
 def _source_lines(path: str) -> list[str] | None:
-    from .checker import read_source
-    from .model import decode_source, split_lines
+    from ..checker import read_source
+    from ..model.build import decode_source, split_lines
 
     data = read_source(path)
     if isinstance(data, str):
@@ -487,7 +487,7 @@ def _source_lines(path: str) -> list[str] | None:
 def cmd_rule(args, parser) -> int:
     import json
 
-    from .rules import RULES, rule_by_name_or_code
+    from ..rules.registry import RULES, rule_by_name_or_code
 
     if args.all:
         chosen = list(RULES.values())
@@ -499,7 +499,7 @@ def cmd_rule(args, parser) -> int:
     else:
         raise _UserError("give a rule code (e.g. HWC001) or --all")
     if args.output_format == "markdown":
-        from .rule_docs import rules_markdown
+        from ..rules.docs import rules_markdown
 
         if not args.all:
             raise _UserError("--output-format markdown writes the whole rule reference: use --all")
@@ -527,7 +527,7 @@ def cmd_rule(args, parser) -> int:
 
 
 def cmd_taxonomy_check(args) -> int:
-    from .taxonomy import TaxonomyError, load_taxonomy
+    from ..taxonomy import TaxonomyError, load_taxonomy
 
     status = EXIT_CLEAN
     for f in args.files:
@@ -546,7 +546,7 @@ def cmd_taxonomy_show(args) -> int:
 
     import yaml
 
-    from .taxonomy import effective_dict
+    from ..taxonomy import effective_dict
 
     config = _load_config(args)
     taxonomy = _load_taxonomy(args.taxonomy or config.taxonomy, args)

@@ -15,10 +15,10 @@ import os
 import sys
 from collections.abc import Sequence
 
-from . import __version__
-from .cli_common import Parser as _Parser
-from .cli_common import UserError as _UserError
-from .cli_common import add_engine_options, guarded
+from .. import __version__
+from .common import Parser as _Parser
+from .common import UserError as _UserError
+from .common import add_engine_options, guarded
 
 EXIT_OK, EXIT_ERROR, EXIT_EMPTY = 0, 2, 3
 FORMATS = ("k", "nodeids", "files", "json", "matrix")
@@ -75,8 +75,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _setup(args, paths: Sequence[str]):
-    from .config import ConfigError, config_for_paths
-    from .taxonomy import TaxonomyError, load_taxonomy
+    from ..pipeline.config import ConfigError, config_for_paths
+    from ..taxonomy import TaxonomyError, load_taxonomy
 
     try:
         # the configuration of what is selected, as `hwlint check` finds it, not the cwd's
@@ -90,13 +90,13 @@ def _setup(args, paths: Sequence[str]):
 
 
 def _cache(args, config, taxonomy):
-    from .cache import open_cache
+    from ..pipeline.cache import open_cache
 
     return open_cache(taxonomy.digest, config.root, args.cache_dir, args.no_cache)
 
 
 def _select(taxonomy, config, runner: str, paths, args):
-    from .select import SelectionError, select_paths
+    from ..select.replay import SelectionError, select_paths
 
     cache = _cache(args, config, taxonomy)
     try:
@@ -152,7 +152,7 @@ def _not_found(path: str) -> bool:
 
 
 def _shard_of(selected, spec: str | None):
-    from .select import SelectionError, shard
+    from ..select.replay import SelectionError, shard
 
     if not spec:
         return selected
@@ -223,8 +223,8 @@ def nodeid_lines(sel, chosen) -> list[str]:
     an expression exact over the listed scope (node ids of the other files select only chosen
     classes, so their module name suffices).
     """
-    from .kexpr import build
-    from .select import relpath
+    from ..select.kexpr import build
+    from ..select.replay import relpath
 
     ids = {id(c) for c in chosen}
     lines: list[str] = []
@@ -273,7 +273,7 @@ def nodeid_lines(sel, chosen) -> list[str]:
 
 def write_files(sel, chosen, args) -> None:
     """The files holding at least one chosen class."""
-    from .select import relpath
+    from ..select.replay import relpath
 
     chosen_ids = {id(c) for c in chosen}
     lines = [relpath(f.path) for f in sel.files if any(id(c) in chosen_ids for c in f.candidates)]
@@ -288,7 +288,7 @@ def write_k(sel, chosen, args) -> None:
     Node ids are also what ``--argsfile`` writes: they are exact by construction, and pytest
     resolves them far faster than it evaluates a long expression once per collected item.
     """
-    from .kexpr import MAX_ARG_BYTES, build
+    from ..select.kexpr import MAX_ARG_BYTES, build
 
     plan = build(sel.candidates, chosen, sel.functions())
     for c, reason in plan.inexact:
@@ -314,8 +314,8 @@ def write_json(sel, chosen, args) -> None:
 
 def selection_json(sel, chosen) -> dict:
     """The json format's document (a contract: see the README)."""
-    from .kexpr import build
-    from .select import STATUSES, relpath
+    from ..select.kexpr import build
+    from ..select.replay import STATUSES, relpath
 
     ids = {id(c) for c in chosen}
     files = []
@@ -361,8 +361,8 @@ WRITERS = {"k": write_k, "nodeids": write_nodeids, "files": write_files, "json":
 
 def _select_all(taxonomy, config, names, paths, args):
     """Every named runner's selection, each file read once for all of them."""
-    from .config import discover
-    from .select import SelectionError, get_runner, select_all
+    from ..pipeline.config import discover
+    from ..select.replay import SelectionError, get_runner, select_all
 
     try:
         runners = [get_runner(taxonomy, name) for name in names]
@@ -389,7 +389,7 @@ def _select_all(taxonomy, config, names, paths, args):
 
 def cmd_matrix(args, config, taxonomy, paths) -> int:
     """A GitHub Actions ``strategy.matrix`` object: ``{"include": [{runner, shard, ...}]}``."""
-    from .select import shard
+    from ..select.replay import shard
 
     names = [r for r in (args.runners or "").split(",") if r] or list(taxonomy.runners)
     if args.shards < 1:
@@ -423,7 +423,7 @@ def cmd_matrix(args, config, taxonomy, paths) -> int:
 
 
 def cmd_explain(args) -> int:
-    from .select import SelectionError, explain
+    from ..select.replay import SelectionError, explain
 
     path, sep, cls = args.target.partition("::")
     config, taxonomy = _setup(args, [path])

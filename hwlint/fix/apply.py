@@ -31,12 +31,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from .cache import Cache
-from .checker import Finding, ProjectCheck, Selection, read_source, run_rules
-from .context import Context
-from .engine import MAX_FILE_BYTES, analyze_files
-from .infer import Inference, inference
-from .model import (
+from ..checker import Finding, ProjectCheck, Selection, read_source, run_rules
+from ..context import Context
+from ..infer import Inference, inference
+from ..model.build import (
     ClassInfo,
     FileModel,
     ImportStatement,
@@ -49,11 +47,13 @@ from .model import (
     parse_file,
     split_lines,
 )
-from .neutral import SAFE, Conversion, Rewrite, conversion, hard_uses, neutral_except_for, shown
+from ..neutral import SAFE, Conversion, Rewrite, conversion, hard_uses, neutral_except_for, shown
+from ..pipeline.cache import Cache
+from ..pipeline.engine import MAX_FILE_BYTES, analyze_files
+from ..project import Links
+from ..rules.registry import RULES, collected_inference
+from ..taxonomy import Taxonomy
 from .outcome import DECLARATION_CODES, FIXED_CODE, FIXED_CODES, CheckRun, FilePlan, FixOptions
-from .project import Links
-from .rules import RULES, collected_inference
-from .taxonomy import Taxonomy
 
 if TYPE_CHECKING:  # ast-grep is imported when a file needs it (a few per migration), not by every check
     from ast_grep_py import SgNode
@@ -827,7 +827,7 @@ def plan_file(
     selection = selection or Selection()
     data = read_source(path)
     if isinstance(data, str):
-        from .checker import check_file
+        from ..checker import check_file
 
         return FilePlan(path, None, None, check_file(path, taxonomy, selection).findings)
     return plan_source(data, path, taxonomy, selection, resolver)
@@ -1508,8 +1508,8 @@ def check_and_fix_paths(
     come from another scanned module (the pass does not plan it). A cached check stands for a file with
     nothing to plan; the others are read again.
     """
-    from .checker import CHECK_KIND, CHECK_VALUE, link_checked
-    from .project import Project
+    from ..checker import CHECK_KIND, CHECK_VALUE, link_checked
+    from ..project import Project
 
     selections = {path: selection_for(path) for path in files if fixable is None or fixable(path)}
     task = functools.partial(_check_and_fix, selections, options, Project([], paths=files))
@@ -1572,8 +1572,8 @@ def _check_and_fix(
 ) -> _Checked:
     """The engine's per-file work for :func:`check_and_fix_paths`: check, plan and fix from one
     model of the bytes read (the main process writes)."""
-    from .checker import check_in_context, unreadable
-    from .project import links_of
+    from ..checker import check_in_context, unreadable
+    from ..project import links_of
 
     if isinstance(data, str):
         return _Checked(unreadable(path, data))
@@ -1645,7 +1645,7 @@ def apply_fixes(
     planned with it: on the processes, where they fork (and inherit the resolvers), else in this
     one (a resolver holds the project's models, too many to pickle).
     """
-    from .progress import Bar
+    from ..pipeline.progress import Bar
 
     if not (options.fix or options.diff or options.show or planned):
         return CheckRun.unplanned(options, found)
@@ -1725,7 +1725,7 @@ def _plan_and_fix(
     it allows (with ``fix`` or ``diff``), written with ``fix``."""
     selection = selections[path]
     if isinstance(data, str):
-        from .checker import unreadable
+        from ..checker import unreadable
 
         return FilePlan(
             path, None, None, [f for f in unreadable(path, data) if selection.enabled(f.code)]

@@ -7,11 +7,11 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from . import __version__
-from .rule_docs import rule_url
+from .. import __version__
+from ..rules.docs import rule_url
 
 if TYPE_CHECKING:  # the CLI builds its parser from FORMATS; --version must not load the checker
-    from .checker import Finding
+    from ..checker import Finding
 
 FORMATS = ("concise", "full", "json", "json-lines", "github", "sarif")
 DOCS_URL = "https://github.com/hwlint/hwlint"
@@ -109,7 +109,7 @@ def write_github(findings: Sequence[Finding], out: TextIO, **_: object) -> None:
 
 
 def write_sarif(findings: Sequence[Finding], out: TextIO, **_: object) -> None:
-    from .rules import RULES
+    from ..rules.registry import RULES
 
     rules = [
         {
@@ -176,7 +176,7 @@ WRITERS: dict[str, Callable[..., None]] = {
 
 def write_statistics(findings: Sequence[Finding], out: TextIO, fixable=None) -> None:
     """One line per code, most frequent first: count, code, [*] when fixable, rule name."""
-    from .rules import RULES
+    from ..rules.registry import RULES
 
     counts = Counter(f.code for f in findings)
     fix_counts = Counter(f.code for f in findings if fixable and fixable(f))

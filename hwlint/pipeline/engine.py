@@ -22,8 +22,8 @@ import stat
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..taxonomy import Taxonomy
 from .cache import Cache, content_hash
-from .taxonomy import Taxonomy
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 

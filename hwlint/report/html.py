@@ -18,8 +18,8 @@ from collections.abc import Callable, Sequence
 from html import escape
 from urllib.parse import quote
 
-from .report_words import arrow, changed_runners, number, plural, share
-from .rules import RULES
+from ..rules.registry import RULES
+from .words import arrow, changed_runners, number, plural, share
 
 # Okabe-Ito, in an order that keeps neighbouring classifications apart; vermillion is kept for
 # "unclassified", the state the report exists to make visible.

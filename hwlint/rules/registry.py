@@ -13,11 +13,12 @@ import inspect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from .context import Context
-from .infer import Inference, infer_collected, inference
-from .model import ClassInfo, Instantiation, Site, mro
-from .neutral import Conversion, conversion, hard_uses, is_every_device_class, shown
-from .taxonomy import Classification, Taxonomy
+from ..collection import generated_devices, generated_suffixes
+from ..context import Context
+from ..infer import Inference, infer_collected, inference
+from ..model.build import ClassInfo, Instantiation, Site, mro
+from ..neutral import Conversion, conversion, hard_uses, is_every_device_class, shown
+from ..taxonomy import Classification
 
 __all__ = ["RULES", "Context", "Rule", "rule", "rule_by_name_or_code"]
 
@@ -540,31 +541,6 @@ def unresolvable_device_filter(ctx: Context) -> Iterator[Hit]:
                     "value": call.only_for.site.text,
                 },
             )
-
-
-def generated_devices(taxonomy: Taxonomy, call: Instantiation) -> list[str]:
-    """Device types *call* may generate classes for (filters applied where they can be resolved)."""
-    out = []
-    for name, dev in taxonomy.devices.items():
-        aliases = taxonomy.device_aliases(name)
-        only, excluded = call.only_for, call.except_for
-        # An empty only_for is falsy, and the runtime then applies no filter at all.
-        if only is not None and only.devices and not aliases & set(only.devices):
-            continue
-        if excluded is not None and excluded.devices is not None and aliases & set(excluded.devices):
-            continue
-        if dev.opt_in and call.opt_in(dev.opt_in) is False:
-            continue
-        out.append(name)
-    return out
-
-
-def generated_suffixes(taxonomy: Taxonomy, device: str) -> list[str]:
-    """Class-name suffixes instantiation may use for *device* (PrivateUse1 also uses backend names)."""
-    names = [device.upper()]
-    if device == "privateuse1":
-        names += [b.upper() for b in taxonomy.backends()]
-    return names
 
 
 @rule(

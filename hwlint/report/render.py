@@ -11,12 +11,12 @@ import json
 import re
 from collections.abc import Callable, Sequence
 
-from .output import printable
-from .report_words import arrow, changed_runners, plural
+from ..cli.output import printable
+from .words import arrow, changed_runners, plural
 
 
 def _rule_name(code: str) -> str:
-    from .rules import RULES  # imported late: the CLI reads FORMATS while building its parser
+    from ..rules.registry import RULES  # imported late: the CLI reads FORMATS while building its parser
 
     return RULES[code].name
 
@@ -379,7 +379,7 @@ def renderers() -> dict[str, Callable[..., str]]:
     """Format name -> renderer ``(doc, output=FILE or None) -> text``; HTML is imported when asked for."""
 
     def html(doc: dict, output: str | None = None, **_: object) -> str:
-        from .report_html import render_html
+        from .html import render_html
 
         return render_html(doc, output)
 

@@ -25,7 +25,7 @@ def rule_url(code: str) -> str:
 
 def rules_markdown() -> str:
     """The whole of docs/rules.md."""
-    from .rules import RULES
+    from .registry import RULES
 
     out = [
         "# Rules",

@@ -31,16 +31,16 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from . import __version__
-from .cache import Cache, decoder, encode
-from .checker import CHECK_KIND, Finding, Selection, check_contents, run_rules, unreadable
-from .config import Config, discover
-from .context import Context
-from .engine import MAX_FILE_BYTES, analyze_files, read_source
-from .model import ClassInfo, FileModel, ParseError, effective_declaration, mro
-from .neutral import conversion, hard_uses, is_every_device_class
-from .project import Links, linked_values, links_of
-from .select import (
+from .. import __version__
+from ..checker import CHECK_KIND, Finding, Selection, check_contents, run_rules, unreadable
+from ..context import Context
+from ..model.build import ClassInfo, FileModel, ParseError, effective_declaration, mro
+from ..neutral import conversion, hard_uses, is_every_device_class
+from ..pipeline.cache import Cache, decoder, encode
+from ..pipeline.config import Config, discover
+from ..pipeline.engine import MAX_FILE_BYTES, analyze_files, read_source
+from ..project import Links, linked_values, links_of
+from ..select.replay import (
     FileSelection,
     RunnerSelection,
     apply_links,
@@ -48,7 +48,7 @@ from .select import (
     selection_at,
     slim_selection,
 )
-from .taxonomy import Runner, Taxonomy
+from ..taxonomy import Runner, Taxonomy
 
 SCHEMA = "hwlint-report/1"
 CLASSIFIED, UNCLASSIFIED, UNKNOWN, UNRESOLVABLE = "classified", "unclassified", "unknown", "unresolvable"

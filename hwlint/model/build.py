@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, fields, replace
 from itertools import repeat
 from typing import Protocol
 
-from .taxonomy import Taxonomy
+from ..taxonomy import Taxonomy
 
 
 # The records a file's model holds by the thousand (sites, device uses, methods, decorators,

@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .select import Candidate
+from .replay import Candidate
 
 #: Longest single argument Linux passes to a program (MAX_ARG_STRLEN, 32 pages, minus the NUL).
 MAX_ARG_BYTES = 131_071

@@ -1,0 +1,1 @@
+"""The migration report: its data, the words every rendering shares, the text formats and the HTML page."""

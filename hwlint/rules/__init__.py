@@ -1,0 +1,1 @@
+"""The rules: one registry, one module per family of codes, each rule with its documentation."""
