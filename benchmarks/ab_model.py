@@ -60,7 +60,7 @@ def main() -> int:
 
     sys.path.insert(0, str(ROOT))
     import hwlint.checker as new_checker
-    import hwlint.model.build as new_model
+    import hwlint.model as new_model
     import hwlint.taxonomy as new_taxonomy
 
     with tempfile.TemporaryDirectory() as tmp:

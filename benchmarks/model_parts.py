@@ -35,7 +35,8 @@ def main() -> int:
     from ab_model import parsable_files
 
     from hwlint.checker import Selection, run_rules
-    from hwlint.model.build import _Builder, decode_source
+    from hwlint.model import decode_source
+    from hwlint.model.build import _Builder
     from hwlint.taxonomy import load_taxonomy
 
     taxonomy = load_taxonomy(ROOT / "taxonomy.yaml")

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from .context import Context
-from .model.build import FileModel, Resolver, parse_file
+from .model import FileModel, Resolver, parse_file
 from .pipeline.cache import Cache
 from .pipeline.engine import MAX_FILE_BYTES, analyze_files, read_source
 from .project import Linked, Links, link, linked_values, links_of

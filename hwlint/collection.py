@@ -6,7 +6,7 @@ get the same answers: which classes instantiation generates and under which name
 
 from __future__ import annotations
 
-from .model.build import Instantiation
+from .model import Instantiation
 from .taxonomy import Taxonomy
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
-from .model.build import (
+from .model import (
     ClassInfo,
     Declaration,
     FileModel,
     Instantiation,
     LocalResolver,
-    Parsed,
+    Parse,
     Resolver,
     effective_declaration,
 )
@@ -34,7 +34,7 @@ class Context:
         # per class id: what hwlint.infer concluded (filled by hwlint.infer.inference)
         self.inferred: dict[object, Any] = {}
         # the parse behind the model, kept for a fix (hwlint.checker.check_in_context's *keep*)
-        self.parsed: Parsed | None = None
+        self.parsed: Parse | None = None
 
     def effective(self, cls: ClassInfo) -> tuple[Declaration, ClassInfo] | None:
         key = id(cls)

@@ -18,7 +18,7 @@ from typing import Any
 
 from . import __version__
 from .checker import run_rules
-from .model.build import model_from_tree
+from .model import model_from_tree
 from .pipeline.config import is_test_file_name
 from .project import around
 from .rules.registry import RULES

@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from .context import Context
-from .model.build import ANY_ACCELERATOR, GUARD, HARD, ClassInfo, DeviceUse, Method, mro
+from .model import ANY_ACCELERATOR, GUARD, HARD, ClassInfo, DeviceUse, Method, mro
 from .taxonomy import Classification, Taxonomy
 
 # The rules, as --show-fixes names them.

@@ -31,7 +31,7 @@ from .infer import (
     inference,
     instantiated_classification,
 )
-from .model.build import (
+from .model import (
     ANY_ACCELERATOR,
     FORM_CHAIN,
     FORM_CHAIN_KEYWORDS,

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .model.build import ClassInfo, FileModel, ImportStatement, Instantiation, LocalResolver, build_model
+from .model import ClassInfo, FileModel, ImportStatement, Instantiation, LocalResolver, build_model
 from .pipeline.cache import content_hash
 from .pipeline.engine import MAX_FILE_BYTES, analyze_files, file_hash, read_source
 from .taxonomy import Taxonomy

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from hwlint.context import Context
 from hwlint.infer import Inference, infer
-from hwlint.model.build import build_model
+from hwlint.model import build_model
 from hwlint.taxonomy import Taxonomy, load_taxonomy
 
 CASES = Path(__file__).parent / "infer_cases"

@@ -15,8 +15,10 @@ import pytest
 
 from hwlint.checker import check_file
 from hwlint.cli.check import main
-from hwlint.fix.apply import fix_plan, insert_declarations, plan_file, plan_source, write_fixed
-from hwlint.model.build import build_model
+from hwlint.fix.apply import fix_plan, plan_file, plan_source
+from hwlint.fix.edits import insert_declarations
+from hwlint.fix.write import write_fixed
+from hwlint.model import build_model
 
 CASES = Path(__file__).parent / "fix_cases"
 SAFE = sorted(p for p in CASES.glob("*.py") if not p.name.endswith(".fixed.py"))
@@ -190,18 +192,18 @@ def test_file_changed_on_disk_is_left_alone(tmp_path, taxonomy):
 
 
 def test_edit_landing_just_before_the_rename_is_a_conflict(tmp_path, taxonomy, monkeypatch):
-    import hwlint.fix.apply
+    import hwlint.fix.write
 
     target = tmp_path / "test_race.py"
     shutil.copyfile(CASES / "no_import.py", target)
     result = fix_plan(plan_file(str(target), taxonomy), taxonomy)
-    last_look = hwlint.fix.apply._changed_since
+    last_look = hwlint.fix.write._changed_since
 
     def edit_then_look(*args):
         target.write_text("# edited by someone else meanwhile\n")  # after the first comparison
         return last_look(*args)
 
-    monkeypatch.setattr(hwlint.fix.apply, "_changed_since", edit_then_look)
+    monkeypatch.setattr(hwlint.fix.write, "_changed_since", edit_then_look)
     assert write_fixed(result) is False
     assert result.error == "the file changed on disk while hwlint was fixing it; left unchanged"
     assert target.read_text() == "# edited by someone else meanwhile\n"
@@ -449,7 +451,7 @@ def test_apply_fixes_plans_with_a_resolver_in_this_process(tmp_path, taxonomy):
     on another scanned module) are planned and fixed after it, in this process, with their resolver."""
     from hwlint.checker import Selection, check_paths
     from hwlint.fix.apply import FixOptions, apply_fixes
-    from hwlint.model.build import LocalResolver
+    from hwlint.model import LocalResolver
 
     (tmp_path / "test_b.py").write_text(
         "from test_a import Base\n\n\nclass TestB(Base):\n    def test_x(self): ...\n"

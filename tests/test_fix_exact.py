@@ -1,5 +1,5 @@
 """Fixes placed by the model's positions alone, and the model of the fixed text that follows from the
-original's parse (hwlint.model.build.Parsed.with_lines) instead of a second one.
+original's parse (hwlint.fix.remodel.Parsed.with_lines) instead of a second one.
 
 Each case is fixed twice: as it is (the exact path, where one applies) and with the model-placed
 edits disabled (ast-grep places every edit, the fixed text is parsed again). Both must write the same
@@ -15,9 +15,12 @@ from pathlib import Path
 import pytest
 
 import hwlint.fix.apply
-import hwlint.model.build
+import hwlint.fix.edits
+import hwlint.fix.imports
+import hwlint.fix.remodel
+import hwlint.model
 from hwlint.fix.apply import fix_plan, plan_source
-from hwlint.model.build import build_model
+from hwlint.model import build_model
 
 CASES = Path(__file__).parent / "fix_cases"
 FIX_CASES = sorted(p for p in CASES.glob("*.py") if not p.name.endswith(".fixed.py"))
@@ -129,8 +132,9 @@ def _fix(
     with monkeypatch.context() as m:
         m.setattr(hwlint.fix.apply, "fix_edits", recording)
         if not exact:
-            for name in ("_declaration_edit", "_add_name_edit_at", "_new_import_edit_at"):
-                m.setattr(hwlint.fix.apply, name, lambda *a, **k: None)
+            m.setattr(hwlint.fix.edits, "_declaration_edit", lambda *a, **k: None)
+            for name in ("_add_name_edit_at", "_new_import_edit_at"):
+                m.setattr(hwlint.fix.imports, name, lambda *a, **k: None)
         plan = plan_source(source, path, taxonomy)
         return fix_plan(plan, taxonomy, unsafe=True), made
 
@@ -179,15 +183,15 @@ def test_the_mover_knows_every_line_number_in_the_model():
     """A line number the mover does not know would keep its old value in a derived model: every
     int a record holds is a column, or a line the mover maps."""
     seen: set[type] = set()
-    _records(hwlint.model.build.FileModel, seen)
-    assert hwlint.model.build.Site in seen and hwlint.model.build.DeviceUse in seen
+    _records(hwlint.model.FileModel, seen)
+    assert hwlint.model.Site in seen and hwlint.model.DeviceUse in seen
     for kind in seen:
         for name, hint in typing.get_type_hints(kind).items():
             if name.startswith("_") or int not in _flatten(hint):
                 continue
-            if kind is hwlint.model.build.FileModel and typing.get_origin(hint) is tuple:
-                assert name in hwlint.model.build._LINE_MEMBERS, name
-            elif kind is hwlint.model.build.ParseError:
+            if kind is hwlint.model.FileModel and typing.get_origin(hint) is tuple:
+                assert name in hwlint.fix.remodel._LINE_MEMBERS, name
+            elif kind is hwlint.model.ParseError:
                 pass  # a model with an error is never derived
             else:
-                assert name in hwlint.model.build._LINE_FIELDS or name in ("col", "end_col"), (kind, name)
+                assert name in hwlint.fix.remodel._LINE_FIELDS or name in ("col", "end_col"), (kind, name)

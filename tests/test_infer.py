@@ -8,7 +8,7 @@ import pytest
 
 from hwlint.context import Context
 from hwlint.infer import infer, inference
-from hwlint.model.build import build_model
+from hwlint.model import build_model
 
 from .measure_inference import HELDOUT, rows, summarize
 
@@ -243,7 +243,7 @@ def test_text_prefilter_never_hides_a_device_use(taxonomy, monkeypatch):
     # shortcut must find exactly what a full walk finds.
     from pathlib import Path
 
-    from hwlint.model import build as model_module
+    from hwlint.model import devices as model_module
 
     tests = Path(__file__).parent
     files = [*sorted((tests / "infer_cases").glob("*.py")), *sorted((tests / "fix_cases").glob("*.py"))]
@@ -261,7 +261,7 @@ def test_text_prefilter_never_hides_a_device_use(taxonomy, monkeypatch):
     def full_walk(self, *nodes):
         return tuple(model_module._DeviceUses(self, *nodes).found) if nodes else ()
 
-    monkeypatch.setattr(model_module._Builder, "device_uses", full_walk)
+    monkeypatch.setattr(model_module._DeviceScan, "device_uses", full_walk)
     assert uses() == fast
 
 
@@ -269,7 +269,7 @@ def test_assignment_targets_that_name_a_device_are_not_device_uses(taxonomy):
     # NNTestCase's flags (`_do_cuda_memory_leak_check = True`) and fields set on self name cuda but
     # use no device; a Load of TEST_CUDA does.
     from hwlint.context import Context
-    from hwlint.model.build import build_model
+    from hwlint.model import build_model
 
     src = (
         "class TestFlags(NNTestCase):\n"

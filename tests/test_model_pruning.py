@@ -2,7 +2,7 @@
 
 The device walk skips every node whose text names no device word, and the search for classes made
 at run time every statement that names none of ``globals``, ``type``, ``setattr``... (the index in
-``hwlint.model.build._WordIndex``). Turning the index off (every node "names a word") must give the
+``hwlint.model.syntax._WordIndex``). Turning the index off (every node "names a word") must give the
 same model, field for field: on every fixture, on the examples and on inputs where positions are
 tricky (non-ASCII text, decorators above a nested def, a chain continued on the next line). The one
 known difference is by design: a device string assembled from pieces (``"cu" "da"``) is no use, as
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from hwlint.model import build as model_module
-from hwlint.model.build import build_model
+from hwlint.model import build_model, syntax
+from hwlint.model import devices as model_module
 
 from .conftest import EXAMPLES
 
@@ -86,8 +86,8 @@ def test_index_changes_no_model(taxonomy_name, request, monkeypatch):
     taxonomy = request.getfixturevalue(taxonomy_name)
     sources = _sources()
     pruned = [repr(build_model(data, f"test_{name}.py", taxonomy)) for name, data in sources]
-    monkeypatch.setattr(model_module._WordIndex, "names_word", lambda self, node: True)
-    monkeypatch.setattr(model_module._WordIndex, "lines", lambda self, first, last: True)
+    monkeypatch.setattr(syntax._WordIndex, "names_word", lambda self, node: True)
+    monkeypatch.setattr(syntax._WordIndex, "lines", lambda self, first, last: True)
     full = [repr(build_model(data, f"test_{name}.py", taxonomy)) for name, data in sources]
     assert pruned == full
 

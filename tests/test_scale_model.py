@@ -6,8 +6,9 @@ import gc
 import time
 
 from hwlint.checker import check_source
-from hwlint.fix.apply import fix_plan, plan_source, unified_diff
-from hwlint.model.build import MAX_PARSE_COST, build_model, parse_cost
+from hwlint.fix.apply import fix_plan, plan_source
+from hwlint.fix.diff import unified_diff
+from hwlint.model import MAX_PARSE_COST, build_model, parse_cost
 from hwlint.select.replay import get_runner, select_model
 
 

@@ -275,14 +275,14 @@ def cmd_check(args) -> int:
             file=sys.stderr,
         )
     if args.diff:  # as in ruff: exit 1 when something would change
-        from ..fix.apply import write_diff
+        from ..fix.describe import write_diff
 
         would_fix = write_diff(run, sys.stdout, sys.stderr)
         return EXIT_FINDINGS if would_fix and not args.exit_zero else EXIT_CLEAN
     findings = sorted([*run.findings, *stale], key=lambda f: f.sort_key())
     describe_fix = None
     if args.output_format in ("json", "json-lines") and not args.statistics:
-        from ..fix.apply import describe_fixes
+        from ..fix.describe import describe_fixes
 
         max_mb = args.max_file_size or config.max_file_size
         cache = _open_cache(args, config, taxonomy)
@@ -309,7 +309,7 @@ def _write_findings(args, out, run, findings, describe_fix) -> None:
         warnings = sum(1 for f in findings if f.rule.severity != "error")
         out.write(summary(len(findings), run.fixable_count, run.fixed, run.hidden, warnings) + "\n")
     if args.show_fixes:
-        from ..fix.apply import write_fix_report
+        from ..fix.describe import write_fix_report
 
         write_fix_report(run, out)
 
@@ -473,7 +473,7 @@ def _open_cache(args, config, taxonomy):
 
 def _source_lines(path: str) -> list[str] | None:
     from ..checker import read_source
-    from ..model.build import decode_source, split_lines
+    from ..model import decode_source, split_lines
 
     data = read_source(path)
     if isinstance(data, str):

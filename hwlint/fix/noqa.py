@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from ..checker import Finding, read_source
-from ..model.build import decode_source, split_lines
+from ..model import decode_source, split_lines
 
 UNSILENCEABLE = frozenset({"HWC900", "HWC901", "HWC902"})
 _NOQA = re.compile(r"#\s*noqa(?::\s?(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)*))?", re.IGNORECASE)
@@ -22,7 +22,7 @@ _NOQA = re.compile(r"#\s*noqa(?::\s?(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)
 
 def add_noqa(findings: Iterable[Finding]) -> tuple[int, list[str]]:
     """Add the directives; returns (directives added, warnings naming files left alone)."""
-    from .apply import write_if_unchanged
+    from .write import write_if_unchanged
 
     by_file: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
     for f in findings:

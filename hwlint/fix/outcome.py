@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..checker import Finding
     from ..infer import Inference
-    from ..model.build import FileModel, Parsed
-    from .apply import ConversionFix, FixResult, RewriteFix, _Derivation
+    from ..model import FileModel, Parse
+    from .apply import ConversionFix, FixResult, RewriteFix
+    from .remodel import _Derivation
 
 #: The findings a fix removes: an undeclared test class, a class that collects tests undeclared, a
 #: hard-coded device, a one-device class that can run on every device.
@@ -34,7 +35,7 @@ class FilePlan:
     fixes: dict[tuple[int, int, str], RewriteFix | ConversionFix] = field(default_factory=dict)
     # the parse behind the model, when kept: the fixed text is modelled from it; for a fixed text,
     # how it follows from the original's parse
-    parsed: Parsed | None = field(default=None, repr=False, compare=False)
+    parsed: Parse | None = field(default=None, repr=False, compare=False)
     derived: _Derivation | None = field(default=None, repr=False, compare=False)
 
     def inference_for(self, finding: Finding) -> Inference | None:
@@ -99,7 +100,7 @@ class CheckRun:
         return sum(len(r.fixed) for r in self.results if r.changed)
 
     def diff(self) -> str:
-        from .apply import unified_diff
+        from .diff import unified_diff
 
         return "".join(unified_diff(r) for r in self.results)
 

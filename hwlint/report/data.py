@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from .. import __version__
 from ..checker import CHECK_KIND, Finding, Selection, check_contents, run_rules, unreadable
 from ..context import Context
-from ..model.build import ClassInfo, FileModel, ParseError, effective_declaration, mro
+from ..model import ClassInfo, FileModel, ParseError, effective_declaration, mro
 from ..neutral import conversion, hard_uses, is_every_device_class
 from ..pipeline.cache import Cache, decoder, encode
 from ..pipeline.config import Config, discover

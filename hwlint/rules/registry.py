@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ..collection import generated_devices, generated_suffixes
 from ..context import Context
 from ..infer import Inference, infer_collected, inference
-from ..model.build import ClassInfo, Instantiation, Site, mro
+from ..model import ClassInfo, Instantiation, Site, mro
 from ..neutral import Conversion, conversion, hard_uses, is_every_device_class, shown
 from ..taxonomy import Classification
 

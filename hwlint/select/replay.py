@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from ..collection import generated_devices, generated_suffixes
-from ..model.build import (
+from ..model import (
     ClassInfo,
     Declaration,
     FileModel,

@@ -1,0 +1,221 @@
+"""The import a fix needs: how a name of a module is written in the file, and the edit importing it
+when no import binds it yet (a name added to an existing ``from`` import in sorted position, or a
+new line after the module's imports)."""
+
+from __future__ import annotations
+
+import io
+import tokenize
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..model import FileModel, ImportStatement
+from .text import (
+    Edit,
+    _comment_only,
+    _default_newline,
+    _insert,
+    _is_docstring,
+    _line_end,
+    _line_start,
+    _offset,
+    _Tree,
+)
+
+if TYPE_CHECKING:
+    from ast_grep_py import SgNode
+
+
+def _name_reference(
+    source: str,
+    tree: _Tree,
+    starts: list[int],
+    model: FileModel,
+    module: str,
+    name: str,
+    first_class_line: int,
+) -> tuple[str, Edit | None, ImportStatement | bool | None]:
+    """How to write *name* of *module*, the edit importing it (None when already imported), and
+    what that edit changes when the model's positions alone placed it (see :attr:`Edits.exact`):
+    the import statement it adds the name to, or None for a new line; False when ast-grep did."""
+    for imp in sorted(model.imports, key=lambda i: i.nested):
+        bound = imp.binding(name)
+        if bound is not None:
+            return bound, None, None
+        if imp.module == module and imp.binding("*") is not None:
+            return name, None, None
+    for imp in model.imports:
+        if imp.module == module and not imp.nested and imp.site.col == 0:
+            edit = _add_name_edit_at(source, starts, imp, name)
+            if edit is not None:
+                return name, edit, imp
+            node = _module_statement(tree.root, starts, imp.site.line)
+            if node is not None and node.kind() == "import_from_statement":
+                return name, _add_name_edit(source, node, name), False
+    edit = _new_import_edit_at(source, starts, model, module, name, first_class_line)
+    if edit is not None:
+        return name, edit, None
+    return name, _new_import_edit(source, tree.root, starts, model, module, name, first_class_line), False
+
+
+def _module_statement(root: SgNode, starts: list[int], line: int) -> SgNode | None:
+    """The module-level statement that starts *line* (1-based, as CPython counts lines)."""
+    at = _offset(starts, line, 0)
+    for node in root.children():
+        if node.range().start.index == at and node.kind() != "comment":
+            return node
+    return None
+
+
+def _add_name_edit(source: str, node: SgNode, name: str) -> Edit:
+    """:func:`_name_edit` for the ``from m import ...`` statement *node* of ast-grep's tree."""
+    names = [
+        _Name(c.range().start.index, c.range().end.index, c.text().split(" as ")[0].strip().lower())
+        for c in [c for c in node.children() if c.kind() in ("dotted_name", "aliased_import")][1:]
+    ]
+    parenthesized = any(c.kind() == "(" for c in node.children())
+    placed = _name_edit(source, names, parenthesized, node.range().end.index, name, careful=False)
+    assert placed is not None
+    return placed
+
+
+@dataclass(frozen=True)
+class _Name:
+    """A name a ``from`` import imports: where it is written, with its alias (``a as b``)."""
+
+    start: int
+    end: int
+    key: str  # the imported name, lowercase: the sort key
+
+
+def _import_names(source: str, starts: list[int], imp: ImportStatement) -> tuple[list[_Name], bool] | None:
+    """The names of the module-level ``from m import ...`` *imp*, and whether they are in
+    parentheses, read by the tokenizer from the statement's text; None when it cannot."""
+    begin = _offset(starts, imp.site.line, 0)
+    text = source[begin : _offset(starts, imp.site.end_line, imp.site.end_col)]
+    try:
+        tokens = [
+            t
+            for t in tokenize.generate_tokens(io.StringIO(text).readline)
+            if t.type in (tokenize.NAME, tokenize.OP)
+        ]
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    keyword = next(
+        (i for i, t in enumerate(tokens) if t.type == tokenize.NAME and t.string == "import"), None
+    )
+    if keyword is None:
+        return None
+    rest = tokens[keyword + 1 :]
+    parenthesized = bool(rest) and rest[0].string == "("
+    if parenthesized:
+        if rest[-1].string != ")":
+            return None
+        rest = rest[1:-1]
+
+    def offset(position: tuple[int, int]) -> int:
+        return _offset(starts, imp.site.line + position[0] - 1, position[1])
+
+    names: list[_Name] = []
+    i = 0
+    while i < len(rest):
+        first = rest[i]
+        if first.type != tokenize.NAME:
+            return None
+        last = first
+        if i + 2 < len(rest) and rest[i + 1].string == "as":
+            last = rest[i + 2]
+            i += 2
+        names.append(_Name(offset(first.start), offset(last.end), first.string.lower()))
+        i += 1
+        if i < len(rest):
+            if rest[i].string != ",":
+                return None
+            i += 1
+    return (names, parenthesized) if names else None
+
+
+def _add_name_edit_at(source: str, starts: list[int], imp: ImportStatement, name: str) -> Edit | None:
+    """:func:`_name_edit` with the names read by the tokenizer (None when they cannot be)."""
+    found = _import_names(source, starts, imp)
+    if found is None:
+        return None
+    end = _offset(starts, imp.site.end_line, imp.site.end_col)
+    return _name_edit(source, found[0], found[1], end, name, careful=True)
+
+
+def _name_edit(
+    source: str, names: list[_Name], parenthesized: bool, statement_end: int, name: str, careful: bool
+) -> Edit | None:
+    """Add *name* to a ``from m import ...`` statement (its *names*, ending at *statement_end*) in
+    case-insensitive sorted position, keeping its style. *careful*: None rather than a line after
+    a trailing comma that shares its line with the closing parenthesis."""
+
+    def starts_line(start: int) -> bool:
+        return parenthesized and not source[_line_start(source, start) : start].strip()
+
+    after = next((n for n in names if n.key > name.lower()), None)
+    if after is not None:
+        if starts_line(after.start):
+            _, newline = _line_end(source, after.start)
+            indent = source[_line_start(source, after.start) : after.start]
+            return _insert(after.start, f"{name},{newline or _default_newline(source)}{indent}")
+        return _insert(after.start, f"{name}, ")
+    last = names[-1]
+    if not starts_line(last.start):
+        return _insert(last.end, f", {name}")
+    indent = source[_line_start(source, last.start) : last.start]
+    next_line, newline = _line_end(source, last.end)
+    if source[last.end : statement_end].lstrip().startswith(","):
+        if careful and (not newline or not _comment_only(source[last.end : next_line].lstrip()[1:])):
+            return None  # `name,)`: the line holds the parenthesis too
+        return _insert(next_line, f"{indent}{name},{newline}")
+    return _insert(last.end, f",{newline}{indent}{name}")
+
+
+def _new_import_edit_at(
+    source: str, starts: list[int], model: FileModel, module: str, name: str, first_class_line: int
+) -> Edit | None:
+    """:func:`_new_import_edit` after the last module-level import above the first class fixed, on
+    a line of its own; None when there is none, or code or a continuation follows it on its line."""
+    before = [i for i in model.imports if not i.nested and i.site.col == 0 and i.site.line < first_class_line]
+    if not before:
+        return None
+    last = max(before, key=lambda i: i.site.end_line)
+    end = _offset(starts, last.site.end_line, last.site.end_col)
+    pos, newline = _line_end(source, end)
+    if not newline or not _comment_only(source[end:pos]):
+        return None
+    return _insert(pos, f"from {module} import {name}{newline}")
+
+
+def _new_import_edit(
+    source: str,
+    root: SgNode,
+    starts: list[int],
+    model: FileModel,
+    module: str,
+    name: str,
+    first_class_line: int,
+) -> Edit:
+    line = f"from {module} import {name}"
+    before = [i for i in model.imports if not i.nested and i.site.col == 0 and i.site.line < first_class_line]
+    if before:
+        last = max(before, key=lambda i: i.site.end_line)
+        node = _module_statement(root, starts, last.site.line)  # any kind: `from __future__` has its own
+        if node is not None:
+            pos, newline = _line_end(source, node.range().end.index)
+            if not newline:
+                return _insert(pos, f"{_default_newline(source)}{line}")
+            return _insert(pos, f"{line}{newline}")
+    # No import before the class: go before the first statement that is not the module docstring.
+    statements = [c for c in root.children() if c.kind() != "comment"]
+    if statements and _is_docstring(statements[0]):
+        pos, newline = _line_end(source, statements[0].range().end.index)
+        if not newline:  # the docstring ends the file
+            newline = _default_newline(source)
+            return _insert(pos, f"{newline}{line}{newline}")
+        return _insert(pos, f"{line}{newline}")
+    target = statements[0] if statements else None
+    pos = _line_start(source, target.range().start.index) if target is not None else len(source)
+    return _insert(pos, f"{line}{_default_newline(source)}")

@@ -1,0 +1,585 @@
+"""The device-evidence scan: which code of a class names a device, and how (a hard use that fails
+without the device, or a guard that only asks), attributed to each test through the helpers it calls.
+
+It is what the inference, HWC004, HWC204 and HWC301/HWC302 read, and the costliest part of a model:
+every walk is pruned by :class:`~hwlint.model.syntax._WordIndex` to the nodes whose text names a
+device word.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from itertools import repeat
+from typing import TYPE_CHECKING
+
+from ..taxonomy import Taxonomy
+from .records import (
+    ANY_ACCELERATOR,
+    FORM_CHAIN,
+    FORM_CHAIN_KEYWORDS,
+    FORM_HELPER,
+    FORM_LITERAL,
+    FORM_METHOD,
+    FORM_NAME,
+    GUARD,
+    HARD,
+    NONE,
+    ROLE_DEVICE,
+    ROLE_OTHER,
+    ROLE_TYPE,
+    ClassInfo,
+    DeviceUse,
+    FileModel,
+    Method,
+    Site,
+    mro,
+)
+from .syntax import _DEFS, _after_word, _children, _class_body_statements, _offsets, _WordIndex, dotted_name
+
+if TYPE_CHECKING:
+    from .build import _Builder
+
+
+# torch modules named after a library that exists for one device only (ROCm reports cuda too).
+_TORCH_MODULE_DEVICES = {"cudnn": "cuda"}
+
+
+# Collective backends that exist for one device only: `backend="nccl"`, `requires_nccl()`.
+_BACKEND_DEVICES = {"nccl": "cuda", "xccl": "xpu"}
+
+
+_LIBRARY_DEVICES = {**_TORCH_MODULE_DEVICES, **_BACKEND_DEVICES}
+
+
+_ACCELERATOR_WORDS = frozenset({"gpu", "gpus", "multigpu", "accelerator", "accelerators"})
+
+
+# Words of an identifier: snake_case parts and CamelCase humps, acronyms kept whole (skipIfNoCUDA).
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+# An identifier is a use only when it starts with one of these words and names a device as a later
+# word: TEST_CUDA, RUN_CUDA, requires_cuda, skipIfXpu, x.is_cuda (guards); onlyCUDA (a pin). Anything
+# else that merely contains a device word (check_code_for_cuda_kernel_launches, XpuInterface,
+# gpu_trace) is no use at all.
+_GUARD_HEADS = frozenset(
+    {"test", "tests", "run", "has", "have", "requires", "require", "skip", "is", "no", "with", "if", "unless"}
+)
+
+
+_PIN_HEADS = frozenset({"only"})
+
+
+# Calls whose first argument is a device type, never a device with an index.
+_DEVICE_TYPE_CALLS = frozenset({"autocast", "GradScaler", "device_module", "get_device_module"})
+
+
+# Keyword arguments whose value is a device.
+_DEVICE_KEYWORDS = frozenset({"device", "device_type"})
+
+
+# Methods that run for every test of the class: their uses (and their helpers') are every test's.
+_EVERY_TEST = ("setUp", "setUpClass", "tearDown", "tearDownClass", "asyncSetUp", "asyncTearDown")
+
+
+# Queries that only ask about a device: guards wherever they appear (torch.cuda.is_available());
+# device_count() is a guard in a condition and a hard use elsewhere (it sizes the work).
+_QUERY_PREFIX = "is_"
+
+
+_COUNT_QUERIES = frozenset({"device_count"})
+
+
+# Modes of the walk: plain code, a condition (if/while/assert tests, comparisons, skip decorators'
+# arguments) and code guarded by a device condition (the body of `if TEST_CUDA:`).
+_PLAIN, _CONDITION, _GUARDED = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class _Vocabulary:
+    """What the device-use walk looks for under one taxonomy, computed once per taxonomy."""
+
+    devices: tuple[str, ...]
+    words: tuple[str, ...]  # lowercase words whose absence from a text proves it has no use
+    # Devices whose uses no one reads: those of the runners that run the generic classification
+    # (a test that moves a tensor to the CPU runs anywhere). They are no use, and their words
+    # (``cpu``) do not make a node worth a visit; a condition that names them still guards.
+    ignored: frozenset[str]
+    identifier_words: tuple[str, ...]
+    api_modules: frozenset[str]  # second components of torch.<module> accelerator API prefixes
+    # dotted call name -> whether the taxonomy lists it as an accelerator API (asked of every call)
+    api_calls: dict[str, bool] = field(default_factory=dict, compare=False)
+
+
+_VOCABULARIES: dict[tuple[str, str], _Vocabulary] = {}
+
+
+_API_MEMO_LIMIT = 100_000  # distinct dotted call names remembered per taxonomy and process
+
+
+def _vocabulary(tax: Taxonomy) -> _Vocabulary:
+    key = (tax.path, tax.digest)
+    found = _VOCABULARIES.get(key)
+    if found is not None:
+        return found
+    devices = tuple(tax.devices)
+    api_tails = {p.lower() for p in tax.accelerator_apis}  # whole prefixes: "ipu" alone is in "manipulate"
+    check_tails = {c.rpartition(".")[2].lower() for c in tax.availability_checks}
+    ignored = tax.generic_runner_devices()
+    words = dict.fromkeys(
+        [
+            *(d for d in devices if d not in ignored),
+            *_ACCELERATOR_WORDS,
+            *_LIBRARY_DEVICES,
+            *sorted(api_tails),
+            *sorted(check_tails),
+        ]
+    )
+    api_modules = frozenset(
+        p.split(".")[1] for p in tax.accelerator_apis if p.startswith("torch.") and p.count(".") == 1
+    )
+    vocab = _Vocabulary(
+        devices,
+        tuple(words),
+        ignored,
+        (*devices, *_ACCELERATOR_WORDS, *_LIBRARY_DEVICES),
+        api_modules,
+    )
+    _VOCABULARIES[key] = vocab
+    return vocab
+
+
+def _strongest(uses: Iterable[DeviceUse]) -> tuple[tuple[str, str], ...]:
+    """(device, kind) pairs of *uses* with evidence, the hard kind winning per device."""
+    out: dict[str, str] = {}
+    for u in uses:
+        if u.kind == NONE:
+            continue
+        if out.get(u.device) != HARD:
+            out[u.device] = u.kind
+    return tuple(sorted(out.items()))
+
+
+class _Closure:
+    """The uses of a method and, transitively, of the methods it calls (cycles cut)."""
+
+    def __init__(self, methods: dict[str, Method]):
+        self.methods = methods
+        self.memo: dict[str, tuple[DeviceUse, ...]] = {}
+
+    def uses(self, name: str, seen: frozenset[str] = frozenset()) -> tuple[DeviceUse, ...]:
+        if name in self.memo:
+            return self.memo[name]
+        m = self.methods.get(name)
+        if m is None or name in seen:
+            return ()
+        found = list(m.device_uses)
+        for callee in m.calls:
+            found += self.uses(callee, seen | {name})
+        self.memo[name] = tuple(dict.fromkeys(found))
+        return self.memo[name]
+
+
+#: ``self.name(`` / ``cls.name(``: read from the text, which costs far less than walking the tree (a
+#: mention in a comment or a string at worst attributes a helper's uses to one test too many).
+# (without a leading \\b, which the engine would test at every position: a match preceded by a word
+# character, `myself.x(`, is dropped by the caller)
+# (one pattern per receiver: a pattern that starts with a literal is searched for as a string, three
+# times faster than an alternation tried at every position)
+_SELF_CALLS = tuple((who, re.compile(rf"{who}\s*\.\s*([A-Za-z_]\w*)\s*\(")) for who in ("self", "cls"))
+
+
+class _DeviceUses:
+    """Collects the :class:`DeviceUse` s under some nodes, in source order, each with its kind.
+
+    A use names a taxonomy device: an attribute chain under ``torch.<device>`` or
+    ``torch.backends.<device>`` (cuDNN counts as cuda), a ``.<device>()`` method call, a string literal
+    ``"<device>"`` or ``"<device>:N"``, an identifier that starts with a guard or pin word and names
+    the device (``TEST_CUDA``, ``requires_cuda``, ``onlyCUDA``, ``x.is_cuda``), or a call to a
+    module-level function of the same file whose body has such a use. Identifiers that name
+    accelerators without a device (``requires_gpu``) count as :data:`ANY_ACCELERATOR`. Calls that
+    the taxonomy lists as accelerator APIs are recorded too (``api``), with kind *none* when they are
+    no evidence (``torch.backends.cuda.matmul...``).
+    """
+
+    def __init__(self, builder: _Builder, *nodes: ast.AST):
+        self.b = builder
+        vocab = builder.vocabulary
+        self.devices = vocab.devices
+        self.ignored = vocab.ignored
+        self.words = vocab.identifier_words
+        self.api_modules = vocab.api_modules
+        self.api_calls = vocab.api_calls
+        self.found: list[DeviceUse] = []
+        self.roles: dict[int, str] = {}  # literal node id -> its role, noted by the call around it
+        stack: list[tuple[ast.AST, int]] = [(n, _PLAIN) for n in reversed(nodes)]
+        names_word = builder.device_index().names_word
+        while stack:  # iterative and pruning: ast.NodeVisitor costs a method lookup per node
+            node, mode = stack.pop()
+            if not names_word(node):
+                continue  # its text names no device word: it holds no use
+            children = self.visit(node, mode)
+            if children is None:
+                kids = _children(node)
+                kids.reverse()
+                stack.extend(zip(kids, repeat(mode)))
+            else:
+                stack.extend(reversed(children))
+        self.found.sort(key=lambda u: (u.site.line, u.site.col))
+
+    def add(
+        self,
+        device: str,
+        node: ast.AST,
+        kind: str,
+        mode: int,
+        api: bool = False,
+        form: str = "",
+        detail: str = "",
+        target: Site | None = None,
+    ) -> None:
+        if device in self.ignored:
+            return
+        if kind == HARD and mode != _PLAIN:
+            kind = GUARD  # asked about, or only run where the device is present
+        self.found.append(DeviceUse(device, self.b.site(node), kind, api, form, detail, target))
+
+    def visit(self, node: ast.AST, mode: int) -> list[tuple[ast.AST, int]] | None:
+        """Record *node*'s use, if any; return the children still to visit (None: all of them)."""
+        kind = type(node)
+        if kind is ast.Attribute:
+            return self.attribute(node, mode)  # type: ignore[arg-type]
+        if kind is ast.Call:
+            return self.call(node, mode)  # type: ignore[arg-type]
+        if kind is ast.Constant:
+            self.constant(node, mode)  # type: ignore[arg-type]
+        elif kind is ast.Name and type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
+            # an assignment target defines a name (`_do_cuda_memory_leak_check = True`), it uses no device
+            for device, use in self.identifier_devices(node.id):  # type: ignore[attr-defined]
+                self.add(device, node, use, mode)
+        elif kind is ast.Compare:
+            return [(c, _CONDITION) for c in ast.iter_child_nodes(node)]
+        elif kind in (ast.If, ast.While, ast.IfExp):
+            test = node.test  # type: ignore[attr-defined]
+            inner = _GUARDED if mode == _GUARDED or self.names_device(test) else mode
+            rest = [(c, inner) for c in ast.iter_child_nodes(node) if c is not test]
+            return [(test, _CONDITION), *rest]
+        elif kind is ast.Assert:
+            return [(c, _CONDITION) for c in ast.iter_child_nodes(node)]
+        return None
+
+    def names_device(self, node: ast.AST) -> bool:
+        """Whether the text of *node* (a condition) names a device or a device word."""
+        text = self.b.segment(node, 10_000).lower()
+        return any(w in text for w in self.b.device_words) or any(w in text for w in self.ignored)
+
+    def attribute(self, node: ast.Attribute, mode: int) -> list[tuple[ast.AST, int]] | None:
+        if type(node.ctx) is not ast.Load:  # `self.cuda_ready = ...` names a field; its value is visited
+            return None
+        parts = dotted_name(node).split(".")
+        if len(parts) >= 2 and parts[0] == "torch":
+            found = self.torch_use(parts, call=False)
+            if found is not None:
+                site = self.b.site(node)
+                self.add(found[0], node, found[1], mode, form=FORM_CHAIN, detail=site.text, target=site)
+                return []  # the outermost chain is the use; its prefixes are not uses of their own
+        for device, use in self.identifier_devices(node.attr):
+            self.add(device, node, use, mode)
+        return None
+
+    def torch_use(self, parts: list[str], call: bool, mode: int = _PLAIN) -> tuple[str, str] | None:
+        """(device, kind) of the chain ``torch.<module>...``, or None when it names no device."""
+        backends = parts[1] == "backends" and len(parts) > 2
+        module = parts[2] if backends else parts[1]
+        device = _TORCH_MODULE_DEVICES.get(module, module)
+        if device not in self.devices:
+            if backends or (module not in self.api_modules and module not in _ACCELERATOR_WORDS):
+                return None
+            device = ANY_ACCELERATOR  # torch.accelerator, torch.hpu, torch.mtia...
+        rest = parts[3:] if backends else parts[2:]
+        leaf = rest[0] if rest else ""
+        if leaf.startswith(_QUERY_PREFIX) or (leaf in _COUNT_QUERIES and mode != _PLAIN):
+            return device, GUARD
+        if backends or module in _TORCH_MODULE_DEVICES:
+            # settings (torch.backends.cudnn.benchmark): no device needed, yet a sign of one
+            return device, GUARD
+        return device, HARD
+
+    def call(self, node: ast.Call, mode: int) -> list[tuple[ast.AST, int]] | None:
+        func = node.func
+        args = [*node.args, *node.keywords]
+        name = dotted_name(func)
+        api = self.api_calls.get(name)
+        if api is None:
+            if len(self.api_calls) >= _API_MEMO_LIMIT:  # names come from the files: keep the memo bounded
+                self.api_calls.clear()
+            api = self.api_calls[name] = bool(name) and self.b.tax.is_accelerator_call(name)
+        parts = name.split(".") if name else []
+        if len(parts) >= 2 and parts[0] == "torch":
+            found = self.torch_use(parts, call=True, mode=mode)
+            if found is not None or api:
+                device, kind = found if found is not None else (ANY_ACCELERATOR, NONE)
+                form = FORM_CHAIN_KEYWORDS if node.keywords else FORM_CHAIN
+                self.add(device, node, kind, mode, api, form, name, self.b.site(func, name))
+                return [(a, mode) for a in args]
+        elif api:
+            self.add(ANY_ACCELERATOR, node, NONE, mode, api)
+        for value in self.device_arguments(node, name):
+            for device in self.named_device(value):
+                # device=GPU_TYPE, torch.device(DEVICE_CUDA)
+                self.add(device, value, HARD, mode, form=FORM_NAME, detail=dotted_name(value))
+        if isinstance(func, ast.Attribute) and func.attr in self.devices:
+            # tensor.cuda(), module.xpu(): the rewrite replaces `.cuda(...)`, from the end of the value
+            value = func.value
+            end_line, end_col = node.end_lineno or node.lineno, node.end_col_offset or 0
+            start = self.b.site(value)
+            inner = ", ".join(self.b.segment(a, 10_000) for a in args)
+            target = Site(start.end_line, start.end_col, f".{func.attr}({inner})", end_line, end_col)
+            if not self.b.ascii:
+                target = replace(target, end_col=self.b.col(end_line, end_col))
+            self.add(func.attr, node, HARD, mode, form=FORM_METHOD, detail=inner, target=target)
+            return [(func.value, mode), *((a, mode) for a in args)]  # not func.attr a second time
+        self.note_roles(node, name)
+        if isinstance(func, ast.Name):
+            for device, kind in self.b.helper_devices.get(func.id, ()):  # a helper of this module
+                self.add(device, node, kind, mode, form=FORM_HELPER, detail=func.id)
+        last = name.rpartition(".")[2] if name else ""
+        if last.lower().startswith("skip"):  # skipIf(not TEST_CUDA, ...), skipCUDAIf(...)
+            return [(func, mode), *((a, _CONDITION) for a in args)]
+        return None
+
+    def note_roles(self, node: ast.Call, name: str) -> None:
+        """Note what the string arguments of *node* stand for: a device or a device type."""
+        last = name.rpartition(".")[2] if name else ""
+        first = node.args[0] if node.args else None
+        if isinstance(first, ast.Constant):
+            if last == "to" and isinstance(node.func, ast.Attribute):
+                self.roles[id(first)] = ROLE_DEVICE
+            elif name in ("torch.device", "device"):
+                self.roles[id(first)] = ROLE_DEVICE if len(node.args) == 1 else ROLE_TYPE
+            elif last in _DEVICE_TYPE_CALLS:
+                self.roles[id(first)] = ROLE_TYPE
+        for kw in node.keywords:
+            if isinstance(kw.value, ast.Constant) and kw.arg in ("device", "device_type"):
+                self.roles[id(kw.value)] = ROLE_DEVICE if kw.arg == "device" else ROLE_TYPE
+
+    @staticmethod
+    def device_arguments(node: ast.Call, name: str) -> list[ast.expr]:
+        """Arguments of *node* used as a device: ``device=``/``device_type=`` values, the first argument
+        of ``torch.device(...)`` and of ``.to(...)``."""
+        out = [kw.value for kw in node.keywords if kw.arg in _DEVICE_KEYWORDS]
+        func = node.func
+        if node.args and (name == "torch.device" or (type(func) is ast.Attribute and func.attr == "to")):
+            out.append(node.args[0])
+        return [v for v in out if type(v) in (ast.Name, ast.Attribute)]
+
+    def named_device(self, node: ast.expr) -> list[str]:
+        """The device a name used as a device spells, whatever its first word (GPU_TYPE, DEVICE_CUDA):
+        a named device, or "accelerator" for a gpu word."""
+        identifier = node.id if isinstance(node, ast.Name) else node.attr  # type: ignore[attr-defined]
+        lowered = identifier.lower()
+        if not any(w in lowered for w in self.words):
+            return []
+        words = {_LIBRARY_DEVICES.get(w.lower(), w.lower()) for w in _WORDS.findall(identifier)}
+        found = [d for d in self.devices if d in words]
+        if not found and words & _ACCELERATOR_WORDS:
+            found = [ANY_ACCELERATOR]
+        return found
+
+    def constant(self, node: ast.Constant, mode: int) -> None:
+        value = node.value
+        if isinstance(value, str) and len(value) <= 24:
+            head, _, index = value.partition(":")
+            head = _BACKEND_DEVICES.get(head, head) if not index else head
+            if head in self.devices and (not index or index.isdigit()):
+                role = self.roles.get(id(node), ROLE_OTHER) if head == value.partition(":")[0] else ROLE_OTHER
+                site = self.b.site(node)
+                self.add(head, node, HARD, mode, form=FORM_LITERAL, detail=role, target=site)
+
+    def identifier_devices(self, identifier: str) -> list[tuple[str, str]]:
+        """(device, kind) a name spells out: TEST_CUDA, requires_cuda, skipIfNoXPU, x.is_cuda (guards),
+        onlyCUDA (hard). A name that merely contains a device word is no use."""
+        lowered = identifier.lower()
+        if not any(w in lowered for w in self.words):
+            return []
+        words = [w.lower() for w in _WORDS.findall(identifier)]
+        if not words:
+            return []
+        head = words[0]
+        if head in _PIN_HEADS:
+            kind = HARD
+        elif head in _GUARD_HEADS:
+            kind = GUARD
+        else:
+            return []
+        rest = {_LIBRARY_DEVICES.get(w, w) for w in words[1:]}
+        found = [d for d in self.devices if d in rest]
+        if not found and rest & _ACCELERATOR_WORDS:
+            found = [ANY_ACCELERATOR]
+        return [(d, kind) for d in found]
+
+
+class _DeviceScan:
+    # -- where device words are ---------------------------------------------------------------
+    def hot(self, first: int, last: int) -> bool:
+        """Whether a line from *first* to *last* names a device word (or a helper's name)."""
+        return self.device_index().lines(first, last)
+
+    def names_device_word(self) -> bool:
+        """Whether the file's text names a device word at all (the index is built for the walk
+        anyway: its occurrences say so without another pass over the text)."""
+        if self.text is not None:  # a fixed text, modelled on its original's tree
+            lowered = self.text.lower()
+            return any(w in lowered for w in self.device_words)
+        return bool(self.device_index().hits)
+
+    def device_index(self) -> _WordIndex:
+        if self._device_index is None:
+            offsets = self.offsets() if self.ascii else _offsets([ln.lower() for ln in self.lines])
+            self._device_index = _WordIndex(self.lowered, offsets, self.ascii, self.device_words)
+        return self._device_index
+
+    def note_word(self, word: str) -> None:
+        """*word* (lowercase) is a device word from now on."""
+        if self._device_index is not None:
+            self._device_index.add(word)
+
+    # -- classes ---------------------------------------------------------------------------
+    def classes_to_scan(self, statements: list[tuple[ast.stmt, bool]]) -> set[int]:
+        """ids of the class nodes whose device uses someone reads: undeclared classes (the inference,
+        HWC005) and, transitively, their bases in the file; declared classes whose classification
+        forbids accelerator API calls (HWC204), runs on every device (HWC301) or on one accelerator
+        (HWC302). Only classes of a generic runner's own device (CPU) are left out."""
+        by_name: dict[str, list[ast.ClassDef]] = {}
+        todo: list[ast.ClassDef] = []
+        generic_devices = {
+            r.device
+            for r in self.tax.runners.values()
+            for n in r.runs
+            if self.tax.classifications.get(n) and self.tax.classifications[n].instantiation == "forbidden"
+        }
+        allowed = {
+            n
+            for n, c in self.tax.classifications.items()
+            if c.availability_checks != "forbidden" and c.device is not None and c.device in generic_devices
+        }
+        for stmt, _ in statements:
+            if not isinstance(stmt, ast.ClassDef):
+                continue
+            by_name.setdefault(stmt.name, []).append(stmt)
+            declared = [d for d in (self.declaration(s) for s in stmt.body) if d is not None]
+            injected = self.injected_declaration(stmt)
+            if injected is not None:
+                declared.insert(0, injected[0])
+            if not declared or declared[-1].member not in allowed:
+                todo.append(stmt)
+        wanted: set[int] = set()
+        while todo:
+            node = todo.pop()
+            if id(node) in wanted:
+                continue
+            wanted.add(id(node))
+            for base in node.bases:
+                if isinstance(base, ast.Name):
+                    todo.extend(by_name.get(base.id, ()))
+        return wanted
+
+    def attribute_uses(self, classes: list[ClassInfo]) -> list[ClassInfo]:
+        """Give each scanned class its uses per test, through its bases in the file."""
+        if not self.scan_devices:
+            return classes
+        local = FileModel(self.path, tuple(classes))
+        prefix = self.tax.test_method_prefix
+        out = []
+        outside: dict[int, list[DeviceUse]] = {}  # id of a class -> its uses outside its methods
+        for cls in classes:
+            chain = mro(local, cls)
+            methods: dict[str, Method] = {}
+            for c in chain:
+                for m in c.methods:
+                    methods.setdefault(m.name, m)
+            closure = _Closure(methods)
+            shared: list[DeviceUse] = []
+            for c in chain:
+                if id(c) not in outside:  # a base's are read for each class derived from it
+                    in_methods = {(u.site.line, u.site.col) for m in c.methods for u in m.device_uses}
+                    outside[id(c)] = [u for u in c.device_uses if (u.site.line, u.site.col) not in in_methods]
+                shared += outside[id(c)]
+            for name in _EVERY_TEST:
+                shared += closure.uses(name)
+            tests = tuple((n, closure.uses(n)) for n in methods if n.startswith(prefix))
+            out.append(replace(cls, shared_uses=tuple(dict.fromkeys(shared)), test_uses=tests))
+        return out
+
+    def link_helpers(self, node: ast.ClassDef, methods: list[Method]) -> list[Method]:
+        """Record which methods call (through ``self``/``cls``) a method that leads to device uses,
+        in this class or a class before it; a method that does joins the helpers."""
+        defs = {
+            id(m): d
+            for m, d in zip(
+                methods,
+                (s for s, _ in _class_body_statements(node.body) if isinstance(s, _DEFS)),
+                strict=True,
+            )
+        }
+        helpers = self.method_helpers | {m.name for m in methods if m.device_uses}
+        if not helpers:
+            return methods
+        called = {
+            id(m): self.remember(("calls", id(defs[id(m)])), lambda m=m: self.self_calls(defs[id(m)]), False)
+            for m in methods
+        }
+        changed = True
+        while changed:
+            changed = False
+            for m in methods:
+                if m.name not in helpers and called[id(m)] & helpers:
+                    helpers.add(m.name)
+                    changed = True
+        self.method_helpers |= helpers
+        return [
+            replace(m, calls=tuple(sorted(called[id(m)] & helpers)))
+            if called.get(id(m), set()) & helpers
+            else m
+            for m in methods
+        ]
+
+    def self_calls(self, node: ast.AST) -> set[str]:
+        """Names called as ``self.name(`` or ``cls.name(`` in *node*'s lines."""
+        starts, ends = self.offsets()
+        start, end = starts[node.lineno - 1], ends[(node.end_lineno or node.lineno) - 1]  # type: ignore[attr-defined]
+        text = self.source  # searched in place: a copy of every method's lines cost more than the search
+        found: set[str] = set()
+        for receiver, pattern in _SELF_CALLS:
+            if text.find(receiver, start, end) >= 0:
+                found.update(
+                    m.group(1) for m in pattern.finditer(text, start, end) if not _after_word(text, m.start())
+                )
+        return found
+
+    def device_uses(self, *nodes: ast.AST) -> tuple[DeviceUse, ...]:
+        """The device uses under *nodes*; a walk only where their text names a device or a helper."""
+        if not self.scan_devices or not nodes:
+            return ()
+        key = tuple(map(id, nodes)) if self.memo is not None else ()
+        if key:
+            found = self.memo.get(key)  # type: ignore[union-attr]
+            if found is not None:
+                return found  # type: ignore[return-value]
+        # A def's lineno is its `def` line: its decorators start above it.
+        first = min(d.lineno for n in nodes for d in (n, *getattr(n, "decorator_list", ())))  # type: ignore[attr-defined]
+        last = max(getattr(n, "end_lineno", None) or n.lineno for n in nodes)  # type: ignore[attr-defined]
+        found = tuple(_DeviceUses(self, *nodes).found) if self.hot(first, last) else ()
+        if key:
+            self.memo[key] = found  # type: ignore[index]
+        return found
+
+    def method_uses(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[DeviceUse, ...]:
+        """The device uses of a method, those of its decorators (above the `def` line) marked."""
+        uses = self.device_uses(node)
+        if not node.decorator_list or not uses:
+            return uses
+        return tuple(replace(u, decorator=True) if u.site.line < node.lineno else u for u in uses)

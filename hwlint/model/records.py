@@ -1,0 +1,412 @@
+"""The records of a file's model: plain data, slotted, cacheable and cheap to ship between processes.
+
+Positions follow ``ast``: lines are 1-based; columns are 0-based and counted in characters.
+
+Cross-file facts (a base class or an instantiation in another module) are not resolved here; they
+reach the model through :class:`Resolver`, whose default knows only the file itself.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+# The records a file's model holds by the thousand (sites, device uses, methods, decorators,
+# declarations) are slotted and not frozen: a frozen dataclass's __init__ sets each field through
+# object.__setattr__, four times the cost of a plain one, on the model's hottest path. Nothing assigns
+# to them once built (dataclasses.replace makes copies); unsafe_hash keeps them hashable by value.
+@dataclass(slots=True, unsafe_hash=True)
+class Site:
+    """A place in the file, with the source text found there."""
+
+    line: int
+    col: int
+    text: str = ""
+    end_line: int = 0
+    end_col: int = 0
+
+
+@dataclass(slots=True, unsafe_hash=True)
+class Declaration:
+    """``hw_classification = <value>`` in a class body. ``member`` is None when not statically known."""
+
+    site: Site
+    member: str | None
+    conditional: bool = False  # under an if/try/for/while in the class body: may not run
+
+
+@dataclass(slots=True, unsafe_hash=True)
+class Decorator:
+    name: str  # last component of the decorator's (called) name: onlyCUDA, skipIf, dtypes
+    site: Site
+
+
+#: Kinds of device use. *hard*: code that fails without the device (``torch.cuda.synchronize()``,
+#: ``"cuda"`` used as a device, ``.cuda()``, ``@onlyCUDA``). *guard*: code that only asks or skips
+#: (``TEST_CUDA``, ``skipIfXpu``, ``torch.cuda.is_available()``, anything under ``if TEST_CUDA:``).
+#: *none*: no evidence at all, recorded only for a call the taxonomy lists as an accelerator API.
+HARD, GUARD, NONE = "hard", "guard", "none"
+
+
+#: Forms of a device use (see :attr:`DeviceUse.form`).
+FORM_LITERAL, FORM_CHAIN, FORM_CHAIN_KEYWORDS, FORM_METHOD = "literal", "chain", "chain-keywords", "method"
+
+
+FORM_HELPER = "helper"  # a call to a module-level function whose body uses the device
+
+
+FORM_NAME = "name"  # a name used as a device: device=DEVICE_CUDA, .to(CUDA_DEVICE)
+
+
+#: Roles of a literal (:attr:`DeviceUse.detail`): a device (``.to("cuda")``, ``device="cuda"``,
+#: ``torch.device("cuda")``), a device type (``device_type="cuda"``, ``torch.autocast("cuda")``,
+#: ``torch.device("cuda", 0)``), or anything else.
+ROLE_DEVICE, ROLE_TYPE, ROLE_OTHER = "device", "device-type", "other"
+
+
+@dataclass(slots=True, unsafe_hash=True)
+class DeviceUse:
+    """Code that names a device type: ``torch.cuda.synchronize()``, ``"cuda:0"``, ``.cuda()``,
+    ``TEST_CUDA``. ``device`` is a device name from the taxonomy, or :data:`ANY_ACCELERATOR` for code
+    that asks for an accelerator without naming one (``requires_gpu``). ``api`` marks a call the
+    taxonomy lists under ``availability_checks`` / ``accelerator_apis``."""
+
+    device: str
+    site: Site
+    kind: str = HARD
+    api: bool = False
+    #: The syntax of the use, which decides how it can be rewritten: :data:`FORM_LITERAL` (``detail``
+    #: tells the literal's role), :data:`FORM_CHAIN` (``torch.cuda.X`` as a call without keywords or a
+    #: reference; ``detail`` is the dotted name), :data:`FORM_CHAIN_KEYWORDS` (such a call with keyword
+    #: arguments), :data:`FORM_METHOD` (``x.cuda(...)``; ``detail`` is the text inside the
+    #: parentheses), :data:`FORM_HELPER` (a call to a module-level helper that uses the device),
+    #: :data:`FORM_NAME` (a variable used as a device, ``device=DEVICE_CUDA``), or ""
+    #: (identifiers such as ``TEST_CUDA`` and ``onlyCUDA``).
+    form: str = ""
+    detail: str = ""
+    #: The text a rewrite replaces: the literal, the dotted name of a chain, or ``.cuda(...)``.
+    target: Site | None = None
+    #: The use sits in a decorator (``@largeTensorTest(device="cuda")``, ``@onlyCUDA``).
+    decorator: bool = False
+
+
+@dataclass(slots=True, unsafe_hash=True)
+class Method:
+    name: str
+    site: Site  # the `def` line, column of `def`/`async`
+    is_test: bool
+    params: tuple[str, ...]
+    param_sites: tuple[Site, ...]
+    decorators: tuple[Decorator, ...]
+    # Device uses in the method, its decorators included.
+    device_uses: tuple[DeviceUse, ...] = ()
+    # Methods it calls as `self.name(...)` / `cls.name(...)` that lead to device uses.
+    calls: tuple[str, ...] = ()
+    end_line: int = 0  # the last line of the body
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    name: str
+    site: Site  # the `class` line
+    end_line: int
+    bases: tuple[str, ...]  # dotted source text of each base; "" for an expression that is not a name
+    decorators: tuple[Decorator, ...]
+    declarations: tuple[Declaration, ...]
+    methods: tuple[Method, ...]
+    availability_checks: tuple[Site, ...]
+    nested: bool  # defined inside an if/try/with/for/while/match block rather than at module level
+    # Where the fixer writes a declaration: just after the header's colon (None when the text
+    # between the last base and the colon holds more than brackets, commas and comments), the first
+    # statement of the body, and that statement again when it is the docstring.
+    colon: Site | None
+    body: Site
+    docstring: Site | None
+    # Device uses anywhere in the class: decorators, bases, class-level statements, methods.
+    device_uses: tuple[DeviceUse, ...] = ()
+    # The device evidence per test (undeclared classes and their bases only), within the class and
+    # its bases in the file: `shared_uses` apply to every test (class decorators and statements,
+    # setUp/setUpClass/tearDown and what they call); `test_uses` holds, for each test the class
+    # collects (its own and its bases'), the uses of the test and of the helpers it calls.
+    shared_uses: tuple[DeviceUse, ...] = ()
+    test_uses: tuple[tuple[str, tuple[DeviceUse, ...]], ...] = ()
+    # The last class-level `device = ...` (a device parameter's name): its site, and its value when
+    # it is a string literal.
+    device_attribute: Site | None = None
+    device_value: str | None = None
+    # Tests bound by assignment in the body (``test_x = helper``, ``test_y = _make(...)``): pytest
+    # collects them; rules see no signature for them, so they are not methods.
+    assigned_tests: tuple[str, ...] = ()
+    # Test methods defined under an if/try/... in the body (they are in ``methods`` too)
+    conditional_tests: tuple[str, ...] = ()
+
+    @property
+    def is_test(self) -> bool:
+        return any(m.is_test for m in self.methods)
+
+    @property
+    def declaration(self) -> Declaration | None:
+        """The declaration in effect: the last assignment in the body wins, as at run time."""
+        return self.declarations[-1] if self.declarations else None
+
+    @property
+    def test_methods(self) -> tuple[Method, ...]:
+        return tuple(m for m in self.methods if m.is_test)
+
+
+@dataclass(frozen=True)
+class DeviceFilter:
+    """An ``only_for`` / ``except_for`` argument. ``devices`` is None when it cannot be resolved."""
+
+    site: Site
+    devices: tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class Instantiation:
+    """A call to an instantiation function such as ``instantiate_device_type_tests(TestFoo, globals())``."""
+
+    site: Site
+    function: str
+    class_name: str | None  # None when the first argument is not a plain name
+    only_for: DeviceFilter | None
+    except_for: DeviceFilter | None
+    # Opt-in keywords (allow_mps, allow_xpu...) that were passed: True/False, or None if not static.
+    opt_ins: tuple[tuple[str, bool | None], ...]
+    dynamic: bool  # *args or **kwargs: arguments beyond those listed may be present
+
+    def opt_in(self, keyword: str) -> bool | None:
+        """True/False if *keyword* was passed statically, None if unknowable, False if absent."""
+        for k, v in self.opt_ins:
+            if k == keyword:
+                return v
+        return None if self.dynamic else False
+
+
+@dataclass(frozen=True)
+class ImportStatement:
+    """A module-level ``import`` or ``from ... import`` statement (the fixer places imports by these)."""
+
+    site: Site  # the whole statement: line..end_line
+    module: str | None  # ``from`` imports: the module ("" for ``from . import x``); None for ``import``
+    names: tuple[tuple[str, str | None], ...]  # (name, asname) as written; ("*", None) for a star
+    nested: bool  # inside an if/try/with/... block
+
+    def binding(self, name: str) -> str | None:
+        """The local name under which this statement binds *name* (a from-import), if it does."""
+        for imported, alias in self.names:
+            if imported == name:
+                return alias or name
+        return None
+
+
+@dataclass(frozen=True)
+class ParseError:
+    line: int
+    col: int
+    message: str
+
+
+@dataclass(frozen=True)
+class FileModel:
+    path: str
+    classes: tuple[ClassInfo, ...] = ()
+    instantiations: tuple[Instantiation, ...] = ()
+    # suppression comments by line: the codes listed, or () for a blanket one
+    noqa: tuple[tuple[int, tuple[str, ...]], ...] = ()
+    error: ParseError | None = None
+    encoding: str = "utf-8"
+    newline: str = "\n"
+    imports: tuple[ImportStatement, ...] = ()
+    # `del Name` statements at module level (also nested in if/try/...): (name, line)
+    deletions: tuple[tuple[str, int], ...] = ()
+    # line ranges (first, last) of `if __name__ == "__main__":` bodies, which pytest never runs
+    main_guards: tuple[tuple[int, int], ...] = ()
+    # module-level test functions (pytest collects them; the runtime filter drops them): (name, line)
+    test_functions: tuple[tuple[str, int], ...] = ()
+    # line ranges of blocks that may not run on import: if/else, for/while, except/else of a try, match cases
+    conditional_blocks: tuple[tuple[int, int], ...] = ()
+    # try statements with handlers: (first, last) line of the try body, then of its handlers. When
+    # nothing raises (the common path) a name the body binds keeps the body's value.
+    try_blocks: tuple[tuple[int, int, int, int], ...] = ()
+    # module-level names bound to a value known only at run time (``TestCase = NoTest`` under an if,
+    # ``skip = functools.partial(skipIf, True)``, ``Base = object`` in an except): (name, line)
+    runtime_names: tuple[tuple[str, int], ...] = ()
+    # module-level code that creates classes or tests hwlint cannot see: (site, kind) with kind one
+    # of globals, type, setattr, exec, loop (an instantiation whose class is not a plain name)
+    dynamic: tuple[tuple[Site, str], ...] = ()
+    # Resolves names beyond the file (the project model sets it); None: this file only
+    resolver: Resolver | None = field(default=None, compare=False, repr=False)
+    # Indexes built once, so that every query below is a lookup or a bisection: a file with tens
+    # of thousands of classes and calls must not cost their product.
+    _index: dict[str, list[ClassInfo]] = field(default_factory=dict, compare=False, repr=False)
+    _lines: dict[str, list[int] | None] = field(default_factory=dict, compare=False, repr=False)
+    _calls: dict[str, list[Instantiation]] = field(default_factory=dict, compare=False, repr=False)
+    _noqa: dict[int, tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
+    _spans: dict[str, tuple[list[int], list[int]]] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # dataclasses.replace() hands the old indexes in: start from empty ones, or every copy
+        # (a model given a resolver) would list each class and call once more
+        for name in ("_index", "_lines", "_calls", "_noqa", "_spans"):
+            object.__setattr__(self, name, {})
+        for c in self.classes:
+            self._index.setdefault(c.name, []).append(c)
+        for name, found in self._index.items():
+            lines = [c.site.line for c in found]
+            self._lines[name] = lines if all(a <= b for a, b in itertools.pairwise(lines)) else None
+        for i in self.instantiations:
+            if i.class_name is not None:
+                self._calls.setdefault(i.class_name, []).append(i)
+        for line, codes in reversed(self.noqa):  # the first comment on a line wins
+            self._noqa[line] = codes
+        self._spans["main"] = _disjoint(self.main_guards)
+        self._spans["conditional"] = _disjoint(self.conditional_blocks)
+
+    @property
+    def test_classes(self) -> tuple[ClassInfo, ...]:
+        return tuple(c for c in self.classes if c.is_test)
+
+    def class_named(self, name: str, before_line: int | None = None) -> ClassInfo | None:
+        """The class bound to *name*: the last definition (before *before_line*, when given)."""
+        found = self._index.get(name)
+        if not found:
+            return None
+        if before_line is None:
+            return found[-1]
+        lines = self._lines[name]
+        if lines is not None:  # in line order (always, for classes of one scope): bisect
+            k = bisect.bisect_left(lines, before_line)
+            return found[k - 1] if k else found[-1]
+        earlier = [c for c in found if c.site.line < before_line]
+        return (earlier or found)[-1]
+
+    def instantiations_of(self, cls: ClassInfo) -> list[Instantiation]:
+        return [i for i in self._calls.get(cls.name, ()) if self.class_named(cls.name, i.site.line) is cls]
+
+    def under_main_guard(self, line: int) -> bool:
+        """True when *line* is inside an ``if __name__ == "__main__":`` block."""
+        return _inside(self._spans["main"], line)
+
+    def is_conditional(self, line: int) -> bool:
+        """True when *line* is inside a block that importing the module may skip."""
+        return _inside(self._spans["conditional"], line)
+
+    def handler_shadowed(self, line: int, name: str, bound_in: Callable[[str, int, int], bool]) -> bool:
+        """True when *line* is in an except handler whose try body also binds *name*.
+
+        *bound_in(name, first, last)* tells whether *name* is bound between those lines.
+        """
+        return any(h1 <= line <= h2 and bound_in(name, b1, b2) for b1, b2, h1, h2 in self.try_blocks)
+
+    def runtime_bound(self, name: str, before: int = 1 << 30, after: int = 0) -> int:
+        """The first line between *after* and *before* where *name* is bound to a run-time value
+        at module level, else 0."""
+        for n, line in self.runtime_names:
+            if n == name and after < line < before:
+                return line
+        return 0
+
+    def noqa_codes(self, line: int) -> tuple[str, ...] | None:
+        """None: no noqa on *line*; (): blanket noqa; otherwise the listed codes."""
+        return self._noqa.get(line)
+
+
+def _disjoint(ranges: Iterable[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """Inclusive line ranges merged into sorted disjoint ones, as (starts, ends) for bisection."""
+    starts: list[int] = []
+    ends: list[int] = []
+    for first, last in sorted(ranges):
+        if ends and first <= ends[-1] + 1:
+            ends[-1] = max(ends[-1], last)
+        else:
+            starts.append(first)
+            ends.append(last)
+    return starts, ends
+
+
+def _inside(spans: tuple[list[int], list[int]], line: int) -> bool:
+    starts, ends = spans
+    k = bisect.bisect_right(starts, line)
+    return k > 0 and line <= ends[k - 1]
+
+
+class Resolver(Protocol):
+    """Finds classes outside the file; a project-wide index implements this."""
+
+    def resolve_base(self, model: FileModel, cls: ClassInfo, base: str) -> ClassInfo | None: ...
+
+    def instantiated_from(self, model: FileModel, cls: ClassInfo) -> list[tuple[str, Instantiation]]:
+        """(file, call) of each call in another file that instantiates *cls*."""
+        ...
+
+    def imported_instantiations(self, model: FileModel) -> list[tuple[ClassInfo, Instantiation]]:
+        """(class, call) of each call of *model* that instantiates a class another file defines."""
+        ...
+
+
+class LocalResolver:
+    """Resolves a base only to a class of the same file, bound under that name when ``cls`` is defined."""
+
+    def resolve_base(self, model: FileModel, cls: ClassInfo, base: str) -> ClassInfo | None:
+        if not base or "." in base:
+            return None
+        found = model.class_named(base, cls.site.line)
+        return found if found is not None and found is not cls else None
+
+    def instantiated_from(self, model: FileModel, cls: ClassInfo) -> list[tuple[str, Instantiation]]:
+        return []  # one file knows no other file's calls
+
+    def imported_instantiations(self, model: FileModel) -> list[tuple[ClassInfo, Instantiation]]:
+        return []  # nor any other file's classes
+
+
+def mro(model: FileModel, cls: ClassInfo, resolver: Resolver | None = None) -> list[ClassInfo]:
+    """The known part of *cls*'s method resolution order (C3), itself first.
+
+    Bases that cannot be resolved are left out: they contribute nothing hwlint can see.
+    """
+    resolver = resolver or model.resolver or LocalResolver()
+    cache: dict[int, list[ClassInfo]] = {}
+
+    def linearize(c: ClassInfo, stack: tuple[int, ...]) -> list[ClassInfo]:
+        if id(c) in cache:
+            return cache[id(c)]
+        if id(c) in stack:  # a cycle only a broken file can have
+            return [c]
+        bases = [b for b in (resolver.resolve_base(model, c, n) for n in c.bases) if b is not None]
+        seqs = [linearize(b, (*stack, id(c))) for b in bases] + [bases]
+        out = [c]
+        seqs = [list(s) for s in seqs if s]
+        while seqs:
+            for s in seqs:
+                head = s[0]
+                if not any(head in t[1:] for t in seqs):
+                    break
+            else:  # inconsistent hierarchy: Python would refuse it; fall back to depth-first order
+                head = seqs[0][0]
+            out.append(head)
+            seqs = [[x for x in s if x is not head] for s in seqs]
+            seqs = [s for s in seqs if s]
+        cache[id(c)] = out
+        return out
+
+    return linearize(cls, ())
+
+
+def effective_declaration(
+    model: FileModel, cls: ClassInfo, resolver: Resolver | None = None
+) -> tuple[Declaration, ClassInfo] | None:
+    """The declaration ``getattr(cls, attribute)`` would find, and the class that holds it."""
+    for c in mro(model, cls, resolver):
+        if c.declaration is not None:
+            return c.declaration, c
+    return None
+
+
+#: The device of a use that names accelerators without saying which (``requires_gpu``, ``HAS_GPU``).
+ANY_ACCELERATOR = "accelerator"

@@ -1,0 +1,266 @@
+"""What the builder and the device scan share about CPython's tree and the text behind it: line
+splitting as the tokenizer counts lines, dotted names, the statements a module or a class body runs,
+and :class:`_WordIndex`, which proves that a node's text names none of some words."""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import functools
+import itertools
+import re
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+
+_COMPOUND = (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)
+
+
+if hasattr(ast, "TryStar"):
+    _COMPOUND += (ast.TryStar,)
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+_OTHER_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+@functools.lru_cache(maxsize=64)
+def _expression(text: str) -> ast.expr:
+    """The tree of the expression *text* (a declaration's value: a handful per run; not mutated)."""
+    return ast.parse(text, mode="eval").body
+
+
+def _one_line(text: str, limit: int) -> str:
+    """*text* on one line, each run of blanks a space, shortened to *limit* characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def split_lines(source: str) -> list[str]:
+    """Lines as the tokenizer counts them (only \\n, \\r\\n and \\r end a line), ends kept."""
+    if not any(c in source for c in _OTHER_BREAKS):
+        return source.splitlines(keepends=True)  # the same lines, several times faster
+    return _LINE.findall(source)
+
+
+def dotted_name(node: ast.AST) -> str:
+    """``a.b.c`` for a Name/Attribute chain, else ""."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return ""
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _module_statements(body: Iterable[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt, bool]]:
+    """Module-level statements, descending into compound statements but not into defs."""
+    for stmt in body:
+        yield stmt, nested
+        if isinstance(stmt, _COMPOUND):
+            for name in ("body", "orelse", "finalbody"):
+                yield from _module_statements(getattr(stmt, name, ()), True)
+            for handler in getattr(stmt, "handlers", ()):
+                yield from _module_statements(handler.body, True)
+        elif hasattr(ast, "Match") and isinstance(stmt, ast.Match):
+            for case in stmt.cases:
+                yield from _module_statements(case.body, True)
+
+
+def _conditional_blocks(stmt: ast.stmt) -> list[tuple[int, int]]:
+    """Line ranges of *stmt*'s bodies that may be skipped (a with body, a try body always run)."""
+    bodies: list[list[ast.stmt]] = []
+    if isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While)):
+        bodies = [stmt.body, stmt.orelse]
+    elif isinstance(stmt, _TRY):
+        bodies = [h.body for h in stmt.handlers] + [stmt.orelse]
+    elif hasattr(ast, "Match") and isinstance(stmt, ast.Match):
+        bodies = [case.body for case in stmt.cases]
+    return [(b[0].lineno, b[-1].end_lineno or b[-1].lineno) for b in bodies if b]
+
+
+_TRY = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
+
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+_DECORATED = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+
+
+def _class_body_statements(body: list[ast.stmt], nested: bool = False) -> Iterator[tuple[ast.stmt, bool]]:
+    """A class body's statements, descending into if/try/with/for/while (not into defs)."""
+    for stmt in body:
+        yield stmt, nested
+        if isinstance(stmt, _COMPOUND):
+            for name in ("body", "orelse", "finalbody"):
+                # a with body (and a try body) runs whenever the class body does
+                inner = nested or not (isinstance(stmt, (ast.With, ast.AsyncWith, *_TRY)) and name == "body")
+                yield from _class_body_statements(getattr(stmt, name, ()), inner)
+            for handler in getattr(stmt, "handlers", ()):
+                yield from _class_body_statements(handler.body, True)
+
+
+def _is_call_to(node: ast.AST, names: frozenset[str]) -> bool:
+    """``f()`` for a name f in *names*."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names
+
+
+def _target_names(target: ast.expr) -> list[str]:
+    """Names an assignment target binds."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for elt in target.elts for n in _target_names(elt)]
+    return []
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    """``__name__ == "__main__"`` (either way round)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = (test.left, test.comparators[0])
+    return any(isinstance(x, ast.Name) and x.id == "__name__" for x in sides) and any(
+        isinstance(x, ast.Constant) and x.value == "__main__" for x in sides
+    )
+
+
+def _offsets(lines: list[str]) -> tuple[list[int], list[int]]:
+    """The offsets where each of *lines* starts and ends in their concatenation."""
+    ends = list(itertools.accumulate(map(len, lines)))
+    return [0, *ends[:-1]], ends
+
+
+# Fields that never hold a node with text: names, flags, and the contexts and operators (`Load`,
+# `Add`, `Eq`...), leaves never worth a visit.
+_SCALAR_FIELDS = frozenset(
+    {"ctx", "op", "ops", "id", "attr", "arg", "module", "level", "kind", "conversion", "simple", "is_async"}
+)
+
+
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}  # node type -> the fields that may hold child nodes
+
+
+def _children(node: ast.AST) -> list[ast.AST]:
+    """The child nodes of *node* that have text, in field order (``ast.iter_child_nodes``, less the
+    leaves that have none, built as a list: the walk's inner loop)."""
+    kind = type(node)
+    names = _CHILD_FIELDS.get(kind)
+    if names is None:
+        names = () if kind is ast.Constant else tuple(f for f in kind._fields if f not in _SCALAR_FIELDS)
+        _CHILD_FIELDS[kind] = names
+    out = []
+    for name in names:
+        value = getattr(node, name, None)
+        if type(value) is list:
+            out += [v for v in value if isinstance(v, ast.AST)]
+        elif isinstance(value, ast.AST):
+            out.append(value)
+    return out
+
+
+class _WordIndex:
+    """Where some words occur in a file's text, to prove that a node's text names none of them.
+
+    The device walk asks this of every node it would visit: a node whose text names no device word
+    (nor the name of a helper with device uses) holds no use, so neither it nor anything under it is
+    visited; the search for classes created at run time skips the statements that name none of
+    ``globals``, ``type``, ``setattr``... The occurrences are found once per file, with a
+    ``str.find`` per word. Positions are exact in an ASCII file (ast's byte columns are offsets in
+    the text); in any other file only statements are pruned, by their lines. A string literal
+    assembled from pieces (``"cu" "da"``) names no word, and is no use."""
+
+    def __init__(
+        self,
+        text: str,
+        offsets: tuple[list[int], list[int]],
+        ascii: bool,
+        words: Iterable[str],
+        whole: bool = False,
+        spans: Sequence[tuple[int, int]] | None = None,
+    ):
+        """*offsets*: where each line of *text* (as the tokenizer splits them) starts and ends.
+        *whole*: only occurrences that start a word count (``type`` in ``type(``, not in ``dtype``).
+        *spans*: the (start, end) offsets of the only parts of *text* to search (default: all)."""
+        self.text = text
+        self.starts, self.ends = offsets
+        self.exact = ascii
+        self.whole = whole
+        self.spans = [(0, len(text))] if spans is None else spans
+        words = set(words)
+        hits: list[int] = []
+        for word in words:
+            # a word holding another (`torch.cuda`, `gpus`) occurs only where the other one does
+            if not any(other in word for other in words if other != word):
+                hits += self.occurrences(word)
+        hits.sort()
+        # sorted start offsets of the occurrences (one offset may be there twice: a query asks
+        # only whether a span holds one)
+        self.hits = hits
+
+    def occurrences(self, word: str) -> list[int]:
+        text, find, found = self.text, self.text.find, []
+        for start, end in self.spans:
+            pos = find(word, start, end)
+            while pos >= 0:
+                if not (self.whole and _after_word(text, pos)):
+                    found.append(pos)
+                pos = find(word, pos + 1, end)
+        return found
+
+    def add(self, word: str) -> None:
+        found = self.occurrences(word)
+        if found:
+            # two sorted runs: the sort merges them in one linear pass
+            self.hits = sorted(self.hits + found)
+
+    def walk(self, node: ast.AST) -> Iterator[ast.AST]:
+        """The nodes of ``ast.walk(node)``, in its order, less the subtrees whose text names no word
+        and the leaves that have no text."""
+        todo = deque([node])
+        while todo:
+            node = todo.popleft()
+            if self.names_word(node):
+                todo.extend(_children(node))
+                yield node
+
+    def lines(self, first: int, last: int) -> bool:
+        """Whether lines *first* to *last* (1-based) name a word."""
+        hits = self.hits
+        i = bisect.bisect_left(hits, self.starts[first - 1])
+        return i < len(hits) and hits[i] < self.ends[last - 1]
+
+    def names_word(self, node: ast.AST) -> bool:
+        """Whether *node*'s text may name a word (True for a node without a position)."""
+        line = getattr(node, "lineno", None)
+        if line is None:
+            return True
+        if self.exact and type(node) not in _DECORATED:  # the common case first: an expression
+            start = self.starts[line - 1] + node.col_offset  # type: ignore[attr-defined]
+            end = self.starts[(node.end_lineno or line) - 1] + (node.end_col_offset or 0)  # type: ignore[attr-defined]
+        else:
+            decorators = getattr(node, "decorator_list", None)
+            if decorators:  # a def's text starts with its decorators, above its `def` line
+                start = self.starts[decorators[0].lineno - 1]
+            elif self.exact:
+                start = self.starts[line - 1] + node.col_offset  # type: ignore[attr-defined]
+            elif isinstance(node, ast.stmt):
+                start = self.starts[line - 1]
+            else:
+                return True
+            end_line = node.end_lineno or line  # type: ignore[attr-defined]
+            if self.exact:
+                end = self.starts[end_line - 1] + (node.end_col_offset or 0)  # type: ignore[attr-defined]
+            else:
+                end = self.ends[end_line - 1]
+        hits = self.hits
+        i = bisect.bisect_left(hits, start)
+        return i < len(hits) and hits[i] < end
+
+
+def _after_word(text: str, start: int) -> bool:
+    """Whether *text* has a word character just before *start*."""
+    return start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_")
