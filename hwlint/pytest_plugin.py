@@ -32,7 +32,8 @@ def pytest_configure(config: pytest.Config) -> None:
 class _HwSelect:
     def __init__(self, config: pytest.Config):
         from .pipeline.config import ConfigError, load_config
-        from .select.replay import SelectionError, get_runner
+        from .select.records import SelectionError
+        from .select.runners import get_runner
         from .taxonomy import TaxonomyError, load_taxonomy
 
         self.config = config
@@ -51,7 +52,8 @@ class _HwSelect:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
-        from .select.replay import UNPLACED, select_files
+        from .select.records import UNPLACED
+        from .select.runners import select_files
 
         paths = sorted({str(item.path) for item in items})
         # jobs=1: forking a process pool inside a pytest session that has imported torch (and its

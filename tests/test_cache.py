@@ -137,7 +137,7 @@ def test_warm_run_reads_the_cache(tree, taxonomy):
 
 def test_selections_and_summaries_are_cached_too(tree, taxonomy):
     from hwlint.report.data import summarize_paths
-    from hwlint.select.replay import select_all
+    from hwlint.select.runners import select_all
 
     (tree / "test_b.py").write_text(
         "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"

@@ -20,7 +20,7 @@ from hwlint import checker as checker_module
 from hwlint.pipeline.cache import Cache
 from hwlint.pipeline.config import Config
 from hwlint.report.data import SCHEMA, report_paths, summarize_paths
-from hwlint.select.replay import select_paths
+from hwlint.select.runners import select_paths
 from hwlint.taxonomy import load_taxonomy
 
 from .conftest import DEFAULT_TAXONOMY, ROOT, VENDOR_TAXONOMY, run_tool
@@ -873,7 +873,7 @@ PROJECT = Path(__file__).parent / "fixtures" / "project"
 
 
 def test_rows_and_runner_tallies_see_the_project_as_hwselect_does(taxonomy):
-    from hwlint.select.replay import select_all
+    from hwlint.select.runners import select_all
 
     files = [str(p) for p in sorted(PROJECT.glob("*/test_*.py"))]
     rep = report_paths(files, taxonomy, Config(root=PROJECT))

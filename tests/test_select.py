@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from hwlint.select.explain import explain
 from hwlint.select.kexpr import FANOUT, balanced_or, build, is_term
-from hwlint.select.replay import SELECTED, explain, select_files, shard
+from hwlint.select.records import SELECTED
+from hwlint.select.runners import select_files
+from hwlint.select.shards import shard
 from tests.conftest import DEFAULT_TAXONOMY, run_tool
 
 ACC = "hw_classification = HardwareClassification.ACCELERATOR"

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hwlint.select.kexpr import build
-from hwlint.select.replay import Candidate
+from hwlint.select.records import Candidate
 
 from .conftest import property_examples
 

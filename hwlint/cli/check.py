@@ -434,7 +434,8 @@ def _show_progress(args) -> bool:
 
 
 def cmd_report(args) -> int:
-    from ..report.data import ReportError, compare, load_report, report_paths
+    from ..report.compare import compare, load_report
+    from ..report.data import ReportError, report_paths
     from ..report.render import renderers
 
     config = _load_config(args)

@@ -96,7 +96,8 @@ def _cache(args, config, taxonomy):
 
 
 def _select(taxonomy, config, runner: str, paths, args):
-    from ..select.replay import SelectionError, select_paths
+    from ..select.records import SelectionError
+    from ..select.runners import select_paths
 
     cache = _cache(args, config, taxonomy)
     try:
@@ -152,7 +153,8 @@ def _not_found(path: str) -> bool:
 
 
 def _shard_of(selected, spec: str | None):
-    from ..select.replay import SelectionError, shard
+    from ..select.records import SelectionError
+    from ..select.shards import shard
 
     if not spec:
         return selected
@@ -223,8 +225,8 @@ def nodeid_lines(sel, chosen) -> list[str]:
     an expression exact over the listed scope (node ids of the other files select only chosen
     classes, so their module name suffices).
     """
+    from ..select.explain import relpath
     from ..select.kexpr import build
-    from ..select.replay import relpath
 
     ids = {id(c) for c in chosen}
     lines: list[str] = []
@@ -273,7 +275,7 @@ def nodeid_lines(sel, chosen) -> list[str]:
 
 def write_files(sel, chosen, args) -> None:
     """The files holding at least one chosen class."""
-    from ..select.replay import relpath
+    from ..select.explain import relpath
 
     chosen_ids = {id(c) for c in chosen}
     lines = [relpath(f.path) for f in sel.files if any(id(c) in chosen_ids for c in f.candidates)]
@@ -314,8 +316,9 @@ def write_json(sel, chosen, args) -> None:
 
 def selection_json(sel, chosen) -> dict:
     """The json format's document (a contract: see the README)."""
+    from ..select.explain import relpath
     from ..select.kexpr import build
-    from ..select.replay import STATUSES, relpath
+    from ..select.records import STATUSES
 
     ids = {id(c) for c in chosen}
     files = []
@@ -362,7 +365,8 @@ WRITERS = {"k": write_k, "nodeids": write_nodeids, "files": write_files, "json":
 def _select_all(taxonomy, config, names, paths, args):
     """Every named runner's selection, each file read once for all of them."""
     from ..pipeline.config import discover
-    from ..select.replay import SelectionError, get_runner, select_all
+    from ..select.records import SelectionError
+    from ..select.runners import get_runner, select_all
 
     try:
         runners = [get_runner(taxonomy, name) for name in names]
@@ -389,7 +393,7 @@ def _select_all(taxonomy, config, names, paths, args):
 
 def cmd_matrix(args, config, taxonomy, paths) -> int:
     """A GitHub Actions ``strategy.matrix`` object: ``{"include": [{runner, shard, ...}]}``."""
-    from ..select.replay import shard
+    from ..select.shards import shard
 
     names = [r for r in (args.runners or "").split(",") if r] or list(taxonomy.runners)
     if args.shards < 1:
@@ -423,7 +427,8 @@ def cmd_matrix(args, config, taxonomy, paths) -> int:
 
 
 def cmd_explain(args) -> int:
-    from ..select.replay import SelectionError, explain
+    from ..select.explain import explain
+    from ..select.records import SelectionError
 
     path, sep, cls = args.target.partition("::")
     config, taxonomy = _setup(args, [path])

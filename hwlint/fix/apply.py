@@ -35,7 +35,7 @@ from ..neutral import SAFE, Conversion, Rewrite, conversion, hard_uses, shown
 from ..pipeline.cache import Cache
 from ..pipeline.engine import MAX_FILE_BYTES, analyze_files
 from ..project import Links
-from ..rules.registry import collected_inference
+from ..rules.declarations import collected_inference
 from ..taxonomy import Taxonomy
 from .edits import fix_edits
 from .outcome import DECLARATION_CODES, FIXED_CODE, FIXED_CODES, CheckRun, FilePlan, FixOptions

@@ -1,0 +1,262 @@
+"""HWC0xx: every test class declares a classification the taxonomy knows, in a form tools can read."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..context import Context
+from ..infer import Inference, infer_collected, inference
+from ..model import ClassInfo, mro
+from .base import Hit, rule
+
+
+@rule("HWC001", "missing-hw-classification", "Test class `{cls}` does not declare `{attribute}`{inherited}.")
+def missing_hw_classification(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags a test class (a class whose own body defines a `test*` method) that does not declare
+    `hw_classification` in its own body. With `inherit: true` in the taxonomy, a classification
+    inherited from a base class is accepted, as the runtime's `getattr` does: a base in the same
+    file, or one `hwlint check` finds in another scanned test module the file imports.
+
+    ## Why is this bad?
+    A run filtered by `--hw-classification` silently drops every unclassified class: its tests run
+    on no runner at all, and nobody notices.
+
+    ## Example
+    ```python
+    class TestAdd(TestCase):
+        def test_add(self): ...
+    ```
+
+    ## Use instead
+    ```python
+    class TestAdd(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def test_add(self): ...
+    ```
+    """
+    tax = ctx.taxonomy
+    for cls in ctx.model.test_classes:
+        if cls.declaration is not None:
+            continue
+        if tax.inherit and ctx.effective(cls) is not None:
+            continue
+        found = ctx.effective(cls)
+        note = ""
+        if found is not None:
+            note = f" (it inherits one from `{found[1].name}`)"
+        inferred = inference(ctx, cls)
+        fix = ("safe" if inferred.safe else "unsafe") if inferred.fixable else None
+        yield cls.site, {"cls": cls.name, "attribute": tax.attribute, "inherited": note, "fix": fix}
+
+
+@rule(
+    "HWC002",
+    "unknown-hw-classification",
+    "Test class `{cls}` declares `{member}`, which is not a classification in the taxonomy ({known}).",
+)
+def unknown_hw_classification(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags a declaration whose enum member is not one of the taxonomy's classifications.
+
+    ## Why is this bad?
+    No runner executes an unknown classification, so the class's tests never run. At run time an
+    unknown member of `HardwareClassification` is an `AttributeError` when the module is imported.
+
+    ## Example
+    ```python
+    class TestMatmul(TestCase):
+        hw_classification = HardwareClassification.GPU
+    ```
+
+    ## Use instead
+    ```python
+    class TestMatmul(TestCase):
+        hw_classification = HardwareClassification.ACCELERATOR
+    ```
+    """
+    known = ", ".join(ctx.taxonomy.classifications)
+    for cls in ctx.model.classes:
+        decl = cls.declaration
+        if decl is not None and decl.member is not None and decl.member not in ctx.taxonomy.classifications:
+            yield decl.site, {"cls": cls.name, "member": decl.site.text, "known": known}
+
+
+@rule(
+    "HWC003",
+    "unresolvable-hw-classification",
+    "Test class `{cls}` sets `{attribute}` to `{value}`, which is not a static `{enum}.MEMBER`.",
+)
+def unresolvable_hw_classification(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags a declaration whose value is not written as `HardwareClassification.MEMBER` (or through an
+    alias or a qualified name of the enum): a string, a call, another variable, or no value at all.
+
+    ## Why is this bad?
+    Tools that route tests to runners (hwselect, the upstream linter, reviewers) read the declaration
+    without running the code. A value they cannot read is a class they cannot place.
+
+    ## Example
+    ```python
+    class TestConv(TestCase):
+        hw_classification = "generic"
+    ```
+
+    ## Use instead
+    ```python
+    class TestConv(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+    ```
+    """
+    for cls in ctx.model.classes:
+        decl = cls.declaration
+        if decl is not None and decl.member is None:
+            yield (
+                decl.site,
+                {
+                    "cls": cls.name,
+                    "attribute": ctx.taxonomy.attribute,
+                    "value": decl.site.text,
+                    "enum": ctx.taxonomy.enum_name,
+                },
+            )
+
+
+@rule("HWC004", "mixed-device-test-class", "Test class `{cls}` mixes {mixed}.", severity="warning")
+def mixed_device_test_class(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags an undeclared test class whose tests point to two classifications at once: some tests
+    take `device` and some do not, some hard-use `torch.cuda` and the rest no device, some are pinned
+    by `@onlyCUDA` and the rest run everywhere, or a guarded class calls an API GENERIC forbids. No
+    classification fits the whole class; the message names the outliers and how to split the class.
+    Where the inference still has an answer (an instantiated class: ACCELERATOR; a minority of tests
+    on a device: GENERIC) it is an unsafe fix, and this warning says what the fix leaves to do.
+
+    ## Why is this bad?
+    Whichever classification the class gets, part of its tests run on the wrong runners: CUDA code in
+    a GENERIC class runs on a CPU-only runner (and is skipped or fails there), and device-independent
+    tests in a CUDA class never run on CPU.
+
+    ## Example
+    ```python
+    class TestMemory(TestCase):
+        def test_sizes(self): ...
+
+        def test_cuda_cache(self):
+            torch.cuda.empty_cache()
+    ```
+
+    ## Use instead
+    ```python
+    class TestMemory(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def test_sizes(self): ...
+
+
+    class TestMemoryCudaCache(TestCase):
+        hw_classification = HardwareClassification.CUDA
+
+        def test_cuda_cache(self):
+            torch.cuda.empty_cache()
+    ```
+    """
+    for cls in ctx.model.test_classes:
+        if cls.declaration is not None:
+            continue
+        found = inference(ctx, cls)
+        if found.mixed:
+            yield cls.site, {"cls": cls.name, "mixed": found.mixed}
+
+
+#: Bases that say nothing about a class being a test class.
+_PLAIN_BASES = frozenset(
+    {"", "object", "ABC", "abc.ABC", "Generic", "typing.Generic", "Protocol", "typing.Protocol"}
+)
+
+
+def collected_tests_holder(ctx: Context, cls: ClassInfo) -> tuple[str, ClassInfo | None] | None:
+    """How *cls*, which defines no test, still collects tests: (what, the base in the file that holds
+    them, if any); None when it collects none hwlint can see."""
+    chain = mro(ctx.model, cls, ctx.resolver)
+    holder = next((c for c in chain[1:] if c.is_test), None)
+    calls = ctx.model.instantiations_of(cls)
+    if calls:
+        return f"it is passed to `{calls[0].function}` (line {calls[0].site.line})", holder
+    # A test framework collects it: some class of its MRO derives from a base outside the file
+    # (TestCase), or pytest collects it by name.
+    known = {c.name for c in chain}
+    external = any(
+        b not in _PLAIN_BASES and b.rpartition(".")[2] not in known for c in chain for b in c.bases
+    )
+    if not (external or cls.name.startswith("Test")):
+        return None
+    if holder is not None:
+        return f"it inherits tests from `{holder.name}`", holder
+    if cls.device_attribute is not None and external:
+        return f"it sets `{cls.device_attribute.text}` for tests it inherits", None
+    return None
+
+
+def collected_inference(ctx: Context, cls: ClassInfo) -> Inference | None:
+    """HWC005's inferred fix for *cls* (None when it collects no test), computed once per class."""
+    key = ("collected", id(cls))
+    if key not in ctx.inferred:
+        found = collected_tests_holder(ctx, cls)
+        ctx.inferred[key] = None if found is None else infer_collected(ctx, cls, found[1])
+    return ctx.inferred[key]
+
+
+@rule(
+    "HWC005",
+    "unclassified-collected-class",
+    "Class `{cls}` collects tests ({how}) but has no `{attribute}`.",
+)
+def unclassified_collected_class(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags a class that defines no `test*` method of its own, yet collects tests, and has no
+    `hw_classification` (declared or inherited): it inherits tests from a base or mixin in the file
+    or in another scanned test module (`class HashStoreTest(TestCase, StoreTestBase)`), it is passed
+    to `instantiate_device_type_tests`, or it sets a class-level `device = "cpu"` for the tests it
+    inherits. HWC001 keeps upstream's
+    scope (classes whose own body defines a test); this rule covers the rest.
+
+    ## Why is this bad?
+    pytest and unittest collect the inherited tests, and a run filtered by `--hw-classification`
+    drops every one of them in silence: the class looks covered and runs nowhere.
+
+    ## Example
+    ```python
+    class StoreTestBase:
+        def test_set_get(self): ...
+
+
+    class HashStoreTest(TestCase, StoreTestBase):
+        def setUp(self): ...
+    ```
+
+    ## Use instead
+    ```python
+    class HashStoreTest(TestCase, StoreTestBase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def setUp(self): ...
+    ```
+    """
+    for cls in ctx.model.classes:
+        if cls.is_test or cls.declarations or ctx.effective(cls) is not None:
+            continue
+        found = collected_tests_holder(ctx, cls)
+        if found is None:
+            continue
+        how, _ = found
+        inferred = collected_inference(ctx, cls)
+        assert inferred is not None
+        fix = ("safe" if inferred.safe else "unsafe") if inferred.fixable else None
+        yield cls.site, {"cls": cls.name, "how": how, "attribute": ctx.taxonomy.attribute, "fix": fix}

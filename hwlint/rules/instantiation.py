@@ -1,0 +1,284 @@
+"""HWC1xx: instantiation (``instantiate_device_type_tests``) as each classification demands it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..collection import generated_devices, generated_suffixes
+from ..context import Context
+from ..model import ClassInfo, Instantiation
+from ..taxonomy import Classification
+from .base import Hit, rule
+
+
+@rule("HWC101", "instantiation-forbidden", "{classification} test class `{cls}` is passed to `{function}`.")
+def instantiation_forbidden(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags an instantiation call (`instantiate_device_type_tests`) for a class whose classification
+    forbids it, such as GENERIC: a class of the same file, or one that another scanned test module
+    defines and the file imports.
+
+    ## Why is this bad?
+    Instantiation generates one class per device type, so a device-independent test runs once per
+    device, and GENERIC runners (CPU-only) and accelerator runners all run copies of it.
+
+    ## Example
+    ```python
+    class TestParser(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def test_parse(self): ...
+
+    instantiate_device_type_tests(TestParser, globals())
+    ```
+
+    ## Use instead
+    Drop the instantiation call, or classify the class ACCELERATOR and give its tests a `device`.
+    """
+    for cls, c, call in _device_calls(ctx, "instantiation", "forbidden"):
+        yield call.site, {"classification": c.name, "cls": cls.name, "function": call.function}
+
+
+@rule(
+    "HWC102",
+    "instantiation-missing",
+    "{classification} test class `{cls}` is never passed to `{function}` in the scanned files.",
+)
+def instantiation_missing(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags a class whose classification requires instantiation (such as ACCELERATOR) when no
+    instantiation call names it: neither in its own file nor in another scanned test module that
+    imports it (upstream instantiates some classes from `test/test_optim.py`). The flake8 plugin
+    sees one file at a time, so it knows only the calls of the file itself.
+
+    ## Why is this bad?
+    Without instantiation no per-device classes exist: the class runs as a plain class, its
+    `device` parameter has no value, and accelerator runners never see it.
+
+    ## Example
+    ```python
+    class TestOps(TestCase):
+        hw_classification = HardwareClassification.ACCELERATOR
+
+        def test_add(self, device): ...
+    ```
+
+    ## Use instead
+    ```python
+    instantiate_device_type_tests(TestOps, globals())
+    ```
+    """
+    function = ctx.taxonomy.instantiation_functions[0]
+    for cls, c in ctx.classified_test_classes:
+        if c.instantiation != "required" or ctx.model.instantiations_of(cls):
+            continue
+        if not ctx.foreign_instantiations(cls):
+            yield cls.site, {"classification": c.name, "cls": cls.name, "function": function}
+
+
+@rule(
+    "HWC103",
+    "only-for-forbidden",
+    "{classification} test class `{cls}` is instantiated with `only_for={value}`.",
+)
+def only_for_forbidden(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags `only_for=` on the instantiation of a class whose classification forbids it (ACCELERATOR),
+    wherever the class is defined: the call is checked in the file that makes it.
+
+    ## Why is this bad?
+    An allow-list of device types silently excludes every backend it does not name: a stale
+    `only_for=("cuda", "xpu")` drops MPS and every PrivateUse1 backend without a trace.
+
+    ## Example
+    ```python
+    instantiate_device_type_tests(TestOps, globals(), only_for=("cuda", "xpu"))
+    ```
+
+    ## Use instead
+    ```python
+    instantiate_device_type_tests(TestOps, globals(), except_for="cpu")
+    ```
+    """
+    for cls, c, call in _device_calls(ctx, "only_for", "forbidden"):
+        if call.only_for is not None:
+            yield (
+                call.only_for.site,
+                {"classification": c.name, "cls": cls.name, "value": call.only_for.site.text},
+            )
+
+
+def _device_calls(
+    ctx: Context, setting: str, value: str
+) -> Iterator[tuple[ClassInfo, Classification, Instantiation]]:
+    """Each instantiation call of the file, with its class, whose classification has *setting*
+    set to *value* (``only_for: forbidden``...)."""
+    for cls, c, call in ctx.classified_instantiations:
+        if getattr(c, setting) == value:
+            yield cls, c, call
+
+
+@rule("HWC104", "only-for-mismatch", "{classification} test class `{cls}` is instantiated {problem}.")
+def only_for_mismatch(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Where the taxonomy demands it (`only_for: device`), flags an instantiation of a device-specific
+    class whose `only_for` is absent or names other device types than the classification's device.
+
+    ## Why is this bad?
+    A CUDA class instantiated for every device generates `TestFooCPU` and `TestFooMPS` copies that
+    claim to be CUDA tests: the CPU runner skips them, and nothing runs them where they belong.
+
+    ## Example
+    ```python
+    class TestCudnn(TestCase):
+        hw_classification = HardwareClassification.CUDA
+
+        def test_conv(self, device): ...
+
+    instantiate_device_type_tests(TestCudnn, globals())
+    ```
+
+    ## Use instead
+    ```python
+    instantiate_device_type_tests(TestCudnn, globals(), only_for="cuda")
+    ```
+    """
+    tax = ctx.taxonomy
+    for cls, c, call in _device_calls(ctx, "only_for", "device"):
+        aliases = tax.device_aliases(c.device or "")
+        if call.only_for is None:
+            problem = f'without `only_for="{c.device}"`'
+            yield call.site, {"classification": c.name, "cls": cls.name, "problem": problem}
+        elif call.only_for.devices is not None and (
+            not call.only_for.devices or not set(call.only_for.devices) <= aliases
+        ):
+            problem = f'with `only_for={call.only_for.site.text}` instead of `"{c.device}"`'
+            yield call.only_for.site, {"classification": c.name, "cls": cls.name, "problem": problem}
+
+
+@rule(
+    "HWC105",
+    "except-for-forbidden",
+    "{classification} test class `{cls}` is instantiated with `except_for={value}`.",
+)
+def except_for_forbidden(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags `except_for=` on the instantiation of a class whose classification forbids it.
+
+    ## Why is this bad?
+    For a device-specific class the only device that matters is its own; `except_for` suggests the
+    class runs on others too, which contradicts its classification.
+
+    ## Example
+    ```python
+    instantiate_device_type_tests(TestCudnn, globals(), except_for="cpu")
+    ```
+
+    ## Use instead
+    ```python
+    instantiate_device_type_tests(TestCudnn, globals(), only_for="cuda")
+    ```
+    """
+    for cls, c, call in _device_calls(ctx, "except_for", "forbidden"):
+        if call.except_for is not None:
+            yield (
+                call.except_for.site,
+                {"classification": c.name, "cls": cls.name, "value": call.except_for.site.text},
+            )
+
+
+@rule(
+    "HWC106",
+    "unresolvable-device-filter",
+    "{classification} test class `{cls}` is instantiated "
+    "with `{keyword}={value}`, which cannot be resolved statically.",
+)
+def unresolvable_device_filter(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags an `only_for` / `except_for` argument whose value hwlint cannot compute without running
+    the code (a call, an imported name, a reassigned variable) where a rule needs its value.
+    String literals, tuples and lists of them, and module-level constants built from them resolve.
+
+    ## Why is this bad?
+    Neither hwlint nor a reviewer can tell which device types the class runs on, so a stale list
+    that drops a backend goes unnoticed.
+
+    ## Example
+    ```python
+    instantiate_device_type_tests(TestCudnn, globals(), only_for=get_devices())
+    ```
+
+    ## Use instead
+    ```python
+    instantiate_device_type_tests(TestCudnn, globals(), only_for="cuda")
+    ```
+    """
+    for cls, c, call in _device_calls(ctx, "only_for", "device"):
+        if call.only_for is not None and call.only_for.devices is None:
+            yield (
+                call.only_for.site,
+                {
+                    "classification": c.name,
+                    "cls": cls.name,
+                    "keyword": "only_for",
+                    "value": call.only_for.site.text,
+                },
+            )
+
+
+@rule(
+    "HWC107",
+    "generated-name-collision",
+    "Class `{cls}` has the name that `{function}` generates for "
+    "`{generic}` on {device} (line {line}); at run time one replaces the other.",
+)
+def generated_name_collision(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags a class named like a class that instantiation generates in the same module: instantiating
+    `TestFoo` for cuda writes `TestFooCUDA` into the module's globals.
+
+    ## Why is this bad?
+    The generated class and the hand-written one share one global name, so whichever is bound last
+    silently replaces the other, and the replaced class's tests vanish from collection.
+
+    ## Example
+    ```python
+    class TestFoo(TestCase): ...
+    class TestFooCUDA(TestCase): ...  # replaced by the class generated below
+
+    instantiate_device_type_tests(TestFoo, globals())
+    ```
+
+    ## Use instead
+    Give the hand-written class a name no instantiation generates, such as `TestFooCudaOnly`.
+    """
+    generated: dict[str, tuple[str, str, Instantiation]] = {}
+    for call in ctx.model.instantiations:
+        if call.class_name is None:
+            continue
+        for device in generated_devices(ctx.taxonomy, call):
+            for suffix in generated_suffixes(ctx.taxonomy, device):
+                generated.setdefault(call.class_name + suffix, (call.class_name, device, call))
+    if not generated:
+        return
+    for cls in ctx.model.classes:
+        hit = generated.get(cls.name)
+        if hit is not None:
+            generic, device, call = hit
+            yield (
+                cls.site,
+                {
+                    "cls": cls.name,
+                    "function": call.function,
+                    "generic": generic,
+                    "device": device,
+                    "line": call.site.line,
+                },
+            )

@@ -1,0 +1,175 @@
+"""HWC2xx: test methods and class bodies: device parameters, device-pinning decorators, accelerator APIs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..context import Context
+from .base import Hit, rule
+
+
+@rule(
+    "HWC201",
+    "device-param-forbidden",
+    "{classification} test method `{cls}.{method}` takes a `{param}` parameter.",
+)
+def device_param_forbidden(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags a test method that takes a `device` / `devices` parameter in a class whose classification
+    forbids it (GENERIC).
+
+    ## Why is this bad?
+    Only instantiation supplies `device`; a GENERIC class is not instantiated, so the parameter
+    signals a test that really depends on the device and is misclassified.
+
+    ## Example
+    ```python
+    class TestShapes(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def test_view(self, device): ...
+    ```
+
+    ## Use instead
+    Classify the class ACCELERATOR and instantiate it, or drop the parameter.
+    """
+    params = set(ctx.taxonomy.device_params)
+    for cls, c in ctx.classified_test_classes:
+        if c.device_param != "forbidden":
+            continue
+        for m in cls.test_methods:
+            for name, site in zip(m.params, m.param_sites, strict=True):
+                if name in params:
+                    yield site, {"classification": c.name, "cls": cls.name, "method": m.name, "param": name}
+
+
+@rule(
+    "HWC202",
+    "device-param-missing",
+    "{classification} test method `{cls}.{method}` takes no {params} parameter.",
+)
+def device_param_missing(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags a test method without a `device` / `devices` parameter in a class whose classification
+    requires one (ACCELERATOR).
+
+    ## Why is this bad?
+    A test that ignores the device it is instantiated for runs the same CPU code once per device:
+    it costs every accelerator runner time and tests nothing about the accelerator.
+
+    ## Example
+    ```python
+    class TestOps(TestCase):
+        hw_classification = HardwareClassification.ACCELERATOR
+
+        def test_add(self): ...
+    ```
+
+    ## Use instead
+    ```python
+    class TestOps(TestCase):
+        hw_classification = HardwareClassification.ACCELERATOR
+
+        def test_add(self, device): ...
+    ```
+    """
+    params = set(ctx.taxonomy.device_params)
+    wanted = " or ".join(f"`{p}`" for p in ctx.taxonomy.device_params)
+    for cls, c in ctx.classified_test_classes:
+        if c.device_param != "required":
+            continue
+        for m in cls.test_methods:
+            if not params & set(m.params):
+                yield m.site, {"classification": c.name, "cls": cls.name, "method": m.name, "params": wanted}
+
+
+@rule(
+    "HWC203",
+    "device-specific-decorator",
+    "{classification} test {kind} `{target}` is decorated with `@{decorator}`.",
+)
+def device_specific_decorator(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags a decorator the classification forbids, such as a device-specific `@onlyCUDA` on an
+    ACCELERATOR class or test method. `@onlyAccelerator` is device-neutral and allowed.
+
+    ## Why is this bad?
+    ACCELERATOR promises that every accelerator runs the test; `@onlyCUDA` quietly turns it into a
+    CUDA test that MPS, XPU and PrivateUse1 backends skip.
+
+    ## Example
+    ```python
+    class TestOps(TestCase):
+        hw_classification = HardwareClassification.ACCELERATOR
+
+        @onlyCUDA
+        def test_cudnn(self, device): ...
+    ```
+
+    ## Use instead
+    Move the test to a class classified CUDA, or use `@onlyAccelerator`.
+    """
+    for cls, c in ctx.classified_test_classes:
+        if not c.forbidden_decorators:
+            continue
+        for d in cls.decorators:
+            if d.name in c.forbidden_decorators:
+                yield (
+                    d.site,
+                    {"classification": c.name, "kind": "class", "target": cls.name, "decorator": d.name},
+                )
+        for m in cls.test_methods:
+            for d in m.decorators:
+                if d.name in c.forbidden_decorators:
+                    yield (
+                        d.site,
+                        {
+                            "classification": c.name,
+                            "kind": "method",
+                            "target": f"{cls.name}.{m.name}",
+                            "decorator": d.name,
+                        },
+                    )
+
+
+@rule(
+    "HWC204",
+    "availability-check",
+    "{classification} test class `{cls}` calls the accelerator API `{call}`.",
+)
+def availability_check(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags a call into an accelerator API anywhere in a class whose classification forbids it
+    (GENERIC), its decorators and methods included. As upstream's linter does today, the default
+    taxonomy's `accelerator_apis` make any call under `torch.accelerator`, `torch.cuda`, `torch.hpu`,
+    `torch.ipu`, `torch.mps`, `torch.mtia`, `torch.xla`, `torch.xpu` and `torch.backends.cuda` count
+    (`torch.cuda.is_available()`, `torch.cuda.synchronize()`, `torch.xpu.empty_cache()`), and
+    `torch.backends.cudnn.*` does not. The taxonomy's `availability_checks` add exact calls
+    (`examples/taxonomy-availability-only.yaml` keeps the earlier rule: `is_available()` checks only).
+
+    ## Why is this bad?
+    GENERIC runs once, on a CPU-only runner, where an availability check is always false and any
+    other accelerator call fails: the code that needs the device runs nowhere, yet the class looks
+    covered.
+
+    ## Example
+    ```python
+    class TestSerialization(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        @unittest.skipIf(not torch.cuda.is_available(), "needs CUDA")
+        def test_load_to_gpu(self): ...
+    ```
+
+    ## Use instead
+    Move the accelerator part to a class classified ACCELERATOR (or CUDA) and instantiate it.
+    """
+    for cls, c in ctx.classified_test_classes:
+        if c.availability_checks != "forbidden":
+            continue
+        for site in cls.availability_checks:
+            yield site, {"classification": c.name, "cls": cls.name, "call": site.text}

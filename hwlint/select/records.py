@@ -1,0 +1,176 @@
+"""What a selection says: the classes pytest collects from a module on a runner, each with what the
+runtime's filter does with it (selected, mismatched, unclassified, unplaced), per file and per runner."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..model import ClassInfo, Instantiation
+from ..taxonomy import Runner
+
+SELECTED, MISMATCHED, UNCLASSIFIED, UNPLACED = "selected", "mismatched", "unclassified", "unplaced"
+
+
+STATUSES = (SELECTED, MISMATCHED, UNCLASSIFIED, UNPLACED)
+
+
+class SelectionError(Exception):
+    """A request the selector cannot serve (unknown runner, for instance)."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A test class pytest collects from one module on the runner, and what the filter does with it."""
+
+    path: str
+    names: tuple[str, ...]  # the class's name; a PrivateUse1 class has one per possible name
+    status: str
+    classification: str | None  # enum member in effect, if any
+    holder: str | None  # the class whose body declares it (itself, a base, or the generic class)
+    source: ClassInfo | None  # the class written in the file (the generic class, for generated ones)
+    generic: str | None = None  # set for generated classes: the instantiated class's name
+    call: Instantiation | None = None
+    methods: tuple[str, ...] = ()  # test method names as collected (device suffix included)
+    keywords: tuple[str, ...] = ()  # decorator names: pytest's -k also matches marker names
+    notes: tuple[str, ...] = ()  # why the placement is uncertain, for stderr and explain
+    # Its existence or name depends on a run-time fact: defined or generated in a block importing may
+    # skip (if, except...), an unresolved filter, a base or decorator rebound at run time, a non-Test*
+    # class not surely a TestCase, dynamic code in the module. ``unsure`` says which.
+    conditional: bool = False
+    tests: int = 0  # test methods pytest collects from the class (before parametrization)
+    unsure: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return self.names[0]
+
+    @property
+    def nodeid(self) -> str:
+        return f"{self.path}::{self.name}"
+
+    @property
+    def uncertain_name(self) -> bool:
+        """True when the collected name depends on collection order (PrivateUse1)."""
+        return len(self.names) > 1
+
+    @property
+    def uncertain_nodeid(self) -> bool:
+        """True when no single node id is sure to exist at collection time.
+
+        pytest aborts the whole run on a node id it cannot find, so such classes are better
+        addressed through their file (and a -k). This is the property hwselect keeps: a printed
+        ``path::Class`` is one pytest collects whatever the run-time facts hwlint cannot see.
+        """
+        return self.uncertain_name or self.conditional or bool(self.unsure)
+
+    @property
+    def test_count(self) -> int:
+        """Test methods in the class, at least 1 (the weight used to balance shards)."""
+        return max(self.tests, 1)
+
+
+@dataclass(frozen=True)
+class NotGenerated:
+    """An instantiated class that generates nothing for the runner's device, and why."""
+
+    path: str
+    generic: str
+    call: Instantiation | None  # None once slimmed for the cache
+    reason: str
+    kind: str  # only_for | except_for | opt_in | unknown_device
+
+
+@dataclass
+class FileSelection:
+    path: str
+    candidates: list[Candidate] = field(default_factory=list)
+    not_generated: list[NotGenerated] = field(default_factory=list)
+    error: str | None = None
+    # module-level test functions pytest collects; never selected (the runtime drops classless tests)
+    functions: list[str] = field(default_factory=list)
+    # classes or tests the module creates in ways hwlint cannot see, in words (one per site)
+    unseen: list[str] = field(default_factory=list)
+
+    @property
+    def selected(self) -> list[Candidate]:
+        return [c for c in self.candidates if c.status == SELECTED]
+
+
+@dataclass
+class RunnerSelection:
+    """The selection for one runner over a set of files."""
+
+    runner: Runner
+    backends: tuple[str, ...]
+    include_unclassified: bool
+    files: list[FileSelection]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        return [c for f in self.files for c in f.candidates]
+
+    @property
+    def selected(self) -> list[Candidate]:
+        return [c for f in self.files for c in f.selected]
+
+    def counts(self) -> dict[str, int]:
+        """Classes by status, plus ``total`` (every class collected on this runner), as torch counts."""
+        counter = Counter(c.status for c in self.candidates)
+        out = {"total": len(self.candidates)}
+        out.update({s: counter.get(s, 0) for s in STATUSES})
+        out["tests"] = sum(c.test_count for c in self.selected)
+        out["not_generated"] = sum(len(f.not_generated) for f in self.files)
+        return out
+
+    def summary(self) -> str:
+        """One line in the runtime's terms (``total=, passed=, unclassified=, mismatched=``)."""
+        c = self.counts()
+        mode = ", ".join(self.runner.runs) + (", unclassified" if self.include_unclassified else "")
+        line = (
+            f"hwselect {self.runner.name} (device {self.runner.device}, runs [{mode}]): "
+            f"total={c['total']}, selected={c['selected']}, unclassified={c['unclassified']}, "
+            f"mismatched={c['mismatched']}"
+        )
+        if c["unplaced"]:
+            line += f", unplaced={c['unplaced']}"
+        return line + f" classes; {c['tests']} test methods in {len(self.selected_files())} files"
+
+    def functions(self) -> dict[str, list[str]]:
+        """Module-level test functions by file: pytest collects them, so -k must not match them."""
+        return {f.path: f.functions for f in self.files if f.functions}
+
+    def selected_files(self) -> list[str]:
+        return [f.path for f in self.files if f.selected]
+
+    def why_empty(self) -> list[str]:
+        """Reasons a selection came out empty, in the runtime's terms (empty when it is not empty)."""
+        if self.selected:
+            return []
+        reasons = []
+        c = self.counts()
+        if not self.files:
+            return ["no test files were found under the given paths"]
+        if c["total"] == 0 and not c["not_generated"]:
+            reasons.append("no test classes were found in the given files")
+        kinds = Counter(n.kind for f in self.files for n in f.not_generated)
+        for kind, n in sorted(kinds.items()):
+            example = next(x for f in self.files for x in f.not_generated if x.kind == kind)
+            reasons.append(
+                f"{n} instantiated classes generate nothing for {self.runner.device}: {example.reason}"
+            )
+        if c["mismatched"]:
+            seen = Counter(x.classification for x in self.candidates if x.status == MISMATCHED)
+            listed = ", ".join(f"{k} ({v})" for k, v in sorted(seen.items()))
+            reasons.append(
+                f"{c['mismatched']} classes are classified for other runners: {listed}; "
+                f"{self.runner.name} runs {', '.join(self.runner.runs)}"
+            )
+        if c["unclassified"] and not self.include_unclassified:
+            reasons.append(
+                f"{c['unclassified']} classes are unclassified (--include-unclassified selects them)"
+            )
+        if c["unplaced"]:
+            reasons.append(f"{c['unplaced']} classes have a classification hwlint cannot read")
+        return reasons
