@@ -119,7 +119,7 @@ SHAPES = {
 
 def _fix(
     source: bytes, path: str, taxonomy, exact: bool, monkeypatch
-) -> tuple[hwlint.fix.apply.FixResult, list]:
+) -> tuple[hwlint.fix.outcome.FixResult, list]:
     """Fix *source* with every fix (unsafe ones too); record the Edits each pass made."""
     made = []
     real = hwlint.fix.apply.fix_edits

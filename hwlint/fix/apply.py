@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..checker import Finding, ProjectCheck, Selection, read_source, run_rules
@@ -31,58 +31,30 @@ from ..model import (
     decode_source,
     parse_file,
 )
-from ..neutral import SAFE, Conversion, Rewrite, conversion, hard_uses, shown
+from ..neutral import conversion, hard_uses
 from ..pipeline.cache import Cache
 from ..pipeline.engine import MAX_FILE_BYTES, analyze_files
 from ..project import Links
 from ..rules.declarations import collected_inference
 from ..taxonomy import Taxonomy
 from .edits import fix_edits
-from .outcome import DECLARATION_CODES, FIXED_CODE, FIXED_CODES, CheckRun, FilePlan, FixOptions
+from .outcome import (
+    DECLARATION_CODES,
+    FIXED_CODE,
+    FIXED_CODES,
+    CheckRun,
+    ConversionFix,
+    FilePlan,
+    FixOptions,
+    FixResult,
+    RewriteFix,
+)
 from .remodel import _model_after
 from .text import apply_edits
 from .write import _compile_error, _future_displaced, write_fixed
 
 if TYPE_CHECKING:  # ast-grep is imported when a file needs it (a few per migration), not by every check
     pass
-
-
-@dataclass(frozen=True)
-class RewriteFix:
-    """HWC301's fix: one hard-coded device spelled for every device."""
-
-    cls: ClassInfo
-    rewrite: Rewrite
-
-    @property
-    def safe(self) -> bool:
-        return self.rewrite.applicability == SAFE
-
-    fixable = True
-
-    def describe(self) -> str:
-        kind = "safe" if self.safe else "unsafe"
-        use = self.rewrite.use
-        before = use.target.text if use.target is not None else shown(use)
-        return f"`{before}` -> `{self.rewrite.text}` ({kind}, line {use.site.line})"
-
-
-@dataclass(frozen=True)
-class ConversionFix:
-    """HWC302's fix: the whole class made device-generic."""
-
-    cls: ClassInfo
-    conversion: Conversion
-    safe = False
-    fixable = True
-
-    def describe(self) -> str:
-        c = self.conversion
-        return (
-            f"{c.classification} -> {c.target} (unsafe): {len(c.tests)} test(s) take `device`, "
-            f"{len(c.rewrites)} hard-coded device(s) rewritten, instantiated for every device but "
-            "the generic runners'"
-        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -189,27 +161,6 @@ def _plan_device_fixes(ctx: Context, plan: FilePlan, by_site: dict[tuple[int, in
         found = conversion(ctx, cls) if cls is not None else None
         if found is not None and found.convertible:
             plan.fixes[(f.line, f.col, f.code)] = ConversionFix(cls, found)  # type: ignore[arg-type]
-
-
-@dataclass
-class FixResult:
-    """The outcome of fixing one file."""
-
-    plan: FilePlan
-    text: str | None = None  # the decoded original text (None: not decodable / not read)
-    fixed_text: str | None = None  # the text with the fixes applied (None: nothing to change)
-    # (a --fix run drops both texts once the file is written: only a diff shows them)
-    after: FilePlan | None = None  # the fixed file, checked and planned again
-    fixed: list[Finding] = field(default_factory=list)  # findings the fixes remove
-    applied: list[Inference] = field(default_factory=list)
-    error: str | None = None  # why the fixed text was not written
-    written: bool = False  # the fixed text was written to the file
-    edited: bool = False  # the fixed text differs, though the texts were dropped (see _check_and_fix)
-
-    @property
-    def changed(self) -> bool:
-        # a written result may have dropped its texts (see _fix_and_write)
-        return self.written or self.edited or (self.fixed_text is not None and self.fixed_text != self.text)
 
 
 #: A fix may enable another (a class declared ACCELERATOR by HWC001's fix then has HWC301 findings);

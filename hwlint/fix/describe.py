@@ -13,6 +13,7 @@ from ..pipeline.engine import MAX_FILE_BYTES, analyze_files, read_source
 from ..rules.registry import RULES
 from ..taxonomy import Taxonomy
 from .apply import plan_source
+from .diff import unified_diff
 from .edits import fix_edits
 from .outcome import FIXED_CODE, FIXED_CODES, CheckRun, FilePlan
 from .text import _line_starts, _Tree
@@ -114,7 +115,7 @@ def _describe_plan(
 
 def write_diff(run: CheckRun, out, err) -> int:
     """``--diff``, as ruff does it: the diff on *out*, the count on *err*. Returns that count."""
-    out.write(run.diff())
+    out.write("".join(unified_diff(r) for r in run.results))
     for r in run.results:  # the reason for every declaration the diff adds, for the reviewer
         if r.changed:
             for f, inf in zip(r.fixed, r.applied, strict=True):

@@ -7,7 +7,7 @@ import difflib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .apply import FixResult
+    from .outcome import FixResult
 
 
 def unified_diff(result: FixResult) -> str:

@@ -8,11 +8,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..neutral import SAFE, Conversion, Rewrite, shown
+
 if TYPE_CHECKING:
     from ..checker import Finding
     from ..infer import Inference
-    from ..model import FileModel, Parse
-    from .apply import ConversionFix, FixResult, RewriteFix
+    from ..model import ClassInfo, FileModel, Parse
     from .remodel import _Derivation
 
 #: The findings a fix removes: an undeclared test class, a class that collects tests undeclared, a
@@ -99,12 +100,66 @@ class CheckRun:
         """For --diff: findings the written fixes would remove."""
         return sum(len(r.fixed) for r in self.results if r.changed)
 
-    def diff(self) -> str:
-        from .diff import unified_diff
-
-        return "".join(unified_diff(r) for r in self.results)
-
     @classmethod
     def unplanned(cls, options: FixOptions, found: Sequence[tuple[str, list[Finding]]]) -> CheckRun:
         """The run of a check that plans no fix: each file as it was found."""
         return cls(options, plans=[FilePlan(path, None, None, list(findings)) for path, findings in found])
+
+
+@dataclass(frozen=True)
+class RewriteFix:
+    """HWC301's fix: one hard-coded device spelled for every device."""
+
+    cls: ClassInfo
+    rewrite: Rewrite
+
+    @property
+    def safe(self) -> bool:
+        return self.rewrite.applicability == SAFE
+
+    fixable = True
+
+    def describe(self) -> str:
+        kind = "safe" if self.safe else "unsafe"
+        use = self.rewrite.use
+        before = use.target.text if use.target is not None else shown(use)
+        return f"`{before}` -> `{self.rewrite.text}` ({kind}, line {use.site.line})"
+
+
+@dataclass(frozen=True)
+class ConversionFix:
+    """HWC302's fix: the whole class made device-generic."""
+
+    cls: ClassInfo
+    conversion: Conversion
+    safe = False
+    fixable = True
+
+    def describe(self) -> str:
+        c = self.conversion
+        return (
+            f"{c.classification} -> {c.target} (unsafe): {len(c.tests)} test(s) take `device`, "
+            f"{len(c.rewrites)} hard-coded device(s) rewritten, instantiated for every device but "
+            "the generic runners'"
+        )
+
+
+@dataclass
+class FixResult:
+    """The outcome of fixing one file."""
+
+    plan: FilePlan
+    text: str | None = None  # the decoded original text (None: not decodable / not read)
+    fixed_text: str | None = None  # the text with the fixes applied (None: nothing to change)
+    # (a --fix run drops both texts once the file is written: only a diff shows them)
+    after: FilePlan | None = None  # the fixed file, checked and planned again
+    fixed: list[Finding] = field(default_factory=list)  # findings the fixes remove
+    applied: list[Inference] = field(default_factory=list)
+    error: str | None = None  # why the fixed text was not written
+    written: bool = False  # the fixed text was written to the file
+    edited: bool = False  # the fixed text differs, though the texts were dropped (see _check_and_fix)
+
+    @property
+    def changed(self) -> bool:
+        # a written result may have dropped its texts (see _fix_and_write)
+        return self.written or self.edited or (self.fixed_text is not None and self.fixed_text != self.text)

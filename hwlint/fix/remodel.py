@@ -16,7 +16,7 @@ import itertools
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..model import FileModel, ImportStatement, Parse, Site, split_lines
 from ..model.build import _Builder, _Overlay
@@ -25,8 +25,13 @@ from ..taxonomy import Taxonomy
 from .edits import Edits
 from .text import Edit, _check_disjoint, _comment_only, _line_end, _line_starts, _offset, apply_edits
 
-if TYPE_CHECKING:
-    from .outcome import FilePlan
+
+class _Planned(Protocol):
+    """What the re-model reads of a file's plan (:class:`hwlint.fix.outcome.FilePlan`)."""
+
+    model: FileModel | None
+    parsed: Parse | None
+    derived: _Derivation | None
 
 
 class Parsed:
@@ -388,7 +393,7 @@ class _Derivation:
 
 
 def _model_after(
-    plan: FilePlan, text: str, new_text: str, made: Edits
+    plan: _Planned, text: str, new_text: str, made: Edits
 ) -> tuple[FileModel, _Derivation] | None:
     """The model of *new_text*, *text* with the exact edits *made*, from the parse of the original
     (see :meth:`hwlint.model.Parsed.with_lines`), and how it follows; None when the plan kept no
@@ -403,7 +408,7 @@ def _model_after(
     return (model, derivation) if model is not None and derivation is not None else None
 
 
-def _derivation(plan: FilePlan, text: str, new_text: str, made: Edits) -> _Derivation | None:
+def _derivation(plan: _Planned, text: str, new_text: str, made: Edits) -> _Derivation | None:
     if plan.model is None:
         return None
     if plan.derived is not None:  # a later pass: *text* is itself derived

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from ..model import FileModel
 
 if TYPE_CHECKING:
-    from .apply import FixResult
+    from .outcome import FixResult
 
 
 def _future_displaced(before: FileModel, after: FileModel) -> bool:

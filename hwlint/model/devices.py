@@ -13,7 +13,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from itertools import repeat
-from typing import TYPE_CHECKING
 
 from ..taxonomy import Taxonomy
 from .records import (
@@ -38,10 +37,6 @@ from .records import (
     mro,
 )
 from .syntax import _DEFS, _after_word, _children, _class_body_statements, _offsets, _WordIndex, dotted_name
-
-if TYPE_CHECKING:
-    from .build import _Builder
-
 
 # torch modules named after a library that exists for one device only (ROCm reports cuda too).
 _TORCH_MODULE_DEVICES = {"cudnn": "cuda"}
@@ -205,7 +200,7 @@ class _DeviceUses:
     no evidence (``torch.backends.cuda.matmul...``).
     """
 
-    def __init__(self, builder: _Builder, *nodes: ast.AST):
+    def __init__(self, builder: _DeviceScan, *nodes: ast.AST):
         self.b = builder
         vocab = builder.vocabulary
         self.devices = vocab.devices
