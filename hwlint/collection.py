@@ -1,13 +1,187 @@
-"""What pytest, unittest and torch's runtime collect from a module, as one model every consumer asks.
+"""What pytest, unittest and torch's runtime collect from a module: one model every consumer asks.
 
-The rules (HWC001, HWC005, HWC107), the inference and the selector ask the same questions here and
-get the same answers: which classes instantiation generates and under which names.
+HWC001 and HWC005, the inference, hwselect and the report ask the same questions here and get the
+same answers:
+
+* **a test** is a ``def test*`` in a class body, or a test name bound there to something callable
+  (``test_x = helper``, a lambda, ``staticmethod(f)``, ``functools.partialmethod(f, 1)``, a name
+  imported into the body): :attr:`hwlint.model.ClassInfo.is_test` says whether a class's own body
+  defines one;
+* **a class's tests** are its own and those it inherits from bases hwlint can see, less the tests of
+  a base that is instantiated (``instantiate_device_type_tests`` deletes them from the generic class,
+  so its subclasses lose them too): :func:`tests`;
+* **tests added at run time**: ``setattr(TestFoo, "test_x", ...)`` at module level (or in a module
+  function), or the class passed to a module-level call such as ``copy_tests(Template, CpuTests)``:
+  :func:`runtime_tests`;
+* **a class pytest collects**: one with a base from outside the file (perhaps ``unittest.TestCase``)
+  or one named ``Test*``; a class whose every base is known and plain (a mixin) is not:
+  :func:`collectable`;
+* **a class that collects tests**, declared or not: collectable, or instantiated, and holding tests
+  or getting them at run time, or setting ``device`` for the tests a base outside the scanned files
+  may hold (:func:`unseen_bases`); a class with no test anywhere it can have one from is not
+  "collected", however it is named or whatever ``device`` it sets: :func:`collected_tests`;
+* the names instantiation generates (``TestFoo`` + ``CUDA``) and their devices.
 """
 
 from __future__ import annotations
 
-from .model import Instantiation
+from .model import ClassInfo, FileModel, Instantiation, LocalResolver, Resolver, mro
 from .taxonomy import Taxonomy
+
+#: Bases that say nothing about a class being a test class.
+PLAIN_BASES = frozenset(
+    {"", "object", "ABC", "abc.ABC", "Generic", "typing.Generic", "Protocol", "typing.Protocol"}
+)
+
+#: Bases whose own setUp picks devices (FSDPTest sizes its world by torch.cuda.device_count()): a
+#: class deriving from one has evidence hwlint cannot see, and cannot be instantiated per device.
+DISTRIBUTED_BASES = frozenset(
+    {
+        "MultiProcessTestCase",
+        "MultiProcContinuousTest",
+        "MultiThreadedTestCase",
+        "DistributedTestBase",
+        "DTensorTestBase",
+        "DTensorOpTestBase",
+        "FSDPTest",
+    }
+)
+
+#: Module-level functions that take a class and add no test to it (they parametrize the tests it
+#: has, or run the module): a class passed only to these gets no test at run time.
+_NO_NEW_TESTS = frozenset({"instantiate_parametrized_tests", "run_tests", "main"})
+
+
+def _resolver(model: FileModel, resolver: Resolver | None) -> Resolver:
+    return resolver or model.resolver or LocalResolver()
+
+
+def tests(model: FileModel, cls: ClassInfo, resolver: Resolver | None = None) -> tuple[str, ...]:
+    """The tests *cls* has, its own and those inherited from bases hwlint can see (``def test_x``
+    and ``test_x = helper`` alike), in definition order; the tests of an instantiated base are gone
+    (instantiation deletes them from the generic class)."""
+    names: dict[str, None] = {}
+    for c in mro(model, cls, resolver):
+        if c is not cls and any(not model.is_conditional(i.site.line) for i in model.instantiations_of(c)):
+            continue
+        for m in c.test_methods:
+            names.setdefault(m.name)
+        for t in c.assigned_tests:
+            names.setdefault(t)
+    return tuple(names)
+
+
+def runtime_tests(model: FileModel, cls: ClassInfo) -> str | None:
+    """How module code may add tests to *cls* at run time, in words (None: it adds none hwlint
+    knows of): ``setattr`` on the class, or the class passed to a module-level call."""
+    for site, kind in model.dynamic:
+        if kind == "setattr" and site.text == cls.name and not model.under_main_guard(site.line):
+            return f"`setattr({cls.name}, ...)` (line {site.line}) adds attributes to it at run time"
+    for name, line, function in model.passed:
+        if name != cls.name or line < cls.site.line or model.under_main_guard(line):
+            continue
+        if function.rpartition(".")[2] in _NO_NEW_TESTS:
+            continue
+        return f"it is passed to `{function}` (line {line}), which may add tests to it"
+    return None
+
+
+def collectable(model: FileModel, cls: ClassInfo, resolver: Resolver | None = None) -> bool:
+    """Whether pytest collects *cls* at all.
+
+    A class whose every base is known and none comes from outside the file cannot be a
+    ``unittest.TestCase``: pytest then collects it only under its ``Test*`` naming rule (a mixin
+    such as ``class _OpsMixin:`` holding test methods is never collected on its own)."""
+    found = _resolver(model, resolver)
+    for c in mro(model, cls, resolver):
+        for base in c.bases:
+            if base in PLAIN_BASES:
+                continue
+            if found.resolve_base(model, c, base) is None:
+                return True  # a base from outside the file, perhaps TestCase
+    return cls.name.startswith("Test")
+
+
+def surely_testcase(model: FileModel, cls: ClassInfo, resolver: Resolver | None = None) -> bool:
+    """Whether a base in *cls*'s known MRO is a ``...TestCase`` by name (not rebound at run time):
+    pytest collects a unittest.TestCase whatever its name."""
+    return any(
+        base.rpartition(".")[2].endswith("TestCase")
+        and not model.runtime_bound(base.partition(".")[0], before=c.site.line)
+        for c in mro(model, cls, resolver)
+        for base in c.bases
+    )
+
+
+def collected_tests(
+    model: FileModel, cls: ClassInfo, resolver: Resolver | None = None
+) -> tuple[str, ClassInfo | None] | None:
+    """How *cls*, which defines no test of its own, still collects tests, in words, and the base
+    that holds them (None when they come at run time or from outside the file); None when it
+    collects none: it is neither collectable nor instantiated, or it has no test anywhere."""
+    calls = model.instantiations_of(cls)
+    if not calls and not collectable(model, cls, resolver):
+        return None
+    inherited = tests(model, cls, resolver)
+    added = runtime_tests(model, cls)
+    if not inherited and added is None:
+        unknown = unseen_bases(model, cls, resolver) if cls.device_attribute is not None else []
+        if not unknown:
+            return None
+        return f"it sets `{cls.device_attribute.text}` for the tests it may inherit from `{unknown[0]}`", None
+    holder = next((c for c in mro(model, cls, resolver)[1:] if c.is_test), None) if inherited else None
+    if calls:
+        return f"it is passed to `{calls[0].function}` (line {calls[0].site.line})", holder
+    if holder is not None:
+        return f"it inherits tests from `{holder.name}`", holder
+    assert added is not None
+    return added, None
+
+
+def unseen_bases(model: FileModel, cls: ClassInfo, resolver: Resolver | None = None) -> list[str]:
+    """The bases of *cls*'s MRO outside the scanned files that may hold tests pytest collects
+    through *cls* (``OpsTestBase``, ``_DistTestBase``, a mixin beside a ``TestCase``), when *cls* is
+    a ``Test*`` class with a base named like a test class; a ``...TestCase`` itself defines no test."""
+    if not cls.name.startswith("Test"):
+        return []
+    found = _resolver(model, resolver)
+    bases = [(c, b) for c in mro(model, cls, resolver) for b in c.bases if b not in PLAIN_BASES]
+    if not any(b.endswith("TestCase") or "Test" in b for _, b in bases):
+        return []
+    return [b for c, b in bases if not b.endswith("TestCase") and found.resolve_base(model, c, b) is None]
+
+
+def hidden_tests(model: FileModel) -> list[str]:
+    """``Test*``-named classes with no test hwlint can see but a base outside the scanned files that
+    may hold some (:func:`unseen_bases`): pytest may collect them, hwselect never selects them."""
+    out = []
+    for cls in model.classes:
+        if not cls.name.startswith("Test") or model.under_main_guard(cls.site.line) or tests(model, cls):
+            continue
+        unknown = unseen_bases(model, cls)
+        if unknown:
+            out.append(
+                f"{cls.name} (line {cls.site.line}) has no test hwlint can see, but its base "
+                f"{', '.join(unknown)} is outside the scanned files: if it holds tests, pytest collects "
+                "them and hwselect does not select them"
+            )
+    return out
+
+
+def hidden_bases(chain: list[ClassInfo]) -> list[str]:
+    """Bases of the classes of *chain* (an MRO) from outside it that may hold device code or tests:
+    the distributed ones, and any whose name does not say it is a TestCase (``AbstractTimeoutTest``,
+    ``ShardedTensorTestBase``)."""
+    known = {c.name for c in chain}
+    out = []
+    for c in chain:
+        for base in c.bases:
+            name = base.rpartition(".")[2]
+            if not name or name in known or name in PLAIN_BASES:
+                continue
+            if name in DISTRIBUTED_BASES or not name.endswith("TestCase"):
+                out.append(name)
+    return out
 
 
 def generated_devices(taxonomy: Taxonomy, call: Instantiation) -> list[str]:

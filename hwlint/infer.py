@@ -18,7 +18,9 @@ The rules, each named in the answer's ``rule`` (``--show-fixes`` prints it):
   and HWC004 advises a split;
 * a class that collects tests without defining one (HWC005): the answer of the base that holds the
   tests; a class-level ``device = "<dev>"``: that device (unsafe); ``device = <variable>``:
-  ACCELERATOR (unsafe).
+  ACCELERATOR (unsafe);
+* a class whose tests are all bound by assignment (``test_x = helper``): GENERIC (unsafe) unless
+  its own code hard-uses a device.
 
 Distributed bases (``MultiProcessTestCase`` and friends) go through the same rules.
 """
@@ -28,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from .collection import DISTRIBUTED_BASES, hidden_bases
 from .context import Context
 from .model import ANY_ACCELERATOR, GUARD, HARD, ClassInfo, DeviceUse, Method, mro
 from .taxonomy import Classification, Taxonomy
@@ -47,21 +50,8 @@ MINORITY_HARD = "a minority of tests hard-use a device"
 CLASS_GUARDED = "class guarded by one device, its tests use it"
 BASE_TESTS = "tests collected from a base"
 DEVICE_ATTRIBUTE = "class-level device"
+BOUND_TESTS = "tests bound by assignment"
 UNDECIDED = "undecided"
-
-#: Bases whose own setUp picks devices (FSDPTest sizes its world by torch.cuda.device_count()): a
-#: class deriving from one has evidence hwlint cannot see, so "no evidence" is not safe for it.
-DISTRIBUTED_BASES = frozenset(
-    {
-        "MultiProcessTestCase",
-        "MultiProcContinuousTest",
-        "MultiThreadedTestCase",
-        "DistributedTestBase",
-        "DTensorTestBase",
-        "DTensorOpTestBase",
-        "FSDPTest",
-    }
-)
 
 
 @dataclass(frozen=True)
@@ -399,7 +389,7 @@ def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
         if generic is None:
             return _no_fix(cls, "no hard device use, and the taxonomy has no generic classification")
         guard = ev.first(GUARD)
-        hidden = _hidden_bases(ev)
+        hidden = hidden_bases(ev.chain)
         if guard is None and not hidden:
             evidence = (
                 "never instantiated",
@@ -480,24 +470,6 @@ def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
 
 
 #: Bases that bring no tests or device code of their own.
-_PLAIN_BASES = frozenset({"object", "ABC", "Generic", "Protocol"})
-
-
-def _hidden_bases(ev: _Evidence) -> list[str]:
-    """Bases outside the file that may hold device code or tests: the distributed ones, and any whose
-    name does not say it is a TestCase (``AbstractTimeoutTest``, ``ShardedTensorTestBase``)."""
-    known = {c.name for c in ev.chain}
-    out = []
-    for c in ev.chain:
-        for base in c.bases:
-            name = base.rpartition(".")[2]
-            if not name or name in known or name in _PLAIN_BASES:
-                continue
-            if name in DISTRIBUTED_BASES or not name.endswith("TestCase"):
-                out.append(name)
-    return out
-
-
 def _forbidden_calls(ctx: Context, cls: ClassInfo, generic: Classification) -> str | None:
     """HWC004's advice when a guarded class calls what the generic classification forbids."""
     if generic.availability_checks != "forbidden" or not cls.availability_checks:
@@ -512,6 +484,26 @@ def _forbidden_calls(ctx: Context, cls: ClassInfo, generic: Classification) -> s
 def _infer_without_tests(ctx: Context, ev: _Evidence) -> Inference:
     """A class that defines no test and is not instantiated (HWC005): its device attribute decides."""
     tax, cls = ctx.taxonomy, ev.cls
+    if cls.device_attribute is None and cls.assigned_tests:
+        # `test_x = helper`: the tests' code is elsewhere; only the class's own code is evidence here
+        bound = _names(cls.assigned_tests)
+        hard = next((u for u in ev.shared if u.kind == HARD), None)
+        generic = tax.generic_classification()
+        if hard is not None or generic is None:
+            return _no_fix(
+                cls,
+                f"its tests {bound} are bound by assignment, and the class uses {_use(hard)}"
+                if hard is not None
+                else "the taxonomy has no generic classification",
+            )
+        return _fix(
+            cls,
+            generic.name,
+            False,
+            BOUND_TESTS,
+            f"its tests {bound} are bound by assignment: their code is not read",
+            by_absence=True,
+        )
     if cls.device_attribute is None:
         return _no_fix(cls, "no test method and no class-level device")
     text = cls.device_attribute.text

@@ -236,6 +236,7 @@ _LINE_MEMBERS = {
     "conditional_blocks": (0, 1),
     "try_blocks": (0, 1, 2, 3),
     "runtime_names": (1,),
+    "passed": (1,),
 }
 
 

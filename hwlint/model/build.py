@@ -357,6 +357,7 @@ class _Builder(_CallScan, _DeviceScan):
         tries: list[tuple[int, int, int, int]] = []
         runtime: list[tuple[str, int]] = []
         dynamic: list[tuple[Site, str]] = []
+        passed: list[tuple[str, int, str]] = []
         # The statements that may create classes name one of these functions in their text, and
         # those that may end the import one of those: found once (a search per statement is
         # quadratic) in the text of the module's statements other than its classes, whose bodies
@@ -414,6 +415,8 @@ class _Builder(_CallScan, _DeviceScan):
                 call = self.instantiation(stmt.value)
                 if call is not None:
                     calls.append(call)
+                else:
+                    passed += _passed_names(stmt.value)
         classes = self.attribute_uses(classes)
         newline = "\r\n" if "\r\n" in self.source[:4096] else ("\r" if "\r" in self.source[:4096] else "\n")
         return FileModel(
@@ -432,6 +435,7 @@ class _Builder(_CallScan, _DeviceScan):
             try_blocks=tuple(tries),
             runtime_names=tuple(runtime),
             dynamic=tuple(dynamic),
+            passed=tuple(passed),
         )
 
     def outside_classes(self, body: list[ast.stmt]) -> list[tuple[int, int]]:
@@ -535,13 +539,13 @@ class _Builder(_CallScan, _DeviceScan):
             decl = self.declaration(stmt)
             if decl is not None:
                 declarations.append(replace(decl, conditional=True) if nested else decl)
-            elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, _CALLABLE_VALUES):
-                # `test_x = helper` is collected; `test_ns = "..."` is not (pytest wants a callable)
-                for name in (n for t in stmt.targets for n in _target_names(t)):
-                    if name.startswith(prefix):
-                        assigned.append(name)
-                        if nested:
-                            conditional.append(name)
+            else:
+                # `test_x = helper` (a lambda, `staticmethod(f)`, `partialmethod(f, 1)`) and a test
+                # imported into the body are collected; `test_ns = "..."` is not (pytest wants a callable)
+                for name in _bound_tests(stmt, prefix):
+                    assigned.append(name)
+                    if nested:
+                        conditional.append(name)
             if (
                 isinstance(stmt, ast.Assign)
                 and not nested
@@ -691,3 +695,24 @@ _EXIT_CALLS = frozenset(
     {"sys.exit", "exit", "quit", "os._exit", "pytest.skip", "pytest.importorskip", "importorskip"}
 )
 _CALLABLE_VALUES = (ast.Name, ast.Attribute, ast.Lambda, ast.Call)
+
+
+def _passed_names(call: ast.Call) -> list[tuple[str, int, str]]:
+    """(name, line, function) for each plain name *call* takes as an argument: a module-level call
+    such as ``copy_tests(CommonTemplate, CpuTests, "cpu")`` may add tests to the classes it is given."""
+    function = dotted_name(call.func)
+    values = [*call.args, *(kw.value for kw in call.keywords)]
+    return [(v.id, call.lineno, function) for v in values if isinstance(v, ast.Name)]
+
+
+def _bound_tests(stmt: ast.stmt, prefix: str) -> list[str]:
+    """Test names a class-body statement other than a ``def`` binds to something pytest may call: an
+    assignment of a name, attribute, lambda or call (``test_x = helper``, ``staticmethod(f)``), or
+    an import (``from helpers import test_shared``)."""
+    if isinstance(stmt, ast.Assign) and isinstance(stmt.value, _CALLABLE_VALUES):
+        names = [n for t in stmt.targets for n in _target_names(t)]
+    elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        names = [(a.asname or a.name).partition(".")[0] for a in stmt.names]
+    else:
+        return []
+    return [n for n in names if n.startswith(prefix)]

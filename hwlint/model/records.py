@@ -146,7 +146,10 @@ class ClassInfo:
 
     @property
     def is_test(self) -> bool:
-        return any(m.is_test for m in self.methods)
+        """Whether the class's own body defines a test: a ``def test*`` or a test bound otherwise
+        (:attr:`assigned_tests`). What its bases hold, and whether pytest collects it at all, is
+        :mod:`hwlint.collection`'s answer."""
+        return bool(self.assigned_tests) or any(m.is_test for m in self.methods)
 
     @property
     def declaration(self) -> Declaration | None:
@@ -239,6 +242,9 @@ class FileModel:
     # module-level code that creates classes or tests hwlint cannot see: (site, kind) with kind one
     # of globals, type, setattr, exec, loop (an instantiation whose class is not a plain name)
     dynamic: tuple[tuple[Site, str], ...] = ()
+    # plain names passed to a module-level call that is not an instantiation: (name, line,
+    # function). ``copy_tests(Template, CpuTests, "cpu")`` adds tests to CpuTests at run time.
+    passed: tuple[tuple[str, int, str], ...] = ()
     # Resolves names beyond the file (the project model sets it); None: this file only
     resolver: Resolver | None = field(default=None, compare=False, repr=False)
     # Indexes built once, so that every query below is a lookup or a bisection: a file with tens

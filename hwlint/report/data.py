@@ -552,7 +552,7 @@ def _not_collected(model: FileModel, cls: ClassInfo, fs: FileSelection) -> str:
         if cand.generic and cls.name in cand.names and cand.source is not cls:
             assert cand.call is not None
             return f"replaced by the class {cand.generic} generates (line {cand.call.site.line})"
-    # what is left: a class pytest does not collect at all (see select._collectable)
+    # what is left: a class pytest does not collect at all (see hwlint.collection.collectable)
     return "not collected: its name does not start with Test and no base can be a TestCase"
 
 

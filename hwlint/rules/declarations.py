@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..collection import collected_tests
 from ..context import Context
 from ..infer import Inference, infer_collected, inference
-from ..model import ClassInfo, mro
+from ..model import ClassInfo
 from .base import Hit, rule
 
 
@@ -174,40 +175,11 @@ def mixed_device_test_class(ctx: Context) -> Iterator[Hit]:
             yield cls.site, {"cls": cls.name, "mixed": found.mixed}
 
 
-#: Bases that say nothing about a class being a test class.
-_PLAIN_BASES = frozenset(
-    {"", "object", "ABC", "abc.ABC", "Generic", "typing.Generic", "Protocol", "typing.Protocol"}
-)
-
-
-def collected_tests_holder(ctx: Context, cls: ClassInfo) -> tuple[str, ClassInfo | None] | None:
-    """How *cls*, which defines no test, still collects tests: (what, the base in the file that holds
-    them, if any); None when it collects none hwlint can see."""
-    chain = mro(ctx.model, cls, ctx.resolver)
-    holder = next((c for c in chain[1:] if c.is_test), None)
-    calls = ctx.model.instantiations_of(cls)
-    if calls:
-        return f"it is passed to `{calls[0].function}` (line {calls[0].site.line})", holder
-    # A test framework collects it: some class of its MRO derives from a base outside the file
-    # (TestCase), or pytest collects it by name.
-    known = {c.name for c in chain}
-    external = any(
-        b not in _PLAIN_BASES and b.rpartition(".")[2] not in known for c in chain for b in c.bases
-    )
-    if not (external or cls.name.startswith("Test")):
-        return None
-    if holder is not None:
-        return f"it inherits tests from `{holder.name}`", holder
-    if cls.device_attribute is not None and external:
-        return f"it sets `{cls.device_attribute.text}` for tests it inherits", None
-    return None
-
-
 def collected_inference(ctx: Context, cls: ClassInfo) -> Inference | None:
     """HWC005's inferred fix for *cls* (None when it collects no test), computed once per class."""
     key = ("collected", id(cls))
     if key not in ctx.inferred:
-        found = collected_tests_holder(ctx, cls)
+        found = collected_tests(ctx.model, cls, ctx.resolver)
         ctx.inferred[key] = None if found is None else infer_collected(ctx, cls, found[1])
     return ctx.inferred[key]
 
@@ -220,12 +192,13 @@ def collected_inference(ctx: Context, cls: ClassInfo) -> Inference | None:
 def unclassified_collected_class(ctx: Context) -> Iterator[Hit]:
     """
     ## What it does
-    Flags a class that defines no `test*` method of its own, yet collects tests, and has no
+    Flags a class that defines no test of its own, yet collects tests, and has no
     `hw_classification` (declared or inherited): it inherits tests from a base or mixin in the file
-    or in another scanned test module (`class HashStoreTest(TestCase, StoreTestBase)`), it is passed
-    to `instantiate_device_type_tests`, or it sets a class-level `device = "cpu"` for the tests it
-    inherits. HWC001 keeps upstream's
-    scope (classes whose own body defines a test); this rule covers the rest.
+    or in another scanned test module (`class HashStoreTest(TestCase, StoreTestBase)`), or module
+    code adds tests to it at run time (`setattr(TestFoo, "test_x", ...)`, `copy_tests(Template,
+    CpuTests, "cpu")`); an instantiated class counts when it has tests. A class with no test anywhere
+    collects none, whatever it is named or whatever `device` it sets. HWC001 covers the classes
+    whose own body defines a test; this rule covers the rest.
 
     ## Why is this bad?
     pytest and unittest collect the inherited tests, and a run filtered by `--hw-classification`
@@ -252,7 +225,7 @@ def unclassified_collected_class(ctx: Context) -> Iterator[Hit]:
     for cls in ctx.model.classes:
         if cls.is_test or cls.declarations or ctx.effective(cls) is not None:
             continue
-        found = collected_tests_holder(ctx, cls)
+        found = collected_tests(ctx.model, cls, ctx.resolver)
         if found is None:
             continue
         how, _ = found

@@ -6,12 +6,13 @@ import os
 from collections.abc import Sequence
 from dataclasses import replace
 
+from ..collection import tests
 from ..model import FileModel, build_model
 from ..pipeline.engine import read_source
 from ..project import links_of, on_demand
 from ..taxonomy import Runner, Taxonomy
 from .records import SELECTED, UNPLACED, Candidate
-from .replay import _DYNAMIC, _test_methods, select_model
+from .replay import _DYNAMIC, select_model
 from .runners import get_runner, runner_backends, with_backends
 
 
@@ -115,7 +116,7 @@ def _explain_absent(model: FileModel, runner: Runner, class_name: str) -> list[s
             if kind in _DYNAMIC:
                 lines.append(f"  but line {site.line} {_DYNAMIC[kind]}: hwselect cannot see such classes.")
         return lines
-    if not _test_methods(model, cls):
+    if not tests(model, cls):
         return [f"NOT RUN: {model.path}::{class_name} has no test methods hwlint can see."]
     return [
         f"NOT RUN: {model.path}::{class_name} is not bound at the end of the module on runner {runner.name} "

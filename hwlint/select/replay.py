@@ -23,13 +23,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from ..collection import generated_devices, generated_suffixes
+from ..collection import (
+    collectable,
+    generated_devices,
+    generated_suffixes,
+    hidden_tests,
+    runtime_tests,
+    surely_testcase,
+    tests,
+)
 from ..model import (
     ClassInfo,
     Declaration,
     FileModel,
     Instantiation,
-    LocalResolver,
     effective_declaration,
     mro,
 )
@@ -37,32 +44,6 @@ from ..taxonomy import Runner, Taxonomy
 from .records import MISMATCHED, SELECTED, UNCLASSIFIED, UNPLACED, Candidate, FileSelection, NotGenerated
 
 # ---------------------------------------------------------------------------------------------
-
-
-def _hidden_tests(model: FileModel) -> list[str]:
-    """Test*-named classes with no test hwlint can see but a base it cannot resolve: pytest may
-    collect them (their tests come from the base), hwselect never selects them."""
-    out = []
-    resolver = model.resolver or LocalResolver()
-    for cls in model.classes:
-        if (
-            not cls.name.startswith("Test")
-            or model.under_main_guard(cls.site.line)
-            or _test_methods(model, cls)
-        ):
-            continue
-        bases = [(c, b) for c in mro(model, cls) for b in c.bases if b and b != "object"]
-        unknown = [
-            b for c, b in bases if not b.endswith("TestCase") and resolver.resolve_base(model, c, b) is None
-        ]
-        # a TestCase (or a base named like a test holder) whose other bases are unknown
-        if unknown and any(b.endswith("TestCase") or "Test" in b for _, b in bases):
-            out.append(
-                f"{cls.name} (line {cls.site.line}) has no test hwlint can see, but its base "
-                f"{', '.join(unknown)} is outside the scanned files: if it holds tests, pytest collects "
-                "them and hwselect does not select them"
-            )
-    return out
 
 
 def slim_selection(fs: FileSelection) -> FileSelection:
@@ -119,7 +100,7 @@ def select_model(
                 unsure = (f"{what} in a block importing the module may skip (line {line})", *unsure)
             fs.candidates.append(replace(cand, unsure=unsure) if unsure else cand)
     fs.candidates.sort(key=_line)
-    fs.unseen += _hidden_tests(model)
+    fs.unseen += hidden_tests(model)
     return fs
 
 
@@ -264,20 +245,15 @@ def _unsure(model: FileModel, entry: ClassInfo | _Generated, maybe: dict[str, st
             out.append(
                 f"decorator @{d.site.text} is bound at run time (line {line}) and may replace the class"
             )
-    if isinstance(entry, ClassInfo) and not name.startswith("Test") and not _surely_testcase(model, cls):
+    if isinstance(entry, ClassInfo) and not name.startswith("Test") and not surely_testcase(model, cls):
         out.append(f"{name} is not named Test* and no base is surely a unittest.TestCase")
-    tests = [(c, t) for c in mro(model, cls) for t in (*c.test_methods, *c.assigned_tests)]
-    if tests and all((t if isinstance(t, str) else t.name) in c.conditional_tests for c, t in tests):
+    defined = [(c, t) for c in mro(model, cls) for t in (*c.test_methods, *c.assigned_tests)]
+    if defined and all((t if isinstance(t, str) else t.name) in c.conditional_tests for c, t in defined):
         out.append("every test of the class is defined under a condition")
-    for site, kind in model.dynamic:
-        if kind == "setattr" and site.text == name:
-            out.append(f"tests are added with setattr (line {site.line})")
+    added = runtime_tests(model, cls) if not tests(model, cls) else None
+    if added is not None:  # it has a test only if module code adds one
+        out.append(f"its tests come at run time: {added}")
     return tuple(dict.fromkeys(out))
-
-
-def _gets_tests(model: FileModel, cls: ClassInfo) -> bool:
-    """True when module code adds attributes to *cls* with setattr (tests hwlint cannot count)."""
-    return any(kind == "setattr" and site.text == cls.name for site, kind in model.dynamic)
 
 
 def _head(text: str) -> str:
@@ -286,17 +262,6 @@ def _head(text: str) -> str:
     while end < len(text) and (text[end].isalnum() or text[end] == "_"):
         end += 1
     return text[:end]
-
-
-def _surely_testcase(model: FileModel, cls: ClassInfo) -> bool:
-    """True when a base in *cls*'s known MRO is a ``...TestCase`` by name: pytest collects a
-    unittest.TestCase whatever its name."""
-    return any(
-        base.rpartition(".")[2].endswith("TestCase")
-        and not model.runtime_bound(base.partition(".")[0], before=c.site.line)
-        for c in mro(model, cls)
-        for base in c.bases
-    )
 
 
 def _generate(
@@ -391,8 +356,8 @@ def _candidate(
     include_unclassified: bool,
 ) -> Candidate | None:
     if isinstance(entry, ClassInfo):
-        methods = _test_methods(model, entry)
-        if (not methods and not _gets_tests(model, entry)) or not _collectable(model, entry):
+        methods = tests(model, entry)
+        if (not methods and runtime_tests(model, entry) is None) or not collectable(model, entry):
             return None
         status, member, holder, notes = _place(model, taxonomy, runner, entry, include_unclassified)
         return Candidate(
@@ -415,7 +380,7 @@ def _candidate(
             f"{entry.generic} binds that name in the module"
         )
     source = entry.source
-    if source is not None and not _test_methods(model, source) and not _gets_tests(model, source):
+    if source is not None and not tests(model, source) and runtime_tests(model, source) is None:
         return None  # a generated class without tests: pytest collects no item from it
     if entry.source is None:
         status, member, holder = UNPLACED, None, None
@@ -495,37 +460,6 @@ def _place_one(
     return status, decl.member, holder.name, ()
 
 
-def _test_methods(model: FileModel, cls: ClassInfo) -> tuple[str, ...]:
-    """Test methods a hand-written class has, its own and those inherited from bases in the file
-    (``def test_x`` and ``test_x = helper`` alike)."""
-    names: dict[str, None] = {}
-    for c in mro(model, cls):
-        if c is not cls and any(not model.is_conditional(i.site.line) for i in model.instantiations_of(c)):
-            continue  # instantiation deletes the generic class's tests: its subclasses lose them too
-        for m in c.test_methods:
-            names.setdefault(m.name)
-        for t in c.assigned_tests:
-            names.setdefault(t)
-    return tuple(names)
-
-
-def _collectable(model: FileModel, cls: ClassInfo) -> bool:
-    """Whether pytest collects *cls* at all.
-
-    A class whose every base is known and none comes from outside the file cannot be a
-    ``unittest.TestCase``: pytest then collects it only under its ``Test*`` naming rule (a mixin
-    such as ``class _OpsMixin:`` holding test methods is never collected on its own).
-    """
-    resolver = model.resolver or LocalResolver()
-    for c in mro(model, cls):
-        for base in c.bases:
-            if base == "object":
-                continue
-            if resolver.resolve_base(model, c, base) is None:
-                return True  # a base from outside the file, perhaps TestCase
-    return cls.name.startswith("Test")
-
-
 def _generated_methods(model: FileModel, entry: _Generated) -> tuple[str, ...]:
     """Test names of a generated class, every spelling it may have.
 
@@ -537,13 +471,13 @@ def _generated_methods(model: FileModel, entry: _Generated) -> tuple[str, ...]:
     suffixes = [n[len(entry.generic) :].lower() for n in entry.names]
     own = [m.name for m in entry.source.test_methods] + list(entry.source.assigned_tests)
     out = [f"{name}_{s}" for name in own for s in suffixes]
-    out += [name for name in _test_methods(model, entry.source) if name not in own]
+    out += [name for name in tests(model, entry.source) if name not in own]
     return tuple(dict.fromkeys(out))
 
 
 def _generated_count(model: FileModel, entry: _Generated) -> int:
     """Test methods of a generated class, each counted once whatever its suffix."""
-    return len(_test_methods(model, entry.source)) if entry.source else 0
+    return len(tests(model, entry.source)) if entry.source else 0
 
 
 def _keywords(cls: ClassInfo) -> tuple[str, ...]:
