@@ -59,6 +59,12 @@ Selection = first("Selection", "hwlint.rules", "hwlint.checker")
 run_rules = first("run_rules", "hwlint.rules", "hwlint.checker")
 build_model = first("build_model", "hwlint.model", "hwlint.model.build")
 load_taxonomy = first("load_taxonomy", "hwlint.taxonomy")
+
+
+def shown(f):
+    # a finding as it is reported: its fix as its applicability (a revision may carry a Fix record)
+    fix = getattr(f.fix, "applicability", f.fix)
+    return (f.path, f.line, f.col, f.code, f.message, f.end_line, f.end_col, None if fix == "none" else fix)
 warnings.simplefilter("ignore")
 tree = Path({str(tree)!r})
 with open({str(out)!r}, "w") as out:
@@ -66,7 +72,7 @@ with open({str(out)!r}, "w") as out:
         taxonomy = load_taxonomy(Path({str(ROOT)!r}) / name)
         for path in sorted(tree.rglob("*.py")):
             model = build_model(path.read_bytes(), str(path.relative_to(tree)), taxonomy)
-            findings = run_rules(model, taxonomy, Selection())
+            findings = [shown(f) for f in run_rules(model, taxonomy, Selection())]
             out.write(f"{{name}}\\t{{path.relative_to(tree)}}\\t{{findings!r}}\\n")
             if {models!r}:
                 out.write(f"{{name}}\\t{{path.relative_to(tree)}}\\tmodel\\t{{model!r}}\\n")

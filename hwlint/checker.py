@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from .context import Context
+from .edits import EditBuilder, Fix
 from .model import FileModel, Resolver, parse_file
 from .pipeline.cache import Cache
 from .pipeline.engine import MAX_FILE_BYTES, analyze_files, read_source
@@ -28,11 +29,23 @@ class Finding:
     message: str
     end_line: int = 0
     end_col: int = 0
-    fix: str | None = None  # "safe" or "unsafe" when hwlint can fix it (ruff's applicability)
+    # what the rule can do about it (its edits built only when the check was asked for them)
+    fix: Fix | None = None
 
     @property
     def rule(self):
         return RULES[self.code]
+
+    @property
+    def fixable(self) -> bool:
+        """Whether the rule has a fix for it (safe or unsafe)."""
+        return self.fix is not None and self.fix.applicable
+
+    def without_edits(self) -> Finding:
+        """The finding as a check that fixes nothing reports it: its fix without edits."""
+        if self.fix is None or self.fix.edits is None:
+            return self
+        return replace(self, fix=replace(self.fix, edits=None))
 
     def sort_key(self) -> tuple:
         return (self.path, self.line, self.col, self.code, self.message)
@@ -141,7 +154,8 @@ def _finding(
     path: str, code: str, line: int, col: int, fields: dict, end_line: int = 0, end_col: int = 0
 ) -> Finding:
     message = RULES[code].message.format(**fields)
-    return Finding(path, line, col, code, message, end_line or line, end_col, fields.get("fix"))
+    fix = fields.get("fix")
+    return Finding(path, line, col, code, message, end_line or line, end_col, fix)  # type: ignore[arg-type]
 
 
 def _suppressed(model: FileModel, finding: Finding) -> bool:
@@ -180,20 +194,28 @@ def check_contents(
 
 
 def check_in_context(
-    source: str | bytes, path: str, taxonomy: Taxonomy, selection: Selection | None = None, keep: bool = False
+    source: str | bytes,
+    path: str,
+    taxonomy: Taxonomy,
+    selection: Selection | None = None,
+    keep: bool = False,
+    edits: bool = False,
 ) -> tuple[list[Finding], Context | None]:
     """The findings for a file's contents, and the context the rules filled: the model, and what
     they inferred per class, which a fix of the file reuses rather than computing again (with
-    *keep*, the parse too: :attr:`Context.parsed`). The context is None when building the model
-    failed (a bug in hwlint, not the file: HWC900)."""
+    *keep*, the parse too: :attr:`Context.parsed`). With *edits*, the findings' fixes carry their
+    edits. The context is None when building the model failed (a bug in hwlint, not the file:
+    HWC900)."""
     selection = selection or Selection()
+    keep = keep or edits
     try:
         model, parsed = parse_file(source, path, taxonomy, keep)
     except Exception as e:
         error = f"{type(e).__name__}: {e}".rstrip(".")
         finding = _finding(path, "HWC900", 1, 0, {"rule": "model", "error": error})
         return ([finding] if selection.enabled(finding.code) else []), None
-    context = Context(model, taxonomy)
+    builder = EditBuilder(parsed.source, model, taxonomy) if edits and parsed is not None else None
+    context = Context(model, taxonomy, builder=builder)
     context.parsed = parsed
     return run_rules(model, taxonomy, selection, context=context), context
 

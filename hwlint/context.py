@@ -7,9 +7,11 @@ reach it. Results computed per class (the inference) are cached here by the modu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
 from typing import Any
 
+from .edits import Edit, EditBuilder, Fix
 from .model import (
     ClassInfo,
     Declaration,
@@ -26,15 +28,36 @@ from .taxonomy import Classification, Taxonomy
 class Context:
     """What rules need about one file: the model, the taxonomy, and the classification of each class."""
 
-    def __init__(self, model: FileModel, taxonomy: Taxonomy, resolver: Resolver | None = None):
+    def __init__(
+        self,
+        model: FileModel,
+        taxonomy: Taxonomy,
+        resolver: Resolver | None = None,
+        builder: EditBuilder | None = None,
+    ):
         self.model = model
         self.taxonomy = taxonomy
         self.resolver = resolver
+        # places the edits of the fixes the rules build; None: a check that fixes nothing, whose
+        # fixes carry no edits (:attr:`hwlint.edits.Fix.edits` is None)
+        self.builder = builder
         self._effective: dict[int, tuple[Declaration, ClassInfo] | None] = {}
         # per class id: what hwlint.infer concluded (filled by hwlint.infer.inference)
         self.inferred: dict[object, Any] = {}
         # the parse behind the model, kept for a fix (hwlint.checker.check_in_context's *keep*)
         self.parsed: Parse | None = None
+
+    def fix(
+        self, applicability: str, message: str, reason: str, make: Callable[[EditBuilder], list[Edit]]
+    ) -> Fix:
+        """A rule's fix: its edits are made by *make* with this file's builder, when there is one. A
+        bug in the builder costs the fix its edits (the fixer reports it), not the finding."""
+        if self.builder is None:
+            return Fix(applicability, message, reason)
+        try:
+            return Fix(applicability, message, reason, tuple(make(self.builder)))
+        except Exception as e:
+            return Fix(applicability, message, reason, (), f"{type(e).__name__}: {e}")
 
     def effective(self, cls: ClassInfo) -> tuple[Declaration, ClassInfo] | None:
         key = id(cls)

@@ -70,9 +70,8 @@ def file_messages(path: str, taxonomy, selection: Selection, code: str) -> list[
     for f in plan.findings:
         rule = RULES[f.code]
         description = f"{f.message} ({f.code} {rule.name}; `hwlint rule {f.code}` explains it)"
-        inf = plan.inference_for(f)
-        if inf is not None:
-            description += f"\nInferred: {inf.describe()}"
+        if f.fix is not None:
+            description += f"\nFix: {f.fix.describe()}"
         msg = message(code, path, f.code, description, rule.severity, f.line, f.col + 1)
         if f is carrier:
             n = len(result.fixed)

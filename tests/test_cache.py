@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import pytest
 
 from hwlint.checker import Finding, check_paths
+from hwlint.edits import Fix
 from hwlint.pipeline import cache as cache_module
 from hwlint.pipeline.cache import Cache, InvalidEntry, content_hash, decoder, encode, open_cache
 from hwlint.pipeline.engine import MAX_FILE_BYTES
@@ -197,7 +198,7 @@ class Row:
 
 
 ROUND_TRIPS = [
-    (list[Finding], [Finding("a.py", 1, 0, "HWC001", "m", 1, 5, "safe")]),
+    (list[Finding], [Finding("a.py", 1, 0, "HWC001", "m", 1, 5, Fix("safe", "Declare", "why"))]),
     (list[Row], [Row("x", 2, ("a",), None, (("k", None), ("j", True)), Counter({"A": 3}))]),
     (dict[str, Row] | str, "unreadable"),
     (dict[str, list[int]] | str, {"cpu": [1, 2]}),

@@ -241,9 +241,9 @@ def test_the_parser_loads_no_checker():
         "cli.output",
         "report",
         "report.render",
-        "report.words",
         "rules",
         "rules.docs",
+        "words",
     ]
     assert out.strip() == str([f"hwlint.{m}" for m in light])
 

@@ -192,7 +192,7 @@ def test_json_fix_is_filled_as_ruff_does_and_matches_fix(tmp_path):
     assert finding["fixable"] is True
     assert finding["fix"] == {
         "applicability": "safe",
-        "message": "Declare `hw_classification = HardwareClassification.GENERIC`",
+        "message": "Declare `hw_classification = HardwareClassification.GENERIC` in `TestPlain`",
         "edits": [
             {
                 "content": "HardwareClassification, ",
@@ -222,7 +222,9 @@ def test_unsafe_fix_is_described_and_mixed_class_has_none(tmp_path):
     found = [json.loads(line) for line in res.stdout.splitlines()]
     summary = [(f["code"], f["fixable"], f["fix"] and f["fix"]["applicability"]) for f in found]
     assert summary[:2] == [("HWC001", False, "unsafe"), ("HWC001", False, None)]
-    assert found[0]["fix"]["message"] == "Declare `hw_classification = HardwareClassification.ACCELERATOR`"
+    assert found[0]["fix"]["message"] == (
+        "Declare `hw_classification = HardwareClassification.ACCELERATOR` in `TestPlain`"
+    )
 
 
 def test_add_noqa_round_trip(tmp_path):

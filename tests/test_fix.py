@@ -16,7 +16,7 @@ import pytest
 from hwlint.checker import check_file
 from hwlint.cli.check import main
 from hwlint.fix.apply import fix_plan, plan_file, plan_source
-from hwlint.fix.edits import insert_declarations
+from hwlint.fix.merge import insert_declarations
 from hwlint.fix.write import write_fixed
 from hwlint.model import build_model
 
@@ -53,7 +53,7 @@ def test_fixed_file_rechecks_clean_and_second_fix_changes_nothing(case, flags, t
     plan = plan_file(str(target), taxonomy)
     # Whatever HWC001 is left has no enabled fix: it was left alone on purpose.
     unsafe = bool(flags)
-    assert [f for f in plan.findings if plan.fix_for(f, unsafe)] == []
+    assert [f for f in plan.findings if f.fix is not None and f.fix.enabled(unsafe)] == []
     _fix_again = main(["check", "--isolated", "--quiet", "--fix", *flags, str(target)])
     assert target.read_bytes() == once
     assert _fix_again in (0, 1)
@@ -128,8 +128,9 @@ def test_diff_writes_nothing_and_exits_one(tmp_path, capsys, monkeypatch):
         "         self.assertEqual(torch.tensor(1).item(), 1)\n"
     )
     assert captured.err == (  # each declaration the diff adds, with the rule that chose it
-        "test_plain.py:10: TestPlain: GENERIC (safe, no device evidence): never instantiated; "
-        "no test takes `device`; no device-specific code\n"
+        "test_plain.py:10:1: HWC001 Declare `hw_classification = HardwareClassification.GENERIC` in "
+        "`TestPlain` (safe; no device evidence: never instantiated; no test takes `device`; no "
+        "device-specific code)\n"
         "Would fix 1 error.\n"
     )
     shutil.copyfile(CASES / "no_import.fixed.py", "test_plain.py")
@@ -148,9 +149,9 @@ def test_show_fixes_lists_what_was_fixed_and_why(tmp_path, capsys, monkeypatch):
         "Fixed 1 error:\n"
         "- test_alias.py:\n"
         "    1 × HWC001 (missing-hw-classification)\n"
-        "      TestMps: MPS (safe, only_for names one device): instantiated by "
-        "`instantiate_device_type_tests` (line 17) "
-        'with `only_for="mps"`\n'
+        "      line 12: Declare `hw_classification = HC.MPS` in `TestMps` (safe; only_for names one "
+        "device: instantiated by `instantiate_device_type_tests` (line 17) "
+        'with `only_for="mps"`)\n'
     )
 
 
@@ -274,12 +275,12 @@ def test_fixed_file_has_no_hwc001_for_fixed_classes(tmp_path, taxonomy, capsys):
 
 
 def test_a_fixer_bug_leaves_the_file_alone_and_is_reported(tmp_path, capsys, monkeypatch):
-    import hwlint.fix.apply
+    import hwlint.edits.builder
 
     def broken(*args, **kwargs):
         raise LookupError("no such node")
 
-    monkeypatch.setattr(hwlint.fix.apply, "fix_edits", broken)
+    monkeypatch.setattr(hwlint.edits.builder.EditBuilder, "declare", broken)
     target = tmp_path / "test_plain.py"
     shutil.copyfile(CASES / "no_import.py", target)
     assert main(["check", "--isolated", "--quiet", "--fix", str(target)]) == 1
@@ -298,18 +299,19 @@ def test_show_fixes_without_fix_explains_every_missing_declaration(tmp_path, cap
     )
     report = capsys.readouterr().out.split("\nFixes:\n", 1)[1]
     assert report.splitlines() == [
-        "- test_several.py:6: TestGeneric: GENERIC (safe, no device evidence): never instantiated; "
-        "no test takes `device`; "
-        "no device-specific code",
-        "- test_several.py:11: TestDevices: ACCELERATOR (safe, instantiated, every test takes device, "
-        "none pinned): instantiated by "
+        "- test_several.py:6: HWC001 Declare `hw_classification = HardwareClassification.GENERIC` in "
+        "`TestGeneric` (safe; no device evidence: never instantiated; no test takes `device`; "
+        "no device-specific code)",
+        "- test_several.py:11: HWC001 Declare `hw_classification = HardwareClassification.ACCELERATOR` "
+        "in `TestDevices` (safe; instantiated, every test takes device, none pinned: instantiated by "
         "`instantiate_device_type_tests` (line 36) without `only_for`; every test takes `device`; "
-        "no device-pinning decorator",
-        "- test_several.py:16: TestMixed: no fix: tests that use cuda (`test_needs_cuda`, e.g. "
+        "no device-pinning decorator)",
+        "- test_several.py:16: HWC001 no fix: tests that use cuda (`test_needs_cuda`, e.g. "
         "`torch.cuda.synchronize()` (line 21)) with tests that use no device (`test_cpu_only`): "
         "split it into a GENERIC class and a CUDA class",
-        "- test_several.py:24: TestCudaOnly: needs --unsafe-fixes: CUDA (unsafe, every test hard-uses one "
-        "device): never instantiated; every test uses cuda: `torch.cuda.current_stream()` (line 26)",
+        "- test_several.py:24: HWC001 needs --unsafe-fixes: Declare `hw_classification = "
+        "HardwareClassification.CUDA` in `TestCudaOnly` (unsafe; every test hard-uses one device: never "
+        "instantiated; every test uses cuda: `torch.cuda.current_stream()` (line 26))",
     ]
 
 

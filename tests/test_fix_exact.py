@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+import hwlint.edits.builder
+import hwlint.edits.imports
 import hwlint.fix.apply
-import hwlint.fix.edits
-import hwlint.fix.imports
 import hwlint.fix.remodel
 import hwlint.model
 from hwlint.fix.apply import fix_plan, plan_source
@@ -122,7 +122,7 @@ def _fix(
 ) -> tuple[hwlint.fix.outcome.FixResult, list]:
     """Fix *source* with every fix (unsafe ones too); record the Edits each pass made."""
     made = []
-    real = hwlint.fix.apply.fix_edits
+    real = hwlint.fix.apply.Edits.of
 
     def recording(*args, **kwargs):
         edits = real(*args, **kwargs)
@@ -130,11 +130,11 @@ def _fix(
         return edits
 
     with monkeypatch.context() as m:
-        m.setattr(hwlint.fix.apply, "fix_edits", recording)
+        m.setattr(hwlint.fix.apply.Edits, "of", recording)
         if not exact:
-            m.setattr(hwlint.fix.edits, "_declaration_edit", lambda *a, **k: None)
+            m.setattr(hwlint.edits.builder.EditBuilder, "_declaration_by_model", lambda *a, **k: None)
             for name in ("_add_name_edit_at", "_new_import_edit_at"):
-                m.setattr(hwlint.fix.imports, name, lambda *a, **k: None)
+                m.setattr(hwlint.edits.imports, name, lambda *a, **k: None)
         plan = plan_source(source, path, taxonomy)
         return fix_plan(plan, taxonomy, unsafe=True), made
 

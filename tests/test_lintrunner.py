@@ -47,8 +47,8 @@ def test_one_message_per_finding_and_one_replacement_per_file(tmp_path, monkeypa
     assert first["description"] == (
         "Test class `TestParser` does not declare `hw_classification`. "
         "(HWC001 missing-hw-classification; `hwlint rule HWC001` explains it)\n"
-        "Inferred: GENERIC (safe, no device evidence): never instantiated; no test takes `device`; "
-        "no device-specific code\n"
+        "Fix: Declare `hw_classification = HardwareClassification.GENERIC` in `TestParser` (safe; no "
+        "device evidence: never instantiated; no test takes `device`; no device-specific code)\n"
         "The replacement applies every safe fix in this file (2)."
     )
 

@@ -1,16 +1,12 @@
-"""Fixes: write the inferred ``hw_classification`` into undeclared test classes (HWC001, HWC005),
-spell hard-coded devices for every device (HWC301), and convert one-device classes to device-generic
-ones (HWC302).
+"""The fixer: an applier of the fixes the rules build, as ruff's is.
 
-The facts (which classes, where their bodies and headers end, which imports exist) come from the
-file model, and so do the places of the edits; ast-grep-py parses the text only for an edit the
-model cannot place (a body on its header's line...). The edits never overlap and are committed
-once. Every byte outside the inserted text stays as it was: comments, CRLF line endings, tabs, the
-encoding declaration. The fixed text's model follows from the original's parse when every edit was
-placed by the model (:class:`Edits`, :meth:`hwlint.model.Parsed.with_lines`); otherwise the fixed
-text is parsed again, and refused if it does not parse. A file that does not parse is never
-touched, and a file written is written atomically (a temporary file in the same directory, then
-``os.replace``), unless it changed on disk since it was read.
+Each file is checked with its fixes' edits built (:mod:`hwlint.edits`); the enabled fixes are taken
+in their findings' order, those whose edits collide with one taken wait for the next pass
+(:mod:`hwlint.fix.merge`); the edits are applied at once, the fixed text is modelled (from the
+original's parse where every edit allows it: :mod:`hwlint.fix.remodel`, else parsed again) and
+checked again, and the passes go on until nothing changes. A fixed text that would not compile is
+refused; a file that does not parse is never touched, and a file is written atomically, unless it
+changed on disk since it was read (:mod:`hwlint.fix.write`).
 """
 
 from __future__ import annotations
@@ -18,60 +14,28 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from ..checker import Finding, ProjectCheck, Selection, read_source, run_rules
 from ..context import Context
-from ..infer import Inference, inference
-from ..model import (
-    ClassInfo,
-    FileModel,
-    Resolver,
-    build_model,
-    decode_source,
-    parse_file,
-)
-from ..neutral import conversion, hard_uses
+from ..edits import EditBuilder, apply_edits
+from ..model import FileModel, Parse, Resolver, build_model, decode_source, parse_file
 from ..pipeline.cache import Cache
 from ..pipeline.engine import MAX_FILE_BYTES, analyze_files
 from ..project import Links
-from ..rules.declarations import collected_inference
 from ..taxonomy import Taxonomy
-from .edits import fix_edits
-from .outcome import (
-    DECLARATION_CODES,
-    FIXED_CODE,
-    FIXED_CODES,
-    CheckRun,
-    ConversionFix,
-    FilePlan,
-    FixOptions,
-    FixResult,
-    RewriteFix,
-)
-from .remodel import _model_after
-from .text import apply_edits
+from .merge import choose
+from .outcome import CheckRun, FilePlan, FixOptions, FixResult
+from .remodel import Edits, _model_after
 from .write import _compile_error, _future_displaced, write_fixed
 
-if TYPE_CHECKING:  # ast-grep is imported when a file needs it (a few per migration), not by every check
-    pass
-
-
 # ---------------------------------------------------------------------------------------------
-# Text edits
-
-
-# -- the enum's import ------------------------------------------------------------------------
-
-
-# ---------------------------------------------------------------------------------------------
-# Planning: which findings get which fix
+# Planning: a file's findings with their fixes' edits
 
 
 def plan_file(
     path: str, taxonomy: Taxonomy, selection: Selection | None = None, resolver: Resolver | None = None
 ) -> FilePlan:
-    """Check one file on disk and infer a classification for each class HWC001 flags.
+    """Check one file on disk, its findings' fixes with their edits.
 
     *resolver*: the project's (:attr:`hwlint.checker.ProjectCheck.linked`) for a file whose
     findings depend on other scanned files, so that a fix declares what the project-aware check
@@ -97,9 +61,7 @@ def plan_source(
     model, parsed = parse_file(data, path, taxonomy, keep=True)
     if resolver is not None:
         model = replace(model, resolver=resolver)
-    plan = plan_model(data, model, taxonomy, selection)
-    plan.parsed = parsed
-    return plan
+    return plan_model(data, model, taxonomy, selection, parsed=parsed)
 
 
 def plan_model(
@@ -109,62 +71,36 @@ def plan_model(
     selection: Selection | None = None,
     context: Context | None = None,
     findings: Sequence[Finding] | None = None,
+    parsed: Parse | None = None,
+    text: str | None = None,
 ) -> FilePlan:
-    """The plan of a file whose contents *data* were modelled as *model*.
+    """The plan of a file whose contents *data* (decoded: *text*) were modelled as *model*.
 
     The findings are a check's (every code, noqa applied) reduced to *selection*, so what a plan
-    reports is what ``hwlint check`` reports. Pass the check's *findings* and the *context* its
-    rules filled (:func:`hwlint.checker.check_in_context`) to plan from them: the rules do not run
-    again and the inference they computed (HWC004's) is reused."""
+    reports is what ``hwlint check`` reports; their fixes carry their edits. Pass the check's
+    *findings* and the *context* its rules filled (:func:`hwlint.checker.check_in_context` with
+    ``edits=True``) to plan from them: the rules do not run again."""
     selection = selection or Selection()
-    ctx = context or Context(model, taxonomy)
-    if findings is None:
-        findings = run_rules(model, taxonomy, context=ctx)
-    plan = FilePlan(
+    if context is not None:
+        parsed = parsed or context.parsed
+    if findings is None or context is None or context.builder is None:
+        builder = None
+        if model.error is None:
+            source = text if text is not None else parsed.source if parsed is not None else None
+            builder = EditBuilder(source or decode_source(data)[0], model, taxonomy)
+        findings = run_rules(model, taxonomy, context=Context(model, taxonomy, builder=builder))
+    return FilePlan(
         path=model.path,
         data=data,
         model=model,
         findings=[f for f in findings if selection.enabled(f.code)],
-        parsed=context.parsed if context is not None else None,
+        parsed=parsed,
     )
-    if model.error is not None:
-        return plan
-    by_site = {(c.site.line, c.site.col): c for c in model.classes}
-    _plan_device_fixes(ctx, plan, by_site)
-    for f in plan.findings:
-        cls = by_site.get((f.line, f.col)) if f.code in DECLARATION_CODES else None
-        if cls is None:
-            continue
-        try:
-            found = inference(ctx, cls) if f.code == FIXED_CODE else collected_inference(ctx, cls)
-            if found is not None:
-                plan.inferences[(f.line, f.col)] = found
-        except Exception:  # a bug in the inference costs the class its fix, not the run (HWC004 reports it)
-            continue
-    return plan
 
 
-def _plan_device_fixes(ctx: Context, plan: FilePlan, by_site: dict[tuple[int, int], ClassInfo]) -> None:
-    """The fixes of the file's HWC301 and HWC302 findings."""
-    codes = {f.code for f in plan.findings}
-    if "HWC301" in codes:
-        rewrites = {}
-        for cls in ctx.model.test_classes:
-            for h in hard_uses(ctx, cls):
-                if h.rewrite is not None:
-                    rewrites.setdefault((h.use.site.line, h.use.site.col), RewriteFix(cls, h.rewrite))
-        for f in plan.findings:
-            if f.code == "HWC301" and (f.line, f.col) in rewrites:
-                plan.fixes[(f.line, f.col, f.code)] = rewrites[(f.line, f.col)]
-    for f in plan.findings:
-        cls = by_site.get((f.line, f.col)) if f.code == "HWC302" else None
-        found = conversion(ctx, cls) if cls is not None else None
-        if found is not None and found.convertible:
-            plan.fixes[(f.line, f.col, f.code)] = ConversionFix(cls, found)  # type: ignore[arg-type]
-
-
-#: A fix may enable another (a class declared ACCELERATOR by HWC001's fix then has HWC301 findings);
-#: as ruff does, fixes are applied again on the fixed text until nothing changes, this many times at most.
+#: A fix may enable another (a class declared ACCELERATOR by HWC001's fix then has HWC301 findings),
+#: and a fix that collides with another waits for the next pass; as ruff does, fixes are applied
+#: again on the fixed text until nothing changes, this many times at most.
 MAX_FIX_PASSES = 5
 
 
@@ -187,7 +123,6 @@ def fix_plan(
         if not again.changed or again.error:
             break
         result.fixed_text, result.after = again.fixed_text, again.after
-        result.applied += again.applied
         result.fixed += again.fixed
     return result
 
@@ -198,40 +133,21 @@ def _fix_once(
     selection: Selection | None = None,
     unsafe: bool = False,
 ) -> FixResult:
+    """One pass: the enabled fixes that do not collide, applied at once, and the fixed text planned."""
     result = FixResult(plan)
     if plan.data is None or plan.model is None or plan.model.error is not None:
         return result
-    chosen = [(f, inf) for f in plan.findings if (inf := plan.fix_for(f, unsafe)) is not None]
+    broken = next((f.fix.error for f in plan.findings if f.fix is not None and f.fix.error), None)
+    if broken is not None and any(f.fix is not None and f.fix.enabled(unsafe) for f in plan.findings):
+        result.error = f"internal error while fixing ({broken}); left unchanged"
+        return result
+    chosen, taken = choose(plan.findings, unsafe)
     if not chosen:
         return result
     text, _ = decode_source(plan.data)
     result.text = text
-    conversions = [fx for _, fx in chosen if isinstance(fx, ConversionFix)]
-    converted = {id(fx.cls) for fx in conversions}
-    # a converted class gets its declaration from the conversion: its HWC001 is fixed by it
-    chosen += [
-        (f, fx)
-        for f in plan.findings
-        if f.code in DECLARATION_CODES
-        and (fx := plan.inference_for(f)) is not None
-        and id(fx.cls) in converted
-        and all(f is not g for g, _ in chosen)
-    ]
-    wanted = [
-        (fx.cls, fx.classification)
-        for _, fx in chosen
-        if isinstance(fx, Inference) and id(fx.cls) not in converted
-    ]
-    rewrites = [fx.rewrite for _, fx in chosen if isinstance(fx, RewriteFix)]
     try:
-        made = fix_edits(
-            text,
-            plan.model,
-            taxonomy,
-            wanted,  # type: ignore[arg-type]
-            rewrites,
-            [fx.conversion for fx in conversions],
-        )
+        made = Edits.of(text, plan.model, taken)
         new_text = apply_edits(text, made.edits)
         derived = _model_after(plan, text, new_text, made) if made.exact and new_text != text else None
     except Exception as e:  # a bug in the fixer must leave the file alone, not stop the run
@@ -244,10 +160,11 @@ def _fix_once(
     model = derived[0] if derived is not None else build_model(data, plan.path, taxonomy)
     if plan.model.resolver is not None:  # the fixed text is seen through the project as the original was
         model = replace(model, resolver=plan.model.resolver)
-    after = plan_model(data, model, taxonomy, selection)
+    after = plan_model(data, model, taxonomy, selection, text=new_text)
     after.derived = derived[1] if derived is not None else None
-    # The edits add a module-level import and class-body assignments: once the text parses, the only
-    # error a compiler could still find is a `from __future__` import that is no longer first.
+    # The edits add module-level imports and statements and class-body assignments: once the text
+    # parses, the only error a compiler could still find is a `from __future__` import that is no
+    # longer first.
     if model.error is not None:
         broken = model.error.message
     else:
@@ -257,8 +174,7 @@ def _fix_once(
         result.error = f"the fixed file would not compile ({broken}); left unchanged"
         return result
     result.fixed_text, result.after = new_text, after
-    result.applied = [inf for _, inf in chosen]
-    result.fixed = [f for f, _ in chosen]
+    result.fixed = chosen
     return result
 
 
@@ -340,8 +256,8 @@ class _Checked:
 
 
 def _to_plan(findings: Sequence[Finding], selection: Selection | None) -> Selection | None:
-    """*selection*, when a finding it enables has a fix (or an explanation) to plan; else None."""
-    if selection is None or not any(f.code in FIXED_CODES and selection.enabled(f.code) for f in findings):
+    """*selection*, when a finding it enables has a fix to apply; else None."""
+    if selection is None or not any(f.fixable and selection.enabled(f.code) for f in findings):
         return None
     return selection
 
@@ -361,13 +277,14 @@ def _check_and_fix(
 
     if isinstance(data, str):
         return _Checked(unreadable(path, data))
-    findings, ctx = check_in_context(data, path, taxonomy, keep=True)
+    findings, ctx = check_in_context(data, path, taxonomy, keep=True, edits=options.fix or options.diff)
     links = links_of(ctx.model) if ctx is not None and ctx.model.error is None else None
     selection = _to_plan(findings, selections.get(path))
+    reported = [f.without_edits() for f in findings]  # what the check (and its cache) keeps
     if selection is None or ctx is None:
-        return _Checked(findings, links)
+        return _Checked(reported, links)
     if links is not None and project.providers(links):
-        return _Checked(findings, links)  # planned after the check, with what other modules define
+        return _Checked(reported, links)  # planned after the check, with what other modules define
     plan = plan_model(data, ctx.model, taxonomy, selection, ctx, findings)
     result = fix_plan(plan, taxonomy, selection, options.unsafe) if options.fix or options.diff else None
     # what goes back to the main process: the bytes to write, and the texts for a diff only
@@ -378,28 +295,17 @@ def _check_and_fix(
         result.edited = result.changed
         result.text = result.fixed_text = None
     _reported(plan, result)
-    return _Checked(findings, links, (plan, result))
+    return _Checked(reported, links, (plan, result))
 
 
 def _reported(plan: FilePlan, result: FixResult | None) -> None:
-    """Reduce the classes the inferences of *plan* and *result* name to what the main process
-    reports of them (name and place): their methods and device uses, most of what a worker would
-    pickle back, stay in the worker."""
-    slim: dict[int, Inference] = {}
-
-    def named(inf: Inference) -> Inference:
-        if id(inf) not in slim:
-            cls = replace(
-                inf.cls, methods=(), device_uses=(), shared_uses=(), test_uses=(), availability_checks=()
-            )
-            slim[id(inf)] = replace(inf, cls=cls)
-        return slim[id(inf)]
-
+    """Reduce the findings of *plan* and *result* to what the main process reports of them: their
+    fixes' edits, most of what a worker would pickle back, stay in the worker."""
     for p in (plan, result.after if result is not None else None):
         if p is not None:
-            p.inferences = {k: named(v) for k, v in p.inferences.items()}
+            p.findings = [f.without_edits() for f in p.findings]
     if result is not None:
-        result.applied = [named(inf) for inf in result.applied]
+        result.fixed = [f.without_edits() for f in result.fixed]
 
 
 def _forks() -> bool:
@@ -431,16 +337,16 @@ def apply_fixes(
     """
     from ..pipeline.progress import Bar
 
-    if not (options.fix or options.diff or options.show or planned):
+    if not (options.fix or options.diff or planned):
         return CheckRun.unplanned(options, found)
     run = CheckRun(options)
     passed = dict(planned or {})  # computed in the check's pass, not written yet
     planned = dict(passed)
-    planning = options.fix or options.diff or options.show
+    planning = options.fix or options.diff
     todo = [
         path
         for path, findings in found
-        if planning and path not in planned and any(f.code in FIXED_CODES for f in findings)
+        if planning and path not in planned and any(f.fixable for f in findings)
     ]
     selections = {path: selection_for(path) for path in todo}
     resolvers = resolvers or {}
@@ -474,7 +380,7 @@ def apply_fixes(
         if result.error:
             run.warnings.append(f"{path}: {result.error}")
             # what could not be fixed is not offered as fixable ([*], "N fixable") either
-            plan.findings = [replace(f, fix=None) if f.code == FIXED_CODE else f for f in plan.findings]
+            plan.findings = [replace(f, fix=None) if f.fixable else f for f in plan.findings]
         if result.written:
             run.fixed += len(result.fixed)
             run.files_fixed += 1
@@ -515,7 +421,9 @@ def _plan_and_fix(
             path, None, None, [f for f in unreadable(path, data) if selection.enabled(f.code)]
         ), None
     plan = plan_source(data, path, taxonomy, selection, resolver)
-    return _fix_and_write(plan, taxonomy, selection, options)
+    plan, result = _fix_and_write(plan, taxonomy, selection, options)
+    _reported(plan, result)
+    return plan, result
 
 
 def _fix_and_write(

@@ -18,12 +18,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Protocol
 
-from ..model import FileModel, ImportStatement, Parse, Site, split_lines
+from ..edits.records import DECLARE, IMPORT_LINE, IMPORT_NAME, REWRITE, STATEMENT, TEXT, Edit
+from ..edits.text import _check_disjoint, _comment_only, _line_end, _line_starts, _offset, apply_edits
+from ..model import ClassInfo, FileModel, ImportStatement, Parse, Site, split_lines
 from ..model.build import _Builder, _Overlay
 from ..model.syntax import _COMPOUND, _DEFS, _module_statements
 from ..taxonomy import Taxonomy
-from .edits import Edits
-from .text import Edit, _check_disjoint, _comment_only, _line_end, _line_starts, _offset, apply_edits
+from .merge import merged
 
 
 class _Planned(Protocol):
@@ -342,6 +343,45 @@ def _mover(kind: type) -> Callable[[object, _Mover, Callable[[int], int]], objec
     namespace = {"kind": kind}
     exec(f"def move(o, m, line_of):\n    return kind({', '.join(values)})\n", namespace)
     return namespace["move"]  # type: ignore[return-value]
+
+
+@dataclass
+class Edits:
+    """The sorted, disjoint edits of one pass over a file, and what each does. *exact*: every edit
+    inserts whole lines at the start of a line, placed by the model's (CPython's) positions where a
+    statement may start, adds a name to an import, or replaces text within one line (a rewrite): the
+    model of the fixed text follows from the original's parse, the statements holding a rewrite
+    parsed again alone (:meth:`Parsed.with_lines`). Otherwise the whole fixed text is parsed again."""
+
+    edits: list[Edit]
+    exact: bool
+    starts: list[int]  # where the edited text's lines start
+    declared: list[tuple[ClassInfo, Edit]] = field(default_factory=list)
+    # the enum's import: a new line (None), or the import statement a name is added to
+    imported: list[tuple[Edit, ImportStatement | None]] = field(default_factory=list)
+    rewritten: list[Edit] = field(default_factory=list)  # replacements within one line
+    # module-level statements on lines of their own, each with the last line of what it follows
+    added: list[tuple[Edit, int]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, source: str, model: FileModel, taken: Sequence[Edit]) -> Edits:
+        """The edits *taken* for one pass over *source* (modelled as *model*), merged and sorted."""
+        out = merged(taken)
+        made = cls(out, all(e.role != TEXT for e in taken) and len(out) == len(taken), _line_starts(source))
+        classes = {(c.site.line, c.site.col): c for c in model.classes}
+        imports = {i.site.line: i for i in model.imports}
+        for e in sorted(taken, key=lambda e: (e.start_pos, e.end_pos)):
+            if e.role == DECLARE:
+                made.declared.append((classes[(e.line, e.col)], e))
+            elif e.role == IMPORT_LINE:
+                made.imported.append((e, None))
+            elif e.role == IMPORT_NAME:
+                made.imported.append((e, imports[e.line]))
+            elif e.role == REWRITE:
+                made.rewritten.append(e)
+            elif e.role == STATEMENT:
+                made.added.append((e, e.line))
+        return made
 
 
 @dataclass

@@ -19,7 +19,7 @@ from html import escape
 from urllib.parse import quote
 
 from ..rules.registry import RULES
-from .words import arrow, changed_runners, number, plural, share
+from ..words import arrow, changed_runners, number, plural, share
 
 # Okabe-Ito, in an order that keeps neighbouring classifications apart; vermillion is kept for
 # "unclassified", the state the report exists to make visible.

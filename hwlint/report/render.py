@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from ..cli.output import printable
-from .words import arrow, changed_runners, plural
+from ..words import arrow, changed_runners, plural
 
 
 def _rule_name(code: str) -> str:

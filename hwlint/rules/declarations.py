@@ -6,6 +6,8 @@ from collections.abc import Iterator
 
 from ..collection import collected_tests
 from ..context import Context
+from ..edits import NONE, SAFE, UNSAFE, Fix
+from ..edits.imports import bound_name
 from ..infer import Inference, infer_collected, inference
 from ..model import ClassInfo
 from .base import Hit, rule
@@ -48,8 +50,7 @@ def missing_hw_classification(ctx: Context) -> Iterator[Hit]:
         note = ""
         if found is not None:
             note = f" (it inherits one from `{found[1].name}`)"
-        inferred = inference(ctx, cls)
-        fix = ("safe" if inferred.safe else "unsafe") if inferred.fixable else None
+        fix = declaration_fix(ctx, cls, inference(ctx, cls))
         yield cls.site, {"cls": cls.name, "attribute": tax.attribute, "inherited": note, "fix": fix}
 
 
@@ -175,6 +176,23 @@ def mixed_device_test_class(ctx: Context) -> Iterator[Hit]:
             yield cls.site, {"cls": cls.name, "mixed": found.mixed}
 
 
+def declaration_fix(ctx: Context, cls: ClassInfo, inferred: Inference) -> Fix:
+    """HWC001's and HWC005's fix: the inferred classification declared first in the class's body
+    (the enum imported when the file lacks it); no fix, with the inference's reason, when it has no
+    answer."""
+    if inferred.classification is None:
+        return Fix(NONE, reason=inferred.describe())
+    member = inferred.classification
+    tax = ctx.taxonomy
+    enum = bound_name(ctx.model, tax.enum_module, tax.enum_name) or tax.enum_name
+    return ctx.fix(
+        SAFE if inferred.safe else UNSAFE,
+        f"Declare `{tax.attribute} = {enum}.{member}` in `{cls.name}`",
+        inferred.reason,
+        lambda b: b.declare(cls, member),
+    )
+
+
 def collected_inference(ctx: Context, cls: ClassInfo) -> Inference | None:
     """HWC005's inferred fix for *cls* (None when it collects no test), computed once per class."""
     key = ("collected", id(cls))
@@ -231,5 +249,5 @@ def unclassified_collected_class(ctx: Context) -> Iterator[Hit]:
         how, _ = found
         inferred = collected_inference(ctx, cls)
         assert inferred is not None
-        fix = ("safe" if inferred.safe else "unsafe") if inferred.fixable else None
+        fix = declaration_fix(ctx, cls, inferred)
         yield cls.site, {"cls": cls.name, "how": how, "attribute": ctx.taxonomy.attribute, "fix": fix}

@@ -6,7 +6,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..context import Context
-from ..neutral import Conversion, conversion, hard_uses, is_every_device_class, shown
+from ..edits import NONE, SAFE, UNSAFE, Edit, EditBuilder, Fix
+from ..neutral import (
+    Conversion,
+    Rewrite,
+    conversion,
+    hard_uses,
+    is_every_device_class,
+    neutral_except_for,
+    shown,
+)
+from ..taxonomy import Taxonomy
+from ..words import plural
 from .base import Hit, rule
 
 
@@ -75,7 +86,7 @@ def hardcoded_device(ctx: Context) -> Iterator[Hit]:
                     "device": h.use.device,
                     "method": h.method.name if h.method is not None else "the class body",
                     "use": shown(h.use),
-                    "fix": h.rewrite.applicability if h.rewrite is not None else None,
+                    "fix": rewrite_fix(ctx, h.rewrite) if h.rewrite is not None else None,
                 },
             )
 
@@ -131,10 +142,10 @@ def generalizable_device_class(ctx: Context) -> Iterator[Hit]:
             continue
         if found.convertible:
             verdict = "could run on every accelerator: each hard-coded device has a device-neutral spelling"
-            fix = "unsafe"
+            fix = conversion_fix(ctx, found)
         elif found.blocker is not None and found.blocker.startswith("line ") and _single_blocker(ctx, found):
             verdict = f"could run on every accelerator but for {found.blocker}"
-            fix = None
+            fix = Fix(NONE, reason=f"held back by {found.blocker}")
         else:
             continue
         yield (
@@ -147,3 +158,69 @@ def _single_blocker(ctx: Context, found: Conversion) -> bool:
     """Whether the uses without a rewrite in the class all sit on one line."""
     lines = {h.use.site.line for h in hard_uses(ctx, found.cls, converting=True) if h.rewrite is None}
     return len(lines) <= 1
+
+
+_REWRITE_REASONS = {
+    SAFE: "the device-neutral call does the same on CUDA",
+    UNSAFE: "the code then runs on the device the test is given",
+}
+
+
+def rewrite_fix(ctx: Context, rewrite: Rewrite) -> Fix:
+    """HWC301's fix: one hard-coded device spelled for every device."""
+    use = rewrite.use
+    target = use.target
+    before = target.text if target is not None else shown(use)
+    return ctx.fix(
+        rewrite.applicability,
+        f"Replace `{before}` with `{rewrite.text}`",
+        _REWRITE_REASONS[rewrite.applicability],
+        lambda b: [b.replace(target, rewrite.text)] if target is not None else [],
+    )
+
+
+def conversion_fix(ctx: Context, c: Conversion) -> Fix:
+    """HWC302's (unsafe) fix: the whole class made device-generic."""
+    tax = ctx.taxonomy
+    param = tax.device_params[0]
+    gaining = [m for m in c.tests if param not in m.params]
+    reason = (
+        f"{plural(len(gaining), 'test')} gain `{param}`, {plural(len(c.rewrites), 'hard-coded device')} "
+        f"rewritten, instantiated with `except_for={_except_for(tax)}`"
+    )
+    return ctx.fix(
+        UNSAFE,
+        f"Convert `{c.cls.name}` from {c.classification} to {c.target}",
+        reason,
+        lambda b: _convert(b, ctx, c),
+    )
+
+
+def _except_for(tax: Taxonomy) -> str:
+    return "(" + ", ".join(f'"{d}"' for d in neutral_except_for(tax)) + ",)"
+
+
+def _convert(b: EditBuilder, ctx: Context, c: Conversion) -> list[Edit]:
+    """The edits of a conversion: the declaration (made or changed), ``device`` added to each test,
+    the hard-coded devices rewritten, and the class instantiated for every device but the generic
+    runners' (its call's ``only_for`` replaced, or a call added after the class)."""
+    tax, cls = ctx.taxonomy, c.cls
+    decl = cls.declaration
+    edits = [b.redeclare(decl.site, c.target)] if decl is not None else b.declare(cls, c.target)
+    param = tax.device_params[0]
+    edits += [b.add_parameter(m, param) for m in c.tests if param not in m.params]
+    seen: set[tuple[int, int]] = set()
+    for r in c.rewrites:
+        target = r.use.target
+        if target is not None and (target.line, target.col) not in seen:
+            seen.add((target.line, target.col))
+            edits.append(b.replace(target, r.text))
+    neutral = tax.device_neutral
+    keywords = [("except_for", _except_for(tax)), *((o, "True") for o in neutral.opt_ins)]
+    calls = ctx.model.instantiations_of(cls)
+    if calls:
+        edits.append(b.set_keywords(calls[0], keywords, "only_for"))
+        return edits
+    function, imports = b.reference(neutral.module, tax.instantiation_functions[0], cls.site.line)
+    arguments = ", ".join([cls.name, "globals()", *(f"{k}={v}" for k, v in keywords)])
+    return [*edits, *imports, b.statement_after(cls, f"{function}({arguments})")]

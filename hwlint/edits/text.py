@@ -7,10 +7,10 @@ import functools
 import itertools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..model import ClassInfo, split_lines
+from .records import Edit
 
 if TYPE_CHECKING:  # ast-grep is imported when a file needs it (a few per migration), not by every check
     from ast_grep_py import SgNode
@@ -23,15 +23,6 @@ def apply_edits(source: str, edits: Sequence[Edit]) -> str:
         out += [source[pos : e.start_pos], e.inserted_text]
         pos = e.end_pos
     return "".join([*out, source[pos:]])
-
-
-@dataclass(slots=True)
-class Edit:
-    """Characters [start_pos, end_pos) of a text replaced by *inserted_text* (ast-grep's shape)."""
-
-    start_pos: int
-    end_pos: int
-    inserted_text: str
 
 
 class _Tree:

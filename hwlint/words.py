@@ -1,7 +1,6 @@
-"""Wording shared by every rendering of a migration report (text, markdown, HTML): counts, plurals
-and before/after pairs, one number format throughout (``1,222 of 1,912``).
-
-It sits below :mod:`hwlint.report_render` and :mod:`hwlint.report_html`, so neither imports the other.
+"""Wording every message and rendering shares (findings, fixes, hwselect, the report's text,
+markdown and HTML): counts, plurals and before/after pairs, one number format throughout
+(``1,222 of 1,912``). It imports nothing of hwlint's, so every layer may use it.
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..model import FileModel, ImportStatement
+from .records import Edit
 from .text import (
-    Edit,
     _comment_only,
     _default_newline,
     _insert,
@@ -26,6 +26,18 @@ if TYPE_CHECKING:
     from ast_grep_py import SgNode
 
 
+def bound_name(model: FileModel, module: str, name: str) -> str | None:
+    """The local name under which the file's imports bind *name* of *module* (an alias, or the name
+    itself through ``from module import *``), if they do."""
+    for imp in sorted(model.imports, key=lambda i: i.nested):
+        bound = imp.binding(name)
+        if bound is not None:
+            return bound
+        if imp.module == module and imp.binding("*") is not None:
+            return name
+    return None
+
+
 def _name_reference(
     source: str,
     tree: _Tree,
@@ -38,12 +50,9 @@ def _name_reference(
     """How to write *name* of *module*, the edit importing it (None when already imported), and
     what that edit changes when the model's positions alone placed it (see :attr:`Edits.exact`):
     the import statement it adds the name to, or None for a new line; False when ast-grep did."""
-    for imp in sorted(model.imports, key=lambda i: i.nested):
-        bound = imp.binding(name)
-        if bound is not None:
-            return bound, None, None
-        if imp.module == module and imp.binding("*") is not None:
-            return name, None, None
+    bound = bound_name(model, module, name)
+    if bound is not None:
+        return bound, None, None
     for imp in model.imports:
         if imp.module == module and not imp.nested and imp.site.col == 0:
             edit = _add_name_edit_at(source, starts, imp, name)

@@ -1,0 +1,223 @@
+"""The edits a rule's fix is made of, placed in one file's text: a declaration first in a class body,
+the import of a name, a replacement within a line, a parameter added to a test, a statement after a
+class, the device-neutral keywords of an instantiation call.
+
+A rule says *what* changes (``b.declare(cls, "GENERIC")``); the builder says *where* the characters
+go, from the model's (CPython's) positions, and from ast-grep's tree only where the model cannot
+tell (a body on its header's line...). Each method returns the edits, tagged with what they do
+(:data:`~hwlint.edits.records.DECLARE`...), so that the fixer can tell whether the model of the fixed
+text follows from the original's parse. Every byte outside an edit stays as it was: comments, CRLF
+line endings, tabs, the encoding declaration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..model import ClassInfo, FileModel, ImportStatement, Instantiation, Method, Site
+from ..taxonomy import Taxonomy
+from .imports import _name_reference
+from .records import DECLARE, IMPORT_LINE, IMPORT_NAME, REWRITE, STATEMENT, TEXT, Edit
+from .text import (
+    _LONE_CR,
+    _blank_after,
+    _comment_only,
+    _default_newline,
+    _indent_unit,
+    _insert,
+    _is_docstring,
+    _line_end,
+    _line_start,
+    _line_starts,
+    _offset,
+    _Tree,
+)
+
+if TYPE_CHECKING:
+    from ast_grep_py import SgNode
+
+
+class EditBuilder:
+    """The edits of one file's fixes, placed in *source* (whose model is *model*). ast-grep's tree
+    of the text is parsed on first use, once for every fix of the file."""
+
+    def __init__(self, source: str, model: FileModel, taxonomy: Taxonomy):
+        self.source, self.model, self.taxonomy = source, model, taxonomy
+        self.starts = _line_starts(source)
+        self.tree = _Tree(source)
+        # tree-sitter ends no line at a lone CR: such a file is edited through ast-grep's places only
+        self.by_model = _LONE_CR.search(source) is None
+
+    def offset(self, line: int, col: int) -> int:
+        return _offset(self.starts, line, col)
+
+    # -- names ----------------------------------------------------------------------------------
+    def reference(self, module: str, name: str, before_line: int) -> tuple[str, list[Edit]]:
+        """How *name* of *module* is written in the file, and the edit importing it when no import
+        binds it yet (placed with the imports above *before_line*, where it is first used)."""
+        ref, edit, placed = _name_reference(
+            self.source, self.tree, self.starts, self.model, module, name, before_line
+        )
+        if edit is None:
+            return ref, []
+        key = f"import {module} {name}"
+        if placed is None and self.by_model:
+            role, line = IMPORT_LINE, 0
+        elif isinstance(placed, ImportStatement) and self.by_model:
+            role, line = IMPORT_NAME, placed.site.line
+        else:
+            role, line = TEXT, 0
+        return ref, [Edit(edit.start_pos, edit.end_pos, edit.inserted_text, role, line, 0, key)]
+
+    def enum(self, before_line: int) -> tuple[str, list[Edit]]:
+        """How the taxonomy's enum is written in the file, and the edit importing it if needed."""
+        return self.reference(self.taxonomy.enum_module, self.taxonomy.enum_name, before_line)
+
+    # -- declarations ---------------------------------------------------------------------------
+    def declare(self, cls: ClassInfo, member: str) -> list[Edit]:
+        """``<attribute> = <enum>.<member>`` first in *cls*'s body (after its docstring), on a line of
+        its own, and the enum's import when the file lacks it."""
+        ref, edits = self.enum(cls.site.line)
+        statement = f"{self.taxonomy.attribute} = {ref}.{member}"
+        placed = self._declaration_by_model(cls, statement) if self.by_model else None
+        if placed is not None:
+            return [*edits, Edit(placed.start_pos, placed.end_pos, placed.inserted_text, DECLARE, *_at(cls))]
+        return [*edits, *_declaration_edits(self.source, self.tree.class_node(self.starts, cls), statement)]
+
+    def redeclare(self, site: Site, member: str) -> Edit:
+        """The declared value at *site* (``HardwareClassification.CUDA``) made *member*."""
+        owner = site.text.rpartition(".")[0]
+        return self.replace(site, f"{owner}.{member}")
+
+    def _declaration_by_model(self, cls: ClassInfo, statement: str) -> Edit | None:
+        """The declaration placed by the model's positions; None where :func:`_declaration_at`
+        says only ast-grep's tree can place it."""
+        if cls.colon is None:
+            return None
+        doc = cls.docstring
+        placed = _declaration_at(
+            self.source,
+            statement,
+            self.offset(cls.colon.line, cls.colon.col),
+            self.offset(cls.body.line, cls.body.col),
+            self.offset(doc.end_line, doc.end_col) if doc is not None else None,
+        )
+        return placed[0] if placed else None
+
+    # -- replacements ---------------------------------------------------------------------------
+    def replace(self, site: Site, text: str) -> Edit:
+        """The text of *site* replaced by *text*."""
+        start, end = self.offset(site.line, site.col), self.offset(site.end_line, site.end_col)
+        return self._within(start, end, text)
+
+    def add_parameter(self, method: Method, param: str) -> Edit:
+        """``, <param>`` after *method*'s first parameter (``self``)."""
+        first = method.param_sites[0]
+        at = self.offset(first.end_line, first.end_col)
+        return self._within(at, at, f", {param}")
+
+    def _within(self, start: int, end: int, text: str) -> Edit:
+        within = not any(c in self.source[start:end] or c in text for c in "\r\n")
+        return Edit(start, end, text, REWRITE if within and self.by_model else TEXT)
+
+    # -- module-level statements ----------------------------------------------------------------
+    def statement_after(self, cls: ClassInfo, statement: str) -> Edit:
+        """*statement* on a line of its own after *cls*, two blank lines between, at its indent."""
+        starts, source = self.starts, self.source
+        line_start = self.offset(cls.site.line, 0)
+        indent = source[line_start : line_start + cls.site.col]
+        newline = _default_newline(source)
+        text = f"{newline}{newline}{indent}{statement}{newline}"
+        if cls.end_line < len(starts) - 1:  # a line follows the class
+            at = self.offset(cls.end_line + 1, 0)
+            exact = self.by_model and not indent and not cls.nested
+            return Edit(at, at, text, STATEMENT if exact else TEXT, cls.end_line if exact else 0)
+        ends_line = source.endswith(("\n", "\r"))
+        return Edit(len(source), len(source), ("" if ends_line else newline) + text, TEXT)
+
+    def set_keywords(self, call: Instantiation, keywords: Sequence[tuple[str, str]], replacing: str) -> Edit:
+        """The call *call* with *keywords* ((name, value text) pairs) written in place of its
+        *replacing* keyword, or after its last argument when it has none; a keyword other than the
+        first that the call passes already is left as it is."""
+        site = call.site
+        node = self.tree.calls.at(self.offset(site.line, site.col))
+        if node is None:
+            raise LookupError(f"instantiation at line {site.line} not found by ast-grep")
+        args = node.field("arguments")
+        assert args is not None
+        present = {}
+        for child in args.children():
+            if child.kind() == "keyword_argument":
+                name = child.field("name")
+                if name is not None:
+                    present[name.text()] = child
+        text = ", ".join(f"{k}={v}" for i, (k, v) in enumerate(keywords) if i == 0 or k not in present)
+        old = present.get(replacing)
+        if old is not None:
+            r = old.range()
+            return self._within(r.start.index, r.end.index, text)
+        close = args.range().end.index - 1  # the closing parenthesis
+        before = self.source[args.range().start.index + 1 : close].rstrip()
+        sep = "" if before.endswith(",") or not before else ", "
+        return self._within(close, close, sep + text)
+
+
+def _at(cls: ClassInfo) -> tuple[int, int]:
+    return cls.site.line, cls.site.col
+
+
+def _declaration_at(
+    source: str, statement: str, colon_end: int, first_start: int, doc_end: int | None, class_start: int = -1
+) -> list[Edit] | None:
+    """Edits putting *statement* first in a class body whose header's colon ends at *colon_end*,
+    whose first statement starts at *first_start* (and ends at *doc_end* when it is the docstring).
+
+    Without *class_start* (where the ``class`` keyword is), only a line of its own after the
+    header's line or the docstring's: None when the body starts on the header's line, or a line to
+    insert after holds code after the colon or the docstring, or ends in a continuation."""
+    careful = class_start < 0
+    header_end, newline = _line_end(source, colon_end)
+    newline = newline or _default_newline(source)
+    indent = source[_line_start(source, first_start) : first_start]
+    if careful and (
+        first_start < header_end or indent.strip() or not _comment_only(source[colon_end:header_end])
+    ):
+        return None
+    if first_start < header_end:  # `class T(TestCase): pass`: the body shares the header line
+        class_indent = source[_line_start(source, class_start) : class_start]
+        indent = class_indent + _indent_unit(source, class_indent)
+        if doc_end is None:
+            return [_insert(colon_end, f"{newline}{indent}{statement}{newline}{indent}", first_start)]
+        return [
+            _insert(colon_end, f"{newline}{indent}", first_start),
+            _insert(doc_end, f"{newline}{indent}{statement}"),
+        ]
+    anchor = header_end
+    if doc_end is not None:
+        anchor, newline = _line_end(source, doc_end)
+        if careful and (not newline or not _comment_only(source[doc_end:anchor])):
+            return None
+        if not newline:  # the docstring ends the file
+            return [_insert(anchor, f"{_default_newline(source)}{indent}{statement}")]
+    blank = "" if _blank_after(source, anchor) else newline
+    return [_insert(anchor, f"{indent}{statement}{newline}{blank}")]
+
+
+def _declaration_edits(source: str, node: SgNode, statement: str) -> list[Edit]:
+    """:func:`_declaration_at` for the class definition *node* of ast-grep's tree, any shape."""
+    colon = next(c for c in node.children() if c.kind() == ":")
+    body = node.field("body")
+    assert body is not None
+    first = next(c for c in body.children() if c.kind() != "comment")
+    doc_end = first.range().end.index if _is_docstring(first) else None
+    placed = _declaration_at(
+        source,
+        statement,
+        colon.range().end.index,
+        first.range().start.index,
+        doc_end,
+        node.range().start.index,
+    )
+    assert placed is not None
+    return placed
