@@ -88,6 +88,7 @@ class Kind:
 
     types: tuple[type, ...] = (object,)
     shape = "value"
+    plural = ""  # the shape of a list of them (default: the shape's plural)
 
     def read(self, ctx: Context, value: Any, key: str) -> Any:
         if not isinstance(value, self.types) or (self.types == (int,) and type(value) is bool):
@@ -132,10 +133,12 @@ class Name(Kind):
 
     types: tuple[type, ...] = (str,)
 
-    def __init__(self, shape: str, expected: str, valid: Callable[[str], bool], typed: bool = True):
+    def __init__(
+        self, shape: str, expected: str, valid: Callable[[str], bool], typed: bool = True, plural: str = ""
+    ):
         """*typed*: a key of this kind that holds no string is "expected a string" (else "expected
         *expected*", as for an item of a list)."""
-        self.shape, self.expected, self.valid = shape, expected, valid
+        self.shape, self.expected, self.valid, self.plural = shape, expected, valid, plural
         if not typed:
             self.types = (object,)
 
@@ -159,6 +162,7 @@ class ModulePrefix(Kind):
 
     types = (str,)
     shape = "module prefix (`torch.cuda`)"
+    plural = "module prefixes (`torch.cuda`)"
 
     def check(self, ctx: Context, value: Any, key: str) -> str:
         name = DOTTED.check(ctx, value, key)
@@ -195,8 +199,10 @@ class Known(Kind):
         known: Callable[[Context], Iterable[str]],
         message: Callable[[str, Context], str],
         form: Kind | None = None,
+        plural: str = "",
     ):
         self.shape, self.known, self.message, self.form = shape, known, message, form
+        self.plural = plural
 
     def check(self, ctx: Context, value: Any, key: str) -> str:
         if self.form is not None:
@@ -210,7 +216,12 @@ def _unknown_device(name: str, ctx: Context) -> str:
     return f"unknown device type {name!r} (not under devices)"
 
 
-DEVICE = Known("device type (a key of `devices`)", lambda ctx: ctx.section("devices"), _unknown_device)
+DEVICE = Known(
+    "device type (a key of `devices`)",
+    lambda ctx: ctx.section("devices"),
+    _unknown_device,
+    plural="device types (keys of `devices`)",
+)
 
 
 class ListOf(Kind):
@@ -220,7 +231,7 @@ class ListOf(Kind):
 
     def __init__(self, item: Kind, into: type = tuple, at_least: int = 0, too_few: str = ""):
         self.item, self.into, self.at_least, self.too_few = item, into, at_least, too_few
-        self.shape = f"list of {item.shape}s" if " " not in item.shape else f"list of: {item.shape}"
+        self.shape = f"list of {item.plural or item.shape + 's'}"
 
     def check(self, ctx: Context, value: Any, key: str) -> Any:
         items = [self.item.check(ctx, v, f"{key}[{i}]") for i, v in enumerate(value)]
@@ -465,7 +476,7 @@ def plain_record(record: Any) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Device:
-    """A device type ``instantiate_device_type_tests`` can generate classes for."""
+    """A device type `instantiate_device_type_tests` can generate classes for."""
 
     name: str
     opt_in: str | None = key(
@@ -502,14 +513,14 @@ class DeviceNeutral:
     )
     except_for: tuple[str, ...] | None = key(
         "except_for",
-        ListOf(Known("device type (a key of `devices`)", DEVICE.known, _unknown_device, IDENTIFIER)),
+        ListOf(Known(DEVICE.shape, DEVICE.known, _unknown_device, IDENTIFIER, DEVICE.plural)),
         None,
         "devices a converted class is not instantiated for (null: the devices of the runners that run "
         "the generic classification)",
     )
     opt_ins: tuple[str, ...] = key(
         "opt_ins",
-        ListOf(Known("a device's `opt_in`", _opt_ins, _not_an_opt_in, IDENTIFIER)),
+        ListOf(Known("a device's `opt_in`", _opt_ins, _not_an_opt_in, IDENTIFIER, "devices' `opt_in`s")),
         [],
         "opt-in keywords a converted class is instantiated with, set to True",
     )
@@ -622,7 +633,7 @@ class Runner:
         "runs",
         ListOf(
             Known(
-                "classification",
+                "classification name",
                 lambda ctx: ctx.section("classifications"),
                 _unknown_classification,
                 IDENTIFIER,
@@ -635,7 +646,7 @@ class Runner:
         "backends",
         ListOf(IDENTIFIER),
         [],
-        "the PrivateUse1 backend names it runs (`backend: npu` gives one)",
+        "the PrivateUse1 backend names it runs",
         single="backend",
     )
 
@@ -661,7 +672,9 @@ class Taxonomy:
     path: str
     digest: str
     version: int = key("version", Number(), 1, "the file format", check=_version)
-    attribute: str = key("attribute", IDENTIFIER, "hw_classification", "the class attribute that declares")
+    attribute: str = key(
+        "attribute", IDENTIFIER, "hw_classification", "the class attribute that declares a classification"
+    )
     enum_name: str = key("enum.name", IDENTIFIER, "HardwareClassification", "the enum's name")
     enum_module: str = key(
         "enum.module", DOTTED, "torch.testing._internal.common_utils", "the module that defines the enum"
