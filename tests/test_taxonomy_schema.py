@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from hwlint.taxonomy import Taxonomy, effective_dict, load_taxonomy, parse_taxonomy
+from hwlint.taxonomy import Taxonomy, TaxonomyError, effective_dict, load_taxonomy, parse_taxonomy
 from hwlint.taxonomy.reference import BEGIN, END, SECTIONS, reference_markdown, rewrite
 from hwlint.taxonomy.schema import REQUIRED, keys
 
@@ -69,3 +69,69 @@ def test_the_effective_taxonomy_holds_every_key_in_file_order():
 def type_of(name: str) -> type:
     spec = dict(keys(Taxonomy))[name]
     return spec.kind.record  # type: ignore[attr-defined]
+
+
+# -- the device vocabulary: policy the device scan reads from the taxonomy -----------------------
+
+VOCABULARY_ERRORS = [
+    (
+        "devices:\n  cuda:\n    collective_backends: [NCCL]\nclassifications: {A: {}}\n",
+        3,
+        "devices.cuda.collective_backends[0]",
+        "expected a lowercase word (letters only), got a string 'NCCL'",
+    ),
+    (
+        "devices:\n  cuda:\n    collective_backends: [nccl]\n  xpu:\n    collective_backends: [nccl]\n"
+        "classifications: {A: {}}\n",
+        5,
+        "devices.xpu.collective_backends[0]",
+        "'nccl' already belongs to device cuda",
+    ),
+    (
+        "devices:\n  cuda:\n    library_modules: [xpu]\n  xpu: {}\nclassifications: {A: {}}\n",
+        3,
+        "devices.cuda.library_modules[0]",
+        "'xpu' is a device type",
+    ),
+    (
+        "accelerator_words: [gpu, cuda]\nclassifications: {A: {}}\n",
+        1,
+        "accelerator_words[1]",
+        "'cuda' is a device type",
+    ),
+    (
+        "accelerator_words:\n  - nccl\nclassifications: {A: {}}\n",
+        2,
+        "accelerator_words[0]",
+        "'nccl' is a library of device cuda",
+    ),
+    (
+        "accelerator_words: gpu\nclassifications: {A: {}}\n",
+        1,
+        "accelerator_words",
+        "expected a list, got a string 'gpu'",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "key", "message"), VOCABULARY_ERRORS, ids=[e[2] for e in VOCABULARY_ERRORS]
+)
+def test_a_bad_device_vocabulary_is_a_precise_error(text, line, key, message):
+    with pytest.raises(TaxonomyError) as info:
+        parse_taxonomy(text, "bad.yaml")
+    assert (info.value.line, info.value.key, info.value.message) == (line, key, message)
+
+
+def test_the_bundled_taxonomy_writes_out_the_vocabulary_the_defaults_hold(taxonomy):
+    """A file without `devices` or `accelerator_words` gets what the bundled one writes."""
+    minimal = parse_taxonomy("classifications: {A: {}}\n")
+    assert minimal.devices == taxonomy.devices
+    assert minimal.accelerator_words == taxonomy.accelerator_words
+    cuda, xpu = taxonomy.devices["cuda"], taxonomy.devices["xpu"]
+    assert (cuda.collective_backends, cuda.library_modules, xpu.collective_backends) == (
+        ("nccl",),
+        ("cudnn",),
+        ("xccl",),
+    )
+    assert taxonomy.accelerator_words == ("gpu", "gpus", "multigpu", "accelerator", "accelerators")

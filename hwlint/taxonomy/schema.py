@@ -154,6 +154,13 @@ def _is_identifier(value: str) -> bool:
 
 IDENTIFIER = Name("identifier", "an identifier", _is_identifier)
 ANY_IDENTIFIER = Name("identifier", "an identifier", _is_identifier, typed=False)
+#: A word of an identifier as the device scan splits them (`skipIfNoNCCL`: skip, if, no, nccl).
+WORD = Name(
+    "lowercase word",
+    "a lowercase word (letters only)",
+    lambda v: v.isascii() and v.isalpha() and v.islower(),
+    plural="lowercase words",
+)
 DOTTED = Name("dotted name", "a dotted name", lambda v: all(p and _is_identifier(p) for p in v.split(".")))
 
 
@@ -485,6 +492,25 @@ class Device:
         None,
         "the keyword argument without which instantiation skips the device (`allow_mps`)",
     )
+    collective_backends: tuple[str, ...] = key(
+        "collective_backends",
+        ListOf(WORD),
+        [],
+        'distributed backends that exist for this device only: `backend="nccl"` is a use of it, '
+        "`requires_nccl()` a guard",
+    )
+    library_modules: tuple[str, ...] = key(
+        "library_modules",
+        ListOf(WORD),
+        [],
+        "torch modules named after a library of this device only: `torch.backends.cudnn.*` is a guard "
+        "(a setting or a query), `skipIfNoCudnn` too",
+    )
+
+    @property
+    def libraries(self) -> tuple[str, ...]:
+        """The words that name this device through one of its libraries."""
+        return (*self.collective_backends, *self.library_modules)
 
 
 def _opt_ins(ctx: Context) -> set[str]:
@@ -658,16 +684,40 @@ def _version(value: int) -> str | None:
 #: The devices of a taxonomy that lists none.
 DEFAULT_DEVICES = {
     "cpu": {},
-    "cuda": {},
+    "cuda": {"collective_backends": ["nccl"], "library_modules": ["cudnn"]},
     "mps": {"opt_in": "allow_mps"},
-    "xpu": {"opt_in": "allow_xpu"},
+    "xpu": {"opt_in": "allow_xpu", "collective_backends": ["xccl"]},
     "privateuse1": {},
 }
+
+
+def _one_meaning_per_word(ctx: Context, values: dict[str, Any], key: str, siblings: dict) -> None:
+    """A library word (`collective_backends`, `library_modules`) belongs to one device, and neither it
+    nor an accelerator word is a device type."""
+    devices: dict[str, Device] = values["devices"]
+    owner: dict[str, str] = {}
+    for device in devices.values():
+        for field_name in ("collective_backends", "library_modules"):
+            for i, word in enumerate(getattr(device, field_name)):
+                where = f"devices.{device.name}.{field_name}[{i}]"
+                if word in devices:
+                    raise ctx.error(where, f"{word!r} is a device type")
+                if word in owner:
+                    raise ctx.error(where, f"{word!r} already belongs to device {owner[word]}")
+                owner[word] = device.name
+    for i, word in enumerate(values["accelerator_words"]):
+        where = f"accelerator_words[{i}]"
+        if word in devices:
+            raise ctx.error(where, f"{word!r} is a device type")
+        if word in owner:
+            raise ctx.error(where, f"{word!r} is a library of device {owner[word]}")
 
 
 @dataclass(frozen=True, kw_only=True)
 class Taxonomy:
     """A validated taxonomy: what the rules, the inference, the fixes and the selector read."""
+
+    CHECKS: ClassVar[tuple[Callable[..., None], ...]] = (_one_meaning_per_word,)
 
     path: str
     digest: str
@@ -717,6 +767,13 @@ class Taxonomy:
         ),
         DEFAULT_DEVICES,
         "the device types instantiation can generate classes for",
+    )
+    accelerator_words: tuple[str, ...] = key(
+        "accelerator_words",
+        ListOf(WORD),
+        ["gpu", "gpus", "multigpu", "accelerator", "accelerators"],
+        "words that name an accelerator but no device: `requires_gpu()`, `GPU_TYPE`, `torch.accelerator` "
+        "are uses of any accelerator",
     )
     availability_checks: frozenset[str] = key(
         "availability_checks",
