@@ -95,7 +95,7 @@ class _Vocabulary:
     # (``cpu``) do not make a node worth a visit; a condition that names them still guards.
     ignored: frozenset[str]
     identifier_words: tuple[str, ...]
-    api_modules: frozenset[str]  # second components of torch.<module> accelerator API prefixes
+    api_modules: frozenset[str]  # torch.<module> of accelerator API prefixes, and accelerator modules
     module_devices: dict[str, str]  # torch module named after a library -> its device (cudnn: cuda)
     backend_devices: dict[str, str]  # collective backend -> its device (nccl: cuda)
     library_devices: dict[str, str]  # both
@@ -121,6 +121,8 @@ def _vocabulary(tax: Taxonomy) -> _Vocabulary:
     library_devices = {**module_devices, **backend_devices}
     accelerator_words = frozenset(tax.accelerator_words)
     api_tails = {p.lower() for p in tax.accelerator_apis}  # whole prefixes: "ipu" alone is in "manipulate"
+    # a part after the first, of a call any of whose parts is an accelerator module: `.ipu`
+    api_tails |= {f".{m.lower()}" for m in tax.accelerator_modules}
     check_tails = {c.rpartition(".")[2].lower() for c in tax.availability_checks}
     ignored = tax.generic_runner_devices()
     words = dict.fromkeys(
@@ -134,7 +136,7 @@ def _vocabulary(tax: Taxonomy) -> _Vocabulary:
     )
     api_modules = frozenset(
         p.split(".")[1] for p in tax.accelerator_apis if p.startswith("torch.") and p.count(".") == 1
-    )
+    ) | frozenset(tax.accelerator_modules)
     vocab = _Vocabulary(
         devices,
         tuple(words),

@@ -781,6 +781,13 @@ class Taxonomy:
         [],
         "calls that ask whether an accelerator exists (exact dotted names)",
     )
+    accelerator_modules: tuple[str, ...] = key(
+        "accelerator_modules",
+        ListOf(IDENTIFIER),
+        [],
+        "accelerator module names: a call `torch.<...>` any of whose dotted parts after `torch` is one "
+        "of them is an accelerator API call (upstream's rule: `torch.backends.mps.is_available()`)",
+    )
     accelerator_apis: tuple[str, ...] = key(
         "accelerator_apis",
         ListOf(MODULE_PREFIX),
@@ -851,9 +858,15 @@ class Taxonomy:
         return frozenset({device})
 
     def is_accelerator_call(self, name: str) -> bool:
-        """True when a call of the dotted *name* is an availability check or under an accelerator API."""
+        """True when a call of the dotted *name* is an availability check, a ``torch.`` call with a
+        part among the accelerator modules (``torch.backends.mps.is_available``) or a call under an
+        accelerator API prefix. (The device scan remembers the answer per name.)"""
         if name in self.availability_checks:
             return True
+        if self.accelerator_modules and name.startswith("torch."):
+            modules = self.accelerator_modules
+            if any(part in modules for part in name.split(".")[1:]):
+                return True
         return any(
             name.startswith(prefix) and name[len(prefix) : len(prefix) + 1] == "."
             for prefix in self.accelerator_apis
