@@ -449,7 +449,8 @@ def _read_key(ctx: Context, mapping: dict[str, Any], spec: Key, name: str, prefi
             return None
     value = spec.kind.read(ctx, value, full)
     if spec.single and spec.single in mapping:
-        value = (IDENTIFIER.check(ctx, mapping[spec.single], f"{prefix}.{spec.single}"), *value)
+        item = spec.kind.item  # type: ignore[attr-defined]  # (a `single` key is a list's)
+        value = (item.check(ctx, mapping[spec.single], f"{prefix}.{spec.single}"), *value)
     if spec.check is not None:
         message = spec.check(value)
         if message:
