@@ -56,7 +56,7 @@ def reference_markdown() -> str:
             out.append(f"| `{spec.path}` | {spec.kind.shape} | {default} | {meaning} |")
         checks = getattr(record, "CHECKS", ())
         if checks:
-            out += ["", *(f"- {(c.__doc__ or '').strip()}" for c in checks)]
+            out += ["", *(f"- {' '.join((c.__doc__ or '').split())}" for c in checks)]
         out.append("")
     return "\n".join(out)
 
