@@ -184,29 +184,38 @@ def test_device_neutral_counterparts_exist_in_the_torch_installed(taxonomy):
 
 
 def test_default_generic_rule_forbids_what_upstream_forbids(taxonomy):
-    assert taxonomy.accelerator_apis == (
-        "torch.accelerator",
-        "torch.cuda",
-        "torch.hpu",
-        "torch.ipu",
-        "torch.mps",
-        "torch.mtia",
-        "torch.xla",
-        "torch.xpu",
-        "torch.backends.cuda",
-    )
+    # upstream's TEST_LINTER: a `torch` call any of whose dotted parts is one of these names
+    assert taxonomy.accelerator_modules == ("accelerator", "cuda", "hpu", "ipu", "mps", "mtia", "xla", "xpu")
+    assert taxonomy.accelerator_apis == ()
     calls = {
         "torch.cuda.synchronize": True,
         "torch.cuda.is_available": True,
         "torch.xpu.empty_cache": True,
         "torch.mtia.device_count": True,
         "torch.backends.cuda.sdp_kernel": True,
+        "torch.backends.cuda.matmul.allow_tf32_get": True,
+        "torch.backends.mps.is_available": True,
         "torch.backends.cudnn.is_available": False,
-        "torch.backends.mps.is_available": False,
+        "torch._C._cuda_getDeviceCount": False,
         "torch.cudax.synchronize": False,
-        "torch.cuda": False,
+        "torch.testing._internal.common_cuda.tf32_on": False,
+        "cuda.synchronize": False,
+        "torchvision.cuda.x": False,
     }
     assert {name: taxonomy.is_accelerator_call(name) for name in calls} == calls
+
+
+def test_accelerator_api_prefixes_still_match_under_them_only(tmp_path):
+    prefixes = parse_taxonomy(
+        "accelerator_apis: [torch.cuda, torch.backends.cuda]\nclassifications: {A: {}}\n"
+    )
+    calls = {
+        "torch.cuda.synchronize": True,
+        "torch.backends.cuda.sdp_kernel": True,
+        "torch.backends.mps.is_available": False,
+        "torch.cuda": False,
+    }
+    assert {name: prefixes.is_accelerator_call(name) for name in calls} == calls
 
 
 def test_availability_only_variant_keeps_the_earlier_rule():

@@ -38,18 +38,9 @@ from .records import (
 )
 from .syntax import _DEFS, _after_word, _children, _class_body_statements, _offsets, _WordIndex, dotted_name
 
-# torch modules named after a library that exists for one device only (ROCm reports cuda too).
-_TORCH_MODULE_DEVICES = {"cudnn": "cuda"}
-
-
-# Collective backends that exist for one device only: `backend="nccl"`, `requires_nccl()`.
-_BACKEND_DEVICES = {"nccl": "cuda", "xccl": "xpu"}
-
-
-_LIBRARY_DEVICES = {**_TORCH_MODULE_DEVICES, **_BACKEND_DEVICES}
-
-
-_ACCELERATOR_WORDS = frozenset({"gpu", "gpus", "multigpu", "accelerator", "accelerators"})
+# Device policy is the taxonomy's: each device's collective backends (`backend="nccl"`,
+# `requires_nccl()`) and library modules (`torch.backends.cudnn`), and the words that name an
+# accelerator but no device (`gpu`). _vocabulary() reads them once per taxonomy.
 
 
 # Words of an identifier: snake_case parts and CamelCase humps, acronyms kept whole (skipIfNoCUDA).
@@ -104,7 +95,11 @@ class _Vocabulary:
     # (``cpu``) do not make a node worth a visit; a condition that names them still guards.
     ignored: frozenset[str]
     identifier_words: tuple[str, ...]
-    api_modules: frozenset[str]  # second components of torch.<module> accelerator API prefixes
+    api_modules: frozenset[str]  # torch.<module> of accelerator API prefixes, and accelerator modules
+    module_devices: dict[str, str]  # torch module named after a library -> its device (cudnn: cuda)
+    backend_devices: dict[str, str]  # collective backend -> its device (nccl: cuda)
+    library_devices: dict[str, str]  # both
+    accelerator_words: frozenset[str]  # words that name an accelerator but no device (gpu)
     # dotted call name -> whether the taxonomy lists it as an accelerator API (asked of every call)
     api_calls: dict[str, bool] = field(default_factory=dict, compare=False)
 
@@ -121,27 +116,37 @@ def _vocabulary(tax: Taxonomy) -> _Vocabulary:
     if found is not None:
         return found
     devices = tuple(tax.devices)
+    module_devices = {m: d.name for d in tax.devices.values() for m in d.library_modules}
+    backend_devices = {b: d.name for d in tax.devices.values() for b in d.collective_backends}
+    library_devices = {**module_devices, **backend_devices}
+    accelerator_words = frozenset(tax.accelerator_words)
     api_tails = {p.lower() for p in tax.accelerator_apis}  # whole prefixes: "ipu" alone is in "manipulate"
+    # a part after the first, of a call any of whose parts is an accelerator module: `.ipu`
+    api_tails |= {f".{m.lower()}" for m in tax.accelerator_modules}
     check_tails = {c.rpartition(".")[2].lower() for c in tax.availability_checks}
     ignored = tax.generic_runner_devices()
     words = dict.fromkeys(
         [
             *(d for d in devices if d not in ignored),
-            *_ACCELERATOR_WORDS,
-            *_LIBRARY_DEVICES,
+            *tax.accelerator_words,
+            *library_devices,
             *sorted(api_tails),
             *sorted(check_tails),
         ]
     )
     api_modules = frozenset(
         p.split(".")[1] for p in tax.accelerator_apis if p.startswith("torch.") and p.count(".") == 1
-    )
+    ) | frozenset(tax.accelerator_modules)
     vocab = _Vocabulary(
         devices,
         tuple(words),
         ignored,
-        (*devices, *_ACCELERATOR_WORDS, *_LIBRARY_DEVICES),
+        (*devices, *tax.accelerator_words, *library_devices),
         api_modules,
+        module_devices,
+        backend_devices,
+        library_devices,
+        accelerator_words,
     )
     _VOCABULARIES[key] = vocab
     return vocab
@@ -208,6 +213,8 @@ class _DeviceUses:
         self.words = vocab.identifier_words
         self.api_modules = vocab.api_modules
         self.api_calls = vocab.api_calls
+        self.module_devices, self.backend_devices = vocab.module_devices, vocab.backend_devices
+        self.library_devices, self.accelerator_words = vocab.library_devices, vocab.accelerator_words
         self.found: list[DeviceUse] = []
         self.roles: dict[int, str] = {}  # literal node id -> its role, noted by the call around it
         stack: list[tuple[ast.AST, int]] = [(n, _PLAIN) for n in reversed(nodes)]
@@ -289,16 +296,16 @@ class _DeviceUses:
         """(device, kind) of the chain ``torch.<module>...``, or None when it names no device."""
         backends = parts[1] == "backends" and len(parts) > 2
         module = parts[2] if backends else parts[1]
-        device = _TORCH_MODULE_DEVICES.get(module, module)
+        device = self.module_devices.get(module, module)
         if device not in self.devices:
-            if backends or (module not in self.api_modules and module not in _ACCELERATOR_WORDS):
+            if backends or (module not in self.api_modules and module not in self.accelerator_words):
                 return None
             device = ANY_ACCELERATOR  # torch.accelerator, torch.hpu, torch.mtia...
         rest = parts[3:] if backends else parts[2:]
         leaf = rest[0] if rest else ""
         if leaf.startswith(_QUERY_PREFIX) or (leaf in _COUNT_QUERIES and mode != _PLAIN):
             return device, GUARD
-        if backends or module in _TORCH_MODULE_DEVICES:
+        if backends or module in self.module_devices:
             # settings (torch.backends.cudnn.benchmark): no device needed, yet a sign of one
             return device, GUARD
         return device, HARD
@@ -378,9 +385,9 @@ class _DeviceUses:
         lowered = identifier.lower()
         if not any(w in lowered for w in self.words):
             return []
-        words = {_LIBRARY_DEVICES.get(w.lower(), w.lower()) for w in _WORDS.findall(identifier)}
+        words = {self.library_devices.get(w.lower(), w.lower()) for w in _WORDS.findall(identifier)}
         found = [d for d in self.devices if d in words]
-        if not found and words & _ACCELERATOR_WORDS:
+        if not found and words & self.accelerator_words:
             found = [ANY_ACCELERATOR]
         return found
 
@@ -388,7 +395,7 @@ class _DeviceUses:
         value = node.value
         if isinstance(value, str) and len(value) <= 24:
             head, _, index = value.partition(":")
-            head = _BACKEND_DEVICES.get(head, head) if not index else head
+            head = self.backend_devices.get(head, head) if not index else head
             if head in self.devices and (not index or index.isdigit()):
                 role = self.roles.get(id(node), ROLE_OTHER) if head == value.partition(":")[0] else ROLE_OTHER
                 site = self.b.site(node)
@@ -410,9 +417,9 @@ class _DeviceUses:
             kind = GUARD
         else:
             return []
-        rest = {_LIBRARY_DEVICES.get(w, w) for w in words[1:]}
+        rest = {self.library_devices.get(w, w) for w in words[1:]}
         found = [d for d in self.devices if d in rest]
-        if not found and rest & _ACCELERATOR_WORDS:
+        if not found and rest & self.accelerator_words:
             found = [ANY_ACCELERATOR]
         return [(d, kind) for d in found]
 
