@@ -117,7 +117,9 @@ def test_a_vendor_adds_hpu_by_yaml_alone(hpu_taxonomy, tmp_path):
     _, found = _check(hpu_taxonomy, "test_hpu.py", cwd=suite)
     assert [(f["code"], f["location"]["row"]) for f in found] == [("HWC001", 15)]
     assert found[0]["fix"]["applicability"] == "unsafe"
-    assert found[0]["fix"]["message"] == "Declare `hw_classification = HardwareClassification.HPU`"
+    assert found[0]["fix"]["message"] == (
+        "Declare `hw_classification = HardwareClassification.HPU` in `TestCollectives`"
+    )
     # under the default taxonomy HPU is no classification, and "hccl" no device
     _, default = _check(DEFAULT_TAXONOMY, "test_hpu.py", cwd=suite)
     assert [f["code"] for f in default] == ["HWC002", "HWC001"]
@@ -163,7 +165,7 @@ def test_requires_hccl_is_a_guard_on_hpu(hpu_taxonomy, tmp_path):
         reasons[name] = res.stderr
     # a guard of the vendor's device: GENERIC, but only as a judgement call
     assert (
-        "GENERIC (unsafe, guards only): never instantiated; it only asks for a device: `requires_hccl`"
-        in (reasons["hpu"])
+        "GENERIC` in `TestOnlyGuarded` (unsafe; guards only: never instantiated; it only asks for a "
+        "device: `requires_hccl`" in (reasons["hpu"])
     )
-    assert "GENERIC (safe, no device evidence)" in reasons["default"]
+    assert "GENERIC` in `TestOnlyGuarded` (safe; no device evidence" in reasons["default"]

@@ -145,10 +145,10 @@ def availability_check(ctx: Context) -> Iterator[Hit]:
     ## What it does
     Flags a call into an accelerator API anywhere in a class whose classification forbids it
     (GENERIC), its decorators and methods included. As upstream's linter does today, the default
-    taxonomy's `accelerator_apis` make any call under `torch.accelerator`, `torch.cuda`, `torch.hpu`,
-    `torch.ipu`, `torch.mps`, `torch.mtia`, `torch.xla`, `torch.xpu` and `torch.backends.cuda` count
-    (`torch.cuda.is_available()`, `torch.cuda.synchronize()`, `torch.xpu.empty_cache()`), and
-    `torch.backends.cudnn.*` does not. The taxonomy's `availability_checks` add exact calls
+    taxonomy's `accelerator_modules` make any `torch.` call count one of whose dotted parts is
+    `accelerator`, `cuda`, `hpu`, `ipu`, `mps`, `mtia`, `xla` or `xpu` (`torch.cuda.is_available()`,
+    `torch.cuda.synchronize()`, `torch.backends.mps.is_available()`, `torch.xpu.empty_cache()`), and
+    `torch.backends.cudnn.*` does not (no part names a device module). The taxonomy's `availability_checks` add exact calls
     (`examples/taxonomy-availability-only.yaml` keeps the earlier rule: `is_available()` checks only).
 
     ## Why is this bad?
