@@ -148,8 +148,9 @@ def availability_check(ctx: Context) -> Iterator[Hit]:
     taxonomy's `accelerator_modules` make any `torch.` call count one of whose dotted parts is
     `accelerator`, `cuda`, `hpu`, `ipu`, `mps`, `mtia`, `xla` or `xpu` (`torch.cuda.is_available()`,
     `torch.cuda.synchronize()`, `torch.backends.mps.is_available()`, `torch.xpu.empty_cache()`), and
-    `torch.backends.cudnn.*` does not (no part names a device module). The taxonomy's `availability_checks` add exact calls
-    (`examples/taxonomy-availability-only.yaml` keeps the earlier rule: `is_available()` checks only).
+    `torch.backends.cudnn.*` does not (no part names a device module). The taxonomy's
+    `availability_checks` add exact calls (`examples/taxonomy-availability-only.yaml` keeps the
+    earlier rule: `is_available()` checks only).
 
     ## Why is this bad?
     GENERIC runs once, on a CPU-only runner, where an availability check is always false and any
