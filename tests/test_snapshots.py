@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from hwlint.rules import RULES
+from hwlint.rules.registry import RULES
 
 from .conftest import DEFAULT_TAXONOMY, STRICT_TAXONOMY, VENDOR_TAXONOMY, run_tool
 
