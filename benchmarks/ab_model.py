@@ -59,8 +59,8 @@ def main() -> int:
     args = parser.parse_args()
 
     sys.path.insert(0, str(ROOT))
-    import hwlint.checker as new_checker
     import hwlint.model as new_model
+    import hwlint.rules.check as new_checker
     import hwlint.taxonomy as new_taxonomy
 
     with tempfile.TemporaryDirectory() as tmp:

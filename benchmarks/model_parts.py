@@ -34,9 +34,9 @@ def main() -> int:
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from ab_model import parsable_files
 
-    from hwlint.checker import Selection, run_rules
     from hwlint.model import decode_source
     from hwlint.model.build import _Builder
+    from hwlint.rules.check import Selection, run_rules
     from hwlint.taxonomy import load_taxonomy
 
     taxonomy = load_taxonomy(ROOT / "taxonomy.yaml")

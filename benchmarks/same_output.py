@@ -55,8 +55,8 @@ def first(attr, *modules):
     raise ImportError(attr)
 
 
-Selection = first("Selection", "hwlint.rules", "hwlint.checker")
-run_rules = first("run_rules", "hwlint.rules", "hwlint.checker")
+Selection = first("Selection", "hwlint.rules.check", "hwlint.checker")
+run_rules = first("run_rules", "hwlint.rules.check", "hwlint.checker")
 build_model = first("build_model", "hwlint.model", "hwlint.model.build")
 load_taxonomy = first("load_taxonomy", "hwlint.taxonomy")
 

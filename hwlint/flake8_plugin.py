@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from . import __version__
-from .checker import run_rules
 from .model import model_from_tree
 from .pipeline.config import is_test_file_name
 from .project import around
+from .rules.check import run_rules
 from .rules.registry import RULES
 from .taxonomy import Taxonomy, TaxonomyError, load_taxonomy
 

@@ -19,7 +19,7 @@ import traceback
 from collections.abc import Sequence
 from typing import TextIO
 
-from .checker import Finding, Selection
+from .rules.check import Finding, Selection
 from .rules.registry import RULES
 
 DEFAULT_CODE = "HW_CLASSIFICATION"
@@ -146,8 +146,8 @@ def run(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         out.write(json.dumps(msg) + "\n")
 
     try:
-        from .checker import check_config_selectors
         from .pipeline.config import config_for_paths
+        from .rules.check import check_config_selectors
         from .taxonomy import load_taxonomy
 
         config = config_for_paths(paths)  # the rule every command follows

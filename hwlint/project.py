@@ -20,13 +20,11 @@ The second phase is cheap: it reads the per-file models the first phase cached a
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from .model import ClassInfo, FileModel, ImportStatement, Instantiation, LocalResolver, build_model
-from .pipeline.cache import content_hash
-from .pipeline.engine import MAX_FILE_BYTES, analyze_files, file_hash, read_source
+from .pipeline.engine import read_source
 from .taxonomy import Taxonomy
 
 _MAX_DEPTH = 8  # re-exports followed (a module re-exporting an imported class)
@@ -99,15 +97,20 @@ class Project:
         roots: Sequence[str] = (),
         cwd: str | None = None,
         loader: Callable[[str], FileModel | None] | None = None,
-        paths: Iterable[str] = (),
+        paths: Iterable[str] | Mapping[str, str] = (),
+        follow: Callable[[str], bool] | None = None,
     ):
-        """*paths*: the scanned files (modules an import may name); *models*: those loaded up front.
-        *loader* (path -> model), when given, loads a module the project needs but lacks: a scanned
-        file, or any file on disk when no *paths* are given (``hwselect explain`` looks at one file
-        and loads what it imports on demand)."""
+        """*paths*: the scanned files (modules an import may name), or a mapping from their absolute
+        paths to the paths as given; *models*: those loaded up front. *loader* (path -> model), when
+        given, loads a module the project needs but lacks: a scanned file, or any file on disk when
+        no *paths* are given (``hwselect explain`` looks at one file and loads what it imports on
+        demand). *follow(path)*: whether an import may be followed into a file on disk that is not
+        scanned (those a check would scan: a file's findings then do not depend on the others given)."""
         self.loader = loader
+        self.follow = follow
         self.models = {os.path.abspath(m.path): m for m in models}
-        self.paths = {os.path.abspath(p) for p in paths} | set(self.models)
+        self.given = dict(paths) if isinstance(paths, Mapping) else {os.path.abspath(p): p for p in paths}
+        self.paths = set(self.given) | set(self.models)
         self.anywhere = not paths
         self.stems = {os.path.splitext(os.path.basename(p))[0] for p in self.paths}
         self.roots = [os.path.abspath(r) for r in (cwd or os.getcwd(), *roots)]
@@ -132,8 +135,9 @@ class Project:
     def _find_module(self, importer: str, module: str) -> str | None:
         level = len(module) - len(module.lstrip("."))
         parts = [p for p in module[level:].split(".") if p]
-        if not self.anywhere and (parts[-1] if parts else "__init__") not in self.stems:
-            return None  # no scanned file has that name: most imports end here, without a stat
+        name = parts[-1] if parts else "__init__"
+        if not self.anywhere and name not in self.stems and not (self.follow and self.follow(name + ".py")):
+            return None  # no file it may name has that name: most imports end here, without a stat
         here = os.path.dirname(os.path.abspath(importer))
         if level:
             base = here
@@ -147,7 +151,8 @@ class Project:
             for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
                 if candidate in self.paths:
                     return candidate
-                if self.anywhere and self.loader is not None and os.path.isfile(candidate):
+                may = (self.anywhere and self.loader is not None) or (self.follow and self.follow(candidate))
+                if may and os.path.isfile(candidate):
                     self.paths.add(candidate)
                     return candidate
         return None
@@ -311,118 +316,6 @@ class ProjectResolver:
 
     def imported_instantiations(self, model: FileModel) -> list[tuple[ClassInfo, Instantiation]]:
         return self.project.foreign_instantiations(model)
-
-
-@dataclass
-class Linked:
-    """The outcome of the cross-file phase: the project, and the model (its resolver set to the
-    project's) of every file whose analysis depends on another scanned file."""
-
-    project: Project
-    models: dict[str, FileModel]  # by the path as given
-
-
-def model_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> FileModel | str:
-    """The engine analysis the cross-file phase loads models with (cached as kind ``model``)."""
-    return data if isinstance(data, str) else build_model(data, path, taxonomy)
-
-
-def link(
-    files: Sequence[str],
-    links: dict[str, Links],
-    taxonomy: Taxonomy,
-    roots: Sequence[str] = (),
-    jobs: int | None = None,
-    cache=None,
-    max_bytes: int = MAX_FILE_BYTES,
-) -> Linked:
-    """The cross-file phase over the per-file *links* (path as given -> its :class:`Links`).
-
-    Only the files whose bases or instantiated classes come from another scanned module, and
-    those modules, are loaded (cached apart, so a warm run parses nothing); every other file is
-    left to its per-file result. A file one of those instantiates a class of is linked too: its
-    instantiation rules read the calls of the other file."""
-    index = {os.path.abspath(p): p for p in files}
-
-    def load(path: str) -> FileModel | None:
-        found = model_analysis(path, read_source(path, max_bytes), taxonomy)
-        return None if isinstance(found, str) else found
-
-    project = Project((), roots, loader=load, paths=index)
-    wanted = {path: project.providers(lk) for path, lk in links.items()}
-    wanted = {path: v for path, v in wanted.items() if v}
-    if not wanted:
-        return Linked(project, {})
-    need = sorted({*wanted, *(index[a] for v in wanted.values() for a in v)})
-    loaded = analyze_files(
-        need, taxonomy, model_analysis, "model", jobs, cache, max_bytes, value_type=FileModel | str
-    )
-    for path, model in zip(need, loaded, strict=True):
-        if not isinstance(model, str):
-            project.add(_at(model, path))
-    resolver = project.resolver()
-    linked = list(wanted)
-    for path in wanted:
-        model = project.model_of(os.path.abspath(path))
-        if model is not None:
-            linked += [index[a] for a in resolver.note_instantiations(model)]
-    out = {}
-    for path in dict.fromkeys(linked):
-        model = project.model_of(os.path.abspath(path))
-        if model is not None:
-            out[path] = _with_resolver(model, resolver)
-    return Linked(project, out)
-
-
-def linked_values(
-    files: Sequence[str],
-    links: dict[str, Links],
-    taxonomy: Taxonomy,
-    kind: str,
-    compute: Callable[[dict[str, FileModel]], dict[str, Any]],
-    value_type: Any,
-    roots: Sequence[str] = (),
-    jobs: int | None = None,
-    cache=None,
-    max_bytes: int = MAX_FILE_BYTES,
-    linker: Callable[[], Linked] | None = None,
-) -> tuple[Project, dict[str, Any]]:
-    """The cross-file phase of one analysis, cached as a whole: *compute* (linked models by path ->
-    values by path) runs on :func:`link`'s models, and its values are kept under *kind* for the
-    contents of every file the phase read. A warm run then loads no model at all: it reads the
-    links, hashes the few files they name and finds the values. *linker*, when given, makes the
-    :class:`Linked` models (a caller that needs them again keeps them).
-
-    Returns the project (for what needs only links: imported classes, unresolved imports) and
-    the values, by path as given."""
-    index = {os.path.abspath(p): p for p in files}
-    project = Project((), roots, paths=index)
-    wanted = {path: project.providers(lk) for path, lk in links.items()}
-    need = sorted(
-        {os.path.abspath(p) for p, v in wanted.items() if v} | {a for v in wanted.values() for a in v}
-    )
-    if not need:
-        return project, {}
-    kind = f"{kind}:max-bytes={max_bytes}"
-    stored = tuple[dict[str, str], dict[str, value_type]]
-    key = content_hash("\0".join(f"{p}\0{_sha(p, max_bytes)}" for p in need).encode())
-    if cache is not None:
-        hit = cache.get(need[0], key, kind, stored)
-        if hit is not None and all(_sha(p, max_bytes) == sha for p, sha in hit[0].items()):
-            return project, {index[p]: v for p, v in hit[1].items() if p in index}
-    linked = linker() if linker is not None else link(files, links, taxonomy, roots, jobs, cache, max_bytes)
-    values = compute(linked.models)
-    if cache is not None:
-        # files the phase loaded beyond those the links name (a base's own base): their contents
-        # are checked on every hit
-        extra = {p: _sha(p, max_bytes) for p in linked.project.models if p not in need}
-        cache.store(need[0], key, kind, (extra, {os.path.abspath(p): v for p, v in values.items()}))
-        cache.save()
-    return linked.project, values
-
-
-def _sha(path: str, max_bytes: int) -> str:
-    return file_hash(path, max_bytes) or ""
 
 
 def on_demand(

@@ -19,8 +19,9 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from hwlint.checker import Selection, check_paths
+from hwlint.pipeline.check import check_paths
 from hwlint.pipeline.config import Config, discover
+from hwlint.rules.check import Selection
 from hwlint.taxonomy import load_taxonomy
 
 TAXONOMY = load_taxonomy()

@@ -10,12 +10,14 @@ from dataclasses import dataclass
 
 import pytest
 
-from hwlint.checker import Finding, check_paths
 from hwlint.edits import Fix
 from hwlint.pipeline import cache as cache_module
 from hwlint.pipeline.cache import Cache, InvalidEntry, content_hash, decoder, encode, open_cache
+from hwlint.pipeline.check import check_paths
 from hwlint.pipeline.engine import MAX_FILE_BYTES
+from hwlint.pipeline.session import Session
 from hwlint.project import Links
+from hwlint.rules.check import Finding
 
 from .conftest import run_tool
 
@@ -147,7 +149,7 @@ def test_selections_and_summaries_are_cached_too(tree, taxonomy):
     )
     files = [str(tree / "test_a.py"), str(tree / "test_b.py")]
     for run in (
-        lambda c: select_all(taxonomy, files, cache=c),
+        lambda c: select_all(Session(taxonomy, cache=c), files),
         lambda c: summarize_paths(files, taxonomy, 1, c),
     ):
         cold = run(Cache(tree / "c", taxonomy.digest))

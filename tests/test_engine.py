@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from hwlint.checker import check_paths
 from hwlint.pipeline.cache import Cache
+from hwlint.pipeline.check import check_paths
 from hwlint.pipeline.config import Config, discover
 from hwlint.pipeline.engine import MAX_FILE_BYTES, analyze_files
 

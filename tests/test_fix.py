@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from hwlint.checker import check_file
 from hwlint.cli.check import main
 from hwlint.fix.apply import fix_plan, plan_file, plan_source
 from hwlint.fix.merge import insert_declarations
 from hwlint.fix.write import write_fixed
 from hwlint.model import build_model
+from hwlint.rules.check import check_file
 
 CASES = Path(__file__).parent / "fix_cases"
 SAFE = sorted(p for p in CASES.glob("*.py") if not p.name.endswith(".fixed.py"))
@@ -451,9 +451,11 @@ def test_one_pass_fix_on_a_real_tree_sample(tmp_path, taxonomy, capsys):
 def test_apply_fixes_plans_with_a_resolver_in_this_process(tmp_path, taxonomy):
     """The seam for the project model: files left out of the check's pass (their findings depend
     on another scanned module) are planned and fixed after it, in this process, with their resolver."""
-    from hwlint.checker import Selection, check_paths
     from hwlint.fix.apply import FixOptions, apply_fixes
     from hwlint.model import LocalResolver
+    from hwlint.pipeline.check import check_paths
+    from hwlint.pipeline.session import Session
+    from hwlint.rules.check import Selection
 
     (tmp_path / "test_b.py").write_text(
         "from test_a import Base\n\n\nclass TestB(Base):\n    def test_x(self): ...\n"
@@ -469,10 +471,9 @@ def test_apply_fixes_plans_with_a_resolver_in_this_process(tmp_path, taxonomy):
     found = list(zip(paths, check_paths(paths, taxonomy, jobs=1), strict=True))
     run = apply_fixes(
         found,
-        taxonomy,
+        Session(taxonomy, jobs=2),
         lambda p: Selection(),
         FixOptions(diff=True),
-        jobs=2,
         resolvers={paths[0]: Recording()},
     )
     assert (os.getpid(), "TestB", "Base") in asked

@@ -10,8 +10,8 @@ import ast
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hwlint.checker import Selection
 from hwlint.fix.apply import fix_plan, plan_source
+from hwlint.rules.check import Selection
 
 from .conftest import property_examples
 

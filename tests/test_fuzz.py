@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hwlint.checker import check_source
 from hwlint.fix.apply import fix_plan, plan_source
 from hwlint.model import build_model
+from hwlint.rules.check import check_source
 from hwlint.rules.registry import RULES
 from hwlint.select.replay import select_model
 from hwlint.taxonomy import load_taxonomy

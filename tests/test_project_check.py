@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from hwlint import project as project_module
-from hwlint.checker import check_project
 from hwlint.pipeline.cache import Cache
+from hwlint.pipeline.check import check_project
+from hwlint.pipeline.session import Session
 from hwlint.taxonomy import load_taxonomy
 
 from .conftest import expected, run_tool
@@ -52,11 +52,18 @@ def test_check_sees_bases_tests_and_instantiations_from_other_modules(taxonomy):
         assert ("forward/test_users.py", 6, "HWC001") not in found
 
 
-def test_each_file_checked_alone_sees_only_itself():
-    assert _check("forward/test_users.py") == {
+def test_a_file_checked_alone_follows_its_imports_as_flake8_does():
+    """A file's findings do not depend on which other files are on the command line: its imports
+    are followed into the test modules they name (a module that imports it is not searched for)."""
+    alone = _check("forward/test_users.py")
+    assert alone == {f for f in _check("forward", "reverse") if f[0] == "forward/test_users.py"}
+    assert alone == {
         ("forward/test_users.py", 6, "HWC001"),
+        ("forward/test_users.py", 11, "HWC005"),
         ("forward/test_users.py", 16, "HWC001"),
+        ("forward/test_users.py", 16, "HWC004"),
     }
+    assert alone == _flake8(PROJECT / "forward" / "test_users.py")
     assert _check("reverse/test_device_ops.py") == {
         ("reverse/test_device_ops.py", 5, "HWC102"),  # instantiated from test_instantiates.py
         ("reverse/test_device_ops.py", 12, "HWC001"),
@@ -132,7 +139,7 @@ def _count_parses(monkeypatch) -> list[str]:
 def test_a_warm_check_of_the_project_parses_nothing(tmp_path, monkeypatch, taxonomy):
     files = [str(p) for p in (*FORWARD, *REVERSE)]
     parses = _count_parses(monkeypatch)
-    cold = check_project(files, taxonomy, 1, Cache(tmp_path / "c", taxonomy.digest))
+    cold = check_project(files, Session(taxonomy, 1, Cache(tmp_path / "c", taxonomy.digest)))
     # each file once, then (for the cross-file phase's model cache) the files whose bases or
     # instantiated classes come from another module, and those modules: all four here
     assert sorted(parses) == sorted(files * 2)
@@ -140,8 +147,8 @@ def test_a_warm_check_of_the_project_parses_nothing(tmp_path, monkeypatch, taxon
     linked = ["forward/test_users.py", "reverse/test_device_ops.py", "reverse/test_instantiates.py"]
     assert sorted(cold.linked) == [str(PROJECT / p) for p in linked]
     parses.clear()
-    monkeypatch.setattr(project_module, "link", None)  # a warm run loads no model at all
-    warm = check_project(files, taxonomy, 1, Cache(tmp_path / "c", taxonomy.digest))
+    monkeypatch.setattr(Session, "link", None)  # a warm run loads no model at all
+    warm = check_project(files, Session(taxonomy, 1, Cache(tmp_path / "c", taxonomy.digest)))
     assert parses == []
     assert warm.findings == cold.findings
 
@@ -152,13 +159,13 @@ def test_an_edited_base_module_changes_the_warm_findings_of_its_users(tmp_path, 
     files = [str(tree / "test_mixins.py"), str(tree / "test_users.py")]
     cache = tmp_path / "c"
     inherit = load_taxonomy(TAXONOMIES["inherit"])
-    before = check_project(files, inherit, 1, Cache(cache, inherit.digest)).findings[1]
+    before = check_project(files, Session(inherit, 1, Cache(cache, inherit.digest))).findings[1]
     assert [(f.line, f.code) for f in before] == [(11, "HWC005"), (16, "HWC001"), (16, "HWC004")]
     mixins = tree / "test_mixins.py"
     mixins.write_text(
         mixins.read_text().replace("    hw_classification = HardwareClassification.GENERIC\n", "    pass\n")
     )
-    after = check_project(files, inherit, 1, Cache(cache, inherit.digest)).findings[1]
+    after = check_project(files, Session(inherit, 1, Cache(cache, inherit.digest))).findings[1]
     # TestInherits no longer inherits a classification: its HWC001 is back
     assert [(f.line, f.code) for f in after] == [
         (6, "HWC001"),

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from hwlint.checker import check_paths, check_source
+from hwlint.pipeline.check import check_paths
+from hwlint.rules.check import check_source
 from hwlint.rules.registry import RULES
 
 from .conftest import run_tool
@@ -101,12 +102,12 @@ def test_an_internal_error_in_one_rule_is_hwc900_and_others_still_run(monkeypatc
 
 
 def test_an_internal_error_while_modelling_is_hwc900(monkeypatch, taxonomy):
-    import hwlint.checker
+    import hwlint.rules.check
 
     def explode(*args, **kwargs):
         raise KeyError("x")
 
-    monkeypatch.setattr(hwlint.checker, "parse_file", explode)
+    monkeypatch.setattr(hwlint.rules.check, "parse_file", explode)
     (f,) = check_source(UNDECLARED, "test_x.py", taxonomy)
     assert (f.code, f.message) == ("HWC900", "Internal error in rule model: KeyError: 'x'.")
 

@@ -16,10 +16,11 @@ import pytest
 import yaml
 
 from hwlint import __version__
-from hwlint import checker as checker_module
 from hwlint.pipeline.cache import Cache
 from hwlint.pipeline.config import Config
+from hwlint.pipeline.session import Session
 from hwlint.report.data import SCHEMA, report_paths, summarize_paths
+from hwlint.rules import check as checker_module
 from hwlint.select.runners import select_paths
 from hwlint.taxonomy import load_taxonomy
 
@@ -881,7 +882,7 @@ def test_rows_and_runner_tallies_see_the_project_as_hwselect_does(taxonomy):
     # classified through ClassifiedBase, defined in another scanned test module
     assert (rows["TestInherits"].status, rows["TestInherits"].classification) == ("classified", "GENERIC")
     assert rows["TestInherits"].runners == ["cpu"]
-    selections = select_all(taxonomy, files)
+    selections = select_all(Session(taxonomy), files)
     for row in rep.runners:
         chosen = selections[row.runner.name]
         assert (sum(row.tally.classes.values()), row.tally.counts["total"]) == (
@@ -926,7 +927,7 @@ def test_a_cold_report_parses_each_file_once_and_a_warm_one_none(tmp_path, taxon
 def test_a_check_after_a_report_parses_nothing_and_finds_the_same(tmp_path, taxonomy, monkeypatch):
     """A report's value holds each file's check (its findings and links): the report caches them
     as the check does, so `hwlint check` after `hwlint report` finds every file warm."""
-    from hwlint.checker import check_paths
+    from hwlint.pipeline.check import check_paths
 
     files = many_files(tmp_path, 6)
     alone = check_paths(files, taxonomy, 1)  # no cache: what a check finds

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from hwlint.checker import check_file
+from hwlint.rules.check import check_file
 from hwlint.rules.registry import RULES
 from hwlint.taxonomy import load_taxonomy
 

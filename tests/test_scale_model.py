@@ -5,10 +5,10 @@ from __future__ import annotations
 import gc
 import time
 
-from hwlint.checker import check_source
 from hwlint.fix.apply import fix_plan, plan_source
 from hwlint.fix.diff import unified_diff
 from hwlint.model import MAX_PARSE_COST, build_model, parse_cost
+from hwlint.rules.check import check_source
 from hwlint.select.replay import select_model
 from hwlint.select.runners import get_runner
 

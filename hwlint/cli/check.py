@@ -203,7 +203,7 @@ def _load_config(args):
         paths = getattr(args, "paths", None) or []
         config = config_for_paths(paths, args.config, getattr(args, "isolated", False))
         if args.command in ("check", "baseline"):
-            from ..checker import check_config_selectors
+            from ..rules.check import check_config_selectors
 
             check_config_selectors(config)
         return config
@@ -221,10 +221,10 @@ def _load_taxonomy(path: str | None, args=None):
 
 
 def cmd_check(args) -> int:
-    from ..checker import Selection
     from ..fix.outcome import CheckRun, FixOptions
     from ..pipeline.baseline import apply_baseline
     from ..pipeline.config import discover
+    from ..rules.check import Selection
 
     _check_selector_options(args)
     config = _load_config(args)
@@ -263,7 +263,8 @@ def cmd_check(args) -> int:
     if planning:
         from ..fix.apply import apply_fixes
 
-        run = apply_fixes(found, taxonomy, selection_for, options, args.jobs, progress, planned, resolvers)
+        session = _session(args, config, taxonomy)
+        run = apply_fixes(found, session, selection_for, options, planned, resolvers, progress)
     else:  # a check that plans no fix never loads the fixer
         run = CheckRun.unplanned(options, found)
     for warning in run.warnings:
@@ -284,9 +285,7 @@ def cmd_check(args) -> int:
     if args.output_format in ("json", "json-lines") and not args.statistics:
         from ..fix.describe import describe_fixes
 
-        max_mb = args.max_file_size or config.max_file_size
-        cache = _open_cache(args, config, taxonomy)
-        describe_fix = describe_fixes(findings, taxonomy, args.jobs, cache, max_mb * 1024 * 1024, resolvers)
+        describe_fix = describe_fixes(findings, _session(args, config, taxonomy), resolvers)
     with _output(args.output_file) as out:
         _write_findings(args, out, run, findings, describe_fix)
     return EXIT_CLEAN if args.exit_zero or not findings else EXIT_FINDINGS
@@ -341,7 +340,7 @@ def _add_noqa(findings) -> int:
 
 def _check_selector_options(args) -> None:
     """An unknown --select/--ignore code is a usage error (exit 2), never a silently empty run."""
-    from ..checker import unknown_selectors
+    from ..rules.check import unknown_selectors
 
     for option in ("select", "extend_select", "ignore", "extend_ignore"):
         bad = unknown_selectors(getattr(args, option) or ())
@@ -366,9 +365,9 @@ def _load_baseline(path: str | None, config):
 
 def cmd_baseline(args) -> int:
     """Write the allowlist of files that have findings now (``--regenerate`` to rewrite one)."""
-    from ..checker import Selection
     from ..pipeline.baseline import baseline_entries, write_baseline
     from ..pipeline.config import discover
+    from ..rules.check import Selection
 
     config = _load_config(args)
     taxonomy = _load_taxonomy(args.taxonomy or config.taxonomy, args)
@@ -395,23 +394,20 @@ def _check_all(args, config, taxonomy, paths, selection_for, skipped=(), fix=Non
 
     Of the paths discovery *skipped*, a directory it cannot list is an HWC901 finding (as ruff's
     E902); a file that is not a regular file (a FIFO) is a warning."""
-    from ..checker import check_project, unreadable
+    from ..pipeline.check import check_project
     from ..pipeline.progress import Bar
+    from ..rules.check import unreadable
 
-    max_mb = getattr(args, "max_file_size", None) or config.max_file_size
-    cache = _open_cache(args, config, taxonomy)
-    jobs, max_bytes = getattr(args, "jobs", None), max_mb * 1024 * 1024
     planned: dict = {}
     bar = Bar(len(paths), "checking", _show_progress(args))
+    session = replace(_session(args, config, taxonomy), progress=bar)
     try:
         if fix is None:
-            checked = check_project(paths, taxonomy, jobs, cache, max_bytes, bar, config.roots)
+            checked = check_project(paths, session)
         else:
             from ..fix.apply import check_and_fix_paths
 
-            checked, planned = check_and_fix_paths(
-                paths, taxonomy, selection_for, fix, jobs, cache, max_bytes, bar, fixable, config.roots
-            )
+            checked, planned = check_and_fix_paths(paths, session, selection_for, fix, fixable)
     finally:
         bar.close()
     found = []
@@ -425,6 +421,21 @@ def _check_all(args, config, taxonomy, paths, selection_for, skipped=(), fix=Non
         selection = selection_for(s.path)
         found.append((s.path, [f for f in unreadable(s.path, s.reason) if selection.enabled(f.code)]))
     return found, checked, planned
+
+
+def _session(args, config, taxonomy):
+    """The pipeline session of one command: its taxonomy, processes, cache, size cap and roots; an
+    import is followed into any file the configuration would check."""
+    import functools
+
+    from ..pipeline.config import is_test_file_name
+    from ..pipeline.session import Session
+
+    max_mb = getattr(args, "max_file_size", None) or config.max_file_size
+    follow = functools.partial(is_test_file_name, include=config.include)
+    cache = _open_cache(args, config, taxonomy)
+    jobs = getattr(args, "jobs", None)
+    return Session(taxonomy, jobs, cache, max_mb * 1024 * 1024, tuple(config.roots), follow=follow)
 
 
 def _show_progress(args) -> bool:
@@ -473,8 +484,8 @@ def _open_cache(args, config, taxonomy):
 
 
 def _source_lines(path: str) -> list[str] | None:
-    from ..checker import read_source
     from ..model import decode_source, split_lines
+    from ..rules.check import read_source
 
     data = read_source(path)
     if isinstance(data, str):

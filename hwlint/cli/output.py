@@ -11,7 +11,7 @@ from .. import __version__
 from ..rules.docs import rule_url
 
 if TYPE_CHECKING:  # the CLI builds its parser from FORMATS; --version must not load the checker
-    from ..checker import Finding
+    from ..rules.check import Finding
 
 FORMATS = ("concise", "full", "json", "json-lines", "github", "sarif")
 DOCS_URL = "https://github.com/hwlint/hwlint"

@@ -376,19 +376,11 @@ def _select_all(taxonomy, config, names, paths, args):
     files = list(discover(paths, config, skipped=skipped))
     for s in skipped:
         print(f"hwselect: warning: {s}", file=sys.stderr)
-    cache = _cache(args, config, taxonomy)
+    from ..pipeline.session import Session
+
     max_bytes = config.max_file_size * 1024 * 1024
-    return select_all(
-        taxonomy,
-        files,
-        args.backend,
-        args.include_unclassified,
-        args.jobs,
-        cache,
-        runners,
-        config.roots,
-        max_bytes,
-    )
+    session = Session(taxonomy, args.jobs, _cache(args, config, taxonomy), max_bytes, config.roots)
+    return select_all(session, files, args.backend, args.include_unclassified, runners)
 
 
 def cmd_matrix(args, config, taxonomy, paths) -> int:

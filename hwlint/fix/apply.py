@@ -15,13 +15,13 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from ..checker import Finding, ProjectCheck, Selection, read_source, run_rules
 from ..context import Context
 from ..edits import EditBuilder, apply_edits
 from ..model import FileModel, Parse, Resolver, build_model, decode_source, parse_file
-from ..pipeline.cache import Cache
-from ..pipeline.engine import MAX_FILE_BYTES, analyze_files
+from ..pipeline.check import ProjectCheck
+from ..pipeline.session import Session
 from ..project import Links
+from ..rules.check import Finding, Selection, read_source, run_rules
 from ..taxonomy import Taxonomy
 from .merge import choose
 from .outcome import CheckRun, FilePlan, FixOptions, FixResult
@@ -37,13 +37,13 @@ def plan_file(
 ) -> FilePlan:
     """Check one file on disk, its findings' fixes with their edits.
 
-    *resolver*: the project's (:attr:`hwlint.checker.ProjectCheck.linked`) for a file whose
+    *resolver*: the project's (:attr:`hwlint.pipeline.check.ProjectCheck.linked`) for a file whose
     findings depend on other scanned files, so that a fix declares what the project-aware check
     asks for; None checks the file alone."""
     selection = selection or Selection()
     data = read_source(path)
     if isinstance(data, str):
-        from ..checker import check_file
+        from ..rules.check import check_file
 
         return FilePlan(path, None, None, check_file(path, taxonomy, selection).findings)
     return plan_source(data, path, taxonomy, selection, resolver)
@@ -78,7 +78,7 @@ def plan_model(
 
     The findings are a check's (every code, noqa applied) reduced to *selection*, so what a plan
     reports is what ``hwlint check`` reports; their fixes carry their edits. Pass the check's
-    *findings* and the *context* its rules filled (:func:`hwlint.checker.check_in_context` with
+    *findings* and the *context* its rules filled (:func:`hwlint.rules.check.check_in_context` with
     ``edits=True``) to plan from them: the rules do not run again."""
     selection = selection or Selection()
     if context is not None:
@@ -184,51 +184,35 @@ def _fix_once(
 
 def check_and_fix_paths(
     files: Sequence[str],
-    taxonomy: Taxonomy,
+    session: Session,
     selection_for: Callable[[str], Selection],
     options: FixOptions,
-    jobs: int | None = None,
-    cache: Cache | None = None,
-    max_bytes: int = MAX_FILE_BYTES,
-    progress: Callable[[int], None] | None = None,
     fixable: Callable[[str], bool] | None = None,
-    roots: Sequence[str] = (),
 ) -> tuple[ProjectCheck, dict[str, tuple[FilePlan, FixResult | None]]]:
     """A check of *files* that plans (and with ``fix`` or ``diff``, fixes) them in the same pass:
-    the project check, as :func:`hwlint.checker.check_project` gives it, and the outcome of each
+    the project check, as :func:`hwlint.pipeline.check.check_project` gives it, and the outcome of each
     file planned, for :func:`apply_fixes`.
 
-    Each file is read once, on the *jobs* processes: the bytes read are checked, and when a
+    Each file is read once, on the session's processes: the bytes read are checked, and when a
     selected finding has a fix (and *fixable(path)*, default all: a baselined file is not), the plan
     reuses the check's model and context, and the fix is computed from those same bytes;
     :func:`apply_fixes` writes it, once every plan is made (a plan that sees another file through
     the project must see it as it was checked). A file whose findings turn out to depend on other
-    files (:attr:`~hwlint.checker.ProjectCheck.linked`) is left to :func:`apply_fixes`, which plans
+    files (:attr:`~hwlint.pipeline.check.ProjectCheck.linked`) is left to :func:`apply_fixes`, which plans
     it again with the project's resolver, and so is a file whose bases or instantiated classes may
     come from another scanned module (the pass does not plan it). A cached check stands for a file with
     nothing to plan; the others are read again.
     """
-    from ..checker import CHECK_KIND, CHECK_VALUE, link_checked
-    from ..project import Project
+    from ..pipeline.check import CHECK_KIND, CHECK_VALUE, link_checked
 
     selections = {path: selection_for(path) for path in files if fixable is None or fixable(path)}
-    task = functools.partial(_check_and_fix, selections, options, Project([], paths=files))
+    task = functools.partial(_check_and_fix, selections, options, session.project(files))
 
     def nothing_to_plan(path: str, hit: tuple[list[Finding], Links | None]) -> bool:
         return _to_plan(hit[0], selections.get(path)) is None
 
-    values = analyze_files(
-        files,
-        taxonomy,
-        task,
-        CHECK_KIND,
-        jobs,
-        cache,
-        max_bytes,
-        CHECK_VALUE,
-        progress,
-        reuse=nothing_to_plan,
-        cached=_Checked.value,
+    values = session.analyze(
+        files, task, CHECK_KIND, CHECK_VALUE, reuse=nothing_to_plan, cached=_Checked.value
     )
     per_file, outcomes = [], {}
     for path, value in zip(files, values, strict=True):
@@ -237,7 +221,7 @@ def check_and_fix_paths(
                 outcomes[path] = value.outcome
             value = value.value()
         per_file.append(value)
-    checked = link_checked(files, per_file, taxonomy, jobs, cache, max_bytes, roots)
+    checked = link_checked(files, per_file, session)
     linked = set(checked.linked)
     return checked, {path: outcome for path, outcome in outcomes.items() if path not in linked}
 
@@ -272,8 +256,8 @@ def _check_and_fix(
 ) -> _Checked:
     """The engine's per-file work for :func:`check_and_fix_paths`: check, plan and fix from one
     model of the bytes read (the main process writes)."""
-    from ..checker import check_in_context, unreadable
     from ..project import links_of
+    from ..rules.check import check_in_context, unreadable
 
     if isinstance(data, str):
         return _Checked(unreadable(path, data))
@@ -316,21 +300,20 @@ def _forks() -> bool:
 
 def apply_fixes(
     found: Sequence[tuple[str, list[Finding]]],
-    taxonomy: Taxonomy,
+    session: Session,
     selection_for: Callable[[str], Selection],
     options: FixOptions,
-    jobs: int | None = None,
-    progress: bool = False,
     planned: dict[str, tuple[FilePlan, FixResult | None]] | None = None,
     resolvers: Mapping[str, Resolver] | None = None,
+    progress: bool = False,
 ) -> CheckRun:
     """Plan the fixes of the checked files that have an HWC001 finding: with ``fix`` or ``diff``,
     compute them, and with ``fix``, write them. Files without one pass through unchanged.
 
     *found* holds each file with its selected findings, however they were computed (serially,
     in parallel, from a cache). *planned* holds the files already planned in the check's pass
-    (:func:`check_and_fix_paths`); the others with something to fix (or explain) are read again,
-    and planned and fixed on *jobs* processes (as the check ran), with a bar when *progress*. A file
+    (:func:`check_and_fix_paths`); the others with something to fix are read again, and planned
+    and fixed on the session's processes (as the check ran, uncached), with a bar when *progress*. A file
     in *resolvers* (path -> the project's resolver: its findings depend on other scanned files) is
     planned with it: on the processes, where they fork (and inherit the resolvers), else in this
     one (a resolver holds the project's models, too many to pickle).
@@ -357,10 +340,10 @@ def apply_fixes(
     analysis = functools.partial(_plan_and_fix_linked, selections, options, shared)
     bar = Bar(len(todo) + len(linked), "fixing", progress)
     try:
-        values = analyze_files(todo, taxonomy, analysis, "fix", jobs, progress=bar)
+        values = replace(session, cache=None, progress=bar).analyze(todo, analysis, "fix")
         for path in linked:
             data = read_source(path)
-            values.append(_plan_and_fix(selections, options, path, data, taxonomy, resolvers[path]))
+            values.append(_plan_and_fix(selections, options, path, data, session.taxonomy, resolvers[path]))
             todo.append(path)
             bar(1)
     finally:
@@ -415,7 +398,7 @@ def _plan_and_fix(
     it allows (with ``fix`` or ``diff``), written with ``fix``."""
     selection = selections[path]
     if isinstance(data, str):
-        from ..checker import unreadable
+        from ..rules.check import unreadable
 
         return FilePlan(
             path, None, None, [f for f in unreadable(path, data) if selection.enabled(f.code)]

@@ -7,11 +7,11 @@ import bisect
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
-from ..checker import Finding
 from ..edits.text import _line_starts
 from ..model import Resolver, decode_source
-from ..pipeline.cache import Cache
-from ..pipeline.engine import MAX_FILE_BYTES, analyze_files, read_source
+from ..pipeline.engine import read_source
+from ..pipeline.session import Session
+from ..rules.check import Finding
 from ..rules.registry import RULES
 from ..taxonomy import Taxonomy
 from ..words import plural
@@ -66,10 +66,7 @@ def _row_col(starts: list[int], pos: int) -> dict:
 
 def describe_fixes(
     findings: Sequence[Finding],
-    taxonomy: Taxonomy,
-    jobs: int | None = None,
-    cache: Cache | None = None,
-    max_bytes: int = MAX_FILE_BYTES,
+    session: Session,
     resolvers: Mapping[str, Resolver] | None = None,
 ) -> Callable[[Finding], dict | None]:
     """Finding -> its ruff-style ``fix`` object (None when hwlint has no fix for it).
@@ -82,12 +79,12 @@ def describe_fixes(
     paths = sorted({f.path for f in findings if f.fixable})
     linked = [p for p in paths if p in resolvers]
     paths = [p for p in paths if p not in resolvers]
-    per_file = analyze_files(
-        paths, taxonomy, _describe_analysis, "fix-descriptions2", jobs, cache, max_bytes, Descriptions
-    )
+    per_file = session.analyze(paths, _describe_analysis, "fix-descriptions2", Descriptions, progress=False)
     for path in linked:
-        data = read_source(path, max_bytes)
-        per_file.append([] if isinstance(data, str) else _describe(data, path, taxonomy, resolvers[path]))
+        data = read_source(path, session.max_bytes)
+        per_file.append(
+            [] if isinstance(data, str) else _describe(data, path, session.taxonomy, resolvers[path])
+        )
         paths.append(path)
     table = {
         (path, line, col, code): desc

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ..checker import Finding
 from ..edits import EditBuilder, apply_edits
 from ..edits.records import IMPORT_LINE, Edit
 from ..edits.text import _check_disjoint, _merge_insertions
 from ..model import ClassInfo, FileModel
+from ..rules.check import Finding
 from ..taxonomy import Taxonomy
 
 

@@ -13,8 +13,8 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 
-from ..checker import Finding, read_source
 from ..model import decode_source, split_lines
+from ..rules.check import Finding, read_source
 
 UNSILENCEABLE = frozenset({"HWC900", "HWC901", "HWC902"})
 _NOQA = re.compile(r"#\s*noqa(?::\s?(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)*))?", re.IGNORECASE)

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 from ..edits import UNSAFE
 
 if TYPE_CHECKING:
-    from ..checker import Finding
     from ..model import FileModel, Parse
+    from ..rules.check import Finding
     from .remodel import _Derivation
 
 

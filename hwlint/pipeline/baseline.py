@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..checker import Finding, _finding
+from ..rules.check import Finding, _finding
 
 STALE_CODE = "HWC902"
 

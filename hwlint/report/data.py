@@ -4,7 +4,7 @@ The report computes nothing on its own account. It reads what the rest of hwlint
 
 * the file model (:mod:`hwlint.model`): the test classes of each file and the classification
   ``getattr`` finds on each, its own or inherited;
-* the checker's findings (:func:`hwlint.checker.check_paths`, parallel and cached);
+* the checker's findings (:func:`hwlint.pipeline.check.check_paths`, parallel and cached);
 * the selector's result for every runner of the taxonomy (:func:`hwlint.select.select_model`),
   which says which classes each runner collects and runs.
 
@@ -32,14 +32,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from .. import __version__
-from ..checker import CHECK_KIND, Finding, Selection, check_contents, run_rules, unreadable
 from ..context import Context
 from ..model import ClassInfo, FileModel, ParseError, effective_declaration, mro
 from ..neutral import conversion, hard_uses, is_every_device_class
 from ..pipeline.cache import Cache, decoder, encode
+from ..pipeline.check import CHECK_KIND
 from ..pipeline.config import Config, discover
-from ..pipeline.engine import MAX_FILE_BYTES, analyze_files, read_source
-from ..project import Links, linked_values, links_of
+from ..pipeline.engine import MAX_FILE_BYTES, read_source
+from ..pipeline.session import Session
+from ..project import Links, links_of
+from ..rules.check import Finding, Selection, check_contents, run_rules, unreadable
 from ..select.records import FileSelection, RunnerSelection
 from ..select.replay import selection_at, slim_selection
 from ..select.runners import apply_links, select_runners
@@ -275,9 +277,9 @@ def report_paths(
 
     Paths discovery cannot take are appended to *skipped* (see :func:`hwlint.config.discover`)."""
     files = list(discover(paths, config, skipped=skipped))
-    max_bytes = config.max_file_size * 1024 * 1024
+    session = Session(taxonomy, jobs, cache, config.max_file_size * 1024 * 1024, config.roots)
     selection = Selection(config.select, config.ignore)
-    per_file, summaries = analyze_report(files, taxonomy, jobs, cache, max_bytes, config.roots)
+    per_file, summaries = analyze_report(files, session)
     findings = []
     for path, found in zip(files, per_file, strict=True):
         sel = selection.with_ignored(config.ignored_for(path))
@@ -294,24 +296,16 @@ _Value = tuple[list[Finding], FileSummary, Links | None, dict]
 _Linked = tuple[list[Finding], FileSummary, dict[str, FileSelection]]
 
 
-def analyze_report(
-    files: Sequence[str],
-    taxonomy: Taxonomy,
-    jobs: int | None = None,
-    cache: Cache | None = None,
-    max_bytes: int = MAX_FILE_BYTES,
-    roots: Sequence[str] = (),
-) -> tuple[list[list[Finding]], list[FileSummary]]:
+def analyze_report(files: Sequence[str], session: Session) -> tuple[list[list[Finding]], list[FileSummary]]:
     """Every finding (all codes) and the summary of each of *files*, in the same order, from one
     engine task per file: each file is parsed once and its one model yields the findings, the
     selections of every runner and the class rows; a warm cache answers all three.
 
-    Then the cross-file phase (:func:`hwlint.project.link`, shared with ``hwlint check`` and
-    hwselect) checks and summarizes again the files that borrow from another scanned module, and
+    Then the cross-file phase (:meth:`hwlint.pipeline.session.Session.link`, shared with ``hwlint
+    check`` and hwselect) checks and summarizes again the files that borrow from another scanned module, and
     each file's runner tallies are those of hwselect's selection, imported test classes included."""
-    values = analyze_files(
-        files, taxonomy, _report_analysis, "report", jobs, cache, max_bytes, _Value, also=_check_value
-    )
+    taxonomy = session.taxonomy
+    values = session.analyze(files, _report_analysis, "report", _Value, progress=False, also=_check_value)
     findings = [
         [f if f.path == path else replace(f, path=path) for f in found]
         for path, (found, _, _, _) in zip(files, values, strict=True)
@@ -331,9 +325,7 @@ def analyze_report(
                 out[path] = (run_rules(model, taxonomy), summary, slim)
             return out
 
-        project, linked = linked_values(
-            files, links, taxonomy, "report-linked", report_linked, _Linked, roots, jobs, cache, max_bytes
-        )
+        project, linked = session.linked(files, links, "report-linked", report_linked, _Linked)
         index = {path: i for i, path in enumerate(files)}
         for path, (found, summary, _) in linked.items():
             findings[index[path]] = [f if f.path == path else replace(f, path=path) for f in found]
@@ -579,7 +571,7 @@ def summarize_paths(
 ) -> list[FileSummary]:
     """The summary of each of *files*, in the same order: on *jobs* processes, and read from *cache*
     for files whose content it has seen (the one pass of :func:`analyze_report`)."""
-    return analyze_report(files, taxonomy, jobs, cache, max_bytes)[1]
+    return analyze_report(files, Session(taxonomy, jobs, cache, max_bytes))[1]
 
 
 def _summary_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> FileSummary:

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from ..model import FileModel, build_model
 from ..pipeline.cache import Cache
-from ..pipeline.engine import MAX_FILE_BYTES, analyze_files
+from ..pipeline.session import Session
 from ..project import Links, links_of
 from ..taxonomy import Runner, Taxonomy
 from .records import FileSelection, RunnerSelection, SelectionError
@@ -72,10 +72,8 @@ def select_paths(
     files = list(discover(paths, config, skipped=skipped))
     if isinstance(runner, str):
         runner = get_runner(taxonomy, runner)
-    max_bytes = config.max_file_size * 1024 * 1024
-    selections = select_all(
-        taxonomy, files, backends, include_unclassified, jobs, cache, [runner], config.roots, max_bytes
-    )
+    session = Session(taxonomy, jobs, cache, config.max_file_size * 1024 * 1024, config.roots)
+    selections = select_all(session, files, backends, include_unclassified, [runner])
     selections[runner.name].warnings[:0] = [str(s) for s in skipped]
     return selections[runner.name]
 
@@ -92,24 +90,24 @@ def select_files(
     """Select, for *runner*, the test classes of each file in *files*."""
     if isinstance(runner, str):
         runner = get_runner(taxonomy, runner)
-    return select_all(taxonomy, files, backends, include_unclassified, jobs, cache, [runner])[runner.name]
+    return select_all(Session(taxonomy, jobs, cache), files, backends, include_unclassified, [runner])[
+        runner.name
+    ]
 
 
 def select_all(
-    taxonomy: Taxonomy,
+    session: Session,
     files: Iterable[str],
     backends: Iterable[str] = (),
     include_unclassified: bool = False,
-    jobs: int | None = None,
-    cache: Cache | None = None,
     runners: Sequence[Runner] | None = None,
-    roots: Sequence[str] = (),
-    max_bytes: int = MAX_FILE_BYTES,
 ) -> dict[str, RunnerSelection]:
     """Select, for each of *runners* (default: every runner of the taxonomy), the test classes of
-    each file in *files*. Each file is read and parsed once for all of them, on *jobs* processes;
-    the cache keeps each request (runners, backends, options) apart, so a CI job that asks for one
-    runner loads only that runner's selections. Files over *max_bytes* are not read (a warning)."""
+    each file in *files*. Each file is read and parsed once for all of them, on the session's
+    processes; the cache keeps each request (runners, backends, options) apart, so a CI job that
+    asks for one runner loads only that runner's selections. Files over the session's size cap are
+    not read (a warning)."""
+    taxonomy = session.taxonomy
     files = list(files)
     backends = tuple(backends)
     runners = list(runners if runners is not None else taxonomy.runners.values())
@@ -118,10 +116,8 @@ def select_all(
     analysis = functools.partial(_select_analysis, names=names, backends=backends, include_unclassified=inc)
     kind = f"select2:{','.join(names)}:{','.join(backends)}:{int(inc)}"
     value_type = tuple[dict[str, FileSelection], Links | None] | str
-    per_file = analyze_files(files, taxonomy, analysis, kind, jobs, cache, max_bytes, value_type=value_type)
-    per_file, project_notes = link_files(
-        files, per_file, taxonomy, names, backends, inc, roots, jobs, cache, max_bytes
-    )
+    per_file = session.analyze(files, analysis, kind, value_type, progress=False)
+    per_file, project_notes = link_files(files, per_file, session, names, backends, inc)
     out = {}
     for runner in runners:
         chosen = runner_backends(taxonomy, runner, backends)
@@ -186,26 +182,22 @@ def select_runners(
 def link_files(
     files: Sequence[str],
     per_file: list,
-    taxonomy: Taxonomy,
+    session: Session,
     names: Sequence[str],
     backends: tuple[str, ...],
     inc: bool,
-    roots: Sequence[str] = (),
-    jobs: int | None = None,
-    cache: Cache | None = None,
-    max_bytes: int = MAX_FILE_BYTES,
 ) -> tuple[list, dict[str, list[str]]]:
     """The cross-file phase, over the per-file :class:`~hwlint.project.Links` the first phase cached.
 
     Classes a module imports from another scanned test module are added to it, as pytest collects
     them there too. A file whose bases or instantiated classes come from another scanned module is
     selected again with the project's resolver, on the models of just those files
-    (:func:`hwlint.project.link`: cached apart, so a warm run parses nothing). Returns the updated
-    per-file values and warnings by file: imports of test classes from modules that are not scanned.
+    (:meth:`hwlint.pipeline.session.Session.link`: cached apart, so a warm run parses nothing).
+    Returns the updated per-file values and warnings by file: imports of test classes from modules
+    that are not scanned.
     """
-    from ..project import linked_values
-
     links = file_links(files, per_file)
+    taxonomy = session.taxonomy
     if not links:
         return per_file, {}
 
@@ -214,9 +206,7 @@ def link_files(
 
     kind = f"select-linked:{','.join(names)}:{','.join(backends)}:{int(inc)}"
     value_type = dict[str, FileSelection]
-    project, selected = linked_values(
-        files, links, taxonomy, kind, select_linked, value_type, roots, jobs, cache, max_bytes
-    )
+    project, selected = session.linked(files, links, kind, select_linked, value_type)
     return apply_links(files, list(per_file), project, selected)
 
 

@@ -1,23 +1,22 @@
-"""Run the rules over files: one model per file, every registered rule, noqa and code selection.
+"""Running the rules over one file: its model, every registered rule, noqa and code selection.
 
-This is the engine behind every front end (``hwlint check``, flake8, lintrunner). It decides nothing
-about presentation: it returns :class:`Finding` objects in a stable order.
+What every front end (``hwlint check``, flake8, lintrunner) checks a file with; many files go
+through :mod:`hwlint.pipeline.check`. It decides nothing about presentation: it returns
+:class:`Finding` objects in a stable order.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from .context import Context
-from .edits import EditBuilder, Fix
-from .model import FileModel, Resolver, parse_file
-from .pipeline.cache import Cache
-from .pipeline.engine import MAX_FILE_BYTES, analyze_files, read_source
-from .project import Linked, Links, link, linked_values, links_of
-from .rules.registry import RULES
-from .taxonomy import Taxonomy
+from ..context import Context
+from ..edits import EditBuilder, Fix
+from ..model import FileModel, Resolver, parse_file
+from ..pipeline.engine import MAX_FILE_BYTES, read_source
+from ..taxonomy import Taxonomy
+from .registry import RULES
 
 
 @dataclass(frozen=True)
@@ -75,7 +74,7 @@ def unknown_selectors(prefixes: Iterable[str]) -> list[str]:
 
 def check_config_selectors(config) -> None:
     """Raise :class:`~hwlint.config.ConfigError` naming the file and key of an unknown selector."""
-    from .pipeline.config import ConfigError
+    from ..pipeline.config import ConfigError
 
     where = config.source or "configuration"
     for key, prefixes in (("select", config.select), ("ignore", config.ignore)):
@@ -233,108 +232,3 @@ def unreadable(path: str, reason: str) -> list[Finding]:
 
 # ---------------------------------------------------------------------------------------------
 # Many files: parallel, cached, in a stable order
-
-_ALL = Selection(("HWC",), ())
-
-
-def check_paths(
-    files: Sequence[str],
-    taxonomy: Taxonomy,
-    jobs: int | None = None,
-    cache: Cache | None = None,
-    max_bytes: int = MAX_FILE_BYTES,
-    progress: Callable[[int], None] | None = None,
-    roots: Sequence[str] = (),
-) -> list[list[Finding]]:
-    """Every finding (all codes, noqa applied) for each of *files*, in the same order.
-
-    Files run in parallel on *jobs* processes (default: the number of cores); results are identical
-    to a serial run. With a *cache*, unchanged files are not read again. The findings see the
-    project: see :func:`check_project`.
-    """
-    return check_project(files, taxonomy, jobs, cache, max_bytes, progress, roots).findings
-
-
-@dataclass
-class ProjectCheck:
-    """The findings of each file, and which files' findings depend on other files."""
-
-    findings: list[list[Finding]]
-    linked: list[str] = field(default_factory=list)  # paths as given
-    # the project's resolver of each linked file, by path: loads the models (a fix plans with them)
-    resolvers: Callable[[], dict[str, Resolver]] = dict
-
-
-def check_project(
-    files: Sequence[str],
-    taxonomy: Taxonomy,
-    jobs: int | None = None,
-    cache: Cache | None = None,
-    max_bytes: int = MAX_FILE_BYTES,
-    progress: Callable[[int], None] | None = None,
-    roots: Sequence[str] = (),
-) -> ProjectCheck:
-    """:func:`check_paths` with the project model: two phases.
-
-    The first checks each file on its own (parallel, cached with the file's
-    :class:`~hwlint.project.Links`). The second, over those links, checks again with the project's
-    resolver only the files whose bases or instantiated classes come from another scanned module,
-    or whose classes another scanned module instantiates (:func:`hwlint.project.link`): their
-    inherited classification, inherited tests and instantiations are the runtime's."""
-    per_file = analyze_files(
-        files, taxonomy, _check_analysis, CHECK_KIND, jobs, cache, max_bytes, CHECK_VALUE, progress
-    )
-    return link_checked(files, per_file, taxonomy, jobs, cache, max_bytes, roots)
-
-
-#: The cache kind and value type of a file's check: its findings, alone, and its Links.
-CHECK_KIND = "check"
-CHECK_VALUE = tuple[list[Finding], Links | None]
-
-
-def link_checked(
-    files: Sequence[str],
-    per_file: Sequence[tuple[list[Finding], Links | None]],
-    taxonomy: Taxonomy,
-    jobs: int | None = None,
-    cache: Cache | None = None,
-    max_bytes: int = MAX_FILE_BYTES,
-    roots: Sequence[str] = (),
-) -> ProjectCheck:
-    """The second phase of :func:`check_project`, over the first one's (findings, links) per file
-    (however they were computed: a fix computes them in its own pass)."""
-    links = {path: replace(lk, path=path) for path, (_, lk) in zip(files, per_file, strict=True) if lk}
-
-    def check_linked(models: dict[str, FileModel]) -> dict[str, list[Finding]]:
-        return {path: run_rules(model, taxonomy, _ALL) for path, model in models.items()}
-
-    made: list[Linked] = []  # the phase's models, made once: a fix plans with them after the check
-
-    def linker() -> Linked:
-        if not made:
-            made.append(link(files, links, taxonomy, roots, jobs, cache, max_bytes))
-        return made[0]
-
-    def resolvers() -> dict[str, Resolver]:
-        models = linker().models
-        return {path: m.resolver for path, m in models.items() if m.resolver is not None}
-
-    kind = "check-linked"
-    linked = linked_values(
-        files, links, taxonomy, kind, check_linked, list[Finding], roots, jobs, cache, max_bytes, linker
-    )[1]
-    out = []
-    for path, (findings, _) in zip(files, per_file, strict=True):
-        findings = linked.get(path, findings)
-        # the cache is keyed by absolute path: a value cached from another directory names the
-        # file as it was given then
-        out.append([f if f.path == path else replace(f, path=path) for f in findings])
-    return ProjectCheck(out, list(linked), resolvers)
-
-
-def _check_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> tuple[list[Finding], Links | None]:
-    """One file's findings, checked alone, and what the cross-file phase needs of it."""
-    if isinstance(data, str):
-        return unreadable(path, data), None
-    findings, model = check_contents(data, path, taxonomy, _ALL)
-    return findings, links_of(model) if model is not None and model.error is None else None

@@ -1,0 +1,171 @@
+"""The pipeline every command runs: one :class:`Session`, and its two phases.
+
+A session holds what a run shares: the taxonomy, the worker processes, the cache, the size cap on
+the files read, the checked roots and the progress bar. Every command (check, fix, select, report)
+runs the same two phases on it:
+
+* the **per-file phase** (:meth:`Session.analyze`): each file read once, analysed alone on the
+  pool, its value cached by content; every analysis also returns the file's
+  :class:`~hwlint.project.Links`, what the second phase needs of it;
+* the **cross-file phase** (:meth:`Session.link`, :meth:`Session.linked`): over those links, only the
+  files whose bases or instantiated classes come from another test module, and those modules, are
+  modelled again with the project's resolver, the whole phase cached as one value. The modules a
+  file imports are followed as flake8's plugin follows them, whether or not they were given on the
+  command line: a file's findings do not depend on which other files are checked with it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import FileModel, build_model
+from ..project import Links, Project, _at, _with_resolver
+from ..taxonomy import Taxonomy
+from .cache import Cache, content_hash
+from .engine import MAX_FILE_BYTES, analyze_files, file_hash, read_source
+
+
+@dataclass(frozen=True)
+class Session:
+    """What one run shares across its phases."""
+
+    taxonomy: Taxonomy
+    jobs: int | None = None
+    cache: Cache | None = None
+    max_bytes: int = MAX_FILE_BYTES
+    roots: tuple[str, ...] = ()
+    progress: Callable[[int], None] | None = field(default=None, compare=False)
+    # which files an import may be followed into (the files a check would scan), beyond those given
+    follow: Callable[[str], bool] | None = field(default=None, compare=False)
+
+    def analyze(
+        self,
+        files: Sequence[str],
+        analysis: Callable[[str, bytes | str, Taxonomy], Any],
+        kind: str,
+        value_type: Any = Any,
+        progress: bool = True,
+        **options: Any,
+    ) -> list:
+        """The per-file phase: *analysis* of each of *files* (see
+        :func:`hwlint.pipeline.engine.analyze_files` for *options*), in the order given."""
+        return analyze_files(
+            files,
+            self.taxonomy,
+            analysis,
+            kind,
+            self.jobs,
+            self.cache,
+            self.max_bytes,
+            value_type,
+            self.progress if progress else None,
+            **options,
+        )
+
+    def project(
+        self, files: Sequence[str], loader: Callable[[str], FileModel | None] | None = None
+    ) -> Project:
+        """The project of *files* (as given), following imports into the files :attr:`follow` accepts."""
+        index = {os.path.abspath(p): p for p in files}
+        return Project((), self.roots, loader=loader, paths=index, follow=self.follow)
+
+    def link(self, files: Sequence[str], links: dict[str, Links]) -> Linked:
+        """The cross-file phase's models over the per-file *links* (path as given -> its :class:`Links`).
+
+        Only the files whose bases or instantiated classes come from another test module, and
+        those modules, are loaded (cached apart, so a warm run parses nothing); every other file is
+        left to its per-file result. A file one of those instantiates a class of is linked too: its
+        instantiation rules read the calls of the other file."""
+        taxonomy, max_bytes = self.taxonomy, self.max_bytes
+
+        def load(path: str) -> FileModel | None:
+            found = model_analysis(path, read_source(path, max_bytes), taxonomy)
+            return None if isinstance(found, str) else found
+
+        project = self.project(files, load)
+        index = project.given
+        wanted = {path: project.providers(lk) for path, lk in links.items()}
+        wanted = {path: v for path, v in wanted.items() if v}
+        if not wanted:
+            return Linked(project, {})
+        need = sorted({*(os.path.abspath(p) for p in wanted), *(a for v in wanted.values() for a in v)})
+        loaded = self.analyze(need, model_analysis, "model", FileModel | str, progress=False)
+        for path, model in zip(need, loaded, strict=True):
+            if not isinstance(model, str):
+                project.add(_at(model, index.get(path, path)))
+        resolver = project.resolver()
+        linked = list(wanted)
+        for path in wanted:
+            model = project.model_of(os.path.abspath(path))
+            if model is not None:
+                linked += [index[a] for a in resolver.note_instantiations(model) if a in index]
+        out = {}
+        for path in dict.fromkeys(linked):
+            model = project.model_of(os.path.abspath(path))
+            if model is not None:
+                out[path] = _with_resolver(model, resolver)
+        return Linked(project, out)
+
+    def linked(
+        self,
+        files: Sequence[str],
+        links: dict[str, Links],
+        kind: str,
+        compute: Callable[[dict[str, FileModel]], dict[str, Any]],
+        value_type: Any,
+        linker: Callable[[], Linked] | None = None,
+    ) -> tuple[Project, dict[str, Any]]:
+        """The cross-file phase of one analysis, cached as a whole: *compute* (linked models by
+        path -> values by path) runs on :meth:`link`'s models, and its values are kept under *kind*
+        for the contents of every file the phase read. A warm run then loads no model at all: it
+        reads the links, hashes the few files they name and finds the values. *linker*, when given,
+        makes the :class:`Linked` models (a caller that needs them again keeps them).
+
+        Returns the project (for what needs only links: imported classes, unresolved imports) and
+        the values, by path as given."""
+        project = self.project(files)
+        index = project.given
+        wanted = {path: project.providers(lk) for path, lk in links.items()}
+        need = sorted(
+            {os.path.abspath(p) for p, v in wanted.items() if v} | {a for v in wanted.values() for a in v}
+        )
+        if not need:
+            return project, {}
+        cache, max_bytes = self.cache, self.max_bytes
+        kind = f"{kind}:max-bytes={max_bytes}"
+        stored = tuple[dict[str, str], dict[str, value_type]]
+        key = content_hash("\0".join(f"{p}\0{_sha(p, max_bytes)}" for p in need).encode())
+        if cache is not None:
+            hit = cache.get(need[0], key, kind, stored)
+            if hit is not None and all(_sha(p, max_bytes) == sha for p, sha in hit[0].items()):
+                return project, {index[p]: v for p, v in hit[1].items() if p in index}
+        made = linker() if linker is not None else self.link(files, links)
+        values = compute(made.models)
+        if cache is not None:
+            # files the phase loaded beyond those the links name (a base's own base): their contents
+            # are checked on every hit
+            extra = {p: _sha(p, max_bytes) for p in made.project.models if p not in need}
+            cache.store(need[0], key, kind, (extra, {os.path.abspath(p): v for p, v in values.items()}))
+            cache.save()
+        return made.project, values
+
+
+@dataclass
+class Linked:
+    """The outcome of the cross-file phase: the project, and the model (its resolver set to the
+    project's) of every given file whose analysis depends on another test module."""
+
+    project: Project
+    models: dict[str, FileModel]  # by the path as given
+
+
+def model_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> FileModel | str:
+    """The engine analysis the cross-file phase loads models with (cached as kind ``model``)."""
+    return data if isinstance(data, str) else build_model(data, path, taxonomy)
+
+
+def _sha(path: str, max_bytes: int) -> str:
+    return file_hash(path, max_bytes) or ""
