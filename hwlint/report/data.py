@@ -37,7 +37,7 @@ from ..context import Context
 from ..model import ClassInfo, FileModel, ParseError, effective_declaration, mro
 from ..neutral import conversion, hard_uses, is_every_device_class
 from ..pipeline.cache import Cache, decoder, encode
-from ..pipeline.config import Config, discover
+from ..pipeline.config import Config, Configs, discover
 from ..pipeline.engine import MAX_FILE_BYTES, analyze_files, read_source
 from ..project import Links, linked_values, links_of
 from ..select.records import FileSelection, RunnerSelection
@@ -220,6 +220,7 @@ class Report:
     classes: list[ClassRow]
     findings: list[Finding]
     compare: dict | None = None  # see compare(): what changed since an earlier report
+    warnings: list[str] = field(default_factory=list)  # printed on stderr, not part of the report
 
     @property
     def never_run(self) -> list[ClassRow]:
@@ -265,24 +266,45 @@ class Report:
 def report_paths(
     paths: Sequence[str],
     taxonomy: Taxonomy,
-    config: Config,
+    config: Config | Configs,
     depth: int | None = None,
     jobs: int | None = None,
     cache: Cache | None = None,
     skipped: list | None = None,
 ) -> Report:
-    """The report over every test file under *paths*, with *config*'s discovery and code selection.
+    """The report over every test file under *paths*, with each file's configuration (*config*: one
+    for every file, or the :class:`~hwlint.pipeline.config.Configs` of the run) for discovery and
+    code selection, and *taxonomy* for every file: a report has one set of classifications and
+    runners. Files whose configuration names another taxonomy are counted with *taxonomy*, and
+    the report's ``warnings`` say so.
 
     Paths discovery cannot take are appended to *skipped* (see :func:`hwlint.config.discover`)."""
+    configs = config if isinstance(config, Configs) else None
     files = list(discover(paths, config, skipped=skipped))
-    max_bytes = config.max_file_size * 1024 * 1024
-    selection = Selection(config.select, config.ignore)
-    per_file, summaries = analyze_report(files, taxonomy, jobs, cache, max_bytes, config.roots)
+
+    def config_of(path: str) -> Config:
+        return configs.for_path(path) if configs is not None else config  # type: ignore[return-value]
+
+    primary = configs.primary if configs is not None else config
+    max_bytes = primary.max_file_size * 1024 * 1024
+    per_file, summaries = analyze_report(files, taxonomy, jobs, cache, max_bytes, primary.roots)
     findings = []
+    others: dict[str, int] = {}
     for path, found in zip(files, per_file, strict=True):
-        sel = selection.with_ignored(config.ignored_for(path))
+        cfg = config_of(path)
+        if cfg.taxonomy != primary.taxonomy:
+            others[cfg.taxonomy or "the bundled taxonomy"] = (
+                others.get(cfg.taxonomy or "the bundled taxonomy", 0) + 1
+            )
+        sel = Selection(cfg.select, cfg.ignore).with_ignored(cfg.ignored_for(path))
         findings.append([f for f in found if sel.enabled(f.code)])
-    return build_report(summaries, findings, taxonomy, report_root(paths), depth)
+    report = build_report(summaries, findings, taxonomy, report_root(paths), depth)
+    report.warnings = [
+        f"{n} file{'s' if n != 1 else ''} follow a configuration naming {name}; the report counts "
+        f"{'them' if n != 1 else 'it'} with {taxonomy.path or 'the bundled taxonomy'}"
+        for name, n in others.items()
+    ]
+    return report
 
 
 #: One file's share of the report: its findings, its summary, its links, and its selections for

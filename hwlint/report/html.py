@@ -36,11 +36,13 @@ def colours(classifications: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def render_html(doc: dict, output: str | None = None, **_: object) -> str:
-    """The page; links to sources are relative to *output*'s directory (the current one by default)."""
+def render_html(doc: dict, output: str | None = None, base_url: str | None = None, **_: object) -> str:
+    """The page; links to sources are relative to *output*'s directory (the current one by default),
+    or with *base_url* absolute: *base_url* followed by the file's path in its git work tree (the
+    current directory outside one), so that the page works as a CI artifact."""
     names = list(doc["taxonomy"]["classifications"])
     palette = colours(names)
-    link = _linker(output)
+    link = _linker(output, base_url)
     t = doc["total"]
     directories, dir_note = _shown_directories(doc)
     # one label column for both charts, so that their bars line up
@@ -157,14 +159,34 @@ def _script_hash() -> str:
     return f"sha256-{base64.b64encode(digest).decode()}"
 
 
-def _linker(output: str | None) -> Callable[[str, int], str]:
-    base = os.path.dirname(os.path.abspath(output)) if output else os.getcwd()
+def _linker(output: str | None, base_url: str | None = None) -> Callable[[str, int], str]:
+    if base_url:
+        base = _work_tree() or os.getcwd()
+        prefix = base_url if base_url.endswith("/") else base_url + "/"
+    else:
+        base = os.path.dirname(os.path.abspath(output)) if output else os.getcwd()
+        prefix = ""
 
     def link(path: str, line: int) -> str:
         rel = os.path.relpath(os.path.abspath(path), base).replace(os.sep, "/")
-        return f"{quote(rel)}#L{line}"
+        return f"{prefix}{quote(rel)}#L{line}"
 
     return link
+
+
+def _work_tree() -> str | None:
+    """The top of the git work tree holding the current directory (what a forge's
+    ``blob/<sha>/`` URL is relative to), or None."""
+    import subprocess
+
+    try:
+        res = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    top = res.stdout.strip()
+    return top if res.returncode == 0 and top else None
 
 
 def _source_link(link: Callable[[str, int], str], path: str, line: int) -> str:

@@ -376,12 +376,13 @@ def render_json(doc: dict, **_: object) -> str:
 
 
 def renderers() -> dict[str, Callable[..., str]]:
-    """Format name -> renderer ``(doc, output=FILE or None) -> text``; HTML is imported when asked for."""
+    """Format name -> renderer ``(doc, output=FILE or None, base_url=URL or None) -> text``; HTML is
+    imported when asked for."""
 
-    def html(doc: dict, output: str | None = None, **_: object) -> str:
+    def html(doc: dict, output: str | None = None, base_url: str | None = None, **_: object) -> str:
         from .html import render_html
 
-        return render_html(doc, output)
+        return render_html(doc, output, base_url)
 
     return {"table": render_table, "markdown": render_markdown, "json": render_json, "html": html}
 
