@@ -33,9 +33,7 @@ from dataclasses import dataclass, field, replace
 
 from .. import __version__
 from ..checker import CHECK_KIND, Finding, Selection, check_contents, run_rules, unreadable
-from ..context import Context
 from ..model import ClassInfo, FileModel, ParseError, effective_declaration, mro
-from ..neutral import conversion, hard_uses, is_every_device_class
 from ..pipeline.cache import Cache, decoder, encode
 from ..pipeline.config import Config, Configs, discover
 from ..pipeline.engine import MAX_FILE_BYTES, analyze_files, read_source
@@ -450,6 +448,7 @@ def build_report(
     dirs: dict[str, Stats] = {}
     runners = [RunnerRow(r) for r in taxonomy.runners.values()]
     for summary, found in zip(summaries, findings, strict=True):
+        _device_flags(summary, found)
         total.add_file(summary, found)
         for d in _ancestors(summary.path, root):
             dirs.setdefault(d, Stats(names)).add_file(summary, found)
@@ -463,6 +462,21 @@ def build_report(
     every_finding = sorted((f for found in findings for f in found), key=Finding.sort_key)
     classes = [row for summary in summaries for row in summary.rows]
     return Report(root, depth, taxonomy, total, directories, runners, classes, every_finding)
+
+
+def _device_flags(summary: FileSummary, findings: Sequence[Finding]) -> None:
+    """Each class row's ``hardcoded_device`` and ``generalizable``, from the file's findings: a
+    class with an HWC301 finding hard-codes a device; one whose HWC302 finding has a fix can be
+    made device-generic. The findings are those the report lists (the project's, as ``hwlint
+    check`` reports them, selection and noqa applied): one source for the class counts and the
+    finding counts beside them."""
+    from ..pipeline.baseline import finding_class
+
+    hard = {finding_class(f) for f in findings if f.code == "HWC301"}
+    convertible = {finding_class(f) for f in findings if f.code == "HWC302" and f.fix is not None}
+    for row in summary.rows:
+        row.hardcoded_device = row.name in hard
+        row.generalizable = row.name in convertible
 
 
 # -- one file ---------------------------------------------------------------------------------
@@ -484,12 +498,6 @@ def summarize_model(
     named = [(runner.name, fs) for runner, fs in per_runner]
     runs = _runs(model, named)
     rows = [_class_row(model, cls, taxonomy, runs, named) for cls in model.test_classes]
-    if model.error is None:
-        ctx = Context(model, taxonomy)
-        for row, cls in zip(rows, model.test_classes, strict=True):
-            row.hardcoded_device = is_every_device_class(ctx, cls) and bool(hard_uses(ctx, cls))
-            found = conversion(ctx, cls)
-            row.generalizable = found is not None and found.convertible
     tallies = {runner.name: _tally(runner, fs) for runner, fs in per_runner}
     return FileSummary(model.path, model.error is not None, rows, tallies)
 

@@ -19,7 +19,7 @@ from html import escape
 from urllib.parse import quote
 
 from ..rules.registry import RULES
-from .words import arrow, changed_runners, number, plural, share
+from .words import arrow, changed_runners, noun, number, plural, share
 
 # Okabe-Ito, in an order that keeps neighbouring classifications apart; vermillion is kept for
 # "unclassified", the state the report exists to make visible.
@@ -212,14 +212,15 @@ def _cards(doc: dict) -> str:
         (
             "Classified",
             _pct(pct),
-            f"{share(t['classified'], t['classes'])} test classes",
+            f"{share(t['classified'], t['classes'])} {noun(t['classes'], 'test class')}",
             _progress(pct, large=True),
         ),
         ("Test methods", number(t["tests"]), f"in {plural(t['files'], 'file')}", ""),
         (
             "Never run",
             number(t["never_run_tests"]),
-            f"test methods in {plural(t['never_run_classes'], 'class')} no runner runs",
+            f"{noun(t['never_run_tests'], 'test method')} in {plural(t['never_run_classes'], 'class')} "
+            "no runner runs",
             "",
         ),
         ("Findings", number(t["findings_total"]), plural(len(t["findings"]), "rule"), ""),
@@ -448,7 +449,7 @@ def _compare(cmp: dict, link: Callable[[str, int], str]) -> str:
         (
             "Findings",
             f"{arrow(t['findings_total'], _count)} "
-            f"({len(cmp['new_findings'])} new, {len(cmp['fixed_findings'])} fixed)",
+            f"({number(len(cmp['new_findings']))} new, {number(len(cmp['fixed_findings']))} fixed)",
         ),
     ]
     parts = ['<dl class="facts">']
@@ -469,7 +470,9 @@ def _compare(cmp: dict, link: Callable[[str, int], str]) -> str:
                 + "</li>"
                 for c in cmp[key]
             )
-            parts.append(f"<h3>{escape(title)} ({len(cmp[key])})</h3><ul class='changes'>{items}</ul>")
+            parts.append(
+                f"<h3>{escape(title)} ({number(len(cmp[key]))})</h3><ul class='changes'>{items}</ul>"
+            )
     for title, key in (("New findings", "new_findings"), ("Fixed findings", "fixed_findings")):
         if cmp[key]:
             items = "".join(
@@ -477,7 +480,7 @@ def _compare(cmp: dict, link: Callable[[str, int], str]) -> str:
                 f"<code>{escape(f['code'])}</code> {escape(f['message'])}</li>"
                 for f in cmp[key]
             )
-            parts.append(f"<h3>{title} ({len(cmp[key])})</h3><ul class='changes'>{items}</ul>")
+            parts.append(f"<h3>{title} ({number(len(cmp[key]))})</h3><ul class='changes'>{items}</ul>")
     if cmp["directories"]:
         rows = [
             [
