@@ -191,7 +191,29 @@ def _work_tree() -> str | None:
 
 def _source_link(link: Callable[[str, int], str], path: str, line: int) -> str:
     """``path:line`` linking to the file, with ``#L<line>`` for viewers that understand it."""
-    return f'<a href="{escape(link(path, line))}"><code>{escape(path)}:{escape(str(line))}</code></a>'
+    return (
+        f'<a href="{escape(link(path, line))}"><code class="path">{_path_html(f"{path}:{line}")}</code></a>'
+    )
+
+
+def _path_html(path: str) -> str:
+    """*path* that a narrow cell may break after a ``/``, or after a ``_`` in a long component
+    (``area_00_with_a_rather_long_name``), and nowhere else: each piece is unbreakable, so no name
+    is ever cut inside a word."""
+    pieces: list[str] = []
+    parts = path.split("/")
+    for i, part in enumerate(parts):
+        part = part + "/" if i < len(parts) - 1 else part
+        if len(part) > LONG_COMPONENT and "_" in part.strip("_"):
+            words = part.split("_")
+            pieces += [w + "_" for w in words[:-1]] + [words[-1]]
+        else:
+            pieces.append(part)
+    return "<wbr>".join(f'<span class="pc">{escape(p)}</span>' for p in pieces if p)
+
+
+#: path components longer than this may break after an underscore
+LONG_COMPONENT = 24
 
 
 def _section(ident: str, title: str, note: str, body: str) -> str:
@@ -231,7 +253,7 @@ def _cards(doc: dict) -> str:
         for label, value, sub, extra in cards
     )
     return (
-        f"<header><h1>hwlint report <code>{escape(doc['root'])}</code></h1></header>"
+        f'<header><h1>hwlint report <code class="path">{_path_html(doc["root"])}</code></h1></header>'
         f'<div class="cards" id="summary">{html}</div>'
     )
 
@@ -355,7 +377,7 @@ def _directory_table(doc: dict, directories: Sequence[dict], names: Sequence[str
         pct = d["classified_percent"]
         path = (
             f'<span class="dir" style="padding-left:{d["depth"] * 1.1:g}em" title="{escape(d["path"])}">'
-            f"{escape(_dir_label(d, doc))}</span>"
+            f"{_path_html(_dir_label(d, doc))}</span>"
         )
         rows.append(
             [
@@ -424,7 +446,11 @@ def _attention_table(doc: dict, link: Callable[[str, int], str]) -> str:
                 ),
                 (f"<code>{escape(c['name'])}</code>", c["name"]),
                 _num(c["tests"]),
-                (f'<span class="swatch" style="background:{colour}"></span>{escape(state)}', state),
+                (
+                    f'<span class="state"><span class="swatch" style="background:{colour}"></span>'
+                    f"{escape(state)}</span>",
+                    state,
+                ),
                 (escape(c["never_run"] or "– (runs through a subclass)"), c["never_run"] or ""),
             ]
         )
@@ -576,11 +602,16 @@ section { margin: 0 0 30px; }
 .chart .seg { stroke: #fff; stroke-width: 1; }
 .scroll { overflow-x: auto; border: 1px solid var(--line); border-radius: 10px; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; font-variant-numeric: tabular-nums; }
-/* cells wrap (long paths and class names anywhere) so that a table fits its card at 1400 px; numbers
-   never wrap. The card still scrolls sideways on a narrow screen rather than clip. */
+/* cells wrap between words and after a path's slashes, never inside a name: a class name, a code,
+   a path component or a state stays whole (a report kept as a CI artifact is read, and searched,
+   by those names); numbers never wrap. A table wider than its card scrolls inside the card, so
+   the page itself never scrolls sideways, at 1400 px or on a phone. */
 th, td { padding: 5px 6px; border-bottom: 1px solid var(--line); text-align: left; white-space: normal; }
-td { overflow-wrap: anywhere; }
+td { overflow-wrap: normal; word-break: normal; }
 td.num, td[data-sort] .pct span { white-space: nowrap; overflow-wrap: normal; }
+code, .pc, .state { white-space: nowrap; }
+code.path { white-space: normal; }
+li { overflow-wrap: normal; word-break: normal; }
 tbody tr:last-child td { border-bottom: none; }
 /* the first column stays in view when a wide table scrolls sideways */
 th:first-child, td:first-child { position: sticky; left: 0; z-index: 1; background: inherit; }
@@ -606,6 +637,7 @@ a:hover { text-decoration: underline; }
 .changes { margin: 0; padding-left: 20px; }
 footer { max-width: 1400px; margin: 0 auto; padding: 8px 28px 28px; color: var(--muted); font-size: 12px; }
 @media (max-width: 900px) { .cards { grid-template-columns: repeat(2, 1fr); } }
+@media (max-width: 480px) { main { padding: 16px 12px 8px; } .card .value { font-size: 24px; } }
 """
 
 # Sort on click: numbers by value, text by locale; rows keep their original order as the tiebreak.
