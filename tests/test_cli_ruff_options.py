@@ -247,3 +247,26 @@ def _read_until(stream, marker: str, timeout: float) -> str:
             raise AssertionError(f"the watch ended before {marker!r}; got {out!r}")
         out += chunk
     return out.decode()
+
+
+def test_a_report_of_a_missing_path_is_a_usage_error(tmp_path):
+    res = run_tool("hwlint", "report", "--no-cache", "/nonexistent", cwd=tmp_path)
+    assert (res.returncode, res.stdout) == (2, "")
+    assert res.stderr == "hwlint: error: /nonexistent: No such file or directory\n"
+
+
+def test_the_lintrunner_adapter_says_why_nothing_was_linted(tmp_path):
+    import json
+
+    (tmp_path / "paths.txt").write_text("")
+    res = subprocess.run(
+        [sys.executable, "-m", "hwlint.lintrunner", "--", f"@{tmp_path / 'paths.txt'}"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert res.returncode == 0 and res.stderr == ""
+    [msg] = [json.loads(line) for line in res.stdout.splitlines()]
+    assert (msg["name"], msg["severity"], msg["path"]) == ("no-files", "advice", None)
+    assert "lintrunner --all-files" in msg["description"]
