@@ -51,7 +51,7 @@ for p in sorted(Path(sys.argv[1]).rglob("*.py")):
 ONE_PROCESS = """
 import ast, gc, sys, time
 from pathlib import Path
-from hwlint.checker import Selection, check_contents
+from hwlint.rules.check import Selection, check_contents
 from hwlint.taxonomy import load_taxonomy
 taxonomy, selection = load_taxonomy(), Selection()
 files = [(str(p), p.read_bytes()) for p in sorted(Path(sys.argv[1]).rglob("*.py"))]

@@ -3,6 +3,13 @@
 flake8 parses the file, handles ``# noqa`` and selection; this adapter only builds the model from the
 tree flake8 hands over and runs the rules. A file that does not parse is flake8's E999, not HWC901.
 
+flake8 hands over every ``.py`` file; the plugin reports on the files ``hwlint check`` checks: a
+file named on flake8's command line, or one that the ``include`` of its ``[tool.hwlint]``
+configuration takes (``test_*.py``, ``*_test.py``) and its ``exclude`` does not skip. Of that
+configuration it also applies ``select``/``ignore`` and ``per-file-ignores``, and the file-level
+``# hwlint: noqa[: CODES]`` (flake8 itself skips a file holding ``# flake8: noqa``, and
+``hwlint check`` does the same). The taxonomy is ``--hw-taxonomy``'s.
+
 flake8 hands over one file at a time. Where a base or an instantiated class of it comes from a test
 module it imports (a file named as ``hwlint check`` discovers test files), that module is loaded
 (once per process) and the rules see it, as ``hwlint check`` does. What only another module can
@@ -12,15 +19,16 @@ tell, that it instantiates a class of this file, flake8 cannot know: HWC102 stay
 from __future__ import annotations
 
 import ast
+import os
 import sys
 from collections.abc import Iterator
 from typing import Any
 
 from . import __version__
 from .model import model_from_tree
-from .pipeline.config import is_test_file_name
+from .pipeline.config import ConfigError, Configs, is_test_file_name, validate_selectors
 from .project import around
-from .rules.check import run_rules
+from .rules.check import Selection, run_rules
 from .rules.registry import RULES
 from .taxonomy import Taxonomy, TaxonomyError, load_taxonomy
 
@@ -46,16 +54,41 @@ class HWLintPlugin:
             help="hwlint taxonomy YAML for the HWC checks (default: the bundled taxonomy).",
         )
 
+    configs: Configs | None = None
+    named: frozenset[str] = frozenset()  # the files named on flake8's command line
+
     @classmethod
     def parse_options(cls, options: Any) -> None:
         try:
             cls.taxonomy = load_taxonomy(options.hw_taxonomy)
-        except TaxonomyError as e:
+            filenames = list(getattr(options, "filenames", None) or [])
+            cls.configs = Configs(filenames, validate=validate_selectors)
+        except (TaxonomyError, ConfigError) as e:
             print(f"hwlint: error: {e}", file=sys.stderr)
             raise SystemExit(2) from None
+        cls.named = frozenset(os.path.normpath(f) for f in filenames if not os.path.isdir(f))
+
+    def _scope(self) -> Selection | None:
+        """The Selection for this file, or None when ``hwlint check`` would not check it."""
+        configs = self.configs or Configs()
+        path = self.filename
+        cfg = configs.for_path(path)
+        selection = Selection(cfg.select, cfg.ignore).with_ignored(cfg.ignored_for(path))
+        if os.path.normpath(path) in self.named or path in ("stdin", "-"):
+            return selection  # named files are always checked, as hwlint check does
+        if not cfg.is_included(os.path.basename(path)) or cfg.is_excluded(path):
+            return None
+        return selection
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         taxonomy = self.taxonomy or load_taxonomy()
+        try:
+            selection = self._scope()
+        except ConfigError as e:  # a configuration met on the way: said where it is, once per file
+            yield 1, 0, "HWC900 " + RULES["HWC900"].message.format(rule="configuration", error=e), type(self)
+            return
+        if selection is None:
+            return
         try:
             model = model_from_tree(self.tree, "".join(self.lines), self.filename, taxonomy)
             if model.error is None:
@@ -64,5 +97,7 @@ class HWLintPlugin:
             error = f"{type(e).__name__}: {e}".rstrip(".")
             yield 1, 0, "HWC900 " + RULES["HWC900"].message.format(rule="model", error=error), type(self)
             return
-        for f in run_rules(model, taxonomy, noqa=False):
+        for f in run_rules(model, taxonomy, selection, noqa=False):
+            if model.exempts(f.code):  # hwlint's file-level noqa: flake8 does not know it
+                continue
             yield f.line, f.col, f"{f.code} {f.message}", type(self)

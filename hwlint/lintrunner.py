@@ -50,8 +50,9 @@ def message(
     }
 
 
-def file_messages(path: str, taxonomy, selection: Selection, code: str) -> list[dict]:
-    """The messages for one file: one per finding, the first fixed one carrying the fixed file."""
+def file_messages(path: str, taxonomy, selection: Selection, code: str, baseline=None) -> list[dict]:
+    """The messages for one file: one per finding (less what *baseline* records), the first fixed
+    one carrying the fixed file."""
     from .fix.apply import fix_plan, plan_file, plan_source
     from .pipeline.config import is_test_file_name
     from .project import around
@@ -67,7 +68,10 @@ def file_messages(path: str, taxonomy, selection: Selection, code: str) -> list[
     if result.changed and plan.model is not None and plan.model.encoding == "utf-8" and result.fixed:
         carrier = result.fixed[0]  # lintrunner writes replacements as UTF-8: other encodings get no autofix
     out = []
-    for f in plan.findings:
+    findings = baseline.unrecorded(path, plan.findings) if baseline is not None else plan.findings
+    if carrier is not None and all(f is not carrier for f in findings):
+        carrier = None  # a fixed file is offered on a message that is shown, or not at all
+    for f in findings:
         rule = RULES[f.code]
         description = f"{f.message} ({f.code} {rule.name}; `hwlint rule {f.code}` explains it)"
         if f.fix is not None:
@@ -83,6 +87,50 @@ def file_messages(path: str, taxonomy, selection: Selection, code: str) -> list[
 
 class _UsageError(Exception):
     pass
+
+
+class _SetupError(Exception):
+    """A configuration or taxonomy that cannot be used: one message, then the next file."""
+
+
+#: What the adapter says when lintrunner gives it no file: lintrunner passes only the files
+#: changed since the merge base (with nothing changed, it says "ok No lint issues." without ever
+#: asking), and `lintrunner --all-files` passes every file the linter's patterns match.
+NO_FILES = (
+    "hwlint was given no files: lintrunner passes only the files changed since the merge base; "
+    "run `lintrunner --all-files` to check every file the include patterns match"
+)
+
+
+def _taxonomy(path, loaded: dict):
+    from .pipeline.config import ConfigError, read_bounded
+    from .taxonomy import TaxonomyError, load_taxonomy
+
+    if path not in loaded:
+        try:
+            if path is not None:
+                read_bounded(path, "taxonomy", 4 * 1024 * 1024)
+            loaded[path] = load_taxonomy(path)
+        except (TaxonomyError, ConfigError) as e:
+            loaded[path] = _SetupError(str(e))
+    if isinstance(loaded[path], _SetupError):
+        raise loaded[path]
+    return loaded[path]
+
+
+def _baseline(config, loaded: dict, emit, code: str):
+    """The baseline of *config* (None: none, or one that cannot be read, said once in a message)."""
+    from .pipeline.baseline import BaselineError, load_baseline
+
+    if config.baseline is None:
+        return None
+    if config.baseline not in loaded:
+        try:
+            loaded[config.baseline] = load_baseline(config.baseline, config.root)
+        except BaselineError as e:
+            emit(message(code, None, "configuration-error", f"hwlint cannot read its baseline: {e}"))
+            loaded[config.baseline] = None
+    return loaded[config.baseline]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -146,31 +194,33 @@ def run(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         out.write(json.dumps(msg) + "\n")
 
     try:
-        from .pipeline.config import config_for_paths
-        from .rules.check import check_config_selectors
-        from .taxonomy import load_taxonomy
+        from .pipeline.config import Configs, validate_selectors
 
-        config = config_for_paths(paths)  # the rule every command follows
-        check_config_selectors(config)
-        taxonomy = load_taxonomy(args.taxonomy or config.taxonomy)
+        # each file follows its own configuration, as in `hwlint check`
+        configs = Configs(paths, validate=validate_selectors)
     except Exception as e:  # a setup problem is one message, not "Linter failed"
         emit(message(code, None, "configuration-error", f"hwlint cannot start: {e}"))
         return 0
-    selection = Selection(config.select, config.ignore)
-    baseline = None
-    if config.baseline is not None:  # the allowlist skips files here as in `hwlint check`
-        from .pipeline.baseline import BaselineError, load_baseline
+    if not paths:  # lintrunner passes the changed files only: say why nothing was linted
+        emit(message(code, None, "no-files", NO_FILES, "advice"))
+        return 0
+    from .pipeline.config import ConfigError
 
-        try:
-            baseline = load_baseline(config.baseline, config.root)
-        except BaselineError as e:
-            emit(message(code, None, "configuration-error", f"hwlint cannot read its baseline: {e}"))
+    taxonomies: dict = {}
+    baselines: dict = {}
+    reported: set[str] = set()
     for path in paths:
-        if baseline is not None and path in baseline:
-            continue
         try:
-            for msg in file_messages(path, taxonomy, selection.with_ignored(config.ignored_for(path)), code):
+            config = configs.for_path(path)
+            taxonomy = _taxonomy(args.taxonomy or config.taxonomy, taxonomies)
+            baseline = _baseline(config, baselines, emit, code)
+            selection = Selection(config.select, config.ignore).with_ignored(config.ignored_for(path))
+            for msg in file_messages(path, taxonomy, selection, code, baseline):
                 emit(msg)
+        except (_SetupError, ConfigError) as e:  # said once, however many files it concerns
+            if str(e) not in reported:
+                reported.add(str(e))
+                emit(message(code, None, "configuration-error", f"hwlint cannot start: {e}"))
         except Exception as e:
             detail = "".join(traceback.format_exception_only(type(e), e)).strip()
             emit(message(code, path, "HWC900", f"Internal error in hwlint: {detail}. Please report it."))

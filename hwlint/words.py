@@ -20,13 +20,19 @@ def share(part: int, whole: int) -> str:
 
 def plural(n: int, word: str) -> str:
     """``1 class``, ``2 classes``, ``3 directories``, ``1,234 tests``."""
+    return f"{n:,} {noun(n, word)}"
+
+
+def noun(n: int, word: str) -> str:
+    """*word* as it goes with the count *n*, the count left out: ``class`` for 1, else ``classes``
+    (for ``1 of 1 test class``, where the count is written apart)."""
     if n == 1:
-        return f"{n} {word}"
+        return word
     if word.endswith("s"):
-        return f"{n:,} {word}es"
+        return f"{word}es"
     if word.endswith("y") and word[-2:-1] not in "aeiou":
-        return f"{n:,} {word[:-1]}ies"
-    return f"{n:,} {word}s"
+        return f"{word[:-1]}ies"
+    return f"{word}s"
 
 
 def arrow(pair: Sequence, fmt: Callable[[object], str] = str) -> str:

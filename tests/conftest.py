@@ -111,3 +111,23 @@ def expected(path: Path, taxonomy: str = "default") -> set[tuple[int, str]]:
             if not only or only == taxonomy or (only.startswith("!") and only[1:] != taxonomy):
                 out.add((lineno, code))
     return out
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_setupnodes(config, specs):
+    """pytest-xdist (3.8) writes its status line when the workers start and again when they have
+    collected; without a terminal and under ``-q`` both are its fallback text, so `pytest -q`
+    printed "bringing up nodes..." twice. Say it once."""
+    reporter = config.pluginmanager.getplugin("terminaldistreporter")
+    if reporter is None or config.option.verbose >= 0 or getattr(reporter, "_hwlint_once", False):
+        return
+    shown = []
+    original = reporter.ensure_show_status
+
+    def once() -> None:
+        if not shown:
+            shown.append(True)
+            original()
+
+    reporter.ensure_show_status = once
+    reporter._hwlint_once = True

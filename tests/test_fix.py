@@ -71,7 +71,7 @@ def test_several_classes_report_fixed_and_remaining(tmp_path, capsys, monkeypatc
         "test_several.py:28:1: HWC001 Test class `TestCudaOnly` does not declare `hw_classification`.\n"
         "test_several.py:28:1: HWC302 [advice] CUDA test class `TestCudaOnly` could run on every "
         "accelerator: each hard-coded device has a device-neutral spelling.\n"
-        "Found 6 errors (2 fixed, 4 remaining).\n"
+        "Found 4 errors, 1 warning and 1 advice (2 fixed, 4 remaining).\n"
         "No fixes available (2 hidden fixes can be enabled with the `--unsafe-fixes` option).\n"
     )
 

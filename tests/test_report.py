@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import textwrap
 from pathlib import Path
@@ -867,7 +868,92 @@ def test_directories_count_hardcoded_and_generalizable_classes(tmp_path):
         "TestShapes": (False, False),
     }
     text = run_tool("hwlint", "report", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
-    assert "Directory  Hard-coded  Generalizable\n.                   1              1\n  ops" in text
+    assert (
+        "Directory  Hard-coded  HWC301  Generalizable  HWC302\n"
+        ".                   1       1              1       1\n  ops"
+    ) in text
+
+
+def test_device_class_counts_come_from_the_findings_listed(tmp_path):
+    # one source for each number: a class counts as hard-coding a device when the report lists an
+    # HWC301 finding for it (through the project: here its classification comes from a base in
+    # another file), and as generalizable when its HWC302 finding has a fix; a class HWC302 says is
+    # held back by one line is an HWC302 finding, not a generalizable class (issue 28)
+    write(
+        tmp_path,
+        {
+            "ops/test_base.py": """
+                from torch.testing._internal.common_utils import HardwareClassification, TestCase
+
+                class DeviceBase(TestCase):
+                    hw_classification = HardwareClassification.ACCELERATOR
+            """,
+            "ops/test_derived.py": """
+                import torch
+                from torch.testing._internal.common_device_type import instantiate_device_type_tests
+                from test_base import DeviceBase
+
+                class TestDerived(DeviceBase):
+                    def test_add(self, device):
+                        torch.ones(1).cuda()
+                        torch.cuda.synchronize()
+
+                instantiate_device_type_tests(TestDerived, globals(), except_for="cpu")
+            """,
+            "ops/test_held.py": """
+                import torch
+                from torch.testing._internal.common_utils import HardwareClassification, TestCase
+
+                class TestHeld(TestCase):
+                    hw_classification = HardwareClassification.CUDA
+
+                    def test_a(self):
+                        torch.ones(1, device="cuda")
+
+                    def test_b(self):
+                        torch.ones(1).cuda(self.rank)
+            """,
+        },
+    )
+    doc = report("--isolated", ".", cwd=tmp_path)
+    codes = {}
+    for f in doc["findings"]:
+        codes.setdefault(f["code"], []).append(f)
+    assert len(codes["HWC301"]) == 2 and len(codes["HWC302"]) == 1, doc["findings"]
+    assert "but for line" in codes["HWC302"][0]["message"]
+    total = doc["total"]
+    assert (total["hardcoded_device_classes"], total["generalizable_classes"]) == (1, 0)
+    assert (total["findings"]["HWC301"], total["findings"]["HWC302"]) == (2, 1)
+    flagged = {c["name"]: (c["hardcoded_device"], c["generalizable"]) for c in doc["classes"]}
+    assert flagged == {"TestDerived": (True, False), "TestHeld": (False, False)}
+    text = run_tool("hwlint", "report", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
+    assert (
+        "Directory  Hard-coded  HWC301  Generalizable  HWC302\n"
+        ".                   1       2              0       1\n" in text
+    )
+
+
+def test_every_count_is_written_one_way(tmp_path):
+    # "1782 of 1,912" mixed separators; "1 test methods" lost its plural
+    body = "".join(f"class TestC{i}:\n    def test_x(self):\n        pass\n\n" for i in range(1001))
+    write(
+        tmp_path,
+        {"test_many.py": body, "sub/test_one.py": "class TestOne:\n    def test_x(self):\n        pass\n"},
+    )
+    text = run_tool("hwlint", "report", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
+    assert "0 of 1,002 test classes classified (0.0%) · 1,002 test methods in 2 files" in text
+    counts = text.split("Never run by any runner")[0] + text.split("Findings by rule")[1]
+    assert re.findall(r"(?<![\d,.:])\d{4,}(?![\d,])", counts) == []  # no 1002 beside a 1,002
+    assert "Findings by rule: 1,002" in text
+    md = run_tool(
+        "hwlint", "report", "--isolated", "--no-cache", "--format", "markdown", ".", cwd=tmp_path
+    ).stdout
+    assert re.findall(r"(?<![\d,.:L])\d{4,}(?![\d,])", md.split("Never run")[0]) == []
+    one = run_tool(
+        "hwlint", "report", "--isolated", "--no-cache", "--format", "html", "sub", cwd=tmp_path
+    ).stdout
+    assert "0 of 1 test class<" in one and "of 1 test classes" not in one
+    assert "test methods in 1 class" not in one and "test method in 1 class no runner runs" in one
 
 
 PROJECT = Path(__file__).parent / "fixtures" / "project"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import json
 import os
 import re
@@ -51,7 +52,10 @@ def test_page_has_charts_tables_and_source_links(page):
     for ident in ("directory-table", "runner-table", "attention-table", "findings-table"):
         assert f'<table id="{ident}" class="sortable">' in html
     # the links are relative to where the page is written and end in #L<line>
-    links = re.findall(r'<a href="([^"]+)"><code>([^<]+)</code></a>', html)
+    links = [
+        (href, re.sub(r"<[^>]+>", "", text))
+        for href, text in re.findall(r'<a href="([^"]+)"><code class="path">(.+?)</code></a>', html)
+    ]
     assert [text for _, text in links] == [
         "examples/test/test_cuda_kernels.py:40",
         "examples/test/test_ops.py:48",
@@ -252,7 +256,10 @@ def test_no_table_overflows_its_card_at_1400_px(large_page, tmp_path):
     probe = """<script>
     document.body.dataset.overflow = Array.from(document.querySelectorAll(".scroll"))
       .filter((card) => card.querySelector("table").scrollWidth > card.clientWidth)
-      .map((card) => card.querySelector("table").id).join(",") || "none";
+      .map((card) => {
+        const table = card.querySelector("table");
+        return table.id + ":" + table.scrollWidth + ">" + card.clientWidth;
+      }).join(",") || "none";
     document.body.dataset.tables = document.querySelectorAll(".scroll table").length;
     </script></body>"""
     probed = tmp_path / "probed.html"
@@ -260,7 +267,7 @@ def test_no_table_overflows_its_card_at_1400_px(large_page, tmp_path):
     dom, log = chromium(probed, tmp_path, "--window-size=1400,1000")
     assert console_errors(log) == []
     assert 'data-tables="4"' in dom
-    assert 'data-overflow="none"' in dom
+    assert 'data-overflow="none"' in dom, re.search(r'data-overflow="([^"]*)"', dom).group(1)
     # the check can fail: the same page in a window too narrow for it overflows
     narrow, _ = chromium(probed, tmp_path, "--window-size=700,1000")
     assert 'data-overflow="none"' not in narrow
@@ -331,7 +338,7 @@ def test_values_are_escaped_and_inline_scripts_refused(tmp_path):
 
     html = _injected_page(tmp_path).read_text()
     assert "<script>document.body" not in html and "<img" not in html
-    assert "test/test_gone.py:1&lt;/code&gt;&lt;/a&gt;&lt;script&gt;" in html
+    assert '<span class="pc">test_gone.py:1&lt;/</span>' in html  # a piece ends after each "/"
     [policy] = re.findall(r'content="(default-src[^"]+)"', html)
     digest = base64.b64encode(hashlib.sha256(_SCRIPT.encode()).digest()).decode()
     assert policy == f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{digest}'"
@@ -353,3 +360,126 @@ def test_injection_does_not_run_in_chromium(tmp_path):
     assert re.search(r'<body[^>]* data-ready="1"', dom)
     assert "data-pwned" not in dom
     assert "Content Security Policy" in log
+
+
+# ---------------------------------------------------------------------------------------------
+# The page as a CI artifact: no identifier cut in two, nothing wider than the screen, links that
+# work where the page is downloaded (issue 28)
+
+LONG_CLASS = "TestDistributedCheckpointingWithFullyShardedDataParallelAndTensorParallelism"
+
+
+@pytest.fixture(scope="module")
+def artifact_page(tmp_path_factory) -> Path:
+    """Long directory names, a long class name, every state (unclassified, unknown, never run)."""
+    root = tmp_path_factory.mktemp("artifact")
+    deep = root / "test" / "distributed_checkpointing_and_resharding" / "fully_sharded_data_parallel"
+    deep.mkdir(parents=True)
+    (deep / "test_state_dict_round_trips_across_world_sizes.py").write_text(
+        "import enum\n"
+        'HardwareClassification = enum.Enum("HardwareClassification", "GENERIC GPU")\n\n\n'
+        f"class {LONG_CLASS}:\n    def test_x(self):\n        pass\n\n\n"
+        "class TestUnknownClassificationOfADeviceNobodyKnows:\n"
+        "    hw_classification = HardwareClassification.GPU\n\n    def test_y(self):\n        pass\n"
+    )
+    return render(root, "--isolated", "test", cwd=root, name="artifact.html")
+
+
+PROBE = """<script>
+const broken = [];
+for (const el of document.querySelectorAll("code:not(.path), .pc, .state, .chart text")) {
+  if (el.getClientRects().length > 1) broken.push(el.textContent);
+}
+document.body.dataset.broken = broken.join("|") || "none";
+document.body.dataset.pagewidth = document.documentElement.scrollWidth;
+document.body.dataset.pieces = document.querySelectorAll(".pc, .state, code:not(.path)").length;
+document.body.dataset.viewport = window.innerWidth;
+</script></body>"""
+
+
+@needs_chromium
+@pytest.mark.parametrize("width", [1400, 390])
+@pytest.mark.parametrize("fixture", ["artifact_page", "large_page", "page"])
+def test_no_identifier_is_cut_and_nothing_overflows(fixture, width, tmp_path, request):
+    page = request.getfixturevalue(fixture)
+    probed = tmp_path / "probed.html"
+    probed.write_text(with_probe(page.read_text(), PROBE))
+    data, log = chromium_at(probed, tmp_path, width)
+    assert console_errors(log) == []
+    assert data["viewport"] == str(width)
+    assert int(data["pieces"]) > 10  # the probe saw the page
+    assert data["broken"] == "none"
+    assert int(data["pagewidth"]) <= width  # a wide table scrolls inside its card, not the page
+
+
+def chromium_at(page: Path, tmp_path: Path, width: int) -> tuple[dict, str]:
+    """The ``data-*`` the page's probe left on its body, with *page* laid out *width* CSS pixels
+    wide: in a frame of that width (headless chromium will not make its window narrower than 500
+    px), its document read by the frame's parent."""
+    frame = tmp_path / f"frame-{width}.html"
+    frame.write_text(
+        f'<html><body style="margin:0"><iframe id="f" src="{page.name}" width="{width}" height="1000" '
+        'style="border:0"></iframe><script>document.getElementById("f").addEventListener("load", () => {'
+        'const d = document.getElementById("f").contentDocument;'
+        "for (const [k, v] of Object.entries(d.body.dataset)) document.body.dataset[k] = v;"
+        'document.body.dataset.framed = "1"; });</script></body></html>'
+    )
+    assert frame.parent == page.parent
+    dom, log = chromium(frame, tmp_path, "--allow-file-access-from-files", "--window-size=1600,1000")
+    body = re.search(r"<body([^>]*)>", dom).group(1)
+    data = {k: html.unescape(v) for k, v in re.findall(r'data-([a-z]+)="([^"]*)"', body)}
+    assert data.get("framed") == "1", dom[:500]
+    return data, log
+
+
+def test_the_state_badge_and_its_word_stay_together(artifact_page):
+    html = artifact_page.read_text()
+    assert '<span class="state"><span class="swatch" style="background:' in html
+    assert re.search(r'<span class="state"><span class="swatch"[^>]*></span>unclassified</span>', html)
+
+
+def test_base_url_makes_source_links_absolute(tmp_path):
+    shutil.copytree(ROOT / "examples" / "test", tmp_path / "repo" / "test")
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    base = "https://github.com/pytorch/pytorch/blob/0123abc/"
+    out = tmp_path / "artifacts" / "report.html"
+    out.parent.mkdir()
+    # run from a subdirectory: links are relative to the work tree's top, as a forge's blob URL is
+    res = run_tool(
+        "hwlint",
+        "report",
+        "--isolated",
+        "--no-cache",
+        "--format",
+        "html",
+        "--base-url",
+        base,
+        "-o",
+        str(out),
+        ".",
+        cwd=repo / "test",
+    )
+    assert res.returncode == 0, res.stderr
+    links = set(re.findall(r'href="([^"]+)"', out.read_text()))
+    assert f"{base}test/test_serialization.py#L45" in links
+    assert all(link.startswith(base) for link in links if "#L" in link)
+    # without it, links stay relative to where the page is written
+    res = run_tool(
+        "hwlint",
+        "report",
+        "--isolated",
+        "--no-cache",
+        "--format",
+        "html",
+        "-o",
+        str(out),
+        ".",
+        cwd=repo / "test",
+    )
+    assert "../repo/test/test_serialization.py#L45" in out.read_text()
+    bad = run_tool("hwlint", "report", "--base-url", "javascript:alert(1)//", ".", cwd=repo)
+    assert (bad.returncode, bad.stderr) == (
+        2,
+        "hwlint: error: --base-url 'javascript:alert(1)//': expected an http:// or https:// URL\n",
+    )

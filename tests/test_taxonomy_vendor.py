@@ -159,7 +159,7 @@ def test_requires_hccl_is_a_guard_on_hpu(hpu_taxonomy, tmp_path):
     for name, taxonomy in (("hpu", hpu_taxonomy), ("default", DEFAULT_TAXONOMY)):
         res = run_tool(
             "hwlint", "check", "--isolated", "--no-cache", "--taxonomy", str(taxonomy), "--unsafe-fixes",
-            "--show-fixes", "--diff", "test_guarded.py", cwd=tmp_path,
+            "--diff", "test_guarded.py", cwd=tmp_path,
         )  # fmt: skip
         assert res.returncode == 1, res.stderr
         reasons[name] = res.stderr

@@ -15,11 +15,52 @@ EXIT_ERROR = 2
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse's usage errors exit 2, as ruff's do, with the usage of the (sub)command at fault."""
+    """argparse's usage errors exit 2, as ruff's do, with the usage of the (sub)command at fault.
+
+    Options are never abbreviated (argparse would take ``--stat`` for ``--statistics`` and, once
+    another option starts so, refuse it): a mistyped option is an error that names the option
+    meant, as ruff's clap does."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):
         self.print_usage(sys.stderr)
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
+
+    def parse_known_args(self, args=None, namespace=None):
+        try:
+            return super().parse_known_args(args, namespace)
+        except argparse.ArgumentError as e:  # pragma: no cover - exit_on_error is left on
+            self.error(str(e))
+
+
+def option_strings(parser: argparse.ArgumentParser) -> list[str]:
+    """Every long option *parser* accepts (the suppressed aliases too)."""
+    return [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+
+
+def unrecognized(parser: argparse.ArgumentParser, extra: list[str]) -> str:
+    """argparse's "unrecognized arguments" message, with ruff's hint for a mistyped option:
+    ``unrecognized arguments: --stat (did you mean `--statistics`?)``."""
+    import difflib
+
+    message = f"unrecognized arguments: {' '.join(extra)}"
+    known = option_strings(parser)
+    for arg in extra:
+        if not arg.startswith("--"):
+            continue
+        name = arg.split("=", 1)[0]
+        # a prefix of one option only is what an abbreviation meant; else the closest spelling
+        prefixed = [o for o in known if o.startswith(name)]
+        if len(prefixed) == 1:
+            return f"{message} (did you mean `{prefixed[0]}`?)"
+        # compared without the dashes every option shares, which would make any two look alike
+        close = difflib.get_close_matches(name[2:], [o[2:] for o in known], n=1, cutoff=0.75)
+        if close:
+            return f"{message} (did you mean `--{close[0]}`?)"
+    return message
 
 
 class UserError(Exception):

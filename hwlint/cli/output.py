@@ -186,22 +186,41 @@ def write_statistics(findings: Sequence[Finding], out: TextIO, fixable=None) -> 
         out.write(f"{n:>{width}}\t{code}\t{mark} {RULES[code].name}\n")
 
 
-def summary(n: int, fixable: int = 0, fixed: int = 0, hidden: int = 0, warnings: int = 0) -> str:
-    """ruff's closing line; *hidden* counts unsafe fixes that ``--unsafe-fixes`` would enable.
-    *warnings* of the *n* findings have severity warning: they fail the run all the same (see
-    docs/rules.md), but the line counts them apart."""
+def counted(findings: Sequence[Finding]) -> str:
+    """*findings* counted by severity, in one phrase: ``2 errors``, ``1 error and 3 warnings``,
+    ``2 errors, 1 warning and 11 advice`` (lintrunner's severities; advice is a mass noun)."""
+    from ..rules.registry import RULES
+
+    by = Counter(RULES[f.code].severity if f.code in RULES else "error" for f in findings)
     parts = []
-    if warnings and not fixed:
-        errors = n - warnings
-        counted = [f"{errors} error{'s' if errors != 1 else ''}"] if errors else []
-        counted.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
-        parts.append(f"Found {' and '.join(counted)}.")
-    elif fixed:
-        parts.append(
-            f"Found {n + fixed} error{'s' if n + fixed != 1 else ''} ({fixed} fixed, {n} remaining)."
-        )
+    for severity, one, many in (
+        ("error", "error", "errors"),
+        ("warning", "warning", "warnings"),
+        ("advice", "advice", "advice"),
+    ):
+        n = by.get(severity, 0)
+        if n:
+            parts.append(f"{n} {one if n == 1 else many}")
+    if not parts:
+        return "0 errors"
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def summary(
+    findings: Sequence[Finding],
+    fixable: int = 0,
+    fixed: Sequence[Finding] = (),
+    hidden: int = 0,
+) -> str:
+    """ruff's closing line over the *findings* left, counted by severity (every one fails the run,
+    see docs/rules.md, but the line counts them apart); *fixed*: the findings the fixes removed;
+    *hidden* counts unsafe fixes that ``--unsafe-fixes`` would enable."""
+    n = len(findings)
+    parts = []
+    if fixed:
+        parts.append(f"Found {counted([*findings, *fixed])} ({len(fixed)} fixed, {n} remaining).")
     elif n:
-        parts.append(f"Found {n} error{'s' if n != 1 else ''}.")
+        parts.append(f"Found {counted(findings)}.")
     else:
         parts.append("All checks passed!")
     note = ""

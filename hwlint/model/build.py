@@ -174,6 +174,16 @@ def _reason(e: BaseException) -> str:
 
 
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)*))?", re.IGNORECASE)
+# File-level exemptions, each a comment on a line of its own (written here without their hash, or
+# ruff would read them). flake8's own pattern (NOQA_FILE, matched at the start of a line): flake8
+# skips such a file whole, "flake8: noqa: E501" included, so hwlint check does the same, or the two
+# front ends would disagree. And hwlint's, in ruff's syntax: "hwlint: noqa" (every code) or
+# "hwlint: noqa: HWC001, HWC2" (those); anything else after "noqa" exempts nothing.
+_FLAKE8_FILE_NOQA = re.compile(r"\s*# flake8[:=]\s*noqa", re.IGNORECASE)
+_HWLINT_FILE_NOQA = re.compile(
+    r"\s*#\s*hwlint\s*:\s*noqa(?:\s*:\s*(?P<codes>[A-Z]+[0-9]*(?:\s*,\s*[A-Z]+[0-9]*)*))?\s*(?:#.*)?$",
+    re.IGNORECASE,
+)
 
 
 _NO_OVERLAY = _Overlay()
@@ -332,6 +342,7 @@ class _Builder(_CallScan, _DeviceScan):
 
     # -- module level ----------------------------------------------------------------------
     def build(self, tree: ast.Module, encoding: str) -> FileModel:
+        self.tree = tree  # for the file-level noqa, which must not be read inside a string
         statements = list(_module_statements(tree.body, nested=False))
         for stmt, nested in statements:
             self.note_module_statement(stmt, nested)
@@ -684,7 +695,49 @@ class _Builder(_CallScan, _DeviceScan):
             if m:
                 codes = m.group("codes")
                 out.append((i, tuple(c.upper() for c in re.split(r"[,\s]+", codes) if c) if codes else ()))
+        exempt = self.file_exemption()
+        if exempt is not None:
+            out.insert(0, (0, exempt))  # line 0: the whole file (FileModel.file_noqa)
         return tuple(out)
+
+    def file_exemption(self) -> tuple[str, ...] | None:
+        """The file-level noqa: None, () for every code, or the codes exempted (see
+        :data:`_FLAKE8_FILE_NOQA`). Only a comment counts: a line inside a string is text."""
+        if "flake8" not in self.lowered and "hwlint" not in self.lowered:
+            return None
+        found: list[tuple[int, tuple[str, ...]]] = []
+        for i, line in enumerate(self.lines, 1):
+            if "noqa" not in line.lower():
+                continue
+            if _FLAKE8_FILE_NOQA.match(line):
+                found.append((i, ()))
+                continue
+            m = _HWLINT_FILE_NOQA.match(line.rstrip("\r\n"))
+            if m:
+                codes = m.group("codes")
+                found.append((i, tuple(c.strip().upper() for c in codes.split(",")) if codes else ()))
+        if not found:
+            return None
+        strings = _string_spans(getattr(self, "tree", None))
+        found = [(i, codes) for i, codes in found if not any(a < i <= b for a, b in strings)]
+        if not found:
+            return None
+        if any(not codes for _, codes in found):
+            return ()
+        return tuple(sorted({c for _, codes in found for c in codes}))
+
+
+def _string_spans(tree: ast.AST | None) -> list[tuple[int, int]]:
+    """(first, last) lines of every string literal that spans lines: a line after its first is text."""
+    if tree is None:
+        return []
+    return [
+        (node.lineno, node.end_lineno)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Constant, ast.JoinedStr))
+        and (isinstance(node, ast.JoinedStr) or isinstance(node.value, (str, bytes)))
+        and (node.end_lineno or node.lineno) > node.lineno
+    ]
 
 
 _HEADER_FILLER = frozenset(" \t\f()[],\\\r\n")  # what may sit between a class's last base and its colon

@@ -319,7 +319,18 @@ class FileModel:
 
     def noqa_codes(self, line: int) -> tuple[str, ...] | None:
         """None: no noqa on *line*; (): blanket noqa; otherwise the listed codes."""
-        return self._noqa.get(line)
+        return self._noqa.get(line) if line > 0 else None
+
+    @property
+    def file_noqa(self) -> tuple[str, ...] | None:
+        """The file-level exemption (``# flake8: noqa``, ``# hwlint: noqa[: CODES]``): None, ()
+        for every code, or the code prefixes exempted. Kept in ``noqa`` as line 0."""
+        return self._noqa.get(0)
+
+    def exempts(self, code: str) -> bool:
+        """Whether the file-level exemption covers *code*."""
+        exempt = self._noqa.get(0)
+        return exempt is not None and (not exempt or any(code.startswith(c) for c in exempt))
 
 
 def _disjoint(ranges: Iterable[tuple[int, int]]) -> tuple[list[int], list[int]]:

@@ -1,12 +1,22 @@
-"""Project configuration (``[tool.hwlint]`` in pyproject.toml) and file discovery."""
+"""Configuration (``[tool.hwlint]``, ``hwlint.toml``, ``.hwlint.toml``) and file discovery.
+
+Configuration is resolved per file, as ruff resolves it: the nearest configuration file at or above
+a file governs it, with every path in it relative to its own directory, and no setting of a parent
+configuration is merged in. In one directory ``.hwlint.toml`` wins over ``hwlint.toml``, which wins
+over a ``pyproject.toml`` (one without a ``[tool.hwlint]`` table does not count). ``--config FILE``
+and ``--isolated`` replace discovery with one configuration for every file (CI pins one that way);
+settings given on the command line (``--select``, ``--exclude``, ``--config "key = value"``) apply
+over every configuration, discovered or pinned.
+"""
 
 from __future__ import annotations
 
 import fnmatch
 import os
 import re
+import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -21,15 +31,22 @@ DEFAULT_EXCLUDE = (
     ".venv",
     "venv",
     ".eggs",
+    "__pypackages__",
     "__pycache__",
     "build",
     "dist",
     "node_modules",
+    "site-packages",
     ".mypy_cache",
     ".ruff_cache",
     ".pytest_cache",
     ".hwlint_cache",
 )
+#: The configuration files of one directory, the first found winning (ruff: .ruff.toml,
+#: ruff.toml, pyproject.toml). hwlint.toml files hold the settings at top level.
+CONFIG_NAMES = (".hwlint.toml", "hwlint.toml", "pyproject.toml")
+#: Configuration and baseline files are read whole: larger ones are refused before reading.
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
 
 class ConfigError(Exception):
@@ -39,38 +56,48 @@ class ConfigError(Exception):
 @dataclass(frozen=True)
 class Config:
     root: Path = field(default_factory=Path.cwd)  # the directory holding the config file
-    source: Path | None = None  # the pyproject.toml it came from
+    source: Path | None = None  # the file it came from
     taxonomy: str | None = None
     include: tuple[str, ...] = DEFAULT_INCLUDE
-    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE  # relative to root
+    extend_exclude: tuple[str, ...] = ()  # relative to root
     select: tuple[str, ...] = ("HWC",)
     ignore: tuple[str, ...] = ()
-    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # patterns relative to root
     max_file_size: int = 10  # MB
-    baseline: str | None = None  # the allowlist of files `check` skips (absolute path)
+    baseline: str | None = None  # the allowlist `check` applies to the files of this config (absolute)
     # extra import roots for the project model (absolute): where `import x` may find a test module
     roots: tuple[str, ...] = ()
+    respect_gitignore: bool = True  # skip what git ignores, in a git work tree (ruff's default)
+    # patterns given on the command line (--exclude, --config "exclude = [...]"): relative to cli_root
+    cli_exclude: tuple[str, ...] = ()
+    cli_per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    cli_root: Path | None = None
 
     def ignored_for(self, path: str) -> tuple[str, ...]:
         """Codes that per-file-ignores switch off for *path*."""
-        if not self.per_file_ignores:
-            return ()
-        rel = _relative(path, self.root)
         out: list[str] = []
-        for pattern, codes in self.per_file_ignores:
-            if _matches(rel, pattern):
-                out.extend(codes)
+        for table, root in ((self.per_file_ignores, self.root), (self.cli_per_file_ignores, self.cli_root)):
+            if not table or root is None:
+                continue
+            rel = _relative(path, root)
+            for pattern, codes in table:
+                if _matches(rel, pattern):
+                    out.extend(codes)
         return tuple(out)
 
     def is_excluded(self, path: str, parent_checked: bool = False) -> bool:
         """Whether *path* is excluded. With *parent_checked* (discovery, which prunes excluded
         directories as it walks) only the last component needs the name patterns."""
-        names, paths = self._exclude_patterns
-        if names is not None:
-            parts = [os.path.basename(path)] if parent_checked else _relative(path, self.root).split("/")
-            if any(names.match(part) for part in parts):
+        for root, (names, paths) in self._exclude_patterns:
+            rel = _relative(path, root)
+            if names is not None:
+                parts = [os.path.basename(path)] if parent_checked else rel.split("/")
+                if any(names.match(part) for part in parts):
+                    return True
+            if paths is not None and paths.match(rel) is not None:
                 return True
-        return paths is not None and paths.match(_relative(path, self.root)) is not None
+        return False
 
     def is_included(self, name: str) -> bool:
         """Whether discovery takes a file named *name* (``include``)."""
@@ -81,31 +108,71 @@ class Config:
         return re.compile("|".join(fnmatch.translate(p) for p in self.include) or "(?!)")
 
     @cached_property
-    def _exclude_patterns(self) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
-        """One regex for the patterns that match a path component, one for those that match a path
-        (as :func:`_matches` defines them); discovery tests every file, so they are compiled once."""
-        names = [p.rstrip("/") for p in self.exclude if "/" not in p.rstrip("/")]
-        paths = [p for p in self.exclude if "/" in p.rstrip("/")]
-        by_path = [fnmatch.translate(x) for p in paths for x in (p, p.rstrip("/") + "/*")]
-        return (
-            re.compile("|".join(fnmatch.translate(p) for p in names)) if names else None,
-            re.compile("|".join(by_path)) if by_path else None,
-        )
+    def _exclude_patterns(self) -> list[tuple[Path, tuple[re.Pattern[str] | None, re.Pattern[str] | None]]]:
+        """Per anchor (the config's root, the command line's directory): one regex for the patterns
+        that match a path component, one for those that match a path (as :func:`_matches` defines
+        them); discovery tests every file, so they are compiled once."""
+        out = []
+        for patterns, root in (
+            (self.exclude + self.extend_exclude, self.root),
+            (self.cli_exclude, self.cli_root),
+        ):
+            if not patterns or root is None:
+                continue
+            names = [p.rstrip("/") for p in patterns if "/" not in p.rstrip("/")]
+            paths = [p for p in patterns if "/" in p.rstrip("/")]
+            by_path = [fnmatch.translate(x) for p in paths for x in (p, p.rstrip("/") + "/*")]
+            out.append(
+                (
+                    root,
+                    (
+                        re.compile("|".join(fnmatch.translate(p) for p in names)) if names else None,
+                        re.compile("|".join(by_path)) if by_path else None,
+                    ),
+                )
+            )
+        return out
+
+    def settings(self) -> list[tuple[str, object]]:
+        """Every setting with its value, as ``--show-settings`` prints them."""
+        return [
+            ("source", str(self.source) if self.source else "(none: defaults)"),
+            ("root", str(self.root)),
+            ("taxonomy", self.taxonomy or "(bundled)"),
+            ("include", list(self.include)),
+            ("exclude", list(self.exclude)),
+            ("extend-exclude", list(self.extend_exclude)),
+            ("exclude (command line)", [f"{p} (in {self.cli_root})" for p in self.cli_exclude]),
+            ("respect-gitignore", self.respect_gitignore),
+            ("select", list(self.select)),
+            ("ignore", list(self.ignore)),
+            ("per-file-ignores", {p: list(c) for p, c in self.per_file_ignores}),
+            ("per-file-ignores (command line)", {p: list(c) for p, c in self.cli_per_file_ignores}),
+            ("max-file-size", self.max_file_size),
+            ("baseline", self.baseline),
+            ("roots", list(self.roots)),
+        ]
 
 
+#: Every key a configuration may hold, and what its value must be.
 _KEYS = {
-    "baseline",
-    "taxonomy",
-    "include",
-    "exclude",
-    "extend-exclude",
-    "max-file-size",
-    "select",
-    "extend-select",
-    "ignore",
-    "per-file-ignores",
-    "roots",
+    "baseline": "path",
+    "taxonomy": "path",
+    "include": "strings",
+    "exclude": "strings",
+    "extend-exclude": "strings",
+    "max-file-size": "megabytes",
+    "select": "strings",
+    "extend-select": "strings",
+    "ignore": "strings",
+    "extend-ignore": "strings",
+    "per-file-ignores": "table",
+    "roots": "paths",
+    "respect-gitignore": "bool",
 }
+# the order settings apply in: a replacing key before the key that extends it
+_ORDER = {k: i for i, k in enumerate(_KEYS)}
+_ORDER.update({"select": -3, "ignore": -2, "exclude": -1})
 
 
 def is_test_file_name(path: str, include: Sequence[str] = DEFAULT_INCLUDE) -> bool:
@@ -115,15 +182,30 @@ def is_test_file_name(path: str, include: Sequence[str] = DEFAULT_INCLUDE) -> bo
 
 
 def find_pyproject(start: Path) -> Path | None:
-    """The nearest pyproject.toml at or above *start* that has a ``[tool.hwlint]`` table.
+    """The nearest configuration file at or above *start* (see :data:`CONFIG_NAMES`).
 
     A pyproject.toml on the way that cannot be read as TOML is a :class:`ConfigError`, not a
     file to step over: whether it configures hwlint cannot be told, and skipping it silently would
     apply another configuration (or none)."""
     for d in (start, *start.parents):
-        candidate = d / "pyproject.toml"
+        found = config_file_in(d)
+        if found is not None:
+            return found
+    return None
+
+
+def config_file_in(directory: Path | str, names: Iterable[str] | None = None) -> Path | None:
+    """The configuration file of *directory*, if it has one. *names*: the directory's entries,
+    when the caller listed it already (discovery), so that nothing more is asked of the disk."""
+    present = set(names) if names is not None else None
+    for name in CONFIG_NAMES:
+        if present is not None and name not in present:
+            continue
+        candidate = Path(directory) / name
         # os.path.isfile, not Path.is_file: that raises for a path past PATH_MAX
-        if os.path.isfile(candidate) and "hwlint" in read_toml(candidate).get("tool", {}):
+        if not os.path.isfile(candidate):
+            continue
+        if name != "pyproject.toml" or "hwlint" in read_toml(candidate).get("tool", {}):
             return candidate
     return None
 
@@ -131,13 +213,39 @@ def find_pyproject(start: Path) -> Path | None:
 _TOML_POSITION = re.compile(r" \(at line (\d+), column \d+\)$| \(at end of document\)$")
 
 
+def read_bounded(path: str | os.PathLike, what: str, max_bytes: int = MAX_CONFIG_BYTES) -> bytes:
+    """The bytes of a file a configuration names (a TOML file, a baseline, a taxonomy), read
+    safely: a regular file only (a FIFO, a device or ``/proc/self/fd/0`` could block or never end),
+    at most *max_bytes* (checked before reading, and while reading, for a file that grows).
+
+    Raises :class:`ConfigError` naming the file and *what* it was read as."""
+    try:
+        # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except (OSError, ValueError) as e:
+        reason = getattr(e, "strerror", None) or str(e)
+        raise ConfigError(f"{path}: cannot read {what}: {reason}") from None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        from .engine import file_kind
+
+        kind = file_kind(st.st_mode)
+        if kind is not None:
+            raise ConfigError(f"{path}: cannot read {what}: not a regular file ({kind})")
+        if st.st_size > max_bytes:
+            raise ConfigError(f"{path}: cannot read {what}: larger than {max_bytes // 1024} KB")
+        try:
+            data = f.read(max_bytes + 1)
+        except OSError as e:
+            raise ConfigError(f"{path}: cannot read {what}: {e.strerror or e}") from None
+    if len(data) > max_bytes:
+        raise ConfigError(f"{path}: cannot read {what}: larger than {max_bytes // 1024} KB")
+    return data
+
+
 def read_toml(path: Path) -> dict:
     """*path* parsed as TOML; ConfigError naming the file and line when it is not UTF-8 or not TOML."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+    data = read_bounded(path, "configuration")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -145,6 +253,10 @@ def read_toml(path: Path) -> dict:
         raise ConfigError(
             f"{path}:{line}: not UTF-8 (byte 0x{data[e.start]:02x}); TOML files are UTF-8"
         ) from None
+    return _parse_toml(text, str(path))
+
+
+def _parse_toml(text: str, where: str) -> dict:
     if sys.version_info >= (3, 11):  # imported here: a tree without a pyproject.toml never pays for it
         import tomllib
     else:  # pragma: no cover - exercised on 3.10 only
@@ -155,77 +267,259 @@ def read_toml(path: Path) -> dict:
         message = str(e)
         m = _TOML_POSITION.search(message)
         line = int(m.group(1)) if m and m.group(1) else text.count("\n") + 1
-        raise ConfigError(f"{path}:{line}: invalid TOML: {message[: m.start()] if m else message}") from None
+        raise ConfigError(f"{where}:{line}: invalid TOML: {message[: m.start()] if m else message}") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading one configuration, and the command line's overrides
+
+#: One validated setting: (key, value), paths made absolute, lists as tuples.
+Setting = tuple[str, object]
+
+
+def _settings(table: dict, where: str, prefix: str, base: Path) -> list[Setting]:
+    """The settings of *table* (a ``[tool.hwlint]`` table, a hwlint.toml, a ``--config`` override),
+    validated; *where* and *prefix* name them in errors (``pyproject.toml: tool.hwlint.select``),
+    *base* is what relative paths are relative to."""
+    out: list[Setting] = []
+    for key, value in table.items():
+        kind = _KEYS.get(key)
+        name = f"{where}: {prefix}{key}" if where else f"{prefix}{key}"
+        if kind is None:
+            raise ConfigError(f"{name}: unknown key (expected one of {', '.join(sorted(_KEYS))})")
+        if kind == "path":
+            if not isinstance(value, str):
+                raise ConfigError(f"{name}: expected a path string")
+            value = str(base / value)
+        elif kind in ("strings", "paths"):
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{name}: expected a list of strings")
+            value = tuple(str(base / v) for v in value) if kind == "paths" else tuple(value)
+        elif kind == "megabytes":
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ConfigError(f"{name}: expected a whole number of megabytes >= 1")
+        elif kind == "bool":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{name}: expected true or false")
+        elif kind == "table":
+            if not isinstance(value, dict) or not all(
+                isinstance(v, list) and all(isinstance(c, str) for c in v) for v in value.values()
+            ):
+                raise ConfigError(f"{name}: expected a table of lists of codes")
+            value = tuple((k, tuple(v)) for k, v in value.items())
+        out.append((key, value))
+    return sorted(out, key=lambda s: _ORDER[s[0]])
+
+
+def _apply(cfg: Config, settings: Iterable[Setting], anchor: Path | None = None) -> Config:
+    """*cfg* with *settings* applied. Without *anchor* they are the config file's own (patterns
+    relative to its root); with one they come from the command line, patterns relative to *anchor*."""
+    changes: dict[str, object] = {}
+
+    def now(name: str):
+        return changes.get(name, getattr(cfg, name))
+
+    for key, value in settings:
+        if key in ("taxonomy", "baseline", "include", "roots", "select", "ignore"):
+            changes[key] = value
+        elif key == "max-file-size":
+            changes["max_file_size"] = value
+        elif key == "respect-gitignore":
+            changes["respect_gitignore"] = value
+        elif key in ("extend-select", "extend-ignore"):
+            name = key.split("-")[1]
+            changes[name] = (*now(name), *value)
+        elif anchor is None:
+            if key == "exclude":
+                changes["exclude"] = value
+            elif key == "extend-exclude":
+                changes["extend_exclude"] = (*now("extend_exclude"), *value)
+            elif key == "per-file-ignores":
+                changes["per_file_ignores"] = value
+        else:
+            changes["cli_root"] = anchor
+            if key == "exclude":  # replaces the configured exclusions, defaults included (ruff)
+                changes["exclude"] = ()
+                changes["cli_exclude"] = (*now("cli_exclude"), *value)
+            elif key == "extend-exclude":
+                changes["cli_exclude"] = (*now("cli_exclude"), *value)
+            elif key == "per-file-ignores":
+                changes["per_file_ignores"] = ()
+                changes["cli_per_file_ignores"] = value
+    return replace(cfg, **changes) if changes else cfg
+
+
+def load_config(path: Path | None = None, start: Path | None = None) -> Config:
+    """The configuration in *path*, or in the nearest configuration file at or above *start* (cwd);
+    the defaults, relative to *start*, when there is none."""
+    if path is None:
+        path = find_pyproject((start or Path.cwd()).resolve())
+        if path is None:
+            return Config(root=(start or Path.cwd()).resolve())
+    return _load_file(Path(path))
+
+
+def _load_file(path: Path) -> Config:
+    data = read_toml(path)
+    root = path.resolve().parent
+    if path.name == "pyproject.toml":
+        table, prefix = data.get("tool", {}).get("hwlint", {}), "tool.hwlint."
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: [tool.hwlint] must be a table")
+    else:  # hwlint.toml, .hwlint.toml, or any file given to --config: the settings at top level
+        table, prefix = data, ""
+    return _apply(Config(root=root, source=path), _settings(table, str(path), prefix, root))
+
+
+def parse_override(text: str, cwd: Path | None = None) -> list[Setting]:
+    """A ``--config "key = value"`` argument as settings (ruff's syntax: one TOML ``key = value``,
+    applied over every configuration; relative paths are relative to the current directory)."""
+    try:
+        table = _parse_toml(text, "--config")
+    except ConfigError as e:
+        raise ConfigError(
+            f"not a configuration file, nor a TOML `key = value` override ({str(e).split(': ', 1)[1]})"
+        ) from None
+    return _settings(table, "", "", cwd or Path.cwd())
+
+
+def is_override(text: str) -> bool:
+    """Whether a ``--config`` argument is an override rather than a file: as ruff decides, an
+    existing file is a file, and anything else must be TOML."""
+    return not os.path.isfile(text)
+
+
+class Configs:
+    """Which configuration governs each file: the nearest one at or above it, or one pinned
+    configuration (``--config FILE``, ``--isolated``) for every file; *overrides* (the command line)
+    apply over each. *validate* is called on every configuration once, when it is first used.
+
+    ``primary`` is the configuration of the first path: where the cache lives by default, and what
+    ``hwlint baseline`` writes by default."""
+
+    def __init__(
+        self,
+        paths: Sequence[str] = (),
+        config_file: str | None = None,
+        isolated: bool = False,
+        overrides: Sequence[Setting] = (),
+        validate: Callable[[Config], None] | None = None,
+        cwd: Path | None = None,
+    ):
+        if isolated and config_file:
+            raise ConfigError(
+                f"the argument `--config={config_file}` cannot be used with `--isolated` "
+                "(`--isolated` ignores every configuration file)"
+            )
+        self.cwd = (cwd or Path.cwd()).resolve()
+        self.overrides = tuple(overrides)
+        self.validate = validate
+        self._by_dir: dict[str, Config] = {}
+        self._made: dict[int, Config] = {}  # id(file config) -> with overrides
+        self._files: dict[str, Config | None] = {}  # config file path -> its configuration
+        self._pinned: Config | None = None
+        if isolated:
+            self._pinned = self._final(Config(root=self.cwd))
+        elif config_file:
+            self._pinned = self._final(_load_file(Path(config_file)))
+        self._fallback = self._final(Config(root=self.cwd))
+        start = Path(paths[0]) if paths else Path(".")
+        start = start if os.path.isdir(start) else start.parent
+        self.primary = self.for_directory(str(start))
+        # where the cache lives without --cache-dir: next to the configuration, else (as before
+        # configurations were per file) next to the first path
+        self.cache_root = self.primary.root if self.primary.source or self._pinned else start.resolve()
+
+    @property
+    def pinned(self) -> bool:
+        return self._pinned is not None
+
+    def _final(self, cfg: Config) -> Config:
+        cfg = _apply(cfg, self.overrides, self.cwd)
+        if self.validate is not None:
+            self.validate(cfg)
+        return cfg
+
+    def _file_config(self, path: Path) -> Config:
+        key = str(path)
+        if key not in self._files:
+            self._files[key] = self._final(_load_file(path))
+        return self._files[key]
+
+    def for_directory(self, directory: str, names: Iterable[str] | None = None) -> Config:
+        """The configuration of the files in *directory*. *names*: its entries, when listed."""
+        if self._pinned is not None:
+            return self._pinned
+        d = os.path.abspath(directory)
+        found = self._by_dir.get(d)
+        if found is not None:
+            return found
+        chain = []
+        cfg = None
+        while True:
+            known = self._by_dir.get(d)
+            if known is not None:
+                cfg = known
+                break
+            chain.append(d)
+            source = config_file_in(d, names if len(chain) == 1 else None)
+            if source is not None:
+                cfg = self._file_config(source)
+                break
+            parent = os.path.dirname(d)
+            if parent == d:
+                cfg = self._fallback
+                break
+            d = parent
+        for visited in chain:
+            self._by_dir[visited] = cfg
+        return cfg
+
+    def for_path(self, path: str) -> Config:
+        """The configuration that governs the file *path*."""
+        if self._pinned is not None:
+            return self._pinned
+        return self.for_directory(os.path.dirname(path) or ".")
+
+    def all(self) -> list[Config]:
+        """Every configuration used so far, the primary one first."""
+        out = [self.primary]
+        for cfg in [self._pinned, *self._files.values(), self._fallback]:
+            if cfg is not None and all(cfg is not c for c in out):
+                out.append(cfg)
+        return out
+
+
+def validate_selectors(config) -> None:
+    """A configuration's unknown rule selector is a usage error naming its file and key (not
+    a silently empty selection): ``select``, ``ignore`` and ``per-file-ignores``."""
+    from ..rules.check import unknown_selectors  # here: the checker imports the engine, which imports this
+
+    where = config.source or "configuration"
+    prefix = "tool.hwlint." if config.source is not None and config.source.name == "pyproject.toml" else ""
+    hint = " (`hwlint rule --all` lists the rules)"
+    for key, prefixes in (("select", config.select), ("ignore", config.ignore)):
+        bad = unknown_selectors(prefixes)
+        if bad:
+            raise ConfigError(f"{where}: {prefix}{key}: unknown rule selector {bad[0]!r}{hint}")
+    for pattern, codes in (*config.per_file_ignores, *config.cli_per_file_ignores):
+        bad = unknown_selectors(codes)
+        if bad:
+            raise ConfigError(
+                f"{where}: {prefix}per-file-ignores.{pattern!r}: unknown rule selector {bad[0]!r}{hint}"
+            )
 
 
 def config_for_paths(paths: Sequence[str], config_file: str | None = None, isolated: bool = False) -> Config:
-    """The configuration every command applies to *paths*: *config_file* when given, else (as in
-    ruff) the nearest ``[tool.hwlint]`` at or above the first path (the current directory when there
-    is none), whatever the current directory."""
+    """The configuration of the first of *paths* (as :attr:`Configs.primary`): *config_file* when
+    given, else the nearest configuration at or above the first path (the defaults when there is
+    none). Commands that check files resolve each file's own with :class:`Configs`."""
     if isolated:
         return Config()
     if config_file:
         return load_config(Path(config_file))
     start = Path(paths[0]) if paths else Path(".")
     return load_config(start=start if os.path.isdir(start) else start.parent)
-
-
-def load_config(path: Path | None = None, start: Path | None = None) -> Config:
-    """Read ``[tool.hwlint]`` from *path*, or from the nearest pyproject.toml above *start* (cwd)."""
-    if path is None:
-        path = find_pyproject((start or Path.cwd()).resolve())
-        if path is None:
-            return Config(root=(start or Path.cwd()).resolve())
-    data = read_toml(path)
-    table = data.get("tool", {}).get("hwlint", {})
-    if not isinstance(table, dict):
-        raise ConfigError(f"{path}: [tool.hwlint] must be a table")
-    for key in table:
-        if key not in _KEYS:
-            raise ConfigError(
-                f"{path}: tool.hwlint.{key}: unknown key (expected one of {', '.join(sorted(_KEYS))})"
-            )
-    root = path.resolve().parent
-    cfg = Config(root=root, source=path)
-
-    def strings(key: str) -> tuple[str, ...] | None:
-        if key not in table:
-            return None
-        value = table[key]
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"{path}: tool.hwlint.{key}: expected a list of strings")
-        return tuple(value)
-
-    taxonomy = table.get("taxonomy")
-    if taxonomy is not None:
-        if not isinstance(taxonomy, str):
-            raise ConfigError(f"{path}: tool.hwlint.taxonomy: expected a path string")
-        taxonomy = str(root / taxonomy)
-    max_size = table.get("max-file-size", cfg.max_file_size)
-    if not isinstance(max_size, int) or isinstance(max_size, bool) or max_size < 1:
-        raise ConfigError(f"{path}: tool.hwlint.max-file-size: expected a whole number of megabytes >= 1")
-    baseline = table.get("baseline")
-    if baseline is not None:
-        if not isinstance(baseline, str):
-            raise ConfigError(f"{path}: tool.hwlint.baseline: expected a path string")
-        baseline = str(root / baseline)
-    pfi = table.get("per-file-ignores", {})
-    if not isinstance(pfi, dict) or not all(
-        isinstance(v, list) and all(isinstance(c, str) for c in v) for v in pfi.values()
-    ):
-        raise ConfigError(f"{path}: tool.hwlint.per-file-ignores: expected a table of lists of codes")
-    return replace(
-        cfg,
-        taxonomy=taxonomy,
-        baseline=baseline,
-        include=strings("include") or cfg.include,
-        exclude=(strings("exclude") or cfg.exclude) + (strings("extend-exclude") or ()),
-        select=(strings("select") or cfg.select) + (strings("extend-select") or ()),
-        ignore=strings("ignore") or (),
-        per_file_ignores=tuple((k, tuple(v)) for k, v in pfi.items()),
-        max_file_size=max_size,
-        roots=tuple(str(root / r) for r in strings("roots") or ()),
-    )
 
 
 @dataclass(frozen=True)
@@ -243,31 +537,42 @@ class Skipped:
 
 def discover(
     paths: Sequence[str],
-    config: Config,
+    config: Config | Configs,
     force_exclude: bool = False,
     skipped: list[Skipped] | None = None,
 ) -> Iterator[str]:
-    """Files to check, in a stable order. Directories expand to files matching ``include``;
-    files named explicitly are always checked (missing ones too, so that they are reported),
-    unless *force_exclude* applies the exclusions to them as well (for pre-commit).
+    """Files to check, in a stable order. Directories expand to files matching ``include``, each
+    directory with the configuration that governs it (*config*: one :class:`Config` for every
+    file, or the :class:`Configs` of a run); files named explicitly are always checked (missing
+    ones too, so that they are reported), unless *force_exclude* applies the exclusions to them as
+    well (for pre-commit). With ``respect-gitignore`` (the default), what git ignores in a work tree
+    is skipped, as ruff skips it: untracked files matched by ``.gitignore``, ``.git/info/exclude``
+    or the global excludes file (a file git tracks is never ignored).
 
     Nothing is dropped silently: what cannot be listed or is not a regular file is appended to
     *skipped*, which the caller reports."""
+    configs = config if isinstance(config, Configs) else None
     seen: set[str] = set()
     skipped = skipped if skipped is not None else []
     for given in paths:
         if os.path.isdir(given):
-            for found in _walk(given, config, skipped):
+            top = configs.for_directory(given) if configs is not None else config
+            for found in _walk(given, top, configs, skipped):
                 if found not in seen:
                     seen.add(found)
                     yield found
-        elif given not in seen and not (force_exclude and config.is_excluded(given)):
-            seen.add(given)
-            kind = _special(given)
-            if kind is not None:
-                skipped.append(Skipped(given, f"not a regular file ({kind}); skipped", False))
-                continue
-            yield given
+            continue
+        if given in seen:
+            continue
+        governing = configs.for_path(given) if configs is not None else config
+        if force_exclude and governing.is_excluded(given):
+            continue
+        seen.add(given)
+        kind = _special(given)
+        if kind is not None:
+            skipped.append(Skipped(given, f"not a regular file ({kind}); skipped", False))
+            continue
+        yield given
 
 
 def _special(path: str, entry: os.DirEntry | None = None) -> str | None:
@@ -282,21 +587,27 @@ def _special(path: str, entry: os.DirEntry | None = None) -> str | None:
     return file_kind(mode)
 
 
-def _walk(top: str, config: Config, skipped: list[Skipped]) -> Iterator[str]:
+def _walk(top: str, config: Config, configs: Configs | None, skipped: list[Skipped]) -> Iterator[str]:
     """os.walk's top-down order without its recursion (a tree nested deeper than the recursion
-    limit) and without its silence (a directory it cannot list, a path past PATH_MAX)."""
+    limit) and without its silence (a directory it cannot list, a path past PATH_MAX). A directory
+    holding a configuration file is walked with it (unless one is pinned)."""
 
     shown = os.path.normpath  # "./a/b.py" -> "a/b.py", as relpath would say it, without its abspath calls
+    gitignore = config.respect_gitignore or (configs is not None and not configs.pinned)
+    ignored = git_ignored(top) if gitignore else None
+    prefix = top if top.endswith(os.sep) else top + os.sep
 
-    stack = [top]
+    stack: list[tuple[str, Config]] = [(top, config)]
     while stack:
-        dirpath = stack.pop()
+        dirpath, cfg = stack.pop()
         try:
             with os.scandir(dirpath) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as e:
             skipped.append(Skipped(shown(dirpath), f"cannot list directory: {e.strerror or e}", True))
             continue
+        if configs is not None and dirpath != top:
+            cfg = configs.for_directory(dirpath, [e.name for e in entries])
         subdirs = []
         for entry in entries:
             try:
@@ -305,12 +616,17 @@ def _walk(top: str, config: Config, skipped: list[Skipped]) -> Iterator[str]:
                 is_dir = False
             if is_dir:
                 # as os.walk: a link to a directory is not followed
-                if not entry.is_symlink() and not config.is_excluded(entry.path, True):
-                    subdirs.append(entry.path)
+                if entry.is_symlink() or cfg.is_excluded(entry.path, True):
+                    continue
+                if cfg.respect_gitignore and ignored and _ignored(entry.path, prefix, ignored, True):
+                    continue
+                subdirs.append((entry.path, cfg))
                 continue
-            if not config.is_included(entry.name):
+            if not cfg.is_included(entry.name):
                 continue
-            if config.is_excluded(entry.path, True):
+            if cfg.is_excluded(entry.path, True):
+                continue
+            if cfg.respect_gitignore and ignored and _ignored(entry.path, prefix, ignored, False):
                 continue
             kind = _special(entry.path, entry)
             if kind is not None:
@@ -318,6 +634,48 @@ def _walk(top: str, config: Config, skipped: list[Skipped]) -> Iterator[str]:
                 continue
             yield shown(entry.path)
         stack.extend(reversed(subdirs))
+
+
+#: git ls-files answers in well under a second on a large tree; past this, check everything
+GIT_TIMEOUT = 60
+
+
+def git_ignored(top: str) -> frozenset[str] | None:
+    """What git ignores under the directory *top*: untracked paths relative to *top* (directories
+    with a trailing ``/``), as ``git ls-files --others --ignored --exclude-standard --directory``
+    lists them. None when *top* is not in a git work tree or git cannot tell (then nothing is
+    skipped: checking a file too many is the safe side)."""
+    try:
+        res = subprocess.run(
+            [
+                "git",
+                "-C",
+                top,
+                "ls-files",
+                "-z",
+                "--others",
+                "--ignored",
+                "--exclude-standard",
+                "--directory",
+            ],
+            capture_output=True,
+            timeout=GIT_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            env={k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | {"LC_ALL": "C"},
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if res.returncode != 0:
+        return None
+    return frozenset(os.fsdecode(p) for p in res.stdout.split(b"\0") if p and p not in (b"./", b"."))
+
+
+def _ignored(path: str, prefix: str, ignored: frozenset[str], is_dir: bool) -> bool:
+    # discovery joins every path to the walked top: strip it rather than ask relpath (two abspaths)
+    rel = (path[len(prefix) :] if path.startswith(prefix) else os.path.relpath(path, prefix)).replace(
+        os.sep, "/"
+    )
+    return (rel + "/" if is_dir else rel) in ignored
 
 
 def _relative(path: str, root: Path) -> str:

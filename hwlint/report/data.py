@@ -32,12 +32,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from .. import __version__
-from ..context import Context
 from ..model import ClassInfo, FileModel, ParseError, effective_declaration, mro
-from ..neutral import conversion, hard_uses, is_every_device_class
 from ..pipeline.cache import Cache, decoder, encode
 from ..pipeline.check import CHECK_KIND
-from ..pipeline.config import Config, discover
+from ..pipeline.config import Config, Configs, discover
 from ..pipeline.engine import MAX_FILE_BYTES, read_source
 from ..pipeline.session import Session
 from ..project import Links, links_of
@@ -222,6 +220,7 @@ class Report:
     classes: list[ClassRow]
     findings: list[Finding]
     compare: dict | None = None  # see compare(): what changed since an earlier report
+    warnings: list[str] = field(default_factory=list)  # printed on stderr, not part of the report
 
     @property
     def never_run(self) -> list[ClassRow]:
@@ -267,24 +266,45 @@ class Report:
 def report_paths(
     paths: Sequence[str],
     taxonomy: Taxonomy,
-    config: Config,
+    config: Config | Configs,
     depth: int | None = None,
     jobs: int | None = None,
     cache: Cache | None = None,
     skipped: list | None = None,
 ) -> Report:
-    """The report over every test file under *paths*, with *config*'s discovery and code selection.
+    """The report over every test file under *paths*, with each file's configuration (*config*: one
+    for every file, or the :class:`~hwlint.pipeline.config.Configs` of the run) for discovery and
+    code selection, and *taxonomy* for every file: a report has one set of classifications and
+    runners. Files whose configuration names another taxonomy are counted with *taxonomy*, and
+    the report's ``warnings`` say so.
 
     Paths discovery cannot take are appended to *skipped* (see :func:`hwlint.config.discover`)."""
+    configs = config if isinstance(config, Configs) else None
     files = list(discover(paths, config, skipped=skipped))
-    session = Session(taxonomy, jobs, cache, config.max_file_size * 1024 * 1024, config.roots)
-    selection = Selection(config.select, config.ignore)
+
+    def config_of(path: str) -> Config:
+        return configs.for_path(path) if configs is not None else config  # type: ignore[return-value]
+
+    primary = configs.primary if configs is not None else config
+    session = Session(taxonomy, jobs, cache, primary.max_file_size * 1024 * 1024, tuple(primary.roots))
     per_file, summaries = analyze_report(files, session)
     findings = []
+    others: dict[str, int] = {}
     for path, found in zip(files, per_file, strict=True):
-        sel = selection.with_ignored(config.ignored_for(path))
+        cfg = config_of(path)
+        if cfg.taxonomy != primary.taxonomy:
+            others[cfg.taxonomy or "the bundled taxonomy"] = (
+                others.get(cfg.taxonomy or "the bundled taxonomy", 0) + 1
+            )
+        sel = Selection(cfg.select, cfg.ignore).with_ignored(cfg.ignored_for(path))
         findings.append([f for f in found if sel.enabled(f.code)])
-    return build_report(summaries, findings, taxonomy, report_root(paths), depth)
+    report = build_report(summaries, findings, taxonomy, report_root(paths), depth)
+    report.warnings = [
+        f"{n} file{'s' if n != 1 else ''} follow a configuration naming {name}; the report counts "
+        f"{'them' if n != 1 else 'it'} with {taxonomy.path or 'the bundled taxonomy'}"
+        for name, n in others.items()
+    ]
+    return report
 
 
 #: One file's share of the report: its findings, its summary, its links, and its selections for
@@ -420,6 +440,7 @@ def build_report(
     dirs: dict[str, Stats] = {}
     runners = [RunnerRow(r) for r in taxonomy.runners.values()]
     for summary, found in zip(summaries, findings, strict=True):
+        _device_flags(summary, found)
         total.add_file(summary, found)
         for d in _ancestors(summary.path, root):
             dirs.setdefault(d, Stats(names)).add_file(summary, found)
@@ -433,6 +454,21 @@ def build_report(
     every_finding = sorted((f for found in findings for f in found), key=Finding.sort_key)
     classes = [row for summary in summaries for row in summary.rows]
     return Report(root, depth, taxonomy, total, directories, runners, classes, every_finding)
+
+
+def _device_flags(summary: FileSummary, findings: Sequence[Finding]) -> None:
+    """Each class row's ``hardcoded_device`` and ``generalizable``, from the file's findings: a
+    class with an HWC301 finding hard-codes a device; one whose HWC302 finding has a fix can be
+    made device-generic. The findings are those the report lists (the project's, as ``hwlint
+    check`` reports them, selection and noqa applied): one source for the class counts and the
+    finding counts beside them."""
+    from ..pipeline.baseline import finding_class
+
+    hard = {finding_class(f) for f in findings if f.code == "HWC301"}
+    convertible = {finding_class(f) for f in findings if f.code == "HWC302" and f.fixable}
+    for row in summary.rows:
+        row.hardcoded_device = row.name in hard
+        row.generalizable = row.name in convertible
 
 
 # -- one file ---------------------------------------------------------------------------------
@@ -454,12 +490,6 @@ def summarize_model(
     named = [(runner.name, fs) for runner, fs in per_runner]
     runs = _runs(model, named)
     rows = [_class_row(model, cls, taxonomy, runs, named) for cls in model.test_classes]
-    if model.error is None:
-        ctx = Context(model, taxonomy)
-        for row, cls in zip(rows, model.test_classes, strict=True):
-            row.hardcoded_device = is_every_device_class(ctx, cls) and bool(hard_uses(ctx, cls))
-            found = conversion(ctx, cls)
-            row.generalizable = found is not None and found.convertible
     tallies = {runner.name: _tally(runner, fs) for runner, fs in per_runner}
     return FileSummary(model.path, model.error is not None, rows, tallies)
 

@@ -19,7 +19,7 @@ from html import escape
 from urllib.parse import quote
 
 from ..rules.registry import RULES
-from ..words import arrow, changed_runners, number, plural, share
+from ..words import arrow, changed_runners, noun, number, plural, share
 
 # Okabe-Ito, in an order that keeps neighbouring classifications apart; vermillion is kept for
 # "unclassified", the state the report exists to make visible.
@@ -36,11 +36,13 @@ def colours(classifications: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def render_html(doc: dict, output: str | None = None, **_: object) -> str:
-    """The page; links to sources are relative to *output*'s directory (the current one by default)."""
+def render_html(doc: dict, output: str | None = None, base_url: str | None = None, **_: object) -> str:
+    """The page; links to sources are relative to *output*'s directory (the current one by default),
+    or with *base_url* absolute: *base_url* followed by the file's path in its git work tree (the
+    current directory outside one), so that the page works as a CI artifact."""
     names = list(doc["taxonomy"]["classifications"])
     palette = colours(names)
-    link = _linker(output)
+    link = _linker(output, base_url)
     t = doc["total"]
     directories, dir_note = _shown_directories(doc)
     # one label column for both charts, so that their bars line up
@@ -157,19 +159,61 @@ def _script_hash() -> str:
     return f"sha256-{base64.b64encode(digest).decode()}"
 
 
-def _linker(output: str | None) -> Callable[[str, int], str]:
-    base = os.path.dirname(os.path.abspath(output)) if output else os.getcwd()
+def _linker(output: str | None, base_url: str | None = None) -> Callable[[str, int], str]:
+    if base_url:
+        base = _work_tree() or os.getcwd()
+        prefix = base_url if base_url.endswith("/") else base_url + "/"
+    else:
+        base = os.path.dirname(os.path.abspath(output)) if output else os.getcwd()
+        prefix = ""
 
     def link(path: str, line: int) -> str:
         rel = os.path.relpath(os.path.abspath(path), base).replace(os.sep, "/")
-        return f"{quote(rel)}#L{line}"
+        return f"{prefix}{quote(rel)}#L{line}"
 
     return link
 
 
+def _work_tree() -> str | None:
+    """The top of the git work tree holding the current directory (what a forge's
+    ``blob/<sha>/`` URL is relative to), or None."""
+    import subprocess
+
+    try:
+        res = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    top = res.stdout.strip()
+    return top if res.returncode == 0 and top else None
+
+
 def _source_link(link: Callable[[str, int], str], path: str, line: int) -> str:
     """``path:line`` linking to the file, with ``#L<line>`` for viewers that understand it."""
-    return f'<a href="{escape(link(path, line))}"><code>{escape(path)}:{escape(str(line))}</code></a>'
+    return (
+        f'<a href="{escape(link(path, line))}"><code class="path">{_path_html(f"{path}:{line}")}</code></a>'
+    )
+
+
+def _path_html(path: str) -> str:
+    """*path* that a narrow cell may break after a ``/``, or after a ``_`` in a long component
+    (``area_00_with_a_rather_long_name``), and nowhere else: each piece is unbreakable, so no name
+    is ever cut inside a word."""
+    pieces: list[str] = []
+    parts = path.split("/")
+    for i, part in enumerate(parts):
+        part = part + "/" if i < len(parts) - 1 else part
+        if len(part) > LONG_COMPONENT and "_" in part.strip("_"):
+            words = part.split("_")
+            pieces += [w + "_" for w in words[:-1]] + [words[-1]]
+        else:
+            pieces.append(part)
+    return "<wbr>".join(f'<span class="pc">{escape(p)}</span>' for p in pieces if p)
+
+
+#: path components longer than this may break after an underscore
+LONG_COMPONENT = 24
 
 
 def _section(ident: str, title: str, note: str, body: str) -> str:
@@ -190,14 +234,15 @@ def _cards(doc: dict) -> str:
         (
             "Classified",
             _pct(pct),
-            f"{share(t['classified'], t['classes'])} test classes",
+            f"{share(t['classified'], t['classes'])} {noun(t['classes'], 'test class')}",
             _progress(pct, large=True),
         ),
         ("Test methods", number(t["tests"]), f"in {plural(t['files'], 'file')}", ""),
         (
             "Never run",
             number(t["never_run_tests"]),
-            f"test methods in {plural(t['never_run_classes'], 'class')} no runner runs",
+            f"{noun(t['never_run_tests'], 'test method')} in {plural(t['never_run_classes'], 'class')} "
+            "no runner runs",
             "",
         ),
         ("Findings", number(t["findings_total"]), plural(len(t["findings"]), "rule"), ""),
@@ -208,7 +253,7 @@ def _cards(doc: dict) -> str:
         for label, value, sub, extra in cards
     )
     return (
-        f"<header><h1>hwlint report <code>{escape(doc['root'])}</code></h1></header>"
+        f'<header><h1>hwlint report <code class="path">{_path_html(doc["root"])}</code></h1></header>'
         f'<div class="cards" id="summary">{html}</div>'
     )
 
@@ -332,7 +377,7 @@ def _directory_table(doc: dict, directories: Sequence[dict], names: Sequence[str
         pct = d["classified_percent"]
         path = (
             f'<span class="dir" style="padding-left:{d["depth"] * 1.1:g}em" title="{escape(d["path"])}">'
-            f"{escape(_dir_label(d, doc))}</span>"
+            f"{_path_html(_dir_label(d, doc))}</span>"
         )
         rows.append(
             [
@@ -401,7 +446,11 @@ def _attention_table(doc: dict, link: Callable[[str, int], str]) -> str:
                 ),
                 (f"<code>{escape(c['name'])}</code>", c["name"]),
                 _num(c["tests"]),
-                (f'<span class="swatch" style="background:{colour}"></span>{escape(state)}', state),
+                (
+                    f'<span class="state"><span class="swatch" style="background:{colour}"></span>'
+                    f"{escape(state)}</span>",
+                    state,
+                ),
                 (escape(c["never_run"] or "– (runs through a subclass)"), c["never_run"] or ""),
             ]
         )
@@ -426,7 +475,7 @@ def _compare(cmp: dict, link: Callable[[str, int], str]) -> str:
         (
             "Findings",
             f"{arrow(t['findings_total'], _count)} "
-            f"({len(cmp['new_findings'])} new, {len(cmp['fixed_findings'])} fixed)",
+            f"({number(len(cmp['new_findings']))} new, {number(len(cmp['fixed_findings']))} fixed)",
         ),
     ]
     parts = ['<dl class="facts">']
@@ -447,7 +496,9 @@ def _compare(cmp: dict, link: Callable[[str, int], str]) -> str:
                 + "</li>"
                 for c in cmp[key]
             )
-            parts.append(f"<h3>{escape(title)} ({len(cmp[key])})</h3><ul class='changes'>{items}</ul>")
+            parts.append(
+                f"<h3>{escape(title)} ({number(len(cmp[key]))})</h3><ul class='changes'>{items}</ul>"
+            )
     for title, key in (("New findings", "new_findings"), ("Fixed findings", "fixed_findings")):
         if cmp[key]:
             items = "".join(
@@ -455,7 +506,7 @@ def _compare(cmp: dict, link: Callable[[str, int], str]) -> str:
                 f"<code>{escape(f['code'])}</code> {escape(f['message'])}</li>"
                 for f in cmp[key]
             )
-            parts.append(f"<h3>{title} ({len(cmp[key])})</h3><ul class='changes'>{items}</ul>")
+            parts.append(f"<h3>{title} ({number(len(cmp[key]))})</h3><ul class='changes'>{items}</ul>")
     if cmp["directories"]:
         rows = [
             [
@@ -551,11 +602,16 @@ section { margin: 0 0 30px; }
 .chart .seg { stroke: #fff; stroke-width: 1; }
 .scroll { overflow-x: auto; border: 1px solid var(--line); border-radius: 10px; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; font-variant-numeric: tabular-nums; }
-/* cells wrap (long paths and class names anywhere) so that a table fits its card at 1400 px; numbers
-   never wrap. The card still scrolls sideways on a narrow screen rather than clip. */
+/* cells wrap between words and after a path's slashes, never inside a name: a class name, a code,
+   a path component or a state stays whole (a report kept as a CI artifact is read, and searched,
+   by those names); numbers never wrap. A table wider than its card scrolls inside the card, so
+   the page itself never scrolls sideways, at 1400 px or on a phone. */
 th, td { padding: 5px 6px; border-bottom: 1px solid var(--line); text-align: left; white-space: normal; }
-td { overflow-wrap: anywhere; }
+td { overflow-wrap: normal; word-break: normal; }
 td.num, td[data-sort] .pct span { white-space: nowrap; overflow-wrap: normal; }
+code, .pc, .state { white-space: nowrap; }
+code.path { white-space: normal; }
+li { overflow-wrap: normal; word-break: normal; }
 tbody tr:last-child td { border-bottom: none; }
 /* the first column stays in view when a wide table scrolls sideways */
 th:first-child, td:first-child { position: sticky; left: 0; z-index: 1; background: inherit; }
@@ -581,6 +637,7 @@ a:hover { text-decoration: underline; }
 .changes { margin: 0; padding-left: 20px; }
 footer { max-width: 1400px; margin: 0 auto; padding: 8px 28px 28px; color: var(--muted); font-size: 12px; }
 @media (max-width: 900px) { .cards { grid-template-columns: repeat(2, 1fr); } }
+@media (max-width: 480px) { main { padding: 16px 12px 8px; } .card .value { font-size: 24px; } }
 """
 
 # Sort on click: numbers by value, text by locale; rows keep their original order as the tiebreak.

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from ..cli.output import printable
-from ..words import arrow, changed_runners, plural
+from ..words import arrow, changed_runners, number, plural
 
 
 def _rule_name(code: str) -> str:
@@ -32,7 +32,7 @@ def _headline(doc: dict) -> list[str]:
     """The four headline facts: classified share, size, never-run tests, findings."""
     t = doc["total"]
     parts = [
-        f"{t['classified']} of {plural(t['classes'], 'test class')} classified "
+        f"{number(t['classified'])} of {plural(t['classes'], 'test class')} classified "
         f"({_percent(t['classified_percent'])})",
         f"{plural(t['tests'], 'test method')} in {plural(t['files'], 'file')}",
         f"{plural(t['never_run_classes'], 'class')} ({plural(t['never_run_tests'], 'test')}) never run",
@@ -54,20 +54,25 @@ def _status_columns(doc: dict) -> list[tuple[str, Callable[[dict], object]]]:
 def _change_counts(cmp: dict) -> str:
     return (
         f"{plural(len(cmp['newly_classified']), 'class')} newly classified, "
-        f"{len(cmp['declassified'])} declassified, {len(cmp['reclassified'])} reclassified; "
-        f"{len(cmp['new_classes'])} new, {len(cmp['removed_classes'])} removed"
+        f"{number(len(cmp['declassified']))} declassified, {number(len(cmp['reclassified']))} reclassified; "
+        f"{number(len(cmp['new_classes']))} new, {number(len(cmp['removed_classes']))} removed"
     )
+
+
+def _cell(value: object) -> str:
+    """A table cell: a count written as every count of a report is (``1,912``)."""
+    return number(value) if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
 
 def _compare_lines(cmp: dict) -> list[str]:
     """The compare headline, one fact per line."""
     t = cmp["total"]
     return [
-        f"classified: {arrow(t['classified'])} of {arrow(t['classes'])} classes "
+        f"classified: {arrow(t['classified'], _cell)} of {arrow(t['classes'], _cell)} classes "
         f"({arrow(t['classified_percent'], _percent)})",
-        f"tests never run: {arrow(t['never_run_tests'])}",
-        f"findings: {arrow(t['findings_total'])} ({len(cmp['new_findings'])} new, "
-        f"{len(cmp['fixed_findings'])} fixed)",
+        f"tests never run: {arrow(t['never_run_tests'], _cell)}",
+        f"findings: {arrow(t['findings_total'], _cell)} ({number(len(cmp['new_findings']))} new, "
+        f"{number(len(cmp['fixed_findings']))} fixed)",
         f"classes: {_change_counts(cmp)}",
     ]
 
@@ -83,7 +88,7 @@ def _align(align: str, n: int) -> str:
 def _grid(headers: Sequence[str], rows: Sequence[Sequence[object]], align: str = "lr") -> list[str]:
     """Columns padded to their widest cell, aligned left ("l") or right ("r") per *align*."""
     align = _align(align, len(headers))
-    cells = [[str(c) for c in headers], *[[str(c) for c in r] for r in rows]]
+    cells = [[str(c) for c in headers], *[[_cell(c) for c in r] for r in rows]]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     out = []
     for r in cells:
@@ -118,20 +123,27 @@ def render_table(doc: dict, **_: object) -> str:
         ],
     )
     lines.append("")
-    if doc["total"].get("hardcoded_device_classes") or doc["total"].get("generalizable_classes"):
+    t = doc["total"]
+    if t.get("hardcoded_device_classes") or t.get("generalizable_classes") or t["findings"].get("HWC302"):
         # the vendor's view: how much more of the suite could run on every accelerator
-        lines.append("Every accelerator: classes that hard-code a device (HWC301), one-device classes that")
-        lines.append("could run on every accelerator (HWC302)")
+        lines.append(
+            "Every accelerator: classes that hard-code a device (HWC301 findings beside), one-device"
+        )
+        lines.append(
+            "classes HWC302's fix makes device-generic (HWC302 findings beside: some are held back by a line)"
+        )
         lines += _grid(
-            ["Directory", "Hard-coded", "Generalizable"],
+            ["Directory", "Hard-coded", "HWC301", "Generalizable", "HWC302"],
             [
                 [
                     "  " * d["depth"] + d["path"],
                     d["hardcoded_device_classes"],
+                    d["findings"].get("HWC301", 0),
                     d["generalizable_classes"],
+                    d["findings"].get("HWC302", 0),
                 ]
                 for d in doc["directories"]
-                if d["hardcoded_device_classes"] or d["generalizable_classes"]
+                if d["hardcoded_device_classes"] or d["generalizable_classes"] or d["findings"].get("HWC302")
             ],
         )
         lines.append("")
@@ -150,7 +162,7 @@ def render_table(doc: dict, **_: object) -> str:
         for c in never
     ]
     findings = doc["total"]["findings"]
-    lines += ["", f"Findings by rule: {doc['total']['findings_total']}"]
+    lines += ["", f"Findings by rule: {number(doc['total']['findings_total'])}"]
     if findings:
         lines += ["  " + line for line in _grid(["Count", "Code", "Rule"], _rule_rows(findings), "rl")]
         lines += ["", "Findings by directory:"]
@@ -231,7 +243,7 @@ def _directory_change_table(cmp: dict) -> tuple[list[str], list[list[str]]]:
 
 
 def _md_cell(value: object) -> str:
-    return str(value).replace("|", "\\|").replace("\n", " ")
+    return _cell(value).replace("|", "\\|").replace("\n", " ")
 
 
 # ASCII punctuation Markdown may read as syntax or HTML ("|" is a table's business: _md_cell)
@@ -328,12 +340,12 @@ def render_markdown(doc: dict, **_: object) -> str:
         for d in doc["directories"]
     ]
     headers = ["Directory", "Files", "Classes", "Tests", "Classified", *[h for h, _ in cols], "Findings"]
-    lines += _details(f"Directories ({len(rows)})", _md_table(headers, rows))
+    lines += _details(f"Directories ({number(len(rows))})", _md_table(headers, rows))
     findings = doc["total"]["findings"]
     if findings:
         rows = [[_md_code(code), _md_text(_rule_name(code)), n] for n, code, _ in _rule_rows(findings)]
         lines += _details(
-            f"Findings by rule ({doc['total']['findings_total']})",
+            f"Findings by rule ({number(doc['total']['findings_total'])})",
             [
                 *_md_table(["Rule", "Name", "Count"], rows, "llr"),
                 "",
@@ -376,12 +388,13 @@ def render_json(doc: dict, **_: object) -> str:
 
 
 def renderers() -> dict[str, Callable[..., str]]:
-    """Format name -> renderer ``(doc, output=FILE or None) -> text``; HTML is imported when asked for."""
+    """Format name -> renderer ``(doc, output=FILE or None, base_url=URL or None) -> text``; HTML is
+    imported when asked for."""
 
-    def html(doc: dict, output: str | None = None, **_: object) -> str:
+    def html(doc: dict, output: str | None = None, base_url: str | None = None, **_: object) -> str:
         from .html import render_html
 
-        return render_html(doc, output)
+        return render_html(doc, output, base_url)
 
     return {"table": render_table, "markdown": render_markdown, "json": render_json, "html": html}
 

@@ -158,6 +158,8 @@ def _finding(
 
 
 def _suppressed(model: FileModel, finding: Finding) -> bool:
+    if model.exempts(finding.code):  # a file-level noqa (flake8's, or hwlint's with codes)
+        return True
     codes = model.noqa_codes(finding.line)
     if codes is None:
         return False
