@@ -26,9 +26,9 @@ from typing import Any
 
 from . import __version__
 from .model import model_from_tree
-from .pipeline.config import ConfigError, Configs, is_test_file_name, validate_selectors
+from .pipeline.config import ConfigError, Configs, is_test_file_name
 from .project import around
-from .rules.check import Selection, run_rules
+from .rules.check import Selection, run_rules, validate_selectors
 from .rules.registry import RULES
 from .taxonomy import Taxonomy, TaxonomyError, load_taxonomy
 

@@ -194,7 +194,8 @@ def run(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         out.write(json.dumps(msg) + "\n")
 
     try:
-        from .pipeline.config import Configs, validate_selectors
+        from .pipeline.config import Configs
+        from .rules.check import validate_selectors
 
         # each file follows its own configuration, as in `hwlint check`
         configs = Configs(paths, validate=validate_selectors)

@@ -280,7 +280,8 @@ def _load_configs(args, paths: Sequence[str] | None = None):
     """The :class:`~hwlint.pipeline.config.Configs` of a command: each file's nearest
     configuration, or the one ``--config FILE`` / ``--isolated`` pins, with the command line's
     settings (``--config "key = value"``, then the dedicated options) applied over every one."""
-    from ..pipeline.config import ConfigError, Configs, is_override, parse_override, validate_selectors
+    from ..pipeline.config import ConfigError, Configs, is_override, parse_override
+    from ..rules.check import validate_selectors
 
     config_file = None
     overrides: list = []

@@ -490,26 +490,6 @@ class Configs:
         return out
 
 
-def validate_selectors(config) -> None:
-    """A configuration's unknown rule selector is a usage error naming its file and key (not
-    a silently empty selection): ``select``, ``ignore`` and ``per-file-ignores``."""
-    from ..rules.check import unknown_selectors  # here: the checker imports the engine, which imports this
-
-    where = config.source or "configuration"
-    prefix = "tool.hwlint." if config.source is not None and config.source.name == "pyproject.toml" else ""
-    hint = " (`hwlint rule --all` lists the rules)"
-    for key, prefixes in (("select", config.select), ("ignore", config.ignore)):
-        bad = unknown_selectors(prefixes)
-        if bad:
-            raise ConfigError(f"{where}: {prefix}{key}: unknown rule selector {bad[0]!r}{hint}")
-    for pattern, codes in (*config.per_file_ignores, *config.cli_per_file_ignores):
-        bad = unknown_selectors(codes)
-        if bad:
-            raise ConfigError(
-                f"{where}: {prefix}per-file-ignores.{pattern!r}: unknown rule selector {bad[0]!r}{hint}"
-            )
-
-
 def config_for_paths(paths: Sequence[str], config_file: str | None = None, isolated: bool = False) -> Config:
     """The configuration of the first of *paths* (as :attr:`Configs.primary`): *config_file* when
     given, else the nearest configuration at or above the first path (the defaults when there is

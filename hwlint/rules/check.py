@@ -72,26 +72,24 @@ def unknown_selectors(prefixes: Iterable[str]) -> list[str]:
     return [p for p in prefixes if p.upper() != "ALL" and not any(c.startswith(p.upper()) for c in RULES)]
 
 
-def check_config_selectors(config) -> None:
-    """Raise :class:`~hwlint.config.ConfigError` naming the file and key of an unknown selector."""
+def validate_selectors(config) -> None:
+    """A configuration's unknown rule selector is a usage error naming its file and key (not
+    a silently empty selection): ``select``, ``ignore`` and ``per-file-ignores``."""
     from ..pipeline.config import ConfigError
 
     where = config.source or "configuration"
+    prefix = "tool.hwlint." if config.source is not None and config.source.name == "pyproject.toml" else ""
+    hint = " (`hwlint rule --all` lists the rules)"
     for key, prefixes in (("select", config.select), ("ignore", config.ignore)):
         bad = unknown_selectors(prefixes)
         if bad:
-            raise ConfigError(f"{where}: tool.hwlint.{key}: unknown rule selector {bad[0]!r}{_known_hint()}")
-    for pattern, codes in config.per_file_ignores:
+            raise ConfigError(f"{where}: {prefix}{key}: unknown rule selector {bad[0]!r}{hint}")
+    for pattern, codes in (*config.per_file_ignores, *config.cli_per_file_ignores):
         bad = unknown_selectors(codes)
         if bad:
             raise ConfigError(
-                f"{where}: tool.hwlint.per-file-ignores.{pattern!r}: unknown rule selector {bad[0]!r}"
-                f"{_known_hint()}"
+                f"{where}: {prefix}per-file-ignores.{pattern!r}: unknown rule selector {bad[0]!r}{hint}"
             )
-
-
-def _known_hint() -> str:
-    return " (`hwlint rule --all` lists the rules)"
 
 
 def _longest_prefix(code: str, prefixes: Sequence[str]) -> int:
