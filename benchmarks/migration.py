@@ -43,6 +43,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -319,6 +320,60 @@ def compare(
     }
 
 
+def hwlint_notes(text: str) -> dict[tuple[str, str], list[str]]:
+    """``--show-fixes`` output, per (root-relative file, class): the decisions and the reasons a
+    class was not fixed ("- test/x.py:52: TestX: no fix: ..."; "      TestX: GENERIC (unsafe, ...)")."""
+    notes: dict[tuple[str, str], list[str]] = defaultdict(list)
+    current = ""
+    for line in text.splitlines():
+        if m := re.match(r"- test/(\S+?):(\d+): (\w+): (.*)", line):
+            notes[(m[1], m[3])].append(f"line {m[2]}: {m[4]}")
+        elif m := re.match(r"- test/(\S+):$", line):
+            current = m[1]
+        elif current and (m := re.match(r" {6}(\w+): (.*)", line)):
+            notes[(current, m[1])].append(m[2])
+    return notes
+
+
+def guess_mechanism(error: str, original: str, fixed: str) -> str:
+    """A first guess at why a fixed file fails to collect, from its error and the fix's diff (the
+    docs' attribution was checked by hand)."""
+    added = lambda pattern: re.search(pattern, fixed) and not re.search(pattern, original)  # noqa: E731
+    if "cannot import name 'HardwareClassification'" in error:
+        return "the enum's import has no fallback for a torch without it"
+    if m := re.search(r"cannot import name '(\w+)' from '([\w.]+)'", error):
+        if added(rf"instantiate_device_type_tests\({m[1]}, globals\(\)"):
+            return "a converted class imported by another module (instantiation deleted the name)"
+        return "a class imported from another module, converted there"
+    if "has no attribute 'setUpClass'" in error or ("primary_device" in error and "NoTest" in original):
+        return "TestCase = NoTest rebinding: a NoTest class instantiated for a device"
+    m = re.search(r"name '(\w+)' is not defined", error)
+    if not m:
+        return "other"
+    name = m[1]
+    if name == "self":
+        return "a default argument rewritten to self.device_type"
+    if name == "HardwareClassification":
+        return "the enum imported below the class using it (added to a late import line)"
+    if not added(rf"instantiate_device_type_tests\({name}, globals\(\)"):
+        return "other NameError"
+    if re.search(rf"instantiate_parametrized_tests\({name}\)", fixed):
+        return "HWC302 conversion + a later instantiate_parametrized_tests(X)"
+    if re.search(rf"class \w+\([^)]*\b{name}\b", fixed):
+        return "HWC302 conversion of a class another class derives from"
+    return "HWC302 conversion of a class named after its instantiation (its own methods or module code)"
+
+
+def annotate(result: dict, base: Path, fixed: Path, notes: dict) -> None:
+    """Add the mechanism guess to each broken file and hwlint's own words to each lost class."""
+    for b in result["broken"]:
+        original, text = (base / b["file"]).read_text(errors="replace"), (fixed / b["file"]).read_text()
+        b["mechanism"] = guess_mechanism(b["error"], original, text)
+    for entry in result["lost"] + result["device_lost"]:
+        f, _, cls = entry["class"].partition("::")
+        entry["hwlint"] = notes.get((f, cls), [])
+
+
 def print_table(summary: dict) -> None:
     for mode, s in summary["modes"].items():
         print(
@@ -350,9 +405,21 @@ def print_table(summary: dict) -> None:
             )
             print("  " + "".join(f"{v:>14}" for v in row))
         for b in s["broken"][:20]:
-            print(f"  broken: {b['file']} ({','.join(b['runners'])}): {b['error'][:110]}")
+            print(f"  broken: {b['file']} ({','.join(b['runners'])}): {b['error'][:80]} [{b['mechanism']}]")
         for e in sorted(s["lost"], key=lambda e: -e["tests"])[:20]:
             print(f"  run nowhere: {e['class']} ({e['tests']}): {e['reason'][:90]}")
+
+
+def stored(store: Path, files: list[str]) -> dict:
+    """A stored collection (--compare-only), which must hold every file to compare."""
+    done = json.loads(store.read_text()) if store.exists() else {}
+    missing = [f for f in files if f not in done]
+    if missing:
+        raise SystemExit(
+            f"--compare-only: {store} lacks {len(missing)} of {len(files)} files (e.g. {missing[0]}): "
+            "the tree, torch, the overlay, the plugin or the fix changed since it was collected"
+        )
+    return done
 
 
 # -- main --------------------------------------------------------------------------------------
@@ -419,7 +486,7 @@ def main(argv: list[str] | None = None) -> int:
     for r in runners:
         store = cache / f"before-{r}.json"
         if args.compare_only:
-            before[r] = json.loads(store.read_text()) if store.exists() else {}
+            before[r] = stored(store, scope)
         else:
             print(f"before, {r}:", flush=True)
             before[r] = real_tree.collect(base, scope, r, out, args.batch, args.timeout, env, store)
@@ -444,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
         for r, runs in runners.items():
             store = out / mode / f"after-{r}-{_digest(key, content, ','.join(runs))}.json"
             if args.compare_only:
-                after[r] = json.loads(store.read_text()) if store.exists() else {}
+                after[r] = stored(store, after_files)
             else:
                 print(f"after ({mode}), {r}:", flush=True)
                 renv = {**env, "HW_RUNS": ",".join(runs)}
@@ -452,6 +519,7 @@ def main(argv: list[str] | None = None) -> int:
                     fixed, after_files, r, out / mode, args.batch, args.timeout, renv, store
                 )
         result = compare(runners, scope, before, after, after_files, in_scope)
+        annotate(result, base, fixed, hwlint_notes((out / mode / "hwlint.out").read_text()))
         result["files_importing_changed"] = len(after_files) - len(in_scope)
         summary["modes"][mode] = result
     (out / "migration-summary.json").write_text(json.dumps(summary, indent=1))
