@@ -365,6 +365,118 @@ def guess_mechanism(error: str, original: str, fixed: str) -> str:
     return "HWC302 conversion of a class named after its instantiation (its own methods or module code)"
 
 
+def _parse(text: str) -> ast.Module | None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return ast.parse(text)
+        except (SyntaxError, ValueError):
+            return None
+
+
+def _converted(original: str, tree: ast.Module) -> dict[str, int]:
+    """Classes the fix instantiated for every device (an added device-neutral call): name -> line."""
+    out = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name)):
+            continue
+        func = getattr(node.func, "id", getattr(node.func, "attr", ""))
+        if func != "instantiate_device_type_tests" or not any(k.arg == "except_for" for k in node.keywords):
+            continue
+        name = node.args[0].id
+        if not re.search(rf"instantiate_device_type_tests\(\s*{name}\s*,[^)]*except_for", original):
+            out[name] = node.lineno
+    return out
+
+
+def _nested_device_type(tree: ast.Module) -> Counter:
+    """``self.device_type`` uses inside classes nested in functions, by class name."""
+    out: Counter = Counter()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.ClassDef):
+                    out[inner.name] += sum(
+                        isinstance(s, ast.Attribute) and ast.unparse(s) == "self.device_type"
+                        for s in ast.walk(inner)
+                    )
+    return out
+
+
+def _imports_enum(node: ast.AST) -> bool:
+    return isinstance(node, ast.ImportFrom) and any(a.name == "HardwareClassification" for a in node.names)
+
+
+def static_scan(base: Path, fixed: Path, files: list[str]) -> list[dict]:
+    """Each known way a fix breaks a file, found in the fixed text, for every changed file: also
+    for those torch cannot import before the fix (which the collection cannot judge)."""
+    found = []
+    for f in files:
+        original, text = (base / f).read_text(errors="replace"), (fixed / f).read_text(errors="replace")
+        tree, before = _parse(text), _parse(original)
+        if tree is None or before is None:
+            continue
+
+        def add(mechanism: str, line: int, detail: str = "", f: str = f) -> None:
+            found.append({"file": f, "line": line, "mechanism": mechanism, "detail": detail})
+
+        converted = _converted(original, tree)
+        classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+        later_param = {
+            id(c.args[0])
+            for c in calls
+            if getattr(c.func, "id", "") == "instantiate_parametrized_tests" and c.args
+        }
+        for name, at in converted.items():
+            cls = classes.get(name)
+            for node in ast.walk(tree):
+                if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
+                    continue
+                if id(node) in later_param and node.lineno > at:
+                    add("conversion + later instantiate_parametrized_tests(X)", node.lineno, name)
+                    continue
+                inside = cls is not None and cls.lineno <= node.lineno <= (cls.end_lineno or 0)
+                if inside or node.lineno > at:
+                    where = "in its own body" if inside else "after its instantiation"
+                    add(
+                        "converted class named where instantiation deleted it", node.lineno, f"{name} {where}"
+                    )
+            if cls is None:
+                continue
+            for base_expr in cls.bases:
+                bound = ast.unparse(base_expr)
+                if re.search(rf"^\s*{re.escape(bound)}\s*=\s*NoTest\b", original, re.M):
+                    add("TestCase = NoTest rebinding, class converted", cls.lineno, f"{name}({bound})")
+            for deco in cls.decorator_list:
+                src = ast.unparse(deco)
+                if re.search(r"cuda|CUDA", src):
+                    add("class-level CUDA guard kept on a converted class", deco.lineno, f"{name}: @{src}")
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for d in [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]:
+                    if "self.device_type" in ast.unparse(d):
+                        add("default argument rewritten to self.device_type", d.lineno, node.name)
+        nested = _nested_device_type(tree) - _nested_device_type(before)
+        for name, n in sorted(nested.items()):
+            add("self.device_type written in a helper class nested in a test", 0, f"{name} ({n})")
+        uses = [
+            n.lineno
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Attribute) and ast.unparse(n.value) == "HardwareClassification"
+        ]
+        imports = [n.lineno for n in ast.walk(tree) if _imports_enum(n)]
+        if uses and imports and min(imports) > min(uses):
+            add("enum imported below its first use (late import line)", min(imports))
+        guarded = any(
+            isinstance(n, ast.Try) and any(_imports_enum(b) for b in n.body) and n.handlers
+            for n in ast.walk(tree)
+        )
+        if uses and not guarded and not any(_imports_enum(n) for n in ast.walk(before)):
+            add("enum imported without a fallback for torch < 2.14", min(imports or [0]))
+    return found
+
+
 def annotate(result: dict, base: Path, fixed: Path, notes: dict) -> None:
     """Add the mechanism guess to each broken file and hwlint's own words to each lost class."""
     for b in result["broken"]:
@@ -546,6 +658,15 @@ def main(argv: list[str] | None = None) -> int:
         result = compare(runners, scope, mine, after, after_files, in_scope)
         result["batch_artifacts"] = artifacts
         annotate(result, base, fixed, hwlint_notes((out / mode / "hwlint.out").read_text()))
+        measured = {f for r in runners for f in scope if "items" in mine[r].get(f, {})}
+        scan = static_scan(base, fixed, in_scope)
+        for entry in scan:
+            entry["collected_before"] = entry["file"] in measured
+        result["static"] = scan
+        result["static_counts"] = {
+            m: {"files": len({e["file"] for e in scan if e["mechanism"] == m}), "sites": n}
+            for m, n in Counter(e["mechanism"] for e in scan).most_common()
+        }
         result["files_importing_changed"] = len(after_files) - len(in_scope)
         summary["modes"][mode] = result
     (out / "migration-summary.json").write_text(json.dumps(summary, indent=1))
