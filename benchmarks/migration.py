@@ -374,18 +374,15 @@ def _parse(text: str) -> ast.Module | None:
             return None
 
 
-def _converted(original: str, tree: ast.Module) -> dict[str, int]:
-    """Classes the fix instantiated for every device (an added device-neutral call): name -> line."""
+def _neutral_calls(tree: ast.Module) -> dict[str, int]:
+    """Classes instantiated with ``except_for`` (the device-neutral form): name -> line."""
     out = {}
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name)):
             continue
         func = getattr(node.func, "id", getattr(node.func, "attr", ""))
-        if func != "instantiate_device_type_tests" or not any(k.arg == "except_for" for k in node.keywords):
-            continue
-        name = node.args[0].id
-        if not re.search(rf"instantiate_device_type_tests\(\s*{name}\s*,[^)]*except_for", original):
-            out[name] = node.lineno
+        if func == "instantiate_device_type_tests" and any(k.arg == "except_for" for k in node.keywords):
+            out[node.args[0].id] = node.lineno
     return out
 
 
@@ -420,7 +417,7 @@ def static_scan(base: Path, fixed: Path, files: list[str]) -> list[dict]:
         def add(mechanism: str, line: int, detail: str = "", f: str = f) -> None:
             found.append({"file": f, "line": line, "mechanism": mechanism, "detail": detail})
 
-        converted = _converted(original, tree)
+        converted = {n: at for n, at in _neutral_calls(tree).items() if n not in _neutral_calls(before)}
         classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
         calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
         later_param = {
