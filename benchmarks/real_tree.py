@@ -59,16 +59,37 @@ CONFTEST_HOOK = "def pytest_pycollect_makemodule(module_path, path, parent)"
 PLUGIN = '''\
 """Writes what pytest collected: item node ids and the modules whose collection failed.
 
-Loaded with -p, before any conftest or test module imports torch's testing helpers, it first fakes
-the runner's device (HW_FAKE_DEVICE) for collection only: what torch's device bases and the
-modules' import-time checks ask of it answer as on a one-device machine; nothing can run.
+Loaded with -p, before any conftest or test module imports torch's testing helpers, it first lays
+other versions of torch's testing modules over the installed ones when HW_OVERLAY names their
+directory (benchmarks/migration.py: torch 2.14.1's common_utils.py and common_device_type.py, which
+define HardwareClassification and the run-time filter), then fakes the runner's device
+(HW_FAKE_DEVICE) for collection only: what torch's device bases and the modules' import-time checks
+ask of it answer as on a one-device machine; nothing can run.
+
+HW_RUNS=A,B,... applies the run-time classification filter (``--hw-classification A B``) to the
+collected items exactly as torch does (below); HW_RECORDS=1 writes one row per collected item with
+its class, its device-neutral name and its classification.
 """
+import enum
 import json
 import os
+import sys
 import types
 
 _FAILED = []
+_ERRORS = {}
 _FAKE = os.environ.get("HW_FAKE_DEVICE", "")
+_OVERLAY = os.environ.get("HW_OVERLAY", "")
+_RUNS = [r for r in os.environ.get("HW_RUNS", "").split(",") if r] if "HW_RUNS" in os.environ else None
+_RECORDS = [] if os.environ.get("HW_RECORDS") else None
+
+if _OVERLAY:
+    if "torch.testing._internal.common_utils" in sys.modules:
+        raise RuntimeError("HW_OVERLAY: torch.testing._internal.common_utils was imported before the plugin")
+    import torch.testing._internal as _internal
+
+    # a namespace-like search path: the overlay's modules win, every other one stays torch's own
+    _internal.__path__.insert(0, _OVERLAY)
 
 
 def _fake_module(mod, props):
@@ -132,24 +153,207 @@ if _FAKE:
             cls.primary_device = "cuda:0"
 
         common_device_type.CUDATestBase.setUpClass = _set_up
+        # a test that runs (tests/torch_migration.py runs tests that touch no device) would check
+        # the device's memory and streams around itself
+        common_device_type.CUDATestBase._do_cuda_memory_leak_check = False
+        common_device_type.CUDATestBase._do_cuda_non_default_stream = False
         from torch.testing._internal import common_cuda
 
         # its lazy check moves a tensor to the device: a fake runner has no cuDNN
         common_cuda.TEST_CUDNN, common_cuda.TEST_CUDNN_VERSION = False, 0
 
+if os.environ.get("HW_ENUM_FALLBACK") and not _OVERLAY:
+    from torch.testing._internal import common_utils as _cu
+
+    # torch < 2.14 without the overlay: the enum a test file's own fallback would define, shared by
+    # every file (the filter then compares member names, see _filter_by_name)
+    if not hasattr(_cu, "HardwareClassification"):
+        _names = "GENERIC ACCELERATOR CPU CUDA MPS XPU"
+        _cu.HardwareClassification = enum.Enum("HardwareClassification", _names)
+
 
 _REPORTED = []
+
+
+def _first_error_line(report):
+    """The first line of the exception a failed collection ends with ("NameError: name 'X' is not
+    defined"): of chained exceptions, the last one raised."""
+    import re
+
+    text = report.longreprtext or ""
+    lines = [line[1:].strip() for line in text.splitlines() if line.startswith("E ")]
+    named = [line for line in lines if re.match(r"[A-Za-z_][\\w.]*: ", line)]
+    if named:
+        return named[-1]
+    return lines[0] if lines else next((line for line in text.splitlines() if line.strip()), "")
+
+
+def pytest_collectstart(collector):
+    """Each module is collected as in a process of its own (run_test.py runs one file a process)
+    as far as torch's device bases go: the primary device a base's setUpClass set while an earlier
+    module was instantiated is forgotten, so a module whose first instantiation fails to set it
+    (a generic class whose base is NoTest, without setUpClass) fails here as it would alone."""
+    cdt = sys.modules.get("torch.testing._internal.common_device_type")
+    if cdt is None or type(collector).__name__ != "Module":
+        return
+    todo = list(cdt.DeviceTypeTestBase.__subclasses__())
+    while todo:
+        base = todo.pop()
+        todo += base.__subclasses__()
+        if "primary_device" in vars(base) and base.__module__ == cdt.__name__:
+            delattr(base, "primary_device")
 
 
 def pytest_collectreport(report):
     _REPORTED.append(report.nodeid)
     if report.failed:
         _FAILED.append(report.nodeid)
+        _ERRORS[report.nodeid] = _first_error_line(report)
+
+
+def _classification(cls):
+    value = getattr(cls, "hw_classification", None)
+    return None if value is None else getattr(value, "name", repr(value))
+
+
+def _neutral(item):
+    """[class, generic class, device-neutral test name, dtype suffix, device] of *item*.
+
+    A class instantiate_device_type_tests generates is type(generic.__name__ + DEVICE, (DeviceBase,
+    generic), {}); its tests are named NAME + PARAM_SUFFIX + "_" + device + DTYPE_SUFFIX (torch's
+    instantiate_test: the dtype suffix after the device, the device being the backend's name on
+    PrivateUse1). The neutral name drops "_" + device only; the dtype suffix, read from the
+    instantiated test's own param_kwargs, stays (and is also returned alone)."""
+    cls = getattr(item, "cls", None)
+    if cls is None:
+        return ["", "", item.name, "", ""]
+    cdt = sys.modules.get("torch.testing._internal.common_device_type")
+    bases = cls.__bases__
+    if cdt is None or len(bases) != 2 or not issubclass(bases[0], cdt.DeviceTypeTestBase):
+        return [cls.__name__, cls.__name__, item.name, "", ""]
+    pu1 = issubclass(bases[0], cdt.PrivateUse1TestBase)
+    import torch
+
+    device = torch._C._get_privateuse1_backend_name() if pu1 else cls.device_type
+    fn = cls.__dict__.get(item.name)
+    kwargs = (getattr(fn, "__defaults__", None) or [None])[0]
+    dtypes = None
+    if isinstance(kwargs, dict):
+        dtypes = kwargs["dtypes"] if "dtypes" in kwargs else kwargs.get("dtype")
+    dsuffix = cdt._dtype_test_suffix(dtypes)
+    tail = "_" + device + dsuffix
+    name = item.name
+    if name.endswith(tail):
+        neutral = name[: len(name) - len(tail)] + dsuffix
+    else:  # not torch's instantiated test (a test added to the generated class later): the last one
+        at = name.rfind("_" + device)
+        neutral = name if at < 0 else name[:at] + name[at + len(device) + 1 :]
+    return [cls.__name__, bases[1].__name__, neutral, dsuffix, "privateuse1" if pu1 else device]
+
+
+def _filter_by_name(items, runs, get_class, on_match):
+    """torch 2.14.1's filter_by_hw_classification for a torch without HardwareClassification (each
+    test file then defines its own enum, so members are compared by name): a test runs when its
+    class's classification (getattr, so inherited) is one of *runs*; classless and unclassified
+    items are dropped; a value that is not an enum member raises TypeError."""
+    for item in items:
+        cls = get_class(item)
+        if cls is None:
+            continue
+        value = getattr(cls, "hw_classification", None)
+        if value is None:
+            continue
+        if not isinstance(value, enum.Enum):
+            where = f"{cls.__module__}.{cls.__name__}"
+            raise TypeError(f"{where}.hw_classification must be a HardwareClassification")
+        if value.name in runs:
+            on_match(item)
+
+
+def _hw_filter(items):
+    """The items torch's --hw-classification RUNS keeps: 2.14.1's conftest plugin passes pytest's
+    items to common_utils.filter_by_hw_classification with get_class=item.cls. A TypeError there
+    ends the session; here it fails that file only (as running the file alone would)."""
+    from torch.testing._internal import common_utils as cu
+
+    enum_cls = getattr(cu, "HardwareClassification", None)
+    get_class = lambda item: getattr(item, "cls", None)  # noqa: E731 (torch's own lambda)
+    if enum_cls is not None and hasattr(cu, "filter_by_hw_classification"):
+        wanted = {enum_cls[name] for name in _RUNS}
+
+        def run(group, on_match):
+            cu.filter_by_hw_classification(group, wanted, get_class=get_class, on_match=on_match)
+    else:
+
+        def run(group, on_match):
+            _filter_by_name(group, set(_RUNS), get_class, on_match)
+
+    kept = []
+    try:
+        run(items, kept.append)
+        return kept
+    except TypeError:
+        pass
+    kept, files = [], {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::")[0], []).append(item)
+    for path, group in files.items():
+        part = []
+        try:
+            run(group, part.append)
+        except TypeError as e:
+            _FAILED.append(path)
+            _ERRORS[path] = f"TypeError: {e}"
+            continue
+        kept += part
+    return kept
+
+
+def pytest_collection_modifyitems(session, config, items):
+    kept = _hw_filter(items) if _RUNS is not None else items
+    if _RECORDS is not None:
+        ids = {id(i) for i in kept}
+        for item in items:
+            row = _neutral(item)
+            cls = getattr(item, "cls", None)
+            _RECORDS.append([item.nodeid, *row, _classification(cls) if cls else None, id(item) in ids])
+    items[:] = kept
+
+
+_DATA = {}
+_OUTCOMES = {}
 
 
 def pytest_collection_finish(session):
+    data = {"items": [i.nodeid for i in session.items], "failed": _FAILED, "reported": _REPORTED}
+    data["errors"] = _ERRORS
+    if _RECORDS is not None:
+        data["records"] = _RECORDS
+    cu = sys.modules.get("torch.testing._internal.common_utils")
+    data["common_utils"] = getattr(cu, "__file__", None)
+    _DATA.update(data)
     with open(os.environ["HW_COLLECT_OUT"], "w") as f:
-        json.dump({"items": [i.nodeid for i in session.items], "failed": _FAILED, "reported": _REPORTED}, f)
+        json.dump(data, f)
+
+
+def pytest_runtest_logreport(report):
+    """When the tests run (no --collect-only): each one's outcome, and why it skipped or failed."""
+    if report.when == "call" or (report.when == "setup" and not report.passed) or report.failed:
+        why = ""
+        if report.skipped and isinstance(report.longrepr, tuple):
+            why = str(report.longrepr[2])
+        elif report.failed:
+            crash = getattr(report.longrepr, "reprcrash", None)
+            why = crash.message if crash is not None else str(report.longrepr)[-300:]
+        outcome = "error" if report.failed and report.when != "call" else report.outcome
+        _OUTCOMES[report.nodeid] = [outcome, why.splitlines()[0] if why else ""]
+
+
+def pytest_sessionfinish(session):
+    if _OUTCOMES and _DATA:
+        _DATA["outcomes"] = _OUTCOMES
+        with open(os.environ["HW_COLLECT_OUT"], "w") as f:
+            json.dump(_DATA, f)
 '''
 
 
@@ -190,11 +394,14 @@ def test_files(root: Path) -> list[str]:
     return sorted(out)
 
 
-def collect_batch(root: Path, files: list[str], runner: str, out: Path, timeout: int) -> dict | None:
+def collect_batch(
+    root: Path, files: list[str], runner: str, out: Path, timeout: int, env: dict[str, str] | None = None
+) -> dict | None:
     target = out / f"collect-{runner}-{os.getpid()}.json"
     env = {
         **os.environ,
         **RUNNERS[runner]["env"],
+        **(env or {}),
         "HW_COLLECT_OUT": str(target),
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONPATH": str(root),
@@ -212,14 +419,58 @@ def collect_batch(root: Path, files: list[str], runner: str, out: Path, timeout:
     return data
 
 
+def split_batch(data: dict, part: list[str]) -> tuple[dict[str, dict], list[str]]:
+    """Per file of *part*, from one session's plugin output: {"items": [...]} (plus "records" and
+    "outcomes" when the plugin wrote them) or {"error": its first line}; and the files the session
+    never reached (a module before them called sys.exit() on import)."""
+    failed = {n.split("::")[0] for n in data["failed"]}
+    errors = {n.split("::")[0]: why for n, why in data.get("errors", {}).items()}
+    reported = set(data.get("reported", ()))
+    by_file: dict[str, dict[str, list]] = {}
+
+    def bucket(nodeid: str) -> dict[str, list]:
+        return by_file.setdefault(nodeid.split("::")[0], {"items": [], "records": [], "outcomes": []})
+
+    for nodeid in data["items"]:
+        bucket(nodeid)["items"].append(nodeid)
+    for row in data.get("records", ()):
+        bucket(row[0])["records"].append(row)
+    for nodeid, outcome in data.get("outcomes", {}).items():
+        bucket(nodeid)["outcomes"].append([nodeid, *outcome])
+    results, cut = {}, []
+    for f in part:
+        if f in failed:
+            results[f] = {"error": errors.get(f) or "collection failed"}
+        else:
+            results[f] = {"items": bucket(f)["items"]}
+            for key in ("records", "outcomes"):
+                if key in data:
+                    results[f][key] = bucket(f)[key]
+        if len(part) == 1 or results[f].get("items") or f in failed or f in reported:
+            results[f]["complete"] = True
+        else:
+            cut.append(f)
+    return results, cut
+
+
 def _complete(result: dict) -> bool:
     """Whether *result*'s collection is known to have run to its end ("alone": older stores)."""
     return bool(result.get("complete") or result.get("alone"))
 
 
-def collect(root: Path, files: list[str], runner: str, out: Path, batch: int, timeout: int) -> dict:
-    """Per file: {"items": [...]} or {"error": why}. Resumable: results accumulate in OUT."""
-    store = out / f"truth-{runner}.json"
+def collect(
+    root: Path,
+    files: list[str],
+    runner: str,
+    out: Path,
+    batch: int,
+    timeout: int,
+    env: dict[str, str] | None = None,
+    store: Path | None = None,
+) -> dict:
+    """Per file: {"items": [...]} or {"error": why} (plus "records" when the plugin writes them:
+    HW_RECORDS in *env*). Resumable: results accumulate in *store* (default OUT/truth-RUNNER.json)."""
+    store = store or out / f"truth-{runner}.json"
     done: dict = json.loads(store.read_text()) if store.exists() else {}
     todo = [f for f in files if f not in done]
     queue = [todo[i : i + batch] for i in range(0, len(todo), batch)]
@@ -231,7 +482,7 @@ def collect(root: Path, files: list[str], runner: str, out: Path, batch: int, ti
             break
         part = queue.pop(0)
         t0 = time.time()
-        data = collect_batch(root, part, runner, out, timeout)
+        data = collect_batch(root, part, runner, out, timeout, env)
         if data is None:
             if len(part) > 1:
                 mid = len(part) // 2
@@ -239,16 +490,8 @@ def collect(root: Path, files: list[str], runner: str, out: Path, batch: int, ti
                 continue
             done[part[0]] = {"error": "timeout or crash"}
         else:
-            failed = {n.split("::")[0] for n in data["failed"]}
-            reported = set(data.get("reported", ()))
-            cut = []
-            for f in part:
-                items = [i for i in data["items"] if i.split("::")[0] == f]
-                done[f] = {"error": "collection failed"} if f in failed else {"items": items}
-                if len(part) == 1 or items or f in failed or f in reported:
-                    done[f]["complete"] = True
-                else:
-                    cut.append(f)
+            results, cut = split_batch(data, part)
+            done.update(results)
             # A module that calls sys.exit() on import ends the whole session: pytest collects its
             # arguments in order, so the first file it never reported is that module, and the files
             # after it were never reached. Collect the one alone and the rest again as a batch.

@@ -1,0 +1,86 @@
+"""benchmarks/migration.py's comparison on hand-made collections (no torch): what counts as broken,
+run nowhere and lost on a device, by the device-neutral key."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+import migration
+
+RUNS = {
+    "cpu": ("GENERIC", "ACCELERATOR", "CPU"),
+    "cuda": ("ACCELERATOR", "CUDA"),
+    "mps": ("ACCELERATOR", "MPS"),
+}
+
+
+def row(nodeid, cls, generic, neutral, device="", classification=None, kept=False):
+    return [nodeid, cls, generic, neutral, "", device, classification, kept]
+
+
+def test_compare_by_device_neutral_key():
+    before = {
+        "cpu": {
+            "a.py": {"items": [], "records": [row("a.py::TestA::test_x", "TestA", "TestA", "test_x")]},
+            "b.py": {"items": [], "records": [row("b.py::TestB::test_y", "TestB", "TestB", "test_y")]},
+            "c.py": {"items": [], "records": [row("c.py::test_f", "", "", "test_f")]},
+        },
+        "cuda": {
+            "a.py": {
+                "items": [],
+                "records": [row("a.py::TestACUDA::test_x_cuda", "TestACUDA", "TestA", "test_x", "cuda")],
+            },
+            "b.py": {"items": [], "records": [row("b.py::TestB::test_y", "TestB", "TestB", "test_y")]},
+            "c.py": {"error": "ImportError: no"},
+        },
+        "mps": {"a.py": {"items": []}, "b.py": {"items": [], "records": []}, "c.py": {"items": []}},
+    }
+    after = {
+        "cpu": {
+            "a.py": {
+                "items": [],
+                "records": [row("a.py::TestA::test_x", "TestA", "TestA", "test_x", "", "GENERIC", True)],
+            },
+            "b.py": {"error": "NameError: name 'TestB' is not defined"},
+            "c.py": {"items": [], "records": [row("c.py::test_f", "", "", "test_f")]},
+        },
+        "cuda": {
+            "a.py": {
+                "items": [],
+                "records": [
+                    row("a.py::TestACUDA::test_x_cuda", "TestACUDA", "TestA", "test_x", "cuda", "GENERIC")
+                ],
+            },
+            "b.py": {"error": "NameError: name 'TestB' is not defined"},
+            "c.py": {"error": "ImportError: no"},
+        },
+        "mps": {"a.py": {"items": []}, "b.py": {"items": []}, "c.py": {"items": []}},
+    }
+    files = ["a.py", "b.py", "c.py"]
+    s = migration.compare(RUNS, files, before, after, files, files)
+    # b.py collected before on cpu and cuda and fails after on both
+    assert [(b["file"], b["runners"]) for b in s["broken"]] == [("b.py", ["cpu", "cuda"])]
+    # test_x runs on cpu after (GENERIC): not lost, counted once although it collected on two runners
+    assert s["tests_before"] == 3
+    assert {e["class"]: e["tests"] for e in s["lost"]} == {"b.py::TestB": 1, "c.py::<functions>": 1}
+    assert [e["reason"] for e in s["lost"] if e["class"] == "c.py::<functions>"] == ["no class"]
+    # ... but the CUDA runner no longer runs the test torch generated for it
+    assert [(e["runner"], e["class"], e["classification_after"]) for e in s["device_lost"]] == [
+        ("cuda", "a.py::TestA", ["GENERIC"])
+    ]
+    assert s["per_runner"]["cpu"]["tests_run_after"] == 1 and s["per_runner"]["cuda"]["files_broken"] == 1
+    assert not s["property_holds"]
+
+
+def test_importers_follow_the_tree(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "test_base.py").write_text("class Base: pass\n")
+    (tmp_path / "test_user.py").write_text("from pkg.test_base import Base\n")
+    (tmp_path / "test_user2.py").write_text("import test_user\n")
+    (tmp_path / "test_other.py").write_text("import torch\n")
+    graph = migration.import_graph(tmp_path)
+    assert graph["test_user.py"] == {"pkg/test_base.py"}
+    assert migration.importers(graph, {"pkg/test_base.py"}) == {"test_user.py", "test_user2.py"}
