@@ -117,7 +117,7 @@ def migrate(
     """Fix a copy of *cases* with hwlint, collect and run both sides on every runner, and judge
     each file. Returns {"verdicts": {file: Verdict fields}, "plain": {file: error or None},
     "before": ..., "after": ...} (JSON-able, for the cache below)."""
-    from hwlint.cli import main
+    from hwlint.cli.check import main
 
     before_root = write_tree(work / "before", cases)
     after_root = work / "after"
@@ -158,7 +158,7 @@ def shared_migration(
     others read it. Keyed by the cases, runners, the plugin and hwlint's source."""
     import hwlint
 
-    source = sorted(Path(hwlint.__file__).parent.glob("*.py"))
+    source = sorted(Path(hwlint.__file__).parent.rglob("*.py"))
     key = migration._digest(
         json.dumps([cases, runners, runs], sort_keys=True),
         real_tree.PLUGIN,
