@@ -20,12 +20,14 @@ same answers:
   or getting them at run time, or setting ``device`` for the tests a base outside the scanned files
   may hold (:func:`unseen_bases`); a class with no test anywhere it can have one from is not
   "collected", however it is named or whatever ``device`` it sets: :func:`collected_tests`;
+* the ``device`` a test takes from instantiation: a parameter without a default that no
+  ``@parametrize`` gives (:func:`device_parameters`);
 * the names instantiation generates (``TestFoo`` + ``CUDA``) and their devices.
 """
 
 from __future__ import annotations
 
-from .model import ClassInfo, FileModel, Instantiation, LocalResolver, Resolver, mro
+from .model import ClassInfo, FileModel, Instantiation, LocalResolver, Method, Resolver, mro
 from .taxonomy import Taxonomy
 
 #: Bases that say nothing about a class being a test class.
@@ -182,6 +184,17 @@ def hidden_bases(chain: list[ClassInfo]) -> list[str]:
             if name in DISTRIBUTED_BASES or not name.endswith("TestCase"):
                 out.append(name)
     return out
+
+
+def device_parameters(taxonomy: Taxonomy, method: Method) -> tuple[str, ...]:
+    """The device parameters (``device``, ``devices``) instantiation passes *method*: those it takes
+    without a default value and that no ``@parametrize("device", ...)`` gives it
+    (``def test_exp(self, device="mps")`` takes a plain default, not the fixture)."""
+    return tuple(
+        p
+        for p in taxonomy.device_params
+        if p in method.params and p not in method.defaulted and p not in method.parametrized
+    )
 
 
 def generated_devices(taxonomy: Taxonomy, call: Instantiation) -> list[str]:

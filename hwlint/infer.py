@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from .collection import DISTRIBUTED_BASES, hidden_bases
+from .collection import DISTRIBUTED_BASES, device_parameters, hidden_bases
 from .context import Context
 from .model import ANY_ACCELERATOR, GUARD, HARD, ClassInfo, DeviceUse, Method, mro
 from .taxonomy import Classification, Taxonomy
@@ -155,9 +155,8 @@ class _Evidence:
                 methods.setdefault(m.name, m)
         # the tests the class collects: its own and its bases' (a subclass's definition wins)
         self.tests = [m for m in methods.values() if m.is_test]
-        params = set(tax.device_params)
-        self.with_device = [m for m in self.tests if params & set(m.params)]
-        self.without_device = [m for m in self.tests if not params & set(m.params)]
+        self.with_device = [m for m in self.tests if device_parameters(tax, m)]
+        self.without_device = [m for m in self.tests if not device_parameters(tax, m)]
         self.calls = ctx.model.instantiations_of(cls)
         # calls in other scanned modules count as the runtime sees them: after this file's own
         self.where = {id(c): "" for c in self.calls}

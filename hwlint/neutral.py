@@ -17,13 +17,15 @@ A rewrite of one use:
   (unsafe).
 
 Anything else (``"cuda:1"``, ``torch.cuda.Stream()``, a module-level helper that uses CUDA, a use in a
-decorator) has no rewrite: it blocks the conversion of its class.
+decorator or a default argument, ``self.device_type`` in a nested function or class, whose ``self``
+may be another object) has no rewrite: it blocks the conversion of its class.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .collection import DISTRIBUTED_BASES, device_parameters
 from .context import Context
 from .infer import (
     decorator_device,
@@ -40,7 +42,10 @@ from .model import (
     FORM_METHOD,
     FORM_NAME,
     HARD,
+    NONE,
     ROLE_DEVICE,
+    SCOPE_DEFAULT,
+    SCOPE_NESTED,
     ClassInfo,
     DeviceUse,
     Method,
@@ -84,12 +89,13 @@ def rewrite_use(ctx: Context, use: DeviceUse, method: Method | None, takes_devic
     """How *use* is spelled for every device inside *method* (which takes, or will take, ``device``
     when *takes_device*), or None."""
     tax = ctx.taxonomy
-    if use.decorator:
+    if use.decorator or use.scope == SCOPE_DEFAULT:  # evaluated before any test runs: no `device` yet
         return None
     if use.form == FORM_CHAIN:
         target = tax.device_neutral.counterpart(use.detail)
         return Rewrite(use, target, SAFE) if target else None
-    has_self = method is not None and bool(method.params) and method.params[0] == "self"
+    # in a nested function or class `self` may be another object (an nn.Module's forward)
+    has_self = method is not None and method.params[:1] == ("self",) and use.scope != SCOPE_NESTED
     param = tax.device_params[0] if tax.device_params else "device"
     if use.form == FORM_LITERAL:
         value = use.site.text.strip("'\"")
@@ -127,7 +133,6 @@ def hard_uses(ctx: Context, cls: ClassInfo, converting: bool = False) -> list[Ha
     class_pins = {decorator_device(tax, d.name) for d in cls.decorators if d.name in pinning}
     chain = mro(ctx.model, cls, ctx.resolver)
     methods = {m.name: m for c in reversed(chain) for m in c.methods}
-    params = set(tax.device_params)
     out: dict[tuple[int, int], HardUse] = {}
     uses: list[DeviceUse] = list(cls.shared_uses)
     for name, found in cls.test_uses:
@@ -143,7 +148,7 @@ def hard_uses(ctx: Context, cls: ClassInfo, converting: bool = False) -> list[Ha
         if key in out:
             continue
         owner = _owner(chain, u)
-        takes = owner is not None and owner.is_test and (converting or bool(params & set(owner.params)))
+        takes = owner is not None and owner.is_test and (converting or bool(device_parameters(tax, owner)))
         out[key] = HardUse(u, owner, rewrite_use(ctx, u, owner, takes))
     return sorted(out.values(), key=lambda h: (h.use.site.line, h.use.site.col))
 
@@ -234,6 +239,9 @@ def _conversion(ctx: Context, cls: ClassInfo) -> Conversion | None:
         extra = [p for p in tax.device_params[1:] if p in m.params]
         if extra:
             return blocked(f"`{m.name}` (line {m.site.line}) takes `{extra[0]}`")
+        plain = [p for p in tax.device_params[:1] if p in m.params and p not in device_parameters(tax, m)]
+        if plain:
+            return blocked(f"`{m.name}` (line {m.site.line}) takes `{plain[0]}` with a value of its own")
     calls = ctx.model.instantiations_of(cls)
     if len(calls) > 1:
         return blocked(f"it is instantiated {len(calls)} times (line {calls[1].site.line})")
@@ -252,12 +260,57 @@ def _conversion(ctx: Context, cls: ClassInfo) -> Conversion | None:
         clash = ctx.model.class_named(suffix)
         if clash is not None:
             return blocked(f"`{clash.name}` (line {clash.site.line}) has a name instantiation would generate")
+    why = _kept_by_the_module(ctx, cls, chain, calls) or _about_its_device(cls, current.device or "")
+    if why is not None:
+        return blocked(why)
     rewrites = []
     for h in uses:
         if h.rewrite is None:
             return blocked(f"line {h.use.site.line}: `{shown(h.use)}`")
         rewrites.append(h.rewrite)
+    done = {(h.use.site.line, h.use.site.col) for h in uses}
+    for u in cls.device_uses:  # guards, and uses no test reaches (a property): neutral, or blocking
+        if u.device != current.device or (u.site.line, u.site.col) in done or u.kind == NONE:
+            continue
+        target = tax.device_neutral.counterpart(u.detail) if u.form == FORM_CHAIN else None
+        if target is None or u.target is None:
+            return blocked(f"line {u.site.line}: `{shown(u)}` is for {u.device} only")
+        rewrites.append(Rewrite(u, target, SAFE))
+        done.add((u.site.line, u.site.col))
     return Conversion(cls, current.name, accel.name, tuple(rewrites), tests, None)
+
+
+def _kept_by_the_module(ctx: Context, cls: ClassInfo, chain: list[ClassInfo], calls: list) -> str | None:
+    """Why instantiating *cls* would break its module, or its tests would not run per device: the
+    instantiation deletes the class from the module, so anything else naming it fails (a later
+    ``instantiate_parametrized_tests(X)``, its own ``X.Helper``); a base bound at run time
+    (``TestCase = NoTest``) is no device base's partner; a distributed base sets up its own
+    processes and devices; tests bound by assignment take no ``device``."""
+    model = ctx.model
+    if cls.assigned_tests:
+        return f"its tests {', '.join(f'`{t}`' for t in cls.assigned_tests[:2])} are bound by assignment"
+    own = {line for call in calls for line in range(call.site.line, call.site.end_line + 1)}
+    for site in cls.mentions:
+        if site.line not in own:
+            return f"line {site.line} names `{cls.name}`, which instantiation deletes from the module"
+    for c in chain:
+        for base in c.bases:
+            name = base.rpartition(".")[2]
+            if name in DISTRIBUTED_BASES:
+                return f"its base `{name}` runs its own processes: it is not instantiated per device"
+            line = model.runtime_bound(base.partition(".")[0], before=c.site.line)
+            if line:
+                return f"its base `{base}` is bound at run time (line {line})"
+    return None
+
+
+def _about_its_device(cls: ClassInfo, device: str) -> str | None:
+    """A class named after one device, as PyTorch names the classes for one device
+    (``TestAutocastMPS``, ``TestCudaMallocAsyncCUDA``...: the device in capitals at the end), asserts
+    that device's behaviour: it is not made to run on every other one."""
+    if device and cls.name.endswith(device.upper()) and len(cls.name) > len(device):
+        return f"its name says it tests {device}"
+    return None
 
 
 def _generated_names(ctx: Context, cls: ClassInfo) -> list[str]:

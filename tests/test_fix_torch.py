@@ -32,6 +32,8 @@ pytestmark = [pytest.mark.torch, pytest.mark.slow]
 
 from tests import torch_migration  # noqa: E402
 
+from .conftest import DEFAULT_TAXONOMY  # noqa: E402
+
 RUNNERS = ["cpu", "privateuse1", "cuda", "rocm", "mps", "xpu"]
 
 HEAD = """\
@@ -92,8 +94,7 @@ class TestParamCuda(TestCase):
 
 instantiate_parametrized_tests(TestParamCuda)
 """,
-        "issue 25: HWC302 instantiates the class for every device (which deletes it) and leaves the "
-        "later instantiate_parametrized_tests(X): NameError at import",
+        None,  # held since issue 25 was fixed
     ),
     # test_cpp_extensions_stream_and_event.py-like: CppThreadTestCUDA.EventHandler in setUpClass
     "test_self_name.py": (
@@ -113,7 +114,7 @@ class TestThreadCUDA(TestCase):
     def test_more(self):
         {CUDA}
 """,
-        "issue 25: a converted class whose own methods name it (instantiation deletes the name): NameError",
+        None,  # held since issue 25 was fixed
     ),
     # test_jiterator.py, test_cuda_sanitizer.py
     "test_notest.py": (
@@ -130,8 +131,7 @@ class TestNoTestCuda(TestCase):
     def test_b(self):
         {CUDA}
 """,
-        "issue 25: `TestCase = NoTest` without CUDA, class converted: instantiating a NoTest class "
-        "for mps/xpu/privateuse1 fails at import (no setUpClass)",
+        None,  # held since issue 25 was fixed
     ),
     # test_matmul_cuda.py: def _test_tautological_mm(self, device: str = "cuda", ...)
     "test_default_arg.py": (
@@ -146,7 +146,7 @@ class TestDefaultArg(TestCase):
     def test_b(self):
         {CUDA}
 """,
-        "issue 25: a default argument rewritten to `self.device_type`: NameError at import",
+        None,  # held since issue 25 was fixed
     ),
     # test_jit_autocast.py: torch.autocast(device_type="cuda") in a nested nn.Module's forward
     "test_nested_helper.py": (
@@ -164,8 +164,7 @@ class TestNestedModule(TestCase):
     def test_plain(self):
         {CUDA}
 """,
-        'issue 25: `"cuda"` in a method of a helper class nested in a test rewritten to '
-        "`self.device_type` (self is the helper): AttributeError when the test runs",
+        None,  # held since issue 25 was fixed
     ),
     # a class-level guard kept on a converted class
     "test_skip_guard.py": (
@@ -178,8 +177,7 @@ class TestGuarded(TestCase):
     def test_b(self):
         {CUDA}
 """,
-        "issue 25: class-level skipIf(not torch.cuda.is_available()) kept on a converted class: "
-        "selected on mps/xpu/privateuse1, skipped there",
+        None,  # held since issue 25 was fixed
     ),
     # test_mps.py: class TestMPS ... def test_exp(self, device="mps")
     "test_mps_default.py": (
@@ -191,8 +189,7 @@ class TestMPS(TestCase):
     def test_log(self, device="mps"):
         self.assertEqual(torch.device(device).type, "mps")
 """,
-        'issue 25: `device="mps"` read as the device fixture: the class is declared ACCELERATOR '
-        "without being instantiated and the default rewritten to `self.device_type`: NameError",
+        None,  # held since issue 25 was fixed
     ),
     # test_nn.py: TestNN's @parametrize_test("device", ...)
     "test_parametrize_device.py": (
@@ -208,8 +205,7 @@ class TestNN(TestCase):
 
 instantiate_parametrized_tests(TestNN)
 """,
-        "issue 25: a `device` parameter from @parametrize read as the device fixture: the class is "
-        "left unclassified and runs nowhere",
+        None,  # held since issue 25 was fixed
     ),
 }
 # a class above the file's only common_utils import (late): the enum is imported on that line
@@ -227,8 +223,7 @@ class TestEarly(JitTestCase):
 from torch.testing._internal.common_utils import run_tests  # noqa: E402
 """
     + TAIL,
-    "issue 25: HardwareClassification imported on a late import line, below the class using it: "
-    "NameError at import",
+    None,  # the import goes above the class that uses it
 )
 
 
@@ -275,10 +270,37 @@ def test_controls_are_really_fixed(migrated):
     assert migrated["after"]["cpu"]["test_ok_converted.py"]["items"] == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 25: the HardwareClassification import written has no fallback for a torch without "
-    "it (2.13): every rewritten file fails to import there",
-)
-def test_fixed_file_imports_on_torch_without_the_enum(migrated):
-    assert migrated["plain"]["test_ok_generic.py"] is None
+def test_a_fallback_taxonomy_writes_an_import_torch_without_the_enum_survives(tmp_path):
+    """With ``enum.fallback: true`` the import a fix writes defines the enum where the import fails:
+    the fixed file imports on the installed torch whether or not it has HardwareClassification."""
+    import subprocess
+    import sys
+
+    from hwlint.cli.check import main
+
+    text = DEFAULT_TAXONOMY.read_text()
+    assert "  module: torch.testing._internal.common_utils\n" in text
+    taxonomy = tmp_path / "taxonomy.yaml"
+    taxonomy.write_text(
+        text.replace(
+            "  module: torch.testing._internal.common_utils\n",
+            "  module: torch.testing._internal.common_utils\n  fallback: true\n",
+            1,
+        )
+    )
+    target = tmp_path / "test_generic.py"
+    target.write_text(
+        "import unittest\n\nfrom torch.testing._internal.common_utils import TestCase\n\n\n"
+        "class TestPlain(TestCase):\n    def test_a(self):\n        self.assertEqual(1, 1)\n"
+    )
+    assert main(["check", "--isolated", "--no-cache", "--taxonomy", str(taxonomy), "--fix", str(target)]) == 0
+    fixed = target.read_text()
+    assert "except ImportError:  # a torch without HardwareClassification\n" in fixed
+    assert "import enum\n" in fixed and "hw_classification = HardwareClassification.GENERIC" in fixed
+    # without the overlay: torch 2.13's own testing modules, which lack the enum
+    code = (
+        f"import runpy; ns = runpy.run_path({str(target)!r}); print(ns['TestPlain'].hw_classification.name)"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "GENERIC"

@@ -143,6 +143,7 @@ def _without_device_evidence(model):
             device_uses=(),
             shared_uses=(),
             test_uses=(),
+            mentions=(),  # looked for only where the scan found a hard use
         )
         for c in model.classes
     )

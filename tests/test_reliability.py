@@ -74,7 +74,7 @@ def test_pep263_latin1_file_keeps_character_columns(taxonomy):
         "# coding: latin-1\n"
         "from torch.testing._internal.common_utils import HardwareClassification as HC\n"
         "class TestÄ(TestCase):\n    hw_classification = HC.GENERIC\n"
-        "    def test_ü(self, é='é', device='é'):\n        pass\n"
+        "    def test_ü(self, é='é', *, device):\n        pass\n"
     )
     (f,) = check_source(src.encode("latin-1"), "t.py", taxonomy)
     line = src.splitlines()[4]

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..model import ClassInfo, FileModel, ImportStatement, Instantiation, Method, Site
 from ..taxonomy import Taxonomy
-from .imports import _name_reference
+from .imports import _name_reference, _new_import_edit, _new_import_edit_at, bound_name
 from .records import DECLARE, IMPORT_LINE, IMPORT_NAME, REWRITE, STATEMENT, TEXT, Edit
 from .text import (
     _LONE_CR,
@@ -71,8 +71,63 @@ class EditBuilder:
         return ref, [Edit(edit.start_pos, edit.end_pos, edit.inserted_text, role, line, 0, key)]
 
     def enum(self, before_line: int) -> tuple[str, list[Edit]]:
-        """How the taxonomy's enum is written in the file, and the edit importing it if needed."""
-        return self.reference(self.taxonomy.enum_module, self.taxonomy.enum_name, before_line)
+        """How the taxonomy's enum is written in the file, and the edit importing it if needed; with
+        the taxonomy's ``enum.fallback``, the import in a ``try`` whose ``except ImportError``
+        defines the enum with the taxonomy's classifications (a torch without it still imports the
+        file), and ``import enum`` where the file lacks it."""
+        tax = self.taxonomy
+        if not tax.enum_fallback or bound_name(self.model, tax.enum_module, tax.enum_name) is not None:
+            return self.reference(tax.enum_module, tax.enum_name, before_line)
+        newline, unit = _default_newline(self.source), _indent_unit(self.source, "")
+        members = " ".join(tax.classifications)
+        block = newline.join(
+            [
+                "try:",
+                f"{unit}from {tax.enum_module} import {tax.enum_name}",
+                f"except ImportError:  # a torch without {tax.enum_name}",
+                f'{unit}{tax.enum_name} = enum.Enum("{tax.enum_name}", "{members}")',
+                "",
+            ]
+        )
+        edits = []
+        if not any(i.binding_module("enum") for i in self.model.imports if not i.nested):
+            first = next(
+                (
+                    i
+                    for i in self.model.imports
+                    if not i.nested and i.site.col == 0 and i.module != "__future__"
+                ),
+                None,
+            )
+            at = (
+                self.offset(first.site.line, 0)
+                if first is not None and first.site.line < before_line
+                else None
+            )
+            if at is not None:
+                edits.append(
+                    Edit(
+                        at,
+                        at,
+                        f"import enum{newline}",
+                        IMPORT_LINE if self.by_model else TEXT,
+                        0,
+                        0,
+                        "import enum",
+                    )
+                )
+            else:
+                block = f"import enum{newline}{block}"
+        placed = _new_import_edit_at(self.source, self.starts, self.model, block, before_line)
+        if placed is None:
+            placed = _new_import_edit(
+                self.source, self.tree.root, self.starts, self.model, block, before_line
+            )
+        key = f"import {tax.enum_module} {tax.enum_name}"
+        return tax.enum_name, [
+            *edits,
+            Edit(placed.start_pos, placed.end_pos, placed.inserted_text, TEXT, 0, 0, key),
+        ]
 
     # -- declarations ---------------------------------------------------------------------------
     def declare(self, cls: ClassInfo, member: str) -> list[Edit]:

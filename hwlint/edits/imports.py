@@ -54,17 +54,28 @@ def _name_reference(
     if bound is not None:
         return bound, None, None
     for imp in model.imports:
-        if imp.module == module and not imp.nested and imp.site.col == 0:
+        # a statement below the first use (a late `from ... import run_tests`) binds the name too late
+        if (
+            imp.module == module
+            and not imp.nested
+            and imp.site.col == 0
+            and imp.site.end_line < first_class_line
+        ):
             edit = _add_name_edit_at(source, starts, imp, name)
             if edit is not None:
                 return name, edit, imp
             node = _module_statement(tree.root, starts, imp.site.line)
             if node is not None and node.kind() == "import_from_statement":
                 return name, _add_name_edit(source, node, name), False
-    edit = _new_import_edit_at(source, starts, model, module, name, first_class_line)
+    statement = f"from {module} import {name}"
+    edit = _new_import_edit_at(source, starts, model, statement, first_class_line, module)
     if edit is not None:
         return name, edit, None
-    return name, _new_import_edit(source, tree.root, starts, model, module, name, first_class_line), False
+    return (
+        name,
+        _new_import_edit(source, tree.root, starts, model, statement, first_class_line, module),
+        False,
+    )
 
 
 def _module_statement(root: SgNode, starts: list[int], line: int) -> SgNode | None:
@@ -182,20 +193,51 @@ def _name_edit(
     return _insert(last.end, f",{newline}{indent}{name}")
 
 
-def _new_import_edit_at(
-    source: str, starts: list[int], model: FileModel, module: str, name: str, first_class_line: int
+def _sorted_position(
+    source: str, starts: list[int], before: list[ImportStatement], statement: str, module: str | None
 ) -> Edit | None:
-    """:func:`_new_import_edit` after the last module-level import above the first class fixed, on
-    a line of its own; None when there is none, or code or a continuation follows it on its line."""
+    """*statement* (a ``from module import ...``) on a line of its own just before the first of
+    *before* (module-level imports) that sorts after it among the ``from`` imports of its package,
+    when those are sorted (isort's order); None otherwise."""
+    if module is None:
+        return None
+    package = module.partition(".")[0]
+    kin = [i for i in before if i.module and i.module.partition(".")[0] == package and i.names[0][0] != "*"]
+    keys = [i.module.lower() for i in kin if i.module]
+    if not kin or keys != sorted(keys):
+        return None
+    later = next((i for i in kin if i.module and i.module.lower() > module.lower()), None)
+    if later is None:
+        return None
+    at = _offset(starts, later.site.line, 0)
+    _, newline = _line_end(source, at)
+    return _insert(at, f"{statement}{newline or _default_newline(source)}")
+
+
+def _new_import_edit_at(
+    source: str,
+    starts: list[int],
+    model: FileModel,
+    statement: str,
+    first_class_line: int,
+    module: str | None = None,
+) -> Edit | None:
+    """:func:`_new_import_edit` on a line of its own among the module-level imports above the first
+    class fixed: in sorted place among ``from`` imports of *module*'s package when those are sorted
+    (isort's order), else after the last of them; None when there is none, or code or a
+    continuation follows the import it goes after on its line."""
     before = [i for i in model.imports if not i.nested and i.site.col == 0 and i.site.line < first_class_line]
     if not before:
         return None
+    sorted_at = _sorted_position(source, starts, before, statement, module)
+    if sorted_at is not None:
+        return sorted_at
     last = max(before, key=lambda i: i.site.end_line)
     end = _offset(starts, last.site.end_line, last.site.end_col)
     pos, newline = _line_end(source, end)
     if not newline or not _comment_only(source[end:pos]):
         return None
-    return _insert(pos, f"from {module} import {name}{newline}")
+    return _insert(pos, f"{statement}{newline}")
 
 
 def _new_import_edit(
@@ -203,11 +245,18 @@ def _new_import_edit(
     root: SgNode,
     starts: list[int],
     model: FileModel,
-    module: str,
-    name: str,
+    statement: str,
     first_class_line: int,
+    module: str | None = None,
 ) -> Edit:
-    line = f"from {module} import {name}"
+    """*statement* (an import, or the enum's fallback block) on lines of its own: in sorted place
+    (see :func:`_sorted_position`), else after the last module-level import above the first class
+    fixed, else after the module's docstring, placed by ast-grep's tree."""
+    line = statement
+    before = [i for i in model.imports if not i.nested and i.site.col == 0 and i.site.line < first_class_line]
+    sorted_at = _sorted_position(source, starts, before, statement, module)
+    if sorted_at is not None:
+        return sorted_at
     before = [i for i in model.imports if not i.nested and i.site.col == 0 and i.site.line < first_class_line]
     if before:
         last = max(before, key=lambda i: i.site.end_line)

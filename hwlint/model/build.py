@@ -11,6 +11,7 @@ calls and the constants they name in :mod:`hwlint.model.calls`, and device evide
 from __future__ import annotations
 
 import ast
+import bisect
 import io
 import re
 import tokenize
@@ -23,6 +24,7 @@ from ..taxonomy import Taxonomy
 from .calls import _CallScan
 from .devices import _DeviceScan, _strongest, _vocabulary
 from .records import (
+    HARD,
     NONE,
     ClassInfo,
     Declaration,
@@ -36,6 +38,7 @@ from .records import (
 from .syntax import (
     _COMPOUND,
     _TRY,
+    _after_word,
     _class_body_statements,
     _conditional_blocks,
     _expression,
@@ -601,7 +604,26 @@ class _Builder(_CallScan, _DeviceScan):
             device_value=device_value,
             assigned_tests=tuple(dict.fromkeys(assigned)),
             conditional_tests=tuple(dict.fromkeys(conditional)),
+            mentions=self.mentions(node) if any(u.kind == HARD for u in uses) else (),
         )
+
+    def mentions(self, node: ast.ClassDef, limit: int = 3) -> tuple[Site, ...]:
+        """Up to *limit* places where the text names the class *node* as a word, but its own
+        ``class`` line (a mention in a comment or a string counts too: a conversion is refused
+        rather than risked)."""
+        name, text, out = node.name, self.source, []
+        starts, _ = self.offsets()
+        pos = text.find(name)
+        while pos >= 0 and len(out) < limit:
+            end = pos + len(name)
+            if not _after_word(text, pos) and not (
+                end < len(text) and (text[end].isalnum() or text[end] == "_")
+            ):
+                line = bisect.bisect_right(starts, pos)
+                if line != node.lineno:
+                    out.append(Site(line, pos - starts[line - 1], name, line, end - starts[line - 1]))
+            pos = text.find(name, end)
+        return tuple(out)
 
     def injected_declaration(self, node: ast.ClassDef) -> tuple[Declaration, Site] | None:
         """The declaration (and its statement's place) that starts *node*'s body in the text being
@@ -676,6 +698,8 @@ class _Builder(_CallScan, _DeviceScan):
             decorators=tuple(self.decorator(d) for d in node.decorator_list),
             device_uses=self.method_uses(node) if scan else (),
             end_line=node.end_lineno or node.lineno,
+            defaulted=_defaulted(a),
+            parametrized=_parametrized(node.decorator_list),
         )
 
     def decorator(self, node: ast.expr) -> Decorator:
@@ -769,3 +793,32 @@ def _bound_tests(stmt: ast.stmt, prefix: str) -> list[str]:
     else:
         return []
     return [n for n in names if n.startswith(prefix)]
+
+
+#: Decorators whose first argument names the parameters they give a test (torch's and pytest's).
+_PARAMETRIZE = frozenset({"parametrize", "parametrize_test"})
+
+
+def _defaulted(a: ast.arguments) -> tuple[str, ...]:
+    """The parameters of *a* that have a default value."""
+    positional = [*a.posonlyargs, *a.args]
+    names = [x.arg for x in positional[len(positional) - len(a.defaults) :]] if a.defaults else []
+    names += [x.arg for x, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None]
+    return tuple(names)
+
+
+def _parametrized(decorators: list[ast.expr]) -> tuple[str, ...]:
+    """Parameters ``@parametrize("device, dtype", ...)`` (``parametrize_test``, ``pytest.mark.
+    parametrize``) gives the decorated test."""
+    out: list[str] = []
+    for d in decorators:
+        if not (
+            isinstance(d, ast.Call) and d.args and dotted_name(d.func).rpartition(".")[2] in _PARAMETRIZE
+        ):
+            continue
+        first = d.args[0]
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            out += [n.strip() for n in first.value.split(",") if n.strip()]
+        elif isinstance(first, (ast.Tuple, ast.List)):
+            out += [e.value for e in first.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return tuple(out)

@@ -29,6 +29,8 @@ from .records import (
     ROLE_DEVICE,
     ROLE_OTHER,
     ROLE_TYPE,
+    SCOPE_DEFAULT,
+    SCOPE_NESTED,
     ClassInfo,
     DeviceUse,
     FileModel,
@@ -580,8 +582,39 @@ class _DeviceScan:
         return found
 
     def method_uses(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[DeviceUse, ...]:
-        """The device uses of a method, those of its decorators (above the `def` line) marked."""
+        """The device uses of a method: those of its decorators (above the `def` line) marked, and
+        those in a default argument or a nested function, lambda or class (see
+        :attr:`DeviceUse.scope`)."""
         uses = self.device_uses(node)
-        if not node.decorator_list or not uses:
+        if not uses:
             return uses
-        return tuple(replace(u, decorator=True) if u.site.line < node.lineno else u for u in uses)
+        if node.decorator_list:
+            uses = tuple(replace(u, decorator=True) if u.site.line < node.lineno else u for u in uses)
+        spans = self.scope_spans(node)
+        if not spans:
+            return uses
+        return tuple(self._scoped(u, spans) for u in uses)
+
+    def scope_spans(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[Site, str]]:
+        """The default arguments of *node* and the functions, lambdas and classes nested in its body,
+        as sites (character columns) with their :data:`SCOPE_DEFAULT` / :data:`SCOPE_NESTED`."""
+        a = node.args
+        out = [(self.site(d, ""), SCOPE_DEFAULT) for d in (*a.defaults, *a.kw_defaults) if d is not None]
+        todo = list(node.body)
+        while todo:
+            n = todo.pop()
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                first = min([n.lineno, *(d.lineno for d in getattr(n, "decorator_list", ()))])
+                site = self.site(n, "")
+                out.append((replace(site, line=first, col=0) if first < n.lineno else site, SCOPE_NESTED))
+                continue  # what is inside is nested, whatever it holds
+            todo.extend(_children(n))
+        return out
+
+    @staticmethod
+    def _scoped(use: DeviceUse, spans: list[tuple[Site, str]]) -> DeviceUse:
+        at = (use.site.line, use.site.col)
+        for s, scope in spans:
+            if (s.line, s.col) <= at and at < (s.end_line, s.end_col):
+                return replace(use, scope=scope)
+        return use

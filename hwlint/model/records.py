@@ -62,6 +62,7 @@ FORM_HELPER = "helper"  # a call to a module-level function whose body uses the 
 FORM_NAME = "name"  # a name used as a device: device=DEVICE_CUDA, .to(CUDA_DEVICE)
 
 
+SCOPE_BODY, SCOPE_DEFAULT, SCOPE_NESTED = "", "default", "nested"
 #: Roles of a literal (:attr:`DeviceUse.detail`): a device (``.to("cuda")``, ``device="cuda"``,
 #: ``torch.device("cuda")``), a device type (``device_type="cuda"``, ``torch.autocast("cuda")``,
 #: ``torch.device("cuda", 0)``), or anything else.
@@ -92,6 +93,10 @@ class DeviceUse:
     target: Site | None = None
     #: The use sits in a decorator (``@largeTensorTest(device="cuda")``, ``@onlyCUDA``).
     decorator: bool = False
+    #: Where in its method the use sits: :data:`SCOPE_BODY` (the method's own code),
+    #: :data:`SCOPE_DEFAULT` (a default argument, evaluated when the class is created) or
+    #: :data:`SCOPE_NESTED` (a nested function, lambda or class, where ``self`` may be another object).
+    scope: str = ""
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -107,6 +112,10 @@ class Method:
     # Methods it calls as `self.name(...)` / `cls.name(...)` that lead to device uses.
     calls: tuple[str, ...] = ()
     end_line: int = 0  # the last line of the body
+    # parameters with a default value, and those a ``@parametrize("device", ...)``-like decorator
+    # gives: neither is the ``device`` instantiation passes
+    defaulted: tuple[str, ...] = ()
+    parametrized: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -143,6 +152,9 @@ class ClassInfo:
     assigned_tests: tuple[str, ...] = ()
     # Test methods defined under an if/try/... in the body (they are in ``methods`` too)
     conditional_tests: tuple[str, ...] = ()
+    # Where the file names the class outside its ``class`` line (its own methods included), for a
+    # class with a hard device use (one a conversion may instantiate, which deletes the name)
+    mentions: tuple[Site, ...] = ()
 
     @property
     def is_test(self) -> bool:
@@ -198,6 +210,15 @@ class ImportStatement:
     module: str | None  # ``from`` imports: the module ("" for ``from . import x``); None for ``import``
     names: tuple[tuple[str, str | None], ...]  # (name, asname) as written; ("*", None) for a star
     nested: bool  # inside an if/try/with/... block
+
+    def binding_module(self, module: str) -> str | None:
+        """The local name under which this ``import`` statement binds *module*, if it does."""
+        if self.module is not None:
+            return None
+        for imported, alias in self.names:
+            if imported == module:
+                return alias or module
+        return None
 
     def binding(self, name: str) -> str | None:
         """The local name under which this statement binds *name* (a from-import), if it does."""

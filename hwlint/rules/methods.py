@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..collection import device_parameters
 from ..context import Context
 from .base import Hit, rule
 
@@ -34,11 +35,11 @@ def device_param_forbidden(ctx: Context) -> Iterator[Hit]:
     ## Use instead
     Classify the class ACCELERATOR and instantiate it, or drop the parameter.
     """
-    params = set(ctx.taxonomy.device_params)
     for cls, c in ctx.classified_test_classes:
         if c.device_param != "forbidden":
             continue
         for m in cls.test_methods:
+            params = device_parameters(ctx.taxonomy, m)
             for name, site in zip(m.params, m.param_sites, strict=True):
                 if name in params:
                     yield site, {"classification": c.name, "cls": cls.name, "method": m.name, "param": name}
@@ -75,13 +76,12 @@ def device_param_missing(ctx: Context) -> Iterator[Hit]:
         def test_add(self, device): ...
     ```
     """
-    params = set(ctx.taxonomy.device_params)
     wanted = " or ".join(f"`{p}`" for p in ctx.taxonomy.device_params)
     for cls, c in ctx.classified_test_classes:
         if c.device_param != "required":
             continue
         for m in cls.test_methods:
-            if not params & set(m.params):
+            if not device_parameters(ctx.taxonomy, m):
                 yield m.site, {"classification": c.name, "cls": cls.name, "method": m.name, "params": wanted}
 
 

@@ -730,6 +730,14 @@ class Taxonomy:
     enum_module: str = key(
         "enum.module", DOTTED, "torch.testing._internal.common_utils", "the module that defines the enum"
     )
+    enum_fallback: bool = key(
+        "enum.fallback",
+        Flag(),
+        False,
+        "whether a fix that imports the enum also defines it where the import fails (a suite that must "
+        "import on a torch without it: `try: from <module> import <name>` / `except ImportError:` "
+        "`<name> = enum.Enum(...)` with the taxonomy's classifications)",
+    )
     test_method_prefix: str = key(
         "test_method_prefix", IDENTIFIER, "test", "a test class is one whose own body defines such a method"
     )
