@@ -28,7 +28,7 @@ def noun(n: int, word: str) -> str:
     (for ``1 of 1 test class``, where the count is written apart)."""
     if n == 1:
         return word
-    if word.endswith("s"):
+    if word.endswith(("s", "x", "z", "ch", "sh")):
         return f"{word}es"
     if word.endswith("y") and word[-2:-1] not in "aeiou":
         return f"{word[:-1]}ies"

@@ -524,3 +524,27 @@ def test_a_fix_is_compiled_only_when_an_import_may_precede_a_future_import(taxon
         before = "from __future__ import annotations\nfrom __future__ import division\nimport os\n"
     old, new = build_model(before, "t.py", taxonomy), build_model(after, "t.py", taxonomy)
     assert _future_displaced(old, new) is displaced
+
+
+def test_a_fix_that_would_give_its_class_a_finding_is_refused_and_said(tmp_path, capsys, monkeypatch):
+    """AOTAutogradCachePicklerTests-like: a property calls torch.cuda.is_available(); GENERIC, the
+    inferred answer, would make the next check report HWC204: the fix is not written, and says why."""
+    monkeypatch.chdir(tmp_path)
+    source = (
+        "import torch\nfrom torch.testing._internal.common_utils import TestCase\n\n\n"
+        "class TestPickler(TestCase):\n    @property\n    def on_gpu(self):\n"
+        "        return torch.cuda.is_available()\n\n    def test_dump(self):\n        self.assertTrue(True)\n"
+    )
+    Path("test_pickler.py").write_text(source)
+    assert main(["check", "--isolated", "--no-cache", "--fix", "--show-fixes", "test_pickler.py"]) == 1
+    out, err = capsys.readouterr()
+    assert Path("test_pickler.py").read_text() == source
+    assert out.endswith(
+        "Fixes:\n- test_pickler.py:5: HWC001 no fix: the fixed class would have HWC204: GENERIC test class "
+        "`TestPickler` calls the accelerator API `torch.cuda.is_available()`.\n"
+    )
+    assert "[*]" not in out
+    assert err == (
+        "hwlint: warning: 1 fix not applied: the fixed class would hold a finding of its own or lose a "
+        "test (`--show-fixes` says which, and why)\n"
+    )

@@ -12,17 +12,20 @@ changed on disk since it was read (:mod:`hwlint.fix.write`).
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from ..collection import tests
 from ..context import Context
-from ..edits import EditBuilder, apply_edits
+from ..edits import NONE, EditBuilder, Fix, apply_edits
 from ..model import FileModel, Parse, Resolver, build_model, decode_source, parse_file
 from ..pipeline.check import ProjectCheck
 from ..pipeline.session import Session
 from ..project import Links
 from ..rules.check import Finding, Selection, read_source, run_rules
 from ..taxonomy import Taxonomy
+from ..words import plural
 from .merge import choose
 from .outcome import CheckRun, FilePlan, FixOptions, FixResult
 from .remodel import Edits, _model_after
@@ -124,7 +127,26 @@ def fix_plan(
             break
         result.fixed_text, result.after = again.fixed_text, again.after
         result.fixed += again.fixed
+        result.refused += again.refused
+    _not_offered(result)
     return result
+
+
+def _not_offered(result: FixResult) -> None:
+    """What a fix was refused for is no longer offered as fixable ([*], ``N fixable``): the
+    finding's fix becomes none, with the reason."""
+    if not result.refused:
+        return
+    why = {(f.code, f.message): reason for f, reason in result.refused}
+    for p in (result.plan, result.after):
+        if p is None:
+            continue
+        p.findings = [
+            replace(f, fix=Fix(NONE, f.fix.message, why[(f.code, f.message)]))
+            if f.fix is not None and (f.code, f.message) in why
+            else f
+            for f in p.findings
+        ]
 
 
 def _fix_once(
@@ -133,7 +155,11 @@ def _fix_once(
     selection: Selection | None = None,
     unsafe: bool = False,
 ) -> FixResult:
-    """One pass: the enabled fixes that do not collide, applied at once, and the fixed text planned."""
+    """One pass: the enabled fixes that do not collide, applied at once, and the fixed text planned.
+
+    A fix whose class, once fixed, holds a finding it did not (a GENERIC declaration above an
+    accelerator call, an instantiation rule the declaration breaks) or fewer tests is not applied:
+    the pass is made again without it, and the file's warnings say why."""
     result = FixResult(plan)
     if plan.data is None or plan.model is None or plan.model.error is not None:
         return result
@@ -141,20 +167,49 @@ def _fix_once(
     if broken is not None and any(f.fix is not None and f.fix.enabled(unsafe) for f in plan.findings):
         result.error = f"internal error while fixing ({broken}); left unchanged"
         return result
-    chosen, taken = choose(plan.findings, unsafe)
-    if not chosen:
-        return result
+    refused: dict[tuple[int, int, str], str] = {}
+    for _ in range(_MAX_REFUSALS):
+        candidates = [f for f in plan.findings if (f.line, f.col, f.code) not in refused]
+        chosen, taken = choose(candidates, unsafe)
+        if not chosen:
+            break
+        attempt = _attempt(plan, taxonomy, selection, chosen, taken)
+        if isinstance(attempt, str):
+            result.error = attempt
+            return result
+        if attempt is None:  # the edits change nothing
+            break
+        text, new_text, after = attempt
+        kept = _kept(plan.model, after.model, plan.findings, after.findings, unsafe)
+        blamed = {(f.line, f.col, f.code): kept[c] for f in chosen if (c := _class_of(plan.model, f)) in kept}
+        if not blamed:
+            result.text, result.fixed_text, result.after, result.fixed = text, new_text, after, chosen
+            break
+        refused.update(blamed)
+    result.refused = [
+        (f, refused[(f.line, f.col, f.code)]) for f in plan.findings if (f.line, f.col, f.code) in refused
+    ]
+    return result
+
+
+#: passes made again without the fixes refused (each time, at least one more is)
+_MAX_REFUSALS = 4
+
+
+def _attempt(plan: FilePlan, taxonomy: Taxonomy, selection: Selection | None, chosen: list, taken: list):
+    """The fixed text of *plan* with *taken* (the edits of *chosen*) and its plan; None when the
+    edits change nothing; a string saying why the file is left alone (an internal error, a fixed
+    text that would not compile)."""
+    assert plan.data is not None and plan.model is not None
     text, _ = decode_source(plan.data)
-    result.text = text
     try:
         made = Edits.of(text, plan.model, taken)
         new_text = apply_edits(text, made.edits)
         derived = _model_after(plan, text, new_text, made) if made.exact and new_text != text else None
     except Exception as e:  # a bug in the fixer must leave the file alone, not stop the run
-        result.error = f"internal error while fixing ({type(e).__name__}: {e}); left unchanged"
-        return result
-    if new_text == text:  # the edits change nothing: no text to model again, nothing to write
-        return result
+        return f"internal error while fixing ({type(e).__name__}: {e}); left unchanged"
+    if new_text == text:
+        return None
     data = new_text.encode(plan.model.encoding)
     # unless it follows from the original's parse, parse the fixed text: the edits may have broken it
     model = derived[0] if derived is not None else build_model(data, plan.path, taxonomy)
@@ -171,11 +226,45 @@ def _fix_once(
         broken = _compile_error(new_text, plan.path) if _future_displaced(plan.model, model) else None
     if broken is not None and _compile_error(text, plan.path) is None:
         # A fix must never break a file: refuse rather than write it.
-        result.error = f"the fixed file would not compile ({broken}); left unchanged"
-        return result
-    result.fixed_text, result.after = new_text, after
-    result.fixed = chosen
-    return result
+        return f"the fixed file would not compile ({broken}); left unchanged"
+    return text, new_text, after
+
+
+#: Findings a fix must not create: the instantiation and method rules contradict a declaration the
+#: fix chose (HWC3xx describe device code the class had before, and say how to make it neutral).
+_CONTRADICTIONS = ("HWC1", "HWC2")
+
+
+def _kept(
+    before: FileModel, after: FileModel | None, found: Sequence[Finding], now: Sequence[Finding], unsafe: bool
+) -> dict[str, str]:
+    """Class name -> why its fixes are not applied: the fixed text gives it a finding of
+    :data:`_CONTRADICTIONS` it did not have and that no enabled fix removes, or fewer tests."""
+    if after is None:
+        return {}
+    out: dict[str, str] = {}
+    old = Counter((f.code, f.message) for f in found)
+    for f in now:
+        if not f.code.startswith(_CONTRADICTIONS) or (f.fix is not None and f.fix.enabled(unsafe)):
+            continue
+        if old[(f.code, f.message)]:
+            old[(f.code, f.message)] -= 1
+            continue
+        cls = _class_of(after, f)
+        if cls is not None:
+            out.setdefault(cls, f"the fixed class would have {f.code}: {f.message}")
+    tests_after = {c.name: set(tests(after, c)) for c in after.classes}
+    for c in before.classes:
+        lost = set(tests(before, c)) - tests_after.get(c.name, set())
+        if lost and c.name not in out:
+            out[c.name] = f"the fixed class would lose {', '.join(f'`{t}`' for t in sorted(lost)[:3])}"
+    return out
+
+
+def _class_of(model: FileModel, finding: Finding) -> str | None:
+    """The name of the innermost class of *model* whose lines hold *finding*."""
+    inside = [c for c in model.classes if c.site.line <= finding.line <= c.end_line]
+    return max(inside, key=lambda c: c.site.line).name if inside else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -368,6 +457,12 @@ def apply_fixes(
             run.fixed += len(result.fixed)
             run.files_fixed += 1
         run.plans.append(result.after if result.written and result.after is not None else plan)
+    refused = sum(len(r.refused) for r in run.results)
+    if refused:
+        run.warnings.append(
+            f"{plural(refused, 'fix')} not applied: the fixed class would hold a finding of its own or "
+            "lose a test (`--show-fixes` says which, and why)"
+        )
     return run
 
 

@@ -40,6 +40,8 @@ class FixResult:
     # (a --fix run drops both texts once the file is written: only a diff shows them)
     after: FilePlan | None = None  # the fixed file, checked and planned again
     fixed: list[Finding] = field(default_factory=list)  # the findings whose fixes were applied
+    # the findings whose fixes were not applied, and why (the fixed class would hold a new finding)
+    refused: list[tuple[Finding, str]] = field(default_factory=list)
     error: str | None = None  # why the fixed text was not written
     written: bool = False  # the fixed text was written to the file
     edited: bool = False  # the fixed text differs, though the texts were dropped (see _check_and_fix)

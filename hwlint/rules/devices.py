@@ -185,8 +185,9 @@ def conversion_fix(ctx: Context, c: Conversion) -> Fix:
     param = tax.device_params[0]
     gaining = [m for m in c.tests if param not in m.params]
     reason = (
-        f"{plural(len(gaining), 'test')} gain `{param}`, {plural(len(c.rewrites), 'hard-coded device')} "
-        f"rewritten, instantiated with `except_for={_except_for(tax)}`"
+        f"{plural(len(gaining), 'test')} {'gains' if len(gaining) == 1 else 'gain'} `{param}`, "
+        f"{plural(len(c.rewrites), 'hard-coded device')} rewritten, instantiated with "
+        f"`except_for={_except_for(tax)}`"
     )
     return ctx.fix(
         UNSAFE,
