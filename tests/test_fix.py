@@ -533,7 +533,8 @@ def test_a_fix_that_would_give_its_class_a_finding_is_refused_and_said(tmp_path,
     source = (
         "import torch\nfrom torch.testing._internal.common_utils import TestCase\n\n\n"
         "class TestPickler(TestCase):\n    @property\n    def on_gpu(self):\n"
-        "        return torch.cuda.is_available()\n\n    def test_dump(self):\n        self.assertTrue(True)\n"
+        "        return torch.cuda.is_available()\n\n"
+        "    def test_dump(self):\n        self.assertTrue(True)\n"
     )
     Path("test_pickler.py").write_text(source)
     assert main(["check", "--isolated", "--no-cache", "--fix", "--show-fixes", "test_pickler.py"]) == 1
