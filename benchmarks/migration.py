@@ -186,9 +186,38 @@ def _key(path: str, row: list) -> tuple[str, str, str]:
     return path, row[2], row[3]
 
 
+def _pinned_elsewhere(pinned: dict, key: tuple[str, str, str], device: str | None) -> bool:
+    pins = pinned.get(key)
+    return bool(pins) and device is not None and device not in pins
+
+
 def _group(key: tuple[str, str, str]) -> str:
     path, cls, _ = key
     return f"{path}::{cls}" if cls else f"{path}::<functions>"
+
+
+def pinned_tests(tree: Path, files: list[str], taxonomy) -> dict[tuple[str, str, str], set[str]]:
+    """(file, class, test) -> the devices a test of *tree* is pinned to by a decorator (``@onlyCUDA``),
+    read from the unfixed files with hwlint's model: a test torch generates for another device skips
+    there at run time (collected, never run), so it is no device test of that runner."""
+    from hwlint.infer import decorator_device, device_pinning_decorators
+    from hwlint.model import build_model
+
+    pinning = device_pinning_decorators(taxonomy)
+    out: dict[tuple[str, str, str], set[str]] = {}
+    for f in files:
+        path = tree / f
+        if not path.is_file():
+            continue
+        model = build_model(path.read_bytes(), f, taxonomy, devices=False)
+        for cls in model.classes:
+            class_pins = {decorator_device(taxonomy, d.name) for d in cls.decorators if d.name in pinning}
+            for m in cls.test_methods:
+                own = {decorator_device(taxonomy, d.name) for d in m.decorators if d.name in pinning}
+                pins = class_pins | own
+                if pins - {None}:
+                    out[(f, cls.name, m.name)] = pins - {None}  # type: ignore[assignment]
+    return out
 
 
 def compare(
@@ -198,8 +227,13 @@ def compare(
     after: dict[str, dict],
     after_files: list[str],
     changed: list[str],
+    pinned: dict[tuple[str, str, str], set[str]] | None = None,
+    devices: dict[str, str] | None = None,
 ) -> dict:
-    """The property, measured: before/after per runner, broken files, lost tests, lost device tests."""
+    """The property, measured: before/after per runner, broken files, lost tests, lost device tests.
+    *pinned* (see :func:`pinned_tests`) and *devices* (runner -> its device) excuse a device test
+    pinned to another device than its runner's: it skips there."""
+    pinned, devices = pinned or {}, devices or {}
     in_after = set(after_files)
     ok_before = {r: {f for f in scope if "items" in before[r].get(f, {})} for r in runners}
     ok_after = {r: {f for f in after_files if "items" in after[r].get(f, {})} for r in runners}
@@ -221,7 +255,7 @@ def compare(
             for row in before[r][f].get("records", ()):
                 k = _key(f, row)
                 before_keys[k].add(r)
-                if row[5]:
+                if row[5] and not _pinned_elsewhere(pinned, k, devices.get(r)):
                     device_keys[r].add(k)
     kept: dict[str, set[tuple]] = {r: set() for r in runners}
     seen_after: dict[tuple[str, str], dict[str, set]] = defaultdict(lambda: defaultdict(set))
@@ -254,12 +288,15 @@ def compare(
         out["reason"] = "; ".join(parts)
         return out
 
+    # a test a fix moved to a class of its own (the pinned tests of a split) is kept under its name
+    named_before = Counter((k[0], k[2]) for k in before_keys)
+    named_ran = Counter((k[0], k[2]) for k in ran)
     lost_by: dict[str, Counter] = defaultdict(Counter)
     unchanged: Counter = Counter()
     for k in before_keys:
         if k[0] not in in_after:
             unchanged[k[0]] += 1
-        elif k not in ran:
+        elif k not in ran and named_ran[(k[0], k[2])] < named_before[(k[0], k[2])]:
             lost_by[_group(k)][k[2]] += 1
     lost = []
     for group, names in sorted(lost_by.items()):
@@ -271,8 +308,14 @@ def compare(
     device_lost = []
     for r in runners:
         groups: Counter = Counter()
+        named_kept = Counter((k[0], k[2]) for k in kept[r])
+        named_device = Counter((k[0], k[2]) for k in device_keys[r])
         for k in device_keys[r]:
-            if k[0] in in_after and k not in kept[r]:
+            if (
+                k[0] in in_after
+                and k not in kept[r]
+                and named_kept[(k[0], k[2])] < named_device[(k[0], k[2])]
+            ):
                 groups[_group(k)] += 1
         for group, n in sorted(groups.items()):
             f, _, cls = group.partition("::")
@@ -327,12 +370,14 @@ def hwlint_notes(text: str) -> dict[tuple[str, str], list[str]]:
     notes: dict[tuple[str, str], list[str]] = defaultdict(list)
     current = ""
     for line in text.splitlines():
-        if m := re.match(r"- test/(\S+?):(\d+): (\w+): (.*)", line):
-            notes[(m[1], m[3])].append(f"line {m[2]}: {m[4]}")
+        if m := re.match(r"- test/(\S+?):(\d+): (HWC\d+) (.*)", line):
+            named = re.search(r"in `(\w+)`|`(\w+)`", m[4])
+            notes[(m[1], (named[1] or named[2]) if named else f"line {m[2]}")].append(f"line {m[2]}: {m[4]}")
         elif m := re.match(r"- test/(\S+):$", line):
             current = m[1]
-        elif current and (m := re.match(r" {6}(\w+): (.*)", line)):
-            notes[(current, m[1])].append(m[2])
+        elif current and (m := re.match(r" {6}line (\d+): (.*)", line)):
+            named = re.search(r"in `(\w+)`", m[2])
+            notes[(current, named[1] if named else f"line {m[1]}")].append(m[2])
     return notes
 
 
@@ -652,7 +697,9 @@ def main(argv: list[str] | None = None) -> int:
             for f in suspects:
                 mine[r][f], after[r][f] = alone_b[f], alone_a[f]
                 artifacts += "items" in alone_a[f] or "items" not in alone_b[f]
-        result = compare(runners, scope, mine, after, after_files, in_scope)
+        pins = pinned_tests(base, in_scope, taxonomy)
+        devices = {r: taxonomy.runners[r].device for r in runners}
+        result = compare(runners, scope, mine, after, after_files, in_scope, pins, devices)
         result["batch_artifacts"] = artifacts
         annotate(result, base, fixed, hwlint_notes((out / mode / "hwlint.out").read_text()))
         measured = {f for r in runners for f in scope if "items" in mine[r].get(f, {})}

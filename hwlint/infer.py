@@ -48,6 +48,7 @@ GUARDS_ONLY = "guards only"
 EVERY_TEST_HARD = "every test hard-uses one device"
 MINORITY_HARD = "a minority of tests hard-use a device"
 CLASS_GUARDED = "class guarded by one device, its tests use it"
+SPLIT_PINNED = "instantiated, some tests pinned to one device: those move to a class of their own"
 BASE_TESTS = "tests collected from a base"
 DEVICE_ATTRIBUTE = "class-level device"
 BOUND_TESTS = "tests bound by assignment"
@@ -65,6 +66,9 @@ class Inference:
     mixed: str | None = None  # what is mixed, and the suggested split (HWC004 reports it)
     by_absence: bool = False  # GENERIC for lack of hard evidence, not because something says so
     rule: str = UNDECIDED  # which rule decided (one of the constants above)
+    # SPLIT_PINNED: the tests that move to a class of their own, the device they are pinned to, and
+    # that class's name and classification
+    split: tuple[tuple[str, ...], str, str, str] | None = None
 
     @property
     def fixable(self) -> bool:
@@ -302,6 +306,22 @@ def _infer_instantiated(ctx: Context, ev: _Evidence) -> Inference:
             return _fix(
                 cls, c.name, True, EVERY_TEST_PINNED, f"{where}; every test is pinned by {decorators}"
             )
+    split = _split_pinned(ctx, ev, pinned, devices)
+    if split is not None:
+        moved, device, name, c = split
+        return replace(
+            _fix(
+                cls,
+                accel.name,
+                False,
+                SPLIT_PINNED,
+                f"{where} without `only_for`",
+                f"{_names(moved)} pinned by {decorators} move to `{name}`, classified {c.name}",
+                mixed=f"tests for every device with tests pinned by {decorators} ({_names(moved)}): "
+                f"move those to a class of their own (the unsafe fix moves them to `{name}`)",
+            ),
+            split=(tuple(moved), device, name, c.name),
+        )
     outliers = []
     if ev.without_device:
         outliers.append(f"tests without `{param}` ({_names(ev.without_device)})")
@@ -317,6 +337,32 @@ def _infer_instantiated(ctx: Context, ev: _Evidence) -> Inference:
         " and ".join(outliers),
         mixed=mixed,
     )
+
+
+def _split_pinned(
+    ctx: Context, ev: _Evidence, pinned: dict[str, list], devices: set
+) -> tuple[list[str], str, str, Classification] | None:
+    """An instantiated class whose tests all take ``device`` but some are pinned to one device
+    (``@onlyCUDA``): those tests, the device, and a name and classification for a class of their own
+    (a subclass, instantiated ``only_for`` the device). None where the split does not apply: other
+    outliers, several devices, a class-level pin, a class that is not a plain module-level class
+    instantiated once, or tests its bases hold."""
+    tax, cls = ctx.taxonomy, ev.cls
+    if ev.without_device or ev.class_pins or not pinned or len(devices) != 1 or None in devices:
+        return None
+    if cls.nested or cls.site.col != 0 or len(ev.calls) != 1 or ev.where[id(ev.calls[0])]:
+        return None
+    own = {m.name for m in cls.test_methods}
+    if not set(pinned) <= own or set(pinned) == {m.name for m in ev.tests}:
+        return None
+    device = next(iter(devices))
+    c = tax.classification_for_device(device)
+    if c is None:
+        return None
+    name = f"{cls.name}{device.capitalize()}Only"
+    if ctx.model.class_named(name) is not None:
+        return None
+    return [m.name for m in cls.test_methods if m.name in pinned], device, name, c
 
 
 def _infer_only_for(ctx: Context, ev: _Evidence, where: str, names: list[str]) -> Inference:

@@ -80,6 +80,32 @@ class TestConvertible(TestCase):
 """,
         None,
     ),
+    # the 793 HWC203 of the first migration: an instantiated class with tests pinned by @onlyCUDA;
+    # the fix declares it ACCELERATOR and moves those tests to a CUDA class of their own
+    "test_split_pinned.py": (
+        """
+from torch.testing._internal.common_device_type import instantiate_device_type_tests, onlyCUDA
+
+
+class TestPinnedSome(TestCase):
+    def _kind(self, device):
+        return torch.device(device).type
+
+    def test_sum(self, device):
+        self.assertEqual(self._kind(device), self.device_type)
+
+    @onlyCUDA
+    def test_cuda_only(self, device):
+        self.assertEqual(torch.device(device).type, "cuda")
+
+    def test_mul(self, device):
+        self.assertIsInstance(self._kind(device), str)
+
+
+instantiate_device_type_tests(TestPinnedSome, globals())
+""",
+        None,
+    ),
     # inductor/test_flex_attention.py (TestLearnableBiases), distributed/fsdp/test_wrap.py, ...
     "test_param_after.py": (
         f"""
@@ -256,6 +282,26 @@ def _case(name: str):
 def test_fix_keeps_the_suite(migrated, name):
     verdict = torch_migration.Verdict(**migrated["verdicts"][name])
     assert verdict.holds(), f"{name}:\n{migrated['fixed'][name]}\n{verdict}"
+
+
+def test_pinned_tests_move_to_a_class_of_their_own(migrated):
+    """The split is what torch runs: the pinned test on the cuda runner only, in the new class."""
+    fixed = migrated["fixed"]["test_split_pinned.py"]
+    assert "class TestPinnedSomeCudaOnly(TestPinnedSome):" in fixed
+    assert 'instantiate_device_type_tests(TestPinnedSomeCudaOnly, globals(), only_for="cuda")' in fixed
+    ran = {
+        runner: sorted("::".join(o[0].split("::")[-2:]) for o in after["test_split_pinned.py"]["outcomes"])
+        for runner, after in migrated["after"].items()
+    }
+    assert ran["cuda"] == [
+        "TestPinnedSomeCUDA::test_mul_cuda",
+        "TestPinnedSomeCUDA::test_sum_cuda",
+        "TestPinnedSomeCudaOnlyCUDA::test_cuda_only_cuda",
+    ]
+    assert ran["privateuse1"] == [
+        "TestPinnedSomeOPENREG::test_mul_openreg",
+        "TestPinnedSomeOPENREG::test_sum_openreg",
+    ]
 
 
 def test_controls_are_really_fixed(migrated):

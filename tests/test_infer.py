@@ -146,8 +146,10 @@ CASES = [
         instantiate_device_type_tests(TestX, globals())
         """,
         ("ACCELERATOR", False),
-        "ACCELERATOR (unsafe, instantiated, tests not all alike): instantiated by "
-        "`instantiate_device_type_tests` (line 9) without `only_for`; tests pinned by @onlyCUDA (`test_a`)",
+        "ACCELERATOR (unsafe, instantiated, some tests pinned to one device: those move to a class of their "
+        "own): instantiated by `instantiate_device_type_tests` (line 9) without `only_for`; `test_a` pinned "
+        "by @onlyCUDA move to "
+        "`TestXCudaOnly`, classified CUDA",
     ),
     (
         "a name used as a device names its device, whatever its first word",

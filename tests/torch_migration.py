@@ -127,6 +127,10 @@ def migrate(
     rc = main(["check", "--isolated", "--no-cache", "--exit-zero", *fix_args, str(after_root)])
     assert rc == 0, rc
     files = sorted(cases)
+    from hwlint.taxonomy import load_taxonomy
+
+    taxonomy = load_taxonomy()
+    devices = {r: taxonomy.runners[r].device for r in runners}
     base_env = {"HW_RECORDS": "1"}
     ov = overlay()
     base_env.update({"HW_OVERLAY": ov} if ov else {"HW_ENUM_FALLBACK": "1"})
@@ -136,7 +140,8 @@ def migrate(
     }
     verdicts = {}
     for f in files:
-        s = migration.compare({r: runs[r] for r in runners}, [f], before, after, [f], [f])
+        pins = migration.pinned_tests(before_root, [f], taxonomy)
+        s = migration.compare({r: runs[r] for r in runners}, [f], before, after, [f], [f], pins, devices)
         v = Verdict(s["broken"], s["lost"], s["device_lost"], not_passing(runners, before, after, f))
         verdicts[f] = v.__dict__
     # torch 2.13 alone, no fallback enum: does every fixed file still import there?

@@ -176,6 +176,24 @@ class EditBuilder:
         within = not any(c in self.source[start:end] or c in text for c in "\r\n")
         return Edit(start, end, text, REWRITE if within and self.by_model else TEXT)
 
+    # -- whole lines ----------------------------------------------------------------------------
+    def lines(self, first: int, last: int) -> str:
+        """The text of lines *first* to *last* (1-based, ends kept)."""
+        return self.source[self.offset(first, 0) : self._line_after(last)]
+
+    def delete_lines(self, first: int, last: int) -> Edit:
+        """Lines *first* to *last* removed."""
+        return Edit(self.offset(first, 0), self._line_after(last), "", TEXT)
+
+    def insert_after_line(self, line: int, text: str) -> Edit:
+        """*text* (whole lines) inserted after line *line*."""
+        at = self._line_after(line)
+        ends = self.source[:at].endswith(("\n", "\r")) or not at
+        return Edit(at, at, text if ends else _default_newline(self.source) + text, TEXT)
+
+    def _line_after(self, line: int) -> int:
+        return self.starts[line] if line < len(self.starts) else len(self.source)
+
     # -- module-level statements ----------------------------------------------------------------
     def statement_after(self, cls: ClassInfo, statement: str) -> Edit:
         """*statement* on a line of its own after *cls*, two blank lines between, at its indent."""

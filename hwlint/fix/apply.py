@@ -254,8 +254,9 @@ def _kept(
         if cls is not None:
             out.setdefault(cls, f"the fixed class would have {f.code}: {f.message}")
     tests_after = {c.name: set(tests(after, c)) for c in after.classes}
+    everywhere = set().union(*tests_after.values())  # a test moved to a class of its own is kept
     for c in before.classes:
-        lost = set(tests(before, c)) - tests_after.get(c.name, set())
+        lost = set(tests(before, c)) - tests_after.get(c.name, set()) - everywhere
         if lost and c.name not in out:
             out[c.name] = f"the fixed class would lose {', '.join(f'`{t}`' for t in sorted(lost)[:3])}"
     return out

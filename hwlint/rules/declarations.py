@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from ..collection import collected_tests
 from ..context import Context
-from ..edits import NONE, SAFE, UNSAFE, Fix
+from ..edits import NONE, SAFE, UNSAFE, Edit, EditBuilder, Fix
 from ..edits.imports import bound_name
 from ..infer import Inference, infer_collected, inference
 from ..model import ClassInfo
@@ -185,12 +185,56 @@ def declaration_fix(ctx: Context, cls: ClassInfo, inferred: Inference) -> Fix:
     member = inferred.classification
     tax = ctx.taxonomy
     enum = bound_name(ctx.model, tax.enum_module, tax.enum_name) or tax.enum_name
+    if inferred.split is not None:
+        moved, _, name, _ = inferred.split
+        return ctx.fix(
+            SAFE if inferred.safe else UNSAFE,
+            f"Declare `{tax.attribute} = {enum}.{member}` in `{cls.name}`, and move "
+            f"{', '.join(f'`{t}`' for t in moved[:3])}{' and more' if len(moved) > 3 else ''} to `{name}`",
+            inferred.reason,
+            lambda b: [*b.declare(cls, member), *_split_edits(b, ctx, cls, inferred)],
+        )
     return ctx.fix(
         SAFE if inferred.safe else UNSAFE,
         f"Declare `{tax.attribute} = {enum}.{member}` in `{cls.name}`",
         inferred.reason,
         lambda b: b.declare(cls, member),
     )
+
+
+def _split_edits(b: EditBuilder, ctx: Context, cls: ClassInfo, inferred: Inference) -> list[Edit]:
+    """The tests pinned to one device moved into a subclass of their own, classified for that device
+    and instantiated ``only_for`` it right after the class's own instantiation. Defined before that
+    call, the subclass inherits the class's helpers and setUp; the call deletes the class's tests, so
+    the subclass keeps only those it holds (the runtime's way; the tests keep their names)."""
+    assert inferred.split is not None
+    moved, device, name, classification = inferred.split
+    tax = ctx.taxonomy
+    ref, _ = b.enum(cls.site.line)  # declare() writes the import the name may need
+    newline = "\r\n" if "\r\n" in b.source[:4096] else "\n"
+    methods = [m for m in cls.methods if m.name in moved]
+    indent = " " * methods[0].site.col
+    edits, texts = [], []
+    for m in methods:
+        first = min([m.site.line, *(d.site.line for d in m.decorators)])
+        texts.append(b.lines(first, m.end_line))
+        # with the blank line that separated it: above it, or below it when it came first
+        blank_above = first > cls.site.line + 1 and not b.lines(first - 1, first - 1).strip()
+        blank_below = (
+            not blank_above
+            and m.end_line < cls.end_line
+            and not b.lines(m.end_line + 1, m.end_line + 1).strip()
+        )
+        last = m.end_line + 1 if blank_below else m.end_line
+        edits.append(b.delete_lines(first - 1 if blank_above else first, last))
+    body = newline.join(t.rstrip("\r\n") + newline for t in texts)
+    declaration = f"{indent}{tax.attribute} = {ref}.{classification}"
+    header = f"class {name}({cls.name}):{newline}{declaration}{newline}{newline}"
+    edits.append(b.insert_after_line(cls.end_line, f"{newline}{newline}{header}{body}"))
+    call = ctx.model.instantiations_of(cls)[0]
+    statement = f'{call.function}({name}, globals(), only_for="{device}")'
+    edits.append(b.insert_after_line(call.site.end_line, f"{statement}{newline}"))
+    return edits
 
 
 def collected_inference(ctx: Context, cls: ClassInfo) -> Inference | None:
