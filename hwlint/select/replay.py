@@ -34,6 +34,7 @@ from ..model import (
     mro,
 )
 from ..taxonomy import Runner, Taxonomy
+from .decorators import decorator_reason, may_add_tests, unknown_class_decorators
 from .records import MISMATCHED, SELECTED, UNCLASSIFIED, UNPLACED, Candidate, FileSelection, NotGenerated
 
 # ---------------------------------------------------------------------------------------------
@@ -272,12 +273,16 @@ def _unsure(model: FileModel, entry: ClassInfo | _Generated, maybe: dict[str, st
     for site, kind in model.dynamic:
         if kind == "setattr" and site.text == name:
             out.append(f"tests are added with setattr (line {site.line})")
+    out += [decorator_reason(c, d) for c, d in unknown_class_decorators(model, cls)]
     return tuple(dict.fromkeys(out))
 
 
 def _gets_tests(model: FileModel, cls: ClassInfo) -> bool:
-    """True when module code adds attributes to *cls* with setattr (tests hwlint cannot count)."""
-    return any(kind == "setattr" and site.text == cls.name for site, kind in model.dynamic)
+    """True when module code adds attributes to *cls* with setattr, or a class decorator hwlint does
+    not know to be harmless may add tests (tests hwlint cannot count)."""
+    return any(kind == "setattr" and site.text == cls.name for site, kind in model.dynamic) or may_add_tests(
+        model, cls
+    )
 
 
 def _head(text: str) -> str:
