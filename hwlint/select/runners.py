@@ -14,7 +14,8 @@ from ..pipeline.cache import Cache
 from ..pipeline.engine import MAX_FILE_BYTES, analyze_files
 from ..project import Links, links_of
 from ..taxonomy import Runner, Taxonomy
-from .records import FileSelection, RunnerSelection, SelectionError
+from .decorators import DECORATOR_REASON
+from .records import SELECTED, FileSelection, RunnerSelection, SelectionError
 from .replay import select_model, selection_at, slim_selection
 
 
@@ -116,7 +117,7 @@ def select_all(
     names = tuple(r.name for r in runners)
     inc = include_unclassified
     analysis = functools.partial(_select_analysis, names=names, backends=backends, include_unclassified=inc)
-    kind = f"select2:{','.join(names)}:{','.join(backends)}:{int(inc)}"
+    kind = f"select3:{','.join(names)}:{','.join(backends)}:{int(inc)}"
     value_type = tuple[dict[str, FileSelection], Links | None] | str
     per_file = analyze_files(files, taxonomy, analysis, kind, jobs, cache, max_bytes, value_type=value_type)
     per_file, project_notes = link_files(
@@ -142,6 +143,13 @@ def select_all(
             if fs.error:
                 result.warnings.append(f"{path}: cannot parse ({fs.error}); none of its classes is selected")
             result.warnings += [f"{c.nodeid}: {note}" for c in fs.candidates for note in c.notes]
+            result.warnings += [
+                f"{c.nodeid}: {why}"
+                for c in fs.candidates
+                if c.status == SELECTED
+                for why in c.unsure
+                if why.startswith(DECORATOR_REASON)
+            ]
             result.warnings += [f"{path}: {note}" for note in fs.unseen]
             result.warnings += [f"{path}: {note}" for note in project_notes.get(path, [])]
         out[runner.name] = result
@@ -179,8 +187,21 @@ def select_runners(
     for runner in (taxonomy.runners[name] for name in names):
         chosen = runner_backends(taxonomy, runner, backends)
         fs = select_model(model, with_backends(taxonomy, chosen), runner, chosen, inc)
+        fs.candidates = [_with_items(model, c, runner.device) for c in fs.candidates]
         out[runner.name] = slim_selection(fs) if slim else fs
     return out
+
+
+#: A class's item count is capped here (a `range(10**9)` parametrization is not a plan).
+_MAX_ITEMS = 1_000_000
+
+
+def _with_items(model: FileModel, c, device: str):
+    """*c* with the test items its tests expand into (:mod:`hwlint.select.expansion`)."""
+    from .expansion import expanded_items
+
+    items = min(expanded_items(model, c.source, c.generic, device), _MAX_ITEMS)
+    return replace(c, items=items) if items else c
 
 
 def link_files(
@@ -212,7 +233,7 @@ def link_files(
     def select_linked(models: dict[str, FileModel]) -> dict[str, dict[str, FileSelection]]:
         return {path: select_runners(m, taxonomy, names, backends, inc) for path, m in models.items()}
 
-    kind = f"select-linked:{','.join(names)}:{','.join(backends)}:{int(inc)}"
+    kind = f"select-linked2:{','.join(names)}:{','.join(backends)}:{int(inc)}"
     value_type = dict[str, FileSelection]
     project, selected = linked_values(
         files, links, taxonomy, kind, select_linked, value_type, roots, jobs, cache, max_bytes
