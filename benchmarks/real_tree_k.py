@@ -31,16 +31,25 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from real_tree import RUNNERS, collect_batch, prepare, test_files  # noqa: E402
+from real_tree import RUNNERS, collect_batch, prepare, test_files
 
 OVERLAY = "/work/cache/t214/torch/testing/_internal"
 OVERLAY_PLUGIN = '''\
-"""Lays torch 2.14.1's testing modules over the installed torch before anything imports them."""
+"""Lays torch 2.14.1's testing modules over the installed torch before anything imports them, and
+notes that the session reached the end of its collection (a module's sys.exit() ends it earlier:
+pytest then reports the items collected so far without -k's deselection)."""
 import os
 
+import pytest
 import torch.testing._internal as _internal
 
 _internal.__path__.insert(0, os.environ["HW_TESTING_OVERLAY"])
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    with open(os.environ["HW_COLLECT_OUT"] + ".modified", "w") as f:
+        f.write(str(len(items)))
 '''
 
 
@@ -83,12 +92,16 @@ def run(root: Path, runner: str, out: Path, files: list[str], args_for, batch: i
                 done[f] = {"items": [], "complete": True}
             continue
         data = collect_batch(root, args, runner, out, timeout)
+        flag = out / f"collect-{runner}-{os.getpid()}.json.modified"
+        if data is not None and not flag.exists():
+            data = None  # cut short by a sys.exit(): -k never ran; split the batch
+        flag.unlink(missing_ok=True)
         if data is None:
             if len(part) > 1:
                 mid = len(part) // 2
                 queue[:0] = [part[:mid], part[mid:]]
             else:
-                done[part[0]] = {"error": "timeout or crash"}
+                done[part[0]] = {"error": "timeout, crash or sys.exit() during collection"}
             continue
         failed = {n.split("::")[0] for n in data["failed"]}
         reported = set(data.get("reported", ()))
@@ -156,6 +169,13 @@ def main(argv: list[str] | None = None) -> int:
     with_ids = run(root, runner, out, files, id_args, args.batch, args.timeout)
     t3 = time.time()
 
+    # a module that fails to collect in one run and not the other (batch-mates' imports): both again,
+    # alone
+    again = sorted(f for f in files if f in by_file and (("error" in with_k[f]) != ("error" in with_ids[f])))
+    for f in again:
+        with_k.update(run(root, runner, out, [f], k_args, 1, args.timeout))
+        with_ids.update(run(root, runner, out, [f], id_args, 1, args.timeout))
+
     def items(done: dict) -> set[str]:
         return {normal(i) for r in done.values() for i in r.get("items", ())}
 
@@ -166,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         "files": len(files),
         "files_failed_k": sorted(f for f, r in with_k.items() if "error" in r),
         "files_failed_ids": sorted(f for f, r in with_ids.items() if "error" in r),
+        "files_collected_again_alone": again,
         "k_bytes": len(expression.encode()),
         "ids_lines": len(id_lines),
         "ids_k_bytes": len(ids_k or ""),

@@ -573,6 +573,9 @@ def cmd_verify(args, pytest_args: Sequence[str]) -> int:
             config,
             list(pytest_args),
             args.timeout,
+            args.jobs,
+            _cache(args, config, taxonomy),
+            args.taxonomy,
         )
     except (SelectionError, VerifyError) as e:
         raise _UserError(str(e)) from None
