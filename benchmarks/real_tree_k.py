@@ -48,8 +48,9 @@ _internal.__path__.insert(0, os.environ["HW_TESTING_OVERLAY"])
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items):
-    with open(os.environ["HW_COLLECT_OUT"] + ".modified", "w") as f:
-        f.write(str(len(items)))
+    if "HW_COLLECT_OUT" in os.environ:
+        with open(os.environ["HW_COLLECT_OUT"] + ".modified", "w") as f:
+            f.write(str(len(items)))
 '''
 
 
