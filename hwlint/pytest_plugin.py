@@ -181,7 +181,13 @@ class _HwSelect:
             self.verify_lines = [line.replace(root, "") for line in result.lines()]
 
     def pytest_report_collectionfinish(self, config: pytest.Config) -> list[str]:
-        return [*(f"hwselect warning: {w}" for w in self.warnings), *self.summary, *self.verify_lines]
+        """The warnings as hwselect prints them (one line per kind; each with -v; none with -q),
+        the summary, and the verify report."""
+        from .select.notices import report_lines
+
+        verbosity = config.get_verbosity()
+        warnings = report_lines(self.warnings, verbose=verbosity > 0, quiet=verbosity < 0)
+        return [*warnings, *self.summary, *self.verify_lines]
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

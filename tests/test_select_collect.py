@@ -206,7 +206,7 @@ def test_plugin_reports_and_keeps_paths_after_its_options(suite):
     lines = proc.stdout.splitlines()
     assert "collected 7 items / 4 deselected / 3 selected" in lines
     assert (
-        "hwselect warning: test_collide.py::TestFooCUDA: replaces the hand-written class TestFooCUDA "
+        "hwselect: warning: test_collide.py::TestFooCUDA: replaces the hand-written class TestFooCUDA "
         "(line 52): instantiating TestFoo binds that name in the module"
     ) in lines
     # items, in the runtime's words: TestFooCUDA's 2 tests and TestConvCuda's pass
