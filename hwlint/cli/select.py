@@ -488,8 +488,16 @@ def cmd_matrix(args, config, taxonomy, paths) -> int:
     durations = _durations(args.durations)
     include = []
     empty = []
-    for name, sel in _select_all(taxonomy, config, names, paths, args).items():
-        _report(sel, args)
+    selections = _select_all(taxonomy, config, names, paths, args)
+    # the runners' warnings together (most are the same on every runner), then one summary each
+    from ..select.notices import report_lines
+
+    warnings = [w for sel in selections.values() for w in sel.warnings]
+    for line in report_lines(warnings, args.verbose, args.quiet):
+        print(line, file=sys.stderr)
+    for name, sel in selections.items():
+        if not args.quiet:
+            print(sel.summary(), file=sys.stderr)
         if not sel.selected:
             empty.append(sel)
             continue
