@@ -13,9 +13,11 @@ overlay plugin), in a patched copy (benchmarks/real_tree.py's ``prepare``). Step
    then ``pytest @shard-I.args --junitxml shard-I.xml``: the shard's time is the sum of its test
    times (what the durations describe; the interpreter's start and the collection come on top,
    also reported as wall-clock seconds);
-4. compare: the predicted and the measured longest shard, the bound ``max(total / N, largest
-   class)`` from the measured times, and the longest shard of the split hwselect makes without
-   durations (by item counts), timed with the same measured class times.
+4. compare, for N and the counts of ``--also``: the predicted and the measured longest shard, the
+   bound ``max(total / N, largest class)`` from the measured times, and the longest shard of the
+   split hwselect makes without durations (by item counts). The measured class times come from
+   step 3's runs; a split other than the one run is timed with them (a class's time does not
+   depend on its shard-mates).
 
 Results in OUT/shard-times.json. Test outcomes do not matter here, only their times.
 """
@@ -93,13 +95,54 @@ def shard_classes(root: Path, files: list[str], i: int, n: int, durations: str |
     return out
 
 
+def predicted_seconds(root: Path, files: list[str], n: int) -> list[float]:
+    """The matrix's predicted seconds per shard, from record.xml."""
+    args = ["--format", "matrix", "--runners", "cpu", "--shards", str(n), "--durations", "record.xml", "-q"]
+    return [e["seconds"] for e in json.loads(hwselect(root, *args, *files).stdout)["include"]]
+
+
+def split_figures(
+    root: Path, files: list[str], n: int, measured: dict[str, float], recorded: dict[str, float]
+) -> dict:
+    """For *n* shards: predicted longest, and the longest shard of the split made with and without
+    durations, timed with the *measured* class times, against the bound from the same times."""
+    with_d = [
+        sum(measured.get(c, 0.0) for c in shard_classes(root, files, i, n, "record.xml"))
+        for i in range(1, n + 1)
+    ]
+    by_items = [
+        sum(measured.get(c, 0.0) for c in shard_classes(root, files, i, n, None)) for i in range(1, n + 1)
+    ]
+    bound = max(sum(measured.values()) / n, max(measured.values()))
+    predicted = predicted_seconds(root, files, n)
+    predicted_bound = max(sum(recorded.values()) / n, max(recorded.values()))
+    return {
+        "shards": n,
+        "predicted_longest": max(predicted),
+        "predicted": predicted,
+        "predicted_bound": round(predicted_bound, 1),
+        "predicted_over_bound": round(max(predicted) / predicted_bound, 3),
+        "measured_longest": round(max(with_d), 1),
+        "measured": [round(x, 1) for x in with_d],
+        "bound": round(bound, 1),
+        "largest_dominates": max(measured.values()) > 0.05 * sum(measured.values()) / n,
+        "measured_over_bound": round(max(with_d) / bound, 3),
+        "by_items_longest": round(max(by_items), 1),
+        "by_items_over_bound": round(max(by_items) / bound, 3),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--tree", required=True)
     p.add_argument("--out", required=True)
-    p.add_argument("--shards", type=int, default=4)
+    p.add_argument("--shards", type=int, default=4, help="the shards that are run")
+    p.add_argument("--also", default="2,3,8", help="more shard counts, timed with the measured class times")
     p.add_argument("--files", nargs="+", required=True)
     p.add_argument("--timeout", type=int, default=1200)
+    p.add_argument(
+        "--reuse", action="store_true", help="reuse record.xml and the shards' XML of an earlier run"
+    )
     args = p.parse_args(argv)
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -107,70 +150,34 @@ def main(argv: list[str] | None = None) -> int:
     (root / "_hw_overlay.py").write_text(OVERLAY_PLUGIN)
     n, files = args.shards, args.files
 
-    (root / "all.args").write_text(hwselect(root, "cpu", *files, "-q").stdout)
-    record_wall = pytest_run(root, "all.args", "record.xml", args.timeout)
+    record_wall = None
+    if not (args.reuse and (root / "record.xml").exists()):
+        (root / "all.args").write_text(hwselect(root, "cpu", *files, "-q").stdout)
+        record_wall = round(pytest_run(root, "all.args", "record.xml", args.timeout), 1)
     recorded = class_times(root / "record.xml")
 
-    matrix = json.loads(
-        hwselect(
-            root,
-            "--format",
-            "matrix",
-            "--runners",
-            "cpu",
-            "--shards",
-            str(n),
-            "--durations",
-            "record.xml",
-            *files,
-        ).stdout
-    )
-    predicted = [e["seconds"] for e in matrix["include"]]
-
-    measured, wall, measured_classes = [], [], {}
+    # run each shard of the split made with the recorded durations
+    wall, run_seconds, measured = [], [], {}
     for i in range(1, n + 1):
         name = f"shard-{i}"
-        hwselect(
-            root,
-            "cpu",
-            *files,
-            "--shard",
-            f"{i}/{n}",
-            "--durations",
-            "record.xml",
-            "--argsfile",
-            f"{name}.args",
-            "-q",
-        )
-        wall.append(round(pytest_run(root, f"{name}.args", f"{name}.xml", args.timeout), 1))
+        if not (args.reuse and (root / f"{name}.xml").exists()):
+            argsfile = ["--argsfile", f"{name}.args", "-q"]
+            hwselect(root, "cpu", *files, "--shard", f"{i}/{n}", "--durations", "record.xml", *argsfile)
+            wall.append(round(pytest_run(root, f"{name}.args", f"{name}.xml", args.timeout), 1))
         times = class_times(root / f"{name}.xml")
-        measured_classes.update(times)
-        measured.append(round(sum(times.values()), 1))
-    largest = max(measured_classes.values())
-    bound = max(sum(measured_classes.values()) / n, largest)
-    # the split without durations (item counts), timed with the measured class times
-    by_items = []
-    for i in range(1, n + 1):
-        by_items.append(
-            round(sum(measured_classes.get(c, 0.0) for c in shard_classes(root, files, i, n, None)), 1)
-        )
+        measured.update(times)
+        run_seconds.append(round(sum(times.values()), 1))
+    counts = [n, *(int(x) for x in args.also.split(",") if x)]
     summary = {
         "files": files,
-        "shards": n,
-        "classes_recorded": len(recorded),
+        "classes": len(recorded),
         "record_seconds_tests": round(sum(recorded.values()), 1),
-        "record_seconds_wall": round(record_wall, 1),
-        "predicted_seconds": predicted,
-        "measured_seconds": measured,
-        "measured_wall_seconds": wall,
-        "measured_total": round(sum(measured_classes.values()), 1),
-        "largest_class": round(largest, 1),
-        "bound": round(bound, 1),
-        "predicted_longest": max(predicted),
-        "measured_longest": max(measured),
-        "measured_longest_over_bound": round(max(measured) / bound, 3),
-        "by_items_seconds": by_items,
-        "by_items_longest_over_bound": round(max(by_items) / bound, 3),
+        "record_seconds_wall": record_wall,
+        "measured_seconds_tests": round(sum(measured.values()), 1),
+        "largest_class_recorded": round(max(recorded.values()), 1),
+        "largest_class_measured": round(max(measured.values()), 1),
+        "run": {"shards": n, "seconds_tests": run_seconds, "seconds_wall": wall},
+        "splits": [split_figures(root, files, k, measured, recorded) for k in counts],
     }
     (out / "shard-times.json").write_text(json.dumps(summary, indent=2))
     print(json.dumps(summary, indent=2))
