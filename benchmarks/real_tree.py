@@ -507,7 +507,15 @@ def hwselect(root: Path, runner: str, files: list[str]) -> tuple[list[str], str,
     exe = Path(sys.executable).parent / "hwselect"
     t0 = time.time()
     proc = subprocess.run(
-        [str(exe), runner, "--include-unclassified", "--no-cache", *RUNNERS[runner]["args"], *files],
+        [
+            str(exe),
+            runner,
+            "--include-unclassified",
+            "--no-cache",
+            "--verbose",
+            *RUNNERS[runner]["args"],
+            *files,
+        ],
         cwd=root,
         capture_output=True,
         text=True,

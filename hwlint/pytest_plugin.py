@@ -22,11 +22,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--hw-include-unclassified", action="store_true", help="with --hw-runner, keep unclassified classes"
     )
+    group.addoption(
+        "--hw-verify",
+        action="store_true",
+        help="with --hw-runner: compare the static selection with the runtime's classification filter "
+        "on what was collected; a difference makes the session exit 1",
+    )
+    group.addoption(
+        "--hw-verify-report",
+        metavar="FILE",
+        help="with --hw-runner: write what the runtime's filter keeps, per class, as JSON (hwselect verify)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("hw_runner"):
         config.pluginmanager.register(_HwSelect(config), "hwselect-runner")
+    elif config.getoption("hw_verify") or config.getoption("hw_verify_report"):
+        raise pytest.UsageError("--hw-verify: give the runner with --hw-runner RUNNER")
 
 
 class _HwSelect:
@@ -49,6 +62,15 @@ class _HwSelect:
         self.runs = set(self.runner.runs)
         self.summary: list[str] = []
         self.warnings: list[str] = []
+        self.verify = bool(config.getoption("hw_verify"))
+        self.verify_report = config.getoption("hw_verify_report")
+        self.verify_lines: list[str] = []
+        self.differences = 0
+        self.failed: list[str] = []  # collectors pytest could not collect (for verify)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.failed.append(report.nodeid)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -61,6 +83,8 @@ class _HwSelect:
         sel = select_files(
             self.taxonomy, self.runner, paths, self.backends, self.include_unclassified, jobs=1
         )
+        if self.verify or self.verify_report:
+            self._verify(config, items, sel)
         keep_names: dict[str, set[str]] = {}
         generics: dict[str, set[str]] = {}
         for c in sel.selected:
@@ -132,5 +156,40 @@ class _HwSelect:
                 return cls.__name__[len(name) :] not in others
         return False
 
+    def _verify(self, config: pytest.Config, items: list[pytest.Item], sel) -> None:
+        """The runtime's filter on the collected *items*, written for hwselect verify and (with
+        --hw-verify) compared with the static selection *sel*."""
+        import json
+
+        from .select.verify import REPORT_FORMAT, compare, runtime_records
+
+        report = runtime_records(
+            items, list(self.runner.runs), self.taxonomy.attribute, self.include_unclassified
+        )
+        report["format"] = REPORT_FORMAT
+        report["errors"] = list(self.failed)
+        report["failed_files"] = sorted(
+            {str(config.rootpath / n.split("::")[0]) for n in self.failed if n.split("::")[0].endswith(".py")}
+        )
+        if self.verify_report:
+            with open(self.verify_report, "w", encoding="utf-8") as f:
+                json.dump(report, f)
+        if self.verify:
+            result = compare(sel, report, self.taxonomy, self.backends)
+            self.differences = len(result.differences)
+            root = str(config.rootpath) + os.sep
+            self.verify_lines = [line.replace(root, "") for line in result.lines()]
+
     def pytest_report_collectionfinish(self, config: pytest.Config) -> list[str]:
-        return [*(f"hwselect warning: {w}" for w in self.warnings), *self.summary]
+        """The warnings as hwselect prints them (one line per kind; each with -v; none with -q),
+        the summary, and the verify report."""
+        from .select.notices import report_lines
+
+        verbosity = config.get_verbosity()
+        warnings = report_lines(self.warnings, verbose=verbosity > 0, quiet=verbosity < 0)
+        return [*warnings, *self.summary, *self.verify_lines]
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.differences and session.exitstatus in (0, 5):
+            session.exitstatus = 1

@@ -172,7 +172,7 @@ def _pytest_collect(root: Path, *args: str) -> set[str]:
     [
         # the chosen class cannot be named, but the other one can be excluded: still one -k
         ([("Test·Chosen", True), ("TestOther", False)], "k"),
-        # neither can be named: node ids, which pytest resolves exactly
+        # neither can be named: no -k (exit 2); node ids through --argsfile, which pytest resolves exactly
         ([("Test·Chosen", True), ("Test·Other", False)], "nodeids"),
         # an unchosen class that cannot be named is not excluded by name
         ([("TestChosenWithALongName", True), ("Test\u20d7O", False)], "k"),
@@ -185,10 +185,19 @@ def test_k_format_never_emits_what_pytest_rejects(tmp_path, classes, form):
     (tmp_path / "test_names.py").write_text(ENUM + "".join(_klass(n, c) for n, c in classes), "utf-8")
     (tmp_path / "test_more.py").write_text(ENUM + _klass("TestMore", False), "utf-8")
     res = run_tool("hwselect", "cpu", "--format", "k", "--no-cache", ".", cwd=tmp_path)
-    assert res.returncode == 0, res.stderr
-    out = res.stdout.splitlines()
-    args = ["-k", out[0]] if form == "k" else out
-    assert len(out) == 1 if form == "k" else all("::" in line for line in out), out
+    if form == "k":
+        assert res.returncode == 0, res.stderr
+        out = res.stdout.splitlines()
+        assert len(out) == 1, out
+        args = ["-k", out[0]]
+    else:
+        assert (res.returncode, res.stdout) == (2, "")
+        assert "which pytest's -k cannot parse" in res.stderr and "--argsfile" in res.stderr
+        written = run_tool("hwselect", "cpu", "--format", "k", "--argsfile", "sel.args", ".", cwd=tmp_path)
+        assert written.stdout == "@sel.args\n"
+        out = (tmp_path / "sel.args").read_text().splitlines()
+        assert all("::" in line for line in out), out
+        args = ["@sel.args"]
     chosen = {f"test_names.py::{n}::test_a" for n, c in classes if c}
     assert _pytest_collect(tmp_path, *args) == chosen
 

@@ -61,7 +61,7 @@ def test_statuses_and_summary(taxonomy, tmp_path):
     }
     assert sel.summary() == (
         "hwselect cuda (device cuda, runs [ACCELERATOR, CUDA]): total=4, selected=1, unclassified=1, "
-        "mismatched=1, unplaced=1 classes; 1 test methods in 1 files"
+        "mismatched=1, unplaced=1 classes; 1 test method in 1 file"
     )
     assert sel.warnings == [
         f"{path}::TestDynamic: hw_classification = pick() (line 16) is not a static enum member"
@@ -175,8 +175,8 @@ def test_empty_selection_exits_3_and_says_why(tmp_path):
     assert proc.stdout == ""
     assert proc.stderr.splitlines()[-3:] == [
         "hwselect: runner mps selects nothing:",
-        '  - 1 instantiated classes generate nothing for mps: only_for="cuda" leaves out mps (line 12)',
-        "  - 1 instantiated classes generate nothing for mps: allow_mps=True is not passed (line 6)",
+        '  - 1 instantiated class generates nothing for mps: only_for="cuda" leaves out mps (line 12)',
+        "  - 1 instantiated class generates nothing for mps: allow_mps=True is not passed (line 6)",
     ]
 
 
@@ -233,8 +233,26 @@ def test_matrix_and_shards(tmp_path):
     # 5 classes with 1..5 tests, largest first onto the lighter shard: 5+2+1 / 4+3
     assert json.loads(proc.stdout) == {
         "include": [
-            {"runner": "cpu", "device": "cpu", "shard": 1, "shards": 2, "classes": 3, "tests": 8, "files": 1},
-            {"runner": "cpu", "device": "cpu", "shard": 2, "shards": 2, "classes": 2, "tests": 7, "files": 1},
+            {
+                "runner": "cpu",
+                "device": "cpu",
+                "shard": 1,
+                "shards": 2,
+                "classes": 3,
+                "tests": 8,
+                "items": 8,
+                "files": 1,
+            },
+            {
+                "runner": "cpu",
+                "device": "cpu",
+                "shard": 2,
+                "shards": 2,
+                "classes": 2,
+                "tests": 7,
+                "items": 7,
+                "files": 1,
+            },
             {
                 "runner": "cuda",
                 "device": "cuda",
@@ -242,6 +260,7 @@ def test_matrix_and_shards(tmp_path):
                 "shards": 2,
                 "classes": 3,
                 "tests": 8,
+                "items": 8,
                 "files": 1,
             },
             {
@@ -251,6 +270,7 @@ def test_matrix_and_shards(tmp_path):
                 "shards": 2,
                 "classes": 2,
                 "tests": 7,
+                "items": 7,
                 "files": 1,
             },
         ]

@@ -96,13 +96,15 @@ def test_formats_collect_exactly_the_runtime_selection(suite, runner):
     assert collect(suite, runner, as_args(suite, ids.stdout, f"ids-{runner}.txt")) == expected
 
     k = hwselect(suite, runner, "--format", "k")
-    assert k.returncode == 0, k.stderr
-    lines = k.stdout.splitlines()
-    if len(lines) == 1:
-        assert collect(suite, runner, "-k", lines[0]) == expected
-    else:  # the documented fallback: a pytest argument file of node ids
-        assert "falling back to node ids" in k.stderr
-        assert collect(suite, runner, as_args(suite, k.stdout, f"k-{runner}.txt")) == expected
+    if k.returncode == 0:
+        assert len(k.stdout.splitlines()) == 1, k.stdout
+        assert collect(suite, runner, "-k", k.stdout.strip()) == expected
+    else:  # no exact expression: an error (exit 2) that names the --argsfile way, which works
+        assert (k.returncode, k.stdout) == (2, ""), k.stderr
+        assert "--argsfile sel.args" in k.stderr
+        written = hwselect(suite, runner, "--format", "k", "--argsfile", f"k-{runner}.args")
+        assert written.stdout == f"@k-{runner}.args\n"
+        assert collect(suite, runner, f"@k-{runner}.args") == expected
 
     files = hwselect(suite, runner, "--format", "files")
     assert set(files.stdout.split()) == {i.split("::")[0] for i in expected}
@@ -162,12 +164,16 @@ def test_cuda_selection_replaces_handwritten_generated_name(suite):
     }
 
 
-def test_k_says_why_it_falls_back(suite):
+def test_k_fails_and_says_why_when_no_expression_is_exact(suite):
     proc = hwselect(suite, "cpu", "--format", "k")
-    assert (
-        "-k cannot select testmatmul_suite/test_mm.py::TestMatmul exactly: "
-        "its name is part of the directory name 'testmatmul_suite'"
-    ) in proc.stderr
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr.splitlines() == [
+        "hwselect: error: no -k expression selects exactly what runner cpu runs:",
+        "  - testmatmul_suite/test_mm.py::TestMatmul: its name is part of the directory name "
+        "'testmatmul_suite' of testmatmul_suite/test_mm.py",
+        "use a pytest argument file instead: `hwselect cpu . --format k --argsfile sel.args` writes node "
+        "ids to sel.args and prints `@sel.args` for pytest",
+    ]
 
 
 def test_k_is_one_expression_when_exact(suite):
@@ -200,7 +206,7 @@ def test_plugin_reports_and_keeps_paths_after_its_options(suite):
     lines = proc.stdout.splitlines()
     assert "collected 7 items / 4 deselected / 3 selected" in lines
     assert (
-        "hwselect warning: test_collide.py::TestFooCUDA: replaces the hand-written class TestFooCUDA "
+        "hwselect: warning: test_collide.py::TestFooCUDA: replaces the hand-written class TestFooCUDA "
         "(line 52): instantiating TestFoo binds that name in the module"
     ) in lines
     # items, in the runtime's words: TestFooCUDA's 2 tests and TestConvCuda's pass
@@ -255,6 +261,7 @@ def test_json_contract(suite):
                         "classification": "ACCELERATOR",
                         "generic": "TestMps",
                         "tests": 1,
+                        "items": 1,
                     }
                 ],
                 "expression": "(test_filters.py and TestMpsMPS)",
@@ -269,6 +276,7 @@ def test_json_contract(suite):
             }
         ],
         "warnings": [],
+        "warning_kinds": [],
     }
 
 

@@ -23,7 +23,9 @@ from hwlint.select.records import Candidate
 from .conftest import property_examples
 
 ROOT = "/tmp/hwselect-property-root"
-DIRS = ["", "foo", "testfoo", "nn", "testbar_dir"]
+# The same module names in several directories (qualified by directory names, issue 27), nested
+# directories, and directory names that hold class or module names.
+DIRS = ["", "foo", "testfoo", "nn", "testbar_dir", "foo/nn", "nn/foo", "jit", "distributed/jit", "ops"]
 MODULES = ["test_foo.py", "test_bar.py", "test_foobar.py", "test_ops.py"]
 CLASSES = ["TestFoo", "TestFooBar", "TestFooCUDA", "Foo", "Bar", "TestBar", "TestOps", "TestOpsCPU", "Ops"]
 METHODS = ["test_a", "test_foo", "test_bar_cuda", "test_ops"]
@@ -53,31 +55,58 @@ def suites(draw):
     return cands, chosen, functions
 
 
-def items(cands, functions):
-    """(names pytest gives the item, whether it belongs to a chosen class) per test."""
+def items(cands, functions, above=()):
+    """(names pytest gives the item, whether it belongs to a chosen class) per test; *above*: the
+    directories between pytest's rootdir and ROOT when the rootdir lies higher up."""
     for c in cands:
         rel = os.path.relpath(os.path.dirname(c.path), ROOT)
-        dirs = [] if rel == "." else rel.split(os.sep)
+        dirs = [*above] + ([] if rel == "." else rel.split(os.sep))
         for m in c.methods:
             for name in c.names:
                 yield c, {*dirs, os.path.basename(c.path), name, m}
     for path, names in functions.items():
         rel = os.path.relpath(os.path.dirname(path), ROOT)
-        dirs = [] if rel == "." else rel.split(os.sep)
+        dirs = [*above] + ([] if rel == "." else rel.split(os.sep))
         for n in names:
             yield None, {*dirs, os.path.basename(path), n}
 
 
 @settings(max_examples=property_examples(100), deadline=None)
-@given(suites())
-def test_exact_plans_select_exactly(suite):
+@given(suites(), st.booleans())
+def test_exact_plans_select_exactly(suite, rootdir_above):
+    """Exact means exact whether pytest's rootdir is the scanned directory or one above it."""
     cands, chosen, functions = suite
-    plan = build(cands, chosen, functions)
+    plan = build(cands, chosen, functions, ROOT)
     if not plan.exact or not chosen:
         return
     expr = Expression.compile(plan.expression)
     chosen_ids = {id(c) for c in chosen}
-    for owner, names in items(cands, functions):
+    above = ("hwselect-property-root",) if rootdir_above else ()
+    for owner, names in items(cands, functions, above):
         lowered = [n.lower() for n in names]
         got = expr.evaluate(lambda term, lowered=lowered, **kw: any(term.lower() in n for n in lowered))
         assert got == (owner is not None and id(owner) in chosen_ids), (plan.expression, owner, names)
+
+
+def test_shared_module_names_are_exact_more_often_than_not():
+    """Not a property but a floor: directory qualifiers make most suites of shared module names exact."""
+    from hypothesis import HealthCheck
+
+    exact = []
+
+    @settings(
+        max_examples=200,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        database=None,
+        derandomize=True,
+    )
+    @given(suites())
+    def count(suite):
+        cands, chosen, functions = suite
+        paths = [c.path for c in cands]
+        if chosen and len({os.path.basename(p) for p in paths}) < len(set(paths)):
+            exact.append(build(cands, chosen, functions, ROOT).exact)
+
+    count()
+    assert exact and sum(exact) / len(exact) > 0.5, (sum(exact), len(exact))

@@ -55,8 +55,10 @@ def test_ten_thousand_selected_classes(tmp_path):
     assert pytest_collect(tmp_path, "-k", expression) == expected
 
 
-def test_expression_over_the_argument_limit_falls_back_to_node_ids(tmp_path):
-    """800 of 1,600 classes with 200-character names: either way about 160 KB, too much for one argument."""
+def test_expression_over_the_argument_limit_is_an_error_with_the_argsfile_way(tmp_path):
+    """800 of 1,600 classes with 200-character names: either way about 160 KB, too much for one argument.
+
+    --format k then fails (exit 2) with the reason and the --argsfile alternative, which works."""
     expected = set()
     for f in range(4):
         parts = []
@@ -69,13 +71,12 @@ def test_expression_over_the_argument_limit_falls_back_to_node_ids(tmp_path):
     (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider\n")
 
     proc = run_tool("hwselect", "cpu", "--format", "k", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    assert "over the 131071-byte argument limit; printing node ids instead" in proc.stderr
-    lines = proc.stdout.splitlines()
-    assert len(lines) == 800 and all("::TestLong" in line for line in lines)
-    (tmp_path / "args.txt").write_text(proc.stdout)
-    assert pytest_collect(tmp_path, "@args.txt") == expected
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert "over the 131,071-byte limit of one argument" in proc.stderr
+    assert "--format k --argsfile sel.args" in proc.stderr
 
     written = run_tool("hwselect", "cpu", "--format", "k", "--argsfile", "sel.args", cwd=tmp_path)
-    assert written.stdout == "@sel.args\n"
-    assert (tmp_path / "sel.args").read_text() == proc.stdout
+    assert written.returncode == 0 and written.stdout == "@sel.args\n"
+    lines = (tmp_path / "sel.args").read_text().splitlines()
+    assert len(lines) == 800 and all("::TestLong" in line for line in lines)
+    assert pytest_collect(tmp_path, "@sel.args") == expected

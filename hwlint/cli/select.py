@@ -38,14 +38,40 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=FORMATS, default="nodeids", help="output format (default: nodeids)")
     p.add_argument("--include-unclassified", action="store_true", help="select unclassified classes too")
     p.add_argument("--runners", metavar="A,B", help="matrix: runners to include (default: all)")
-    p.add_argument("--shards", type=int, default=1, metavar="N", help="matrix: shards per runner")
+    p.add_argument("--shards", type=_shard_count, default=1, metavar="N", help="matrix: shards per runner")
     p.add_argument("--shard", metavar="I/N", help="only shard I of N (1-based), as the matrix splits it")
+    p.add_argument(
+        "--durations",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="balance shards by recorded times: pytest --junitxml XML or a .test_durations JSON (repeatable)",
+    )
     p.add_argument(
         "--argsfile", metavar="FILE", help="k, nodeids: write a pytest argument file and print @FILE"
     )
-    p.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
+    _verbosity(p)
     add_engine_options(p)
     return p
+
+
+def _verbosity(p: argparse.ArgumentParser) -> None:
+    loud = p.add_mutually_exclusive_group()
+    loud.add_argument("-q", "--quiet", action="store_true", help="no warnings and no summary on stderr")
+    loud.add_argument(
+        "-v", "--verbose", action="store_true", help="every warning on its own line (default: one per kind)"
+    )
+
+
+def _shard_count(text: str) -> int:
+    """``--shards N``: a whole number between 1 and MAX_SHARDS (argparse reports anything else)."""
+    from ..select.shards import MAX_SHARDS
+
+    if not text.isdigit() or len(text) > 12 or not 1 <= int(text) <= MAX_SHARDS:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of shards from 1 to {MAX_SHARDS:,}, got {text!r}"
+        )
+    return int(text)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -64,12 +90,37 @@ def build_explain_parser() -> argparse.ArgumentParser:
     return p
 
 
+def build_verify_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="hwselect verify",
+        description="Collect with torch's runtime as RUNNER runs it and compare with the static selection.",
+        epilog="Arguments after `--` go to pytest (e.g. `-- -p my_device_plugin`). "
+        "Exit codes: 0 the same classes, 1 a difference, 2 error.",
+    )
+    p.add_argument("runner", metavar="RUNNER")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files and directories (default: .)")
+    _common(p)
+    p.add_argument("--include-unclassified", action="store_true", help="as hwselect's option")
+    p.add_argument("--timeout", type=int, default=3600, metavar="S", help="pytest's collection time limit")
+    _verbosity(p)
+    add_engine_options(p)
+    return p
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hwselect`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["explain"]:
         explain_args = build_explain_parser().parse_args(argv[1:])
         return guarded("hwselect", lambda: cmd_explain(explain_args))
+    if argv[:1] == ["verify"]:
+        rest = argv[1:]
+        pytest_args: list[str] = []
+        if "--" in rest:
+            cut = rest.index("--")
+            rest, pytest_args = rest[:cut], rest[cut + 1 :]
+        verify_args = build_verify_parser().parse_intermixed_args(rest)
+        return guarded("hwselect", lambda: cmd_verify(verify_args, pytest_args))
     args = build_parser().parse_intermixed_args(argv)
     return guarded("hwselect", lambda: cmd_select(args))
 
@@ -123,13 +174,18 @@ def cmd_select(args) -> int:
     if not args.runner:
         raise _UserError("give a RUNNER (one of: " + ", ".join(taxonomy.runners) + ")")
     _check_paths(args.paths)
+    shard_spec = _parse_shard(args.shard)
+    durations = _durations(args.durations)
     sel = _select(taxonomy, config, args.runner, args.paths or ["."], args)
-    chosen = _shard_of(sel.selected, args.shard)
-    _report(sel, args.quiet)
+    chosen = _shard_of(sel.selected, shard_spec, durations)
     if not chosen:
+        _report(sel, args)
         _report_empty(sel, args.shard)
         return EXIT_EMPTY
-    WRITERS[args.format](sel, chosen, args)
+    lines, notes = render(sel, chosen, args)
+    _report(sel, args, notes)
+    if lines is not None:
+        _emit(lines, args.argsfile if args.format in ("k", "nodeids") else None)
     return EXIT_OK
 
 
@@ -152,25 +208,50 @@ def _not_found(path: str) -> bool:
     return False
 
 
-def _shard_of(selected, spec: str | None):
-    from ..select.records import SelectionError
-    from ..select.shards import shard
+def _parse_shard(spec: str | None) -> tuple[int, int] | None:
+    """``--shard I/N`` as (I, N), checked before any work (N at most MAX_SHARDS)."""
+    import re
+
+    from ..select.shards import MAX_SHARDS
 
     if not spec:
-        return selected
+        return None
+    m = re.fullmatch(r"\s*(\d{1,12})\s*/\s*(\d{1,12})\s*", spec)
+    if m is None or not 1 <= int(m[1]) <= int(m[2]):
+        raise _UserError(f"--shard expects I/N with 1 <= I <= N, got {spec!r}")
+    if int(m[2]) > MAX_SHARDS:
+        raise _UserError(f"--shard {spec}: at most {MAX_SHARDS:,} shards")
+    return int(m[1]), int(m[2])
+
+
+def _durations(paths: Sequence[str]):
+    """The --durations files, read (None without any)."""
+    from ..select.durations import DurationsError, load_durations
+
+    if not paths:
+        return None
     try:
-        i, n = (int(x) for x in spec.split("/"))
-        if not 1 <= i <= n:
-            raise ValueError
-        return shard(selected, n)[i - 1]
-    except (ValueError, SelectionError):
-        raise _UserError(f"--shard expects I/N with 1 <= I <= N, got {spec!r}") from None
+        return load_durations(paths)
+    except DurationsError as e:
+        raise _UserError(f"--durations: {e}") from None
 
 
-def _report(sel, quiet: bool) -> None:
-    for w in sel.warnings:
-        print(f"hwselect: warning: {w}", file=sys.stderr)
-    if not quiet:
+def _shard_of(selected, spec: tuple[int, int] | None, durations=None):
+    from ..select.shards import shard
+
+    if spec is None:
+        return selected
+    i, n = spec
+    return shard(selected, n, durations)[i - 1]
+
+
+def _report(sel, args, notes: Sequence[str] = ()) -> None:
+    """The warnings (one line per kind; each with --verbose; none with -q) and the summary."""
+    from ..select.notices import report_lines
+
+    for line in report_lines([*sel.warnings, *notes], args.verbose, args.quiet):
+        print(line, file=sys.stderr)
+    if not args.quiet:
         print(sel.summary(), file=sys.stderr)
 
 
@@ -186,9 +267,24 @@ def _report_empty(sel, shard: str | None) -> None:
 # -- formats ------------------------------------------------------------------------------------
 
 
-def write_nodeids(sel, chosen, args) -> None:
-    """One ``path::Class`` per line (a pytest argument file: ``pytest @ids.txt``)."""
-    _emit(nodeid_lines(sel, chosen), args.argsfile)
+def render(sel, chosen, args) -> tuple[list[str] | None, list[str]]:
+    """stdout's lines in the chosen format (None: the format printed itself) and the notes about
+    them for stderr."""
+    root = _scan_root(args.paths)
+    if args.format == "nodeids" or (args.format == "k" and args.argsfile):
+        return nodeid_lines(sel, chosen, root)
+    if args.format == "k":
+        return [k_expression(sel, chosen, root, args)], []
+    if args.format == "files":
+        return file_lines(sel, chosen), []
+    print(json.dumps(selection_json(sel, chosen, root), indent=2))
+    return None, []
+
+
+def _scan_root(paths: Sequence[str]) -> str:
+    from ..select.kexpr import scan_root
+
+    return scan_root(paths or ["."])
 
 
 def _emit(lines: list[str], argsfile: str | None) -> None:
@@ -215,8 +311,9 @@ def _one_per_line(lines: list[str]) -> None:
         )
 
 
-def nodeid_lines(sel, chosen) -> list[str]:
-    """Node ids of *chosen*, as pytest arguments one per line.
+def nodeid_lines(sel, chosen, root: str | None = None) -> tuple[list[str], list[str]]:
+    """Node ids of *chosen*, as pytest arguments one per line, and a note per class addressed
+    through its file.
 
     Some classes have no node id certain to exist, and pytest aborts the run on one it cannot
     find: a PrivateUse1 class is named ``...PRIVATEUSE1`` or after the backend depending on
@@ -225,99 +322,91 @@ def nodeid_lines(sel, chosen) -> list[str]:
     an expression exact over the listed scope (node ids of the other files select only chosen
     classes, so their module name suffices).
     """
-    from ..select.explain import relpath
+    from ..select.explain import pytest_path
     from ..select.kexpr import build
 
     ids = {id(c) for c in chosen}
     lines: list[str] = []
+    notes: list[str] = []
     scope = []
     scope_functions = {}
     mixed = False
-    whole: list[str] = []
-    named = conditional = 0
     for f in sel.files:
         mine = [c for c in f.candidates if id(c) in ids]
         if not mine:
             continue
         unsure = [c for c in mine if c.uncertain_nodeid]
         if unsure:
-            whole.append(relpath(f.path))
-            named += sum(c.uncertain_name for c in unsure)
-            conditional += sum(not c.uncertain_name for c in unsure)
-            lines.append(relpath(f.path))
+            notes += [f"{c.nodeid}: no certain node id: {_why_unsure(c)}; its file is listed" for c in unsure]
+            lines.append(pytest_path(f.path))
             scope += f.candidates
             scope_functions[f.path] = f.functions
             mixed = mixed or len(mine) < len(f.candidates) or bool(f.functions)
             continue
-        lines += [f"{relpath(c.path)}::{c.name}" for c in mine]
+        lines += [f"{pytest_path(c.path)}::{c.name}" for c in mine]
         scope += mine
-    if whole:
-        print(
-            f"hwselect: note: {len(whole)} files listed whole (first: {whole[0]}): no certain node id "
-            f"for {named} PrivateUse1 classes (named by collection order) and {conditional} classes "
-            "whose existence depends on a run-time fact (a condition, a rebinding, dynamic code: "
-            "`hwselect explain` says which)" + ("; a -k keeps exactly the selected classes" if mixed else ""),
-            file=sys.stderr,
-        )
     if mixed:
-        plan = build(scope, [c for c in scope if id(c) in ids], scope_functions)
+        plan = build(scope, [c for c in scope if id(c) in ids], scope_functions, root)
         if plan.exact:
             lines += ["-k", plan.expression]
         else:
-            for c, reason in plan.inexact:
-                print(
-                    f"hwselect: warning: {c.nodeid}: no certain node id, and -k cannot single it "
-                    f"out ({reason}); its whole file is listed",
-                    file=sys.stderr,
-                )
-    return lines
+            notes += [
+                f"{c.nodeid}: no certain node id, and -k cannot single it out ({reason}); its whole "
+                "file is listed"
+                for c, reason in plan.inexact
+            ]
+    return lines, notes
 
 
-def write_files(sel, chosen, args) -> None:
+def _why_unsure(c) -> str:
+    if c.uncertain_name:
+        return "a PrivateUse1 class, named by collection order"
+    return c.unsure[0] if c.unsure else "it exists only under a run-time condition"
+
+
+def file_lines(sel, chosen) -> list[str]:
     """The files holding at least one chosen class."""
-    from ..select.explain import relpath
+    from ..select.explain import pytest_path
 
     chosen_ids = {id(c) for c in chosen}
-    lines = [relpath(f.path) for f in sel.files if any(id(c) in chosen_ids for c in f.candidates)]
-    _one_per_line(lines)
-    for line in lines:
-        print(line)
+    return [pytest_path(f.path) for f in sel.files if any(id(c) in chosen_ids for c in f.candidates)]
 
 
-def write_k(sel, chosen, args) -> None:
-    """A -k expression, or node ids (a pytest argument file) when one argument cannot say it.
+def k_expression(sel, chosen, root: str, args) -> str:
+    """One -k expression selecting exactly *chosen*; a usage error (exit 2) when there is none.
 
-    Node ids are also what ``--argsfile`` writes: they are exact by construction, and pytest
+    Node ids are what ``--argsfile`` writes instead: they are exact by construction, and pytest
     resolves them far faster than it evaluates a long expression once per collected item.
     """
     from ..select.kexpr import MAX_ARG_BYTES, build
 
-    plan = build(sel.candidates, chosen, sel.functions())
-    for c, reason in plan.inexact:
-        print(f"hwselect: -k cannot select {c.nodeid} exactly: {reason}", file=sys.stderr)
-    if plan.exact and plan.size <= MAX_ARG_BYTES and not args.argsfile:
-        print(plan.expression)
-        return
+    plan = build(sel.candidates, chosen, sel.functions(), root)
+    instead = (
+        f"use a pytest argument file instead: `hwselect {args.runner} {' '.join(args.paths or ['.'])} "
+        "--format k --argsfile sel.args` writes node ids to sel.args and prints `@sel.args` for pytest"
+    )
     if not plan.exact:
-        print("hwselect: falling back to node ids (a pytest argument file)", file=sys.stderr)
-    elif not args.argsfile:
-        print(
-            f"hwselect: the -k expression is {plan.size} bytes, over the {MAX_ARG_BYTES}-byte "
-            "argument limit; printing node ids instead: save them and run `pytest @FILE`",
-            file=sys.stderr,
+        shown = [f"  - {c.nodeid}: {reason}" for c, reason in plan.inexact[:10]]
+        if len(plan.inexact) > 10:
+            shown.append(f"  - and {len(plan.inexact) - 10:,} more")
+        raise _UserError(
+            f"no -k expression selects exactly what runner {sel.runner.name} runs:\n"
+            + "\n".join(shown)
+            + f"\n{instead}"
         )
-    _emit(nodeid_lines(sel, chosen), args.argsfile)
+    if plan.size > MAX_ARG_BYTES:
+        raise _UserError(
+            f"the -k expression is {plan.size:,} bytes, over the {MAX_ARG_BYTES:,}-byte limit of one "
+            f"argument; {instead}"
+        )
+    return plan.expression
 
 
-def write_json(sel, chosen, args) -> None:
-    """Per file: chosen classes, an expression exact for that file alone, and counts."""
-    print(json.dumps(selection_json(sel, chosen), indent=2))
-
-
-def selection_json(sel, chosen) -> dict:
+def selection_json(sel, chosen, root: str | None = None) -> dict:
     """The json format's document (a contract: see the README)."""
-    from ..select.explain import relpath
+    from ..select.explain import pytest_path
     from ..select.kexpr import build
+    from ..select.notices import group
     from ..select.records import STATUSES
 
     ids = {id(c) for c in chosen}
@@ -326,11 +415,11 @@ def selection_json(sel, chosen) -> dict:
         mine = [c for c in f.candidates if id(c) in ids]
         if not mine:
             continue
-        plan = build(f.candidates, mine, {f.path: f.functions})
+        plan = build(f.candidates, mine, {f.path: f.functions}, root)
         counts = {s: sum(1 for c in f.candidates if c.status == s) for s in STATUSES}
         files.append(
             {
-                "path": relpath(f.path),
+                "path": pytest_path(f.path),
                 "classes": [
                     {
                         "name": c.name,
@@ -338,6 +427,7 @@ def selection_json(sel, chosen) -> dict:
                         "classification": c.classification,
                         "generic": c.generic,
                         "tests": c.test_count,
+                        "items": c.item_count,
                     }
                     for c in mine
                 ],
@@ -345,7 +435,7 @@ def selection_json(sel, chosen) -> dict:
                 "counts": {"total": len(f.candidates), "chosen": len(mine), **counts},
             }
         )
-    plan = build(sel.candidates, chosen, sel.functions())
+    plan = build(sel.candidates, chosen, sel.functions(), root)
     return {
         "runner": sel.runner.name,
         "device": sel.runner.device,
@@ -356,10 +446,8 @@ def selection_json(sel, chosen) -> dict:
         "inexact": [{"nodeid": c.nodeid, "reason": r} for c, r in plan.inexact],
         "files": files,
         "warnings": list(sel.warnings),
+        "warning_kinds": [g.as_json() for g in group(sel.warnings)],
     }
-
-
-WRITERS = {"k": write_k, "nodeids": write_nodeids, "files": write_files, "json": write_json}
 
 
 def _select_all(taxonomy, config, names, paths, args):
@@ -374,8 +462,9 @@ def _select_all(taxonomy, config, names, paths, args):
         raise _UserError(str(e)) from None
     skipped: list = []
     files = list(discover(paths, config, skipped=skipped))
-    for s in skipped:
-        print(f"hwselect: warning: {s}", file=sys.stderr)
+    if not args.quiet:
+        for s in skipped:
+            print(f"hwselect: warning: {s}", file=sys.stderr)
     from ..pipeline.session import Session
 
     max_bytes = config.max_file_size * 1024 * 1024
@@ -385,41 +474,70 @@ def _select_all(taxonomy, config, names, paths, args):
 
 def cmd_matrix(args, config, taxonomy, paths) -> int:
     """A GitHub Actions ``strategy.matrix`` object: ``{"include": [{runner, shard, ...}]}``."""
-    from ..select.shards import shard
+    from ..select.shards import plan_shards
 
     names = [r for r in (args.runners or "").split(",") if r] or list(taxonomy.runners)
-    if args.shards < 1:
-        raise _UserError("--shards must be at least 1")
+    durations = _durations(args.durations)
     include = []
     empty = []
-    for name, sel in _select_all(taxonomy, config, names, paths, args).items():
-        _report(sel, args.quiet)
+    selections = _select_all(taxonomy, config, names, paths, args)
+    # the runners' warnings together (most are the same on every runner), then one summary each
+    from ..select.notices import report_lines
+
+    warnings = [w for sel in selections.values() for w in sel.warnings]
+    for line in report_lines(warnings, args.verbose, args.quiet):
+        print(line, file=sys.stderr)
+    for name, sel in selections.items():
+        if not args.quiet:
+            print(sel.summary(), file=sys.stderr)
         if not sel.selected:
             empty.append(sel)
             continue
-        parts = shard(sel.selected, args.shards)
-        for i, part in enumerate(parts, 1):
+        plan = plan_shards(sel.selected, args.shards, durations)
+        if durations is not None and not args.quiet:
+            print(_durations_line(name, plan), file=sys.stderr)
+        for i, (part, seconds) in enumerate(zip(plan.parts, plan.seconds, strict=True), 1):
             if not part:
                 continue
-            include.append(
-                {
-                    "runner": name,
-                    "device": sel.runner.device,
-                    "shard": i,
-                    "shards": args.shards,
-                    "classes": len(part),
-                    "tests": sum(c.test_count for c in part),
-                    "files": len({c.path for c in part}),
-                }
-            )
+            entry = {
+                "runner": name,
+                "device": sel.runner.device,
+                "shard": i,
+                "shards": args.shards,
+                "classes": len(part),
+                "tests": sum(c.test_count for c in part),
+                "items": sum(c.item_count for c in part),
+                "files": len({c.path for c in part}),
+            }
+            if durations is not None:
+                entry["seconds"] = round(seconds, 1)
+            include.append(entry)
     for sel in empty:
         _report_empty(sel, None)
     print(json.dumps({"include": include}))
     return EXIT_OK if include else EXIT_EMPTY
 
 
+def _durations_line(runner: str, plan) -> str:
+    from ..select.notices import plural
+
+    total = plan.recorded + plan.estimated
+    line = (
+        f"hwselect {runner}: durations recorded for {plan.recorded:,} of {plural(total, 'class', 'classes')}"
+    )
+    if plan.estimated:
+        per = (
+            f"{plan.per_item:.3g} s per test item (the median)"
+            if plan.per_item is not None
+            else "1 s per item"
+        )
+        line += f", {plan.estimated:,} estimated at {per}"
+    longest = max(plan.seconds, default=0.0)
+    return line + f"; longest shard {longest:,.1f} s, bound {plan.bound:,.1f} s"
+
+
 def cmd_explain(args) -> int:
-    from ..select.explain import explain
+    from ..select.explain import NO_SUCH_CLASS, explain
     from ..select.records import SelectionError
 
     path, sep, cls = args.target.partition("::")
@@ -432,5 +550,35 @@ def cmd_explain(args) -> int:
         lines = explain(taxonomy, args.runner, path, cls, args.backend, config.roots)
     except SelectionError as e:
         raise _UserError(str(e)) from None
+    if lines[0].startswith(NO_SUCH_CLASS):
+        raise _UserError(lines[0][len(NO_SUCH_CLASS) + 2 :] + "".join(f"\n{line}" for line in lines[1:]))
     print("\n".join(lines))
     return EXIT_OK if lines[0].startswith("RUNS") else EXIT_EMPTY
+
+
+def cmd_verify(args, pytest_args: Sequence[str]) -> int:
+    """``hwselect verify``: the static selection against torch's runtime, on this machine."""
+    from ..select.records import SelectionError
+    from ..select.verify import VerifyError, verify
+
+    _check_paths(args.paths)
+    config, taxonomy = _setup(args, args.paths)
+    try:
+        result = verify(
+            taxonomy,
+            args.runner,
+            args.paths or ["."],
+            args.backend,
+            args.include_unclassified,
+            config,
+            list(pytest_args),
+            args.timeout,
+            args.jobs,
+            _cache(args, config, taxonomy),
+            args.taxonomy,
+        )
+    except (SelectionError, VerifyError) as e:
+        raise _UserError(str(e)) from None
+    for line in result.lines(verbose=args.verbose, quiet=args.quiet):
+        print(line)
+    return 1 if result.differences else EXIT_OK

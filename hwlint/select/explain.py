@@ -69,7 +69,7 @@ def explain(
                 f"on runner {runner.name}: {ng.reason}.",
             ]
     if not lines:
-        lines = _explain_absent(model, runner, class_name)
+        lines = _explain_absent(model, runner, class_name, suffixes)
     return lines
 
 
@@ -106,12 +106,22 @@ def _explain_candidate(taxonomy: Taxonomy, runner: Runner, model: FileModel, can
     return lines
 
 
-def _explain_absent(model: FileModel, runner: Runner, class_name: str) -> list[str]:
+#: How explain's first line begins when the class does not exist (the command exits 2).
+NO_SUCH_CLASS = "NO SUCH CLASS"
+
+
+def _explain_absent(model: FileModel, runner: Runner, class_name: str, suffixes: set[str]) -> list[str]:
     cls = model.class_named(class_name)
     if cls is None:
-        lines = [
-            f"NOT RUN: {model.path} defines no class {class_name} and generates none on runner {runner.name}."
-        ]
+        for call in model.instantiations:
+            generic = call.class_name or ""
+            if generic and class_name.startswith(generic) and class_name[len(generic) :] in suffixes - {""}:
+                return [
+                    f"NOT RUN: {model.path}::{class_name} is a class {call.function}({generic}, ...) at line "
+                    f"{call.site.line} generates for another device; on runner {runner.name} it generates "
+                    f"{generic}{runner.device.upper()} or nothing (`hwselect explain` that name)."
+                ]
+        lines = [f"{NO_SUCH_CLASS}: {model.path} defines no class {class_name} and generates none."]
         for site, kind in model.dynamic:
             if kind in _DYNAMIC:
                 lines.append(f"  but line {site.line} {_DYNAMIC[kind]}: hwselect cannot see such classes.")
@@ -131,3 +141,13 @@ def relpath(path: str) -> str:
     except ValueError:
         return path
     return path if rel.startswith("..") else rel
+
+
+def pytest_path(path: str) -> str:
+    """*path* as a pytest argument: :func:`relpath`, and ``./`` before a path that starts with ``-``.
+
+    One argument per line is the contract of every output: a file named ``--deselect=x_test.py``
+    would otherwise be read by pytest as an option (and deselect another file's tests).
+    """
+    rel = relpath(path)
+    return f".{os.sep}{rel}" if rel.startswith("-") else rel

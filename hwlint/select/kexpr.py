@@ -6,12 +6,22 @@ name, marker names and attributes set on the function. So ``TestFoo`` also selec
 and a class called ``Foo`` selects everything in ``test_foo.py``. The builder works per file:
 
 * the file's module name (``test_foo.py``) is the *anchor* when no other collected file or
-  directory contains it (identifiers cannot contain a dot, so no class or test name can);
+  directory contains it (identifiers cannot contain a dot, so no class or test name can). When
+  several files share the name (``jit/test_data_parallel.py``, ``distributed/test_data_parallel.py``),
+  the anchor is qualified by directory names: ``test_data_parallel.py and jit`` (a directory of this
+  file that no item of the others can contain) or ``test_data_parallel.py and not distributed`` (a
+  directory of the others that no item of this file can contain). A directory name is surely one of
+  an item's keywords only below pytest's rootdir, so only directories below *root* (the common
+  directory of the paths hwselect was given: pytest's rootdir is that directory or one above it)
+  qualify;
 * a file whose collected classes are all chosen is just its anchor;
 * otherwise ``anchor and (T1 or T2 ...)`` (inclusion) or ``anchor and not (U1 or ...)`` (exclusion),
   whichever is shorter and exact, where a class term that also hits an unchosen class gets that
   class excluded: ``(TestFoo and not TestFooBar)``;
 * without an anchor, class terms are checked against every collected class of every file.
+
+An expression never starts with ``-`` (a module named ``-x_test.py``): pytest's argument parser
+would take it for an option, so such an expression is parenthesised.
 
 A file whose choice cannot be written exactly (a class name inside its module or a directory name,
 for instance) is reported in :attr:`Plan.inexact`; callers then fall back to node ids.
@@ -102,11 +112,14 @@ def build(
     all_candidates: Sequence[Candidate],
     chosen: Iterable[Candidate],
     functions: Mapping[str, Sequence[str]] | None = None,
+    root: str | None = None,
 ) -> Plan:
     """An expression selecting exactly *chosen* among *all_candidates* (every class collected).
 
     *functions* (path -> names) are the module-level test functions pytest also collects there;
-    they are never chosen.
+    they are never chosen. *root*: a directory at or below pytest's rootdir (see
+    :func:`scan_root`); the directory names below it qualify module names several files share.
+    Without it no directory name is used.
     """
     chosen_ids = {id(c) for c in chosen}
     all_candidates = [*all_candidates, *_function_items(functions or {})]
@@ -125,11 +138,25 @@ def build(
         sel = [i for i in idxs if id(all_candidates[i]) in chosen_ids]
         if not sel:
             continue
-        anchor = basenames[path]
-        low = anchor.lower()
-        anchored = is_term(anchor) and all_basenames.count(low) == 1 and low not in all_dirnames
-        if anchored:
-            clause = _file_clause(all_candidates, names, idxs, sel, anchor, plan)
+        module = basenames[path]
+        low = module.lower()
+        anchor: str | None = module if is_term(module) else None
+        include_only = False
+        if anchor is not None and (all_basenames.count(low) != 1 or low in all_dirnames):
+            if global_index is None:
+                global_index = _Index(all_candidates, names)
+            mine = set(idxs)
+            rivals = sorted(global_index.hits(low) - mine)
+            anchor = _qualified_anchor(module, path, rivals, idxs, all_candidates, names, root)
+            if anchor is None:
+                # Only the rivals the class terms may also match count when the clause names the
+                # chosen classes (the inclusion form), and only the chosen items must keep matching.
+                terms = [n.lower() for i in sel for n in all_candidates[i].names]
+                rivals = [r for r in rivals if any(t in n for t in terms for n in names[r])]
+                anchor = _qualified_anchor(module, path, rivals, sel, all_candidates, names, root)
+                include_only = True
+        if anchor is not None:
+            clause = _file_clause(all_candidates, names, idxs, sel, anchor, plan, include_only)
         else:
             if global_index is None:
                 global_index = _Index(all_candidates, names)
@@ -137,7 +164,80 @@ def build(
         if clause:
             clauses.append(clause)
     plan.expression = balanced_or(clauses)
+    if plan.expression.startswith("-"):
+        plan.expression = f"({plan.expression})"  # else pytest's parser takes it for an option
     return plan
+
+
+def scan_root(paths: Iterable[str]) -> str:
+    """The common directory of *paths* (a file stands for its directory), absolute.
+
+    pytest's rootdir is this directory or one above it when pytest is given the same paths (it
+    looks for its configuration from their common ancestor upwards), so every directory strictly
+    below it is one of the keywords of the items beneath (``--rootdir`` or a configuration file
+    inside one of the paths can say otherwise)."""
+    dirs = []
+    for p in paths:
+        a = os.path.abspath(p)
+        dirs.append(a if os.path.isdir(a) else os.path.dirname(a))
+    if not dirs:
+        return os.path.abspath(".")
+    try:
+        return os.path.commonpath(dirs)
+    except ValueError:  # paths on different drives
+        return os.path.abspath(".")
+
+
+def _sure_dirs(path: str, root: str | None) -> list[str]:
+    """Directory names between *root* (excluded) and *path*'s file, nearest first, lower-cased:
+    pytest gives them to every item of the file as keywords."""
+    if root is None:
+        return []
+    rel = os.path.relpath(os.path.dirname(os.path.abspath(path)), root)
+    if rel == "." or rel.startswith(".."):
+        return []
+    return [d.lower() for d in reversed(rel.split(os.sep)) if d]
+
+
+def _qualified_anchor(
+    module: str,
+    path: str,
+    rivals: Sequence[int],
+    keep: Sequence[int],
+    cands: Sequence[Candidate],
+    names: Sequence[set[str]],
+    root: str | None,
+) -> str | None:
+    """``module and dir and not other_dir ...``: true for every item of the candidates *keep*
+    (of *path*) and false for every item of the candidates *rivals* (of other files), or None when
+    directory names cannot tell them apart.
+
+    A qualifier either is a directory of *path* that no name of a rival contains, or a directory
+    of a rival that no name of *keep* contains; each is chosen to rule out as many of the rivals
+    left as it can.
+    """
+    if not rivals:
+        return module
+    kept = set().union(*(names[i] for i in keep))
+    options: list[tuple[str, set[int]]] = []
+    for d in _sure_dirs(path, root):
+        if is_term(d):
+            options.append((d, {r for r in rivals if not any(d in n for n in names[r])}))
+    theirs: dict[str, set[int]] = {}
+    for r in rivals:
+        for d in _sure_dirs(cands[r].path, root):
+            if is_term(d) and not any(d in n for n in kept):
+                theirs.setdefault(d, set()).add(r)
+    options += [(f"not {d}", rs) for d, rs in sorted(theirs.items())]
+    terms = [module]
+    left = set(rivals)
+    while left:
+        term, ruled_out = max(options, key=lambda o: len(o[1] & left), default=("", set()))
+        if not ruled_out & left:
+            return None
+        terms.append(term)
+        left -= ruled_out
+    return " and ".join(terms)
 
 
 def _function_items(functions: Mapping[str, Sequence[str]]) -> list[Candidate]:
@@ -160,15 +260,22 @@ def _file_clause(
     sel: list[int],
     anchor: str,
     plan: Plan,
+    include_only: bool = False,
 ) -> str:
+    """The clause for one file: its anchor alone, with its chosen classes, or without the others.
+
+    *include_only*: the anchor tells the file apart only from the items the chosen classes' names
+    may match, so the clause must name them."""
     chosen = set(sel)
     rest = [i for i in idxs if i not in chosen]
-    if not rest:
-        return anchor
+    if not rest and not include_only:
+        return _group(anchor)
     local = _Index([cands[i] for i in idxs], [names[i] for i in idxs])
     trial = Plan("")
     include = _class_clause(cands, names, sel, {id(cands[i]) for i in sel}, local, trial)
-    exclude = _exclusion_clause(cands, rest, local, {k for k, i in enumerate(idxs) if i in chosen})
+    exclude = None
+    if not include_only:
+        exclude = _exclusion_clause(cands, rest, local, {k for k, i in enumerate(idxs) if i in chosen})
     options = []
     if trial.exact:
         options.append(f"{anchor} and {_group(include)}")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from ..model import ClassInfo, Instantiation
 from ..taxonomy import Runner
+from .notices import plural
 
 SELECTED, MISMATCHED, UNCLASSIFIED, UNPLACED = "selected", "mismatched", "unclassified", "unplaced"
 
@@ -40,6 +41,8 @@ class Candidate:
     conditional: bool = False
     tests: int = 0  # test methods pytest collects from the class (before parametrization)
     unsure: tuple[str, ...] = ()
+    # test items its tests expand into (@dtypes, @parametrize, @ops where countable); 0: not counted
+    items: int = 0
 
     @property
     def name(self) -> str:
@@ -66,8 +69,13 @@ class Candidate:
 
     @property
     def test_count(self) -> int:
-        """Test methods in the class, at least 1 (the weight used to balance shards)."""
+        """Test methods in the class, at least 1."""
         return max(self.tests, 1)
+
+    @property
+    def item_count(self) -> int:
+        """Test items the class expands into, at least 1 (what a shard's estimate counts)."""
+        return max(self.items, 1) if self.items else self.test_count
 
 
 @dataclass(frozen=True)
@@ -135,7 +143,8 @@ class RunnerSelection:
         )
         if c["unplaced"]:
             line += f", unplaced={c['unplaced']}"
-        return line + f" classes; {c['tests']} test methods in {len(self.selected_files())} files"
+        methods = plural(c["tests"], "test method")
+        return line + f" classes; {methods} in {plural(len(self.selected_files()), 'file')}"
 
     def functions(self) -> dict[str, list[str]]:
         """Module-level test functions by file: pytest collects them, so -k must not match them."""
@@ -157,20 +166,28 @@ class RunnerSelection:
         kinds = Counter(n.kind for f in self.files for n in f.not_generated)
         for kind, n in sorted(kinds.items()):
             example = next(x for f in self.files for x in f.not_generated if x.kind == kind)
+            verb = "generates" if n == 1 else "generate"
             reasons.append(
-                f"{n} instantiated classes generate nothing for {self.runner.device}: {example.reason}"
+                f"{plural(n, 'instantiated class', 'instantiated classes')} {verb} nothing for "
+                f"{self.runner.device}: {example.reason}"
             )
         if c["mismatched"]:
             seen = Counter(x.classification for x in self.candidates if x.status == MISMATCHED)
             listed = ", ".join(f"{k} ({v})" for k, v in sorted(seen.items()))
+            verb = "is" if c["mismatched"] == 1 else "are"
             reasons.append(
-                f"{c['mismatched']} classes are classified for other runners: {listed}; "
-                f"{self.runner.name} runs {', '.join(self.runner.runs)}"
+                f"{plural(c['mismatched'], 'class', 'classes')} {verb} classified for other runners: "
+                f"{listed}; {self.runner.name} runs {', '.join(self.runner.runs)}"
             )
         if c["unclassified"] and not self.include_unclassified:
+            verb = "is" if c["unclassified"] == 1 else "are"
             reasons.append(
-                f"{c['unclassified']} classes are unclassified (--include-unclassified selects them)"
+                f"{plural(c['unclassified'], 'class', 'classes')} {verb} unclassified "
+                "(--include-unclassified selects them)"
             )
         if c["unplaced"]:
-            reasons.append(f"{c['unplaced']} classes have a classification hwlint cannot read")
+            verb = "has" if c["unplaced"] == 1 else "have"
+            reasons.append(
+                f"{plural(c['unplaced'], 'class', 'classes')} {verb} a classification hwlint cannot read"
+            )
         return reasons

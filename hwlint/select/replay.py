@@ -25,12 +25,14 @@ from dataclasses import dataclass, field, replace
 
 from ..collection import (
     collectable,
+    decorator_reason,
     generated_devices,
     generated_suffixes,
     hidden_tests,
     runtime_tests,
     surely_testcase,
     tests,
+    unknown_class_decorators,
 )
 from ..model import (
     ClassInfo,
@@ -253,6 +255,7 @@ def _unsure(model: FileModel, entry: ClassInfo | _Generated, maybe: dict[str, st
     added = runtime_tests(model, cls) if not tests(model, cls) else None
     if added is not None:  # it has a test only if module code adds one
         out.append(f"its tests come at run time: {added}")
+    out += [decorator_reason(c, d) for c, d in unknown_class_decorators(model, cls)]
     return tuple(dict.fromkeys(out))
 
 

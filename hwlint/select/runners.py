@@ -9,12 +9,13 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
+from ..collection import DECORATOR_REASON
 from ..model import FileModel, build_model
 from ..pipeline.cache import Cache
 from ..pipeline.session import Session
 from ..project import Links, links_of
 from ..taxonomy import Runner, Taxonomy
-from .records import FileSelection, RunnerSelection, SelectionError
+from .records import SELECTED, FileSelection, RunnerSelection, SelectionError
 from .replay import select_model, selection_at, slim_selection
 
 
@@ -114,7 +115,7 @@ def select_all(
     names = tuple(r.name for r in runners)
     inc = include_unclassified
     analysis = functools.partial(_select_analysis, names=names, backends=backends, include_unclassified=inc)
-    kind = f"select2:{','.join(names)}:{','.join(backends)}:{int(inc)}"
+    kind = f"select3:{','.join(names)}:{','.join(backends)}:{int(inc)}"
     value_type = tuple[dict[str, FileSelection], Links | None] | str
     per_file = session.analyze(files, analysis, kind, value_type, progress=False)
     per_file, project_notes = link_files(files, per_file, session, names, backends, inc)
@@ -138,6 +139,13 @@ def select_all(
             if fs.error:
                 result.warnings.append(f"{path}: cannot parse ({fs.error}); none of its classes is selected")
             result.warnings += [f"{c.nodeid}: {note}" for c in fs.candidates for note in c.notes]
+            result.warnings += [
+                f"{c.nodeid}: {why}"
+                for c in fs.candidates
+                if c.status == SELECTED
+                for why in c.unsure
+                if why.startswith(DECORATOR_REASON)
+            ]
             result.warnings += [f"{path}: {note}" for note in fs.unseen]
             result.warnings += [f"{path}: {note}" for note in project_notes.get(path, [])]
         out[runner.name] = result
@@ -175,8 +183,21 @@ def select_runners(
     for runner in (taxonomy.runners[name] for name in names):
         chosen = runner_backends(taxonomy, runner, backends)
         fs = select_model(model, with_backends(taxonomy, chosen), runner, chosen, inc)
+        fs.candidates = [_with_items(model, c, runner.device) for c in fs.candidates]
         out[runner.name] = slim_selection(fs) if slim else fs
     return out
+
+
+#: A class's item count is capped here (a `range(10**9)` parametrization is not a plan).
+_MAX_ITEMS = 1_000_000
+
+
+def _with_items(model: FileModel, c, device: str):
+    """*c* with the test items its tests expand into (:mod:`hwlint.select.expansion`)."""
+    from .expansion import expanded_items
+
+    items = min(expanded_items(model, c.source, c.generic, device), _MAX_ITEMS)
+    return replace(c, items=items) if items else c
 
 
 def link_files(
@@ -204,7 +225,7 @@ def link_files(
     def select_linked(models: dict[str, FileModel]) -> dict[str, dict[str, FileSelection]]:
         return {path: select_runners(m, taxonomy, names, backends, inc) for path, m in models.items()}
 
-    kind = f"select-linked:{','.join(names)}:{','.join(backends)}:{int(inc)}"
+    kind = f"select-linked2:{','.join(names)}:{','.join(backends)}:{int(inc)}"
     value_type = dict[str, FileSelection]
     project, selected = session.linked(files, links, kind, select_linked, value_type)
     return apply_links(files, list(per_file), project, selected)

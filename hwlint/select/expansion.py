@@ -1,0 +1,140 @@
+"""How many test items a class's tests expand into, where the decorators say it statically.
+
+torch's ``instantiate_device_type_tests`` makes one test per dtype of ``@dtypes(...)`` (or of the
+device's own ``@dtypesIfCUDA(...)``) and per op of ``@ops(...)``, and ``@parametrize(...)`` makes one
+per value (``instantiate_parametrized_tests`` or a device instantiation). Stacked decorators
+multiply. A count is read when the arguments are literals, ``range(N)``, or torch's dtype lists
+(``floating_types()``, ``all_types_and(torch.half)``...); anything else (``@ops(op_db)``, a
+computed list) counts 1 for that decorator. The shard planner uses the count to estimate the time
+of a class without a recorded duration.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+
+from ..model import ClassInfo, FileModel, Method, mro
+
+#: torch.testing._internal.common_dtype helpers: dtypes each returns (``..._and(*extra)`` adds one
+#: per extra argument). Measured on torch 2.13.
+DTYPE_LISTS = {
+    "all_types": 7,
+    "all_types_and_complex": 9,
+    "all_types_and_half": 8,
+    "all_mps_types": 8,
+    "complex_types": 2,
+    "double_types": 2,
+    "empty_types": 0,
+    "float8_types": 4,
+    "floating_and_complex_types": 4,
+    "floating_types": 2,
+    "floating_types_and_half": 3,
+    "get_all_int_dtypes": 5,
+    "get_all_qint_dtypes": 5,
+    "integral_types": 5,
+    "all_types_and": 7,
+    "all_types_and_complex_and": 9,
+    "all_types_complex_float8_and": 13,
+    "all_mps_types_and": 8,
+    "complex_types_and": 2,
+    "float8_types_and": 4,
+    "floating_and_complex_types_and": 4,
+    "floating_types_and": 2,
+    "integral_types_and": 5,
+}
+_PARAMETRIZE = {"parametrize", "parametrize_test"}
+
+
+def expanded_items(model: FileModel, source: ClassInfo | None, generated: str | None, device: str) -> int:
+    """Test items of a class collected from *source* (0: no test hwlint can see).
+
+    *generated*: the runner's device type generates the class from *source* (its own tests expand
+    by dtypes and ops; tests inherited from bases keep one item each, as torch instantiates only the
+    generic class's own tests). Otherwise each test expands by its ``@parametrize`` values.
+    """
+    if source is None:
+        return 0
+    own = {m.name for m in source.methods if m.is_test}
+    total = 0
+    seen: set[str] = set()
+    for c in mro(model, source):
+        for m in c.methods:
+            if not m.is_test or m.name in seen:
+                continue
+            seen.add(m.name)
+            instantiated = bool(generated) and c is source and m.name in own
+            total += method_items(m, device if instantiated else None)
+        for t in c.assigned_tests:
+            if t not in seen:
+                seen.add(t)
+                total += 1
+    return total
+
+
+def method_items(m: Method, device: str | None) -> int:
+    """Items one test method expands into; *device*: instantiated for that device type."""
+    texts = {d.name: d.site.text for d in m.decorators}
+    n = 1
+    for d in m.decorators:
+        if d.name in _PARAMETRIZE:
+            n *= _count(d.site.text, "parametrize") or 1
+        elif device is not None and d.name == "ops":
+            n *= _count(d.site.text, "ops") or 1
+    if device is not None:
+        own = texts.get(f"dtypesIf{device.upper()}")
+        text = own if own is not None else texts.get("dtypes")
+        if text is not None:
+            n *= _count(text, "dtypes") or 1
+    return n
+
+
+@functools.lru_cache(maxsize=4096)
+def _count(text: str, what: str) -> int | None:
+    """The variants the decorator *text* makes, or None when they cannot be counted statically."""
+    try:
+        node = ast.parse(text.lstrip("@"), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    if not isinstance(node, ast.Call):
+        return None
+    if what == "dtypes":
+        return _sequence_length(node.args)
+    values = node.args[1] if what == "parametrize" and len(node.args) > 1 else None
+    if what == "ops":
+        values = node.args[0] if node.args else None
+    if values is None:
+        return None
+    return _length(values)
+
+
+def _sequence_length(args: list[ast.expr]) -> int | None:
+    n = 0
+    for a in args:
+        if isinstance(a, ast.Starred):
+            inner = _length(a.value)
+            if inner is None:
+                return None
+            n += inner
+        else:
+            n += 1
+    return n
+
+
+def _length(node: ast.expr) -> int | None:
+    """Elements of a literal list/tuple/set, ``range(...)`` of literals, or a torch dtype list."""
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return _sequence_length(node.elts)
+    if isinstance(node, ast.Call):
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if name == "range" and all(
+            isinstance(a, ast.Constant) and isinstance(a.value, int) for a in node.args
+        ):
+            try:
+                return len(range(*(a.value for a in node.args)))  # type: ignore[misc]
+            except (TypeError, ValueError, OverflowError):
+                return None
+        if name in DTYPE_LISTS:
+            extra = _sequence_length(node.args) if name.endswith("_and") else 0
+            return None if extra is None else DTYPE_LISTS[name] + extra
+    return None

@@ -1,0 +1,299 @@
+"""What hwselect prints, through its real consumers: pytest's collection and its ``-k``.
+
+* module names several files share, qualified by directory names (issue 27, item 1): ``-k`` and
+  the node ids collect exactly the runtime's selection, on a tree shaped like PyTorch's
+  (``jit/`` and ``distributed/test_data_parallel.py``, ``test_view_ops.py`` at the root and under
+  ``distributed/_tensor/``, ``package/test_misc.py`` whose markers contain ``dynamo``);
+* warnings one line per kind, every one with ``--verbose``, none with ``-q`` (item 2);
+* a path that starts with ``-`` (issue 26, item 7), absurd shard counts (item 11), and explain of a
+  class that does not exist (issue 28).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hwlint.select.notices import KINDS, OTHER, group, kind_of, plural
+from tests.conftest import DEFAULT_TAXONOMY, EXAMPLES, run_tool
+from tests.select_suite import write_suite
+from tests.test_select_collect import RUNS, collect
+
+GEN = "hw_classification = HardwareClassification.GENERIC"
+CUDA = "hw_classification = HardwareClassification.CUDA"
+
+
+def cls(name: str, member: str, *tests: str, deco: str = "") -> str:
+    body = "".join(
+        f"    {deco}\n    def {t}(self):\n        pass\n\n"
+        if deco
+        else f"    def {t}(self):\n        pass\n\n"
+        for t in tests
+    )
+    return f"\nclass {name}(TestCase):\n    {member}\n\n{body}"
+
+
+SKIP = "def skipIfTorchDynamo(fn):\n    return fn\n\n"
+
+# Shaped like PyTorch's tree: the module names that defeated -k there (issue 27).
+SHARED_NAMES = {
+    "jit/test_data_parallel.py": cls("TestDataParallel", GEN, "test_replicate"),
+    # a method name holding "jit": `test_data_parallel.py and jit` would not tell them apart
+    "distributed/test_data_parallel.py": cls("TestDataParallel", CUDA, "test_jit_compat", "test_ddp"),
+    "test_view_ops.py": cls("TestViewOps", GEN, "test_view") + cls("TestViewOpsCuda", CUDA, "test_v"),
+    "distributed/_tensor/test_view_ops.py": cls("TestViewOps", CUDA, "test_dtensor_view"),
+    # its marker-like decorator holds "dynamo"; dynamo/test_misc.py has a test named *package*
+    "package/test_misc.py": SKIP + cls("TestMisc", GEN, "test_pickle", deco="@skipIfTorchDynamo"),
+    "dynamo/test_misc.py": cls("MiscTests", GEN, "test_top_package_import")
+    + cls("TestMiscCuda", CUDA, "test_m"),
+    "jit/test_misc.py": cls("TestMisc", CUDA, "test_script"),
+    "torch_np/test_basic.py": cls("TestMisc", CUDA, "test_np") + cls("TestBasic", GEN, "test_b"),
+}
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory) -> Path:
+    root = write_suite(tmp_path_factory.mktemp("shared"), SHARED_NAMES)
+    (root / "taxonomy.yaml").write_text(DEFAULT_TAXONOMY.read_text())
+    for d in {Path(p).parent for p in SHARED_NAMES} - {Path(".")}:
+        for pkg in (d, *d.parents[:-1]):
+            (root / pkg / "__init__.py").touch()  # packages, as in PyTorch's tree: modules may share names
+    return root
+
+
+@pytest.mark.parametrize("runner", ["cpu", "cuda"])
+def test_shared_module_names_get_one_exact_k(shared, runner):
+    expected = collect(shared, runner, "--truth-runs", RUNS[runner])
+    k = run_tool("hwselect", runner, ".", "--format", "k", cwd=shared)
+    assert k.returncode == 0, k.stderr
+    (expression,) = k.stdout.splitlines()
+    assert collect(shared, runner, "-k", expression) == expected
+    ids = run_tool("hwselect", runner, ".", cwd=shared)
+    (shared / f"ids-{runner}.txt").write_text(ids.stdout)
+    assert collect(shared, runner, f"@ids-{runner}.txt") == expected
+
+
+def test_the_qualifiers_are_directory_names(shared):
+    k = run_tool("hwselect", "cpu", ".", "--format", "k", cwd=shared).stdout
+    assert "test_data_parallel.py and not distributed" in k  # jit's tests: "jit" is in a rival's test
+    assert "test_view_ops.py and not _tensor" in k  # a root file: only the rival's directories
+    assert "test_misc.py and package" in k  # "dynamo" is in its marker: only against TestMisc
+
+
+def test_no_directory_qualifies_above_the_scanned_paths(shared):
+    """Given one directory, pytest's rootdir may be that directory: its name is no keyword."""
+    from hwlint.select.kexpr import _sure_dirs, scan_root
+
+    root = scan_root([str(shared / "jit")])
+    assert _sure_dirs(str(shared / "jit" / "test_misc.py"), root) == []
+    assert _sure_dirs(str(shared / "jit" / "test_misc.py"), scan_root([str(shared)])) == ["jit"]
+
+
+# -- quiet by default -------------------------------------------------------------------------
+
+NOISY = {
+    "test_noisy.py": cls("TestA", GEN, "test_a")
+    + cls("TestB", GEN, "test_b")
+    + "\nsetattr(TestA, 'test_x', lambda self: None)\nsetattr(TestA, 'test_y', lambda self: None)\n"
+    + "setattr(TestB, 'test_z', lambda self: None)\n",
+    "test_imports.py": "from elsewhere.module import TestImported  # noqa: F401\n"
+    + cls("TestC", GEN, "test_c"),
+}
+
+
+@pytest.fixture(scope="module")
+def noisy(tmp_path_factory) -> Path:
+    return write_suite(tmp_path_factory.mktemp("noisy"), NOISY)
+
+
+def test_one_line_per_kind_by_default(noisy):
+    proc = run_tool("hwselect", "cpu", ".", "--format", "files", cwd=noisy)
+    lines = proc.stderr.splitlines()
+    # a kind with one warning prints it whole
+    assert lines[0].startswith("hwselect: warning: test_imports.py: line ")
+    assert lines[0].endswith(
+        ": imports TestImported from elsewhere.module, which is not among the scanned files: if it is a "
+        "test class pytest collects it here too, and hwselect does not select it"
+    )
+    assert lines[1].startswith(
+        "hwselect: 3 setattr() calls on test classes (tests added this way are not counted), "
+        "e.g. test_noisy.py: "
+    )
+    assert lines[1].endswith("; see --verbose")
+    assert lines[2].startswith(
+        "hwselect cpu (device cpu, runs [GENERIC, ACCELERATOR, CPU]): total=3, selected=3"
+    )
+    assert len(lines) == 3
+
+
+def test_verbose_every_line_quiet_none(noisy):
+    verbose = run_tool("hwselect", "cpu", ".", "--verbose", cwd=noisy).stderr.splitlines()
+    # the 4 warnings (TestA and TestB have tests of their own: setattr() leaves their node ids sure)
+    assert sum(line.startswith("hwselect: warning: ") for line in verbose) == 4
+    quiet = run_tool("hwselect", "cpu", ".", "-q", cwd=noisy)
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    both = run_tool("hwselect", "cpu", ".", "-q", "--verbose", cwd=noisy)
+    assert both.returncode == 2  # one or the other
+
+
+def test_json_lists_every_warning_and_its_kind(noisy):
+    data = json.loads(run_tool("hwselect", "cpu", ".", "--format", "json", cwd=noisy).stdout)
+    assert len(data["warnings"]) == 4
+    assert [(k["kind"], k["count"]) for k in data["warning_kinds"]] == [("outside-import", 1), ("setattr", 3)]
+    assert data["warning_kinds"][0]["description"] == "class imported from a file outside the scan"
+
+
+@pytest.mark.parametrize(
+    ("n", "one", "many", "text"),
+    [
+        (1, "class", "classes", "1 class"),
+        (2, "class", "classes", "2 classes"),
+        (1, "test method", None, "1 test method"),
+        (0, "file", None, "0 files"),
+    ],
+)
+def test_plural(n, one, many, text):
+    assert plural(n, one, many) == text
+
+
+def test_no_zero_clauses_and_plurals_in_the_summary(tmp_path):
+    write_suite(tmp_path, {"test_one.py": cls("TestOne", GEN, "test_a")})
+    err = run_tool("hwselect", "cpu", ".", cwd=tmp_path).stderr
+    assert err.splitlines() == [
+        "hwselect cpu (device cpu, runs [GENERIC, ACCELERATOR, CPU]): total=1, selected=1, unclassified=0, "
+        "mismatched=0 classes; 1 test method in 1 file"
+    ]
+
+
+def test_every_warning_has_a_kind(tmp_path):
+    """The generated suite, the examples and the noisy files: no warning falls into "other"."""
+    from tests.select_suite import MODULES
+
+    root = write_suite(tmp_path, {**MODULES, **NOISY})
+    texts = []
+    for runner in ("cpu", "cuda", "mps", "xpu", "privateuse1"):
+        for where in (root, EXAMPLES):
+            proc = run_tool("hwselect", runner, ".", "--verbose", "--include-unclassified", cwd=where)
+            texts += [
+                line[len("hwselect: warning: ") :]
+                for line in proc.stderr.splitlines()
+                if line.startswith("hwselect: warning: ")
+            ]
+    assert texts
+    assert [t for t in texts if kind_of(t) is OTHER] == []
+    assert len({kind_of(t).key for t in texts}) >= 5
+    assert all(g.kind in KINDS for g in group(texts))
+
+
+# -- paths that look like options (issue 26, item 7) --------------------------------------------
+
+
+def test_a_path_starting_with_a_dash_is_never_an_option(tmp_path):
+    write_suite(
+        tmp_path,
+        {
+            "--deselect=victim_test.py": cls("TestAttacker", GEN, "test_a"),
+            "victim_test.py": cls("TestVictim", GEN, "test_v"),
+            "-x_test.py": cls("TestDash", GEN, "test_d") + cls("TestDashCuda", CUDA, "test_c"),
+        },
+    )
+    (tmp_path / "pytest.ini").write_text(
+        "[pytest]\naddopts = -p no:cacheprovider\npython_files = *_test.py\n"
+    )
+    expected = collect(tmp_path, "cpu", "--truth-runs", RUNS["cpu"], ".")
+    assert any("TestVictim" in i for i in expected) and any("TestAttacker" in i for i in expected)
+    for fmt in ("nodeids", "files"):
+        out = run_tool("hwselect", "cpu", ".", "--format", fmt, cwd=tmp_path).stdout.splitlines()
+        assert out and not any(line.startswith("-") and line != "-k" for line in out), out
+        assert "./--deselect=victim_test.py" in {line.split("::")[0] for line in out}
+        (tmp_path / f"{fmt}.args").write_text("\n".join(out) + "\n")
+        got = collect(tmp_path, "cpu", f"@{fmt}.args")
+        assert got >= expected, fmt  # nothing deselected (files lists whole files: more is fine)
+    data = json.loads(run_tool("hwselect", "cpu", ".", "--format", "json", cwd=tmp_path).stdout)
+    assert not any(f["path"].startswith("-") for f in data["files"])
+    k = run_tool("hwselect", "cpu", ".", "--format", "k", cwd=tmp_path).stdout.strip()
+    assert not k.startswith("-")
+    assert collect(tmp_path, "cpu", ".", "-k", k) == expected
+
+
+def test_an_expression_that_would_start_with_a_dash_is_parenthesised(tmp_path):
+    write_suite(tmp_path, {"-x_test.py": cls("TestDash", GEN, "test_d")})
+    (tmp_path / "pytest.ini").write_text(
+        "[pytest]\naddopts = -p no:cacheprovider\npython_files = *_test.py\n"
+    )
+    k = run_tool("hwselect", "cpu", ".", "--format", "k", cwd=tmp_path).stdout.strip()
+    assert k == "(-x_test.py)"
+    assert collect(tmp_path, "cpu", ".", "-k", k) == {"-x_test.py::TestDash::test_d"}
+
+
+# -- absurd shard counts (issue 26, item 11) ----------------------------------------------------
+
+
+def _limited(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """*cmd* with 2 GB of address space and 60 s: an allocation per shard would not fit."""
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=60, preexec_fn=limit)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["cpu", "--shard", "1/100000000000000000000"], "--shard expects I/N with 1 <= I <= N"),
+        (["cpu", "--shard", "1/99999999999"], "--shard 1/99999999999: at most 10,000 shards"),
+        (["cpu", "--shard", "0/3"], "--shard expects I/N with 1 <= I <= N"),
+        (
+            ["--format", "matrix", "--shards", "99999999999999"],
+            "expected a number of shards from 1 to 10,000",
+        ),
+        (["--format", "matrix", "--shards", "0"], "expected a number of shards from 1 to 10,000"),
+    ],
+)
+def test_huge_shard_counts_are_usage_errors(tmp_path, args, message):
+    write_suite(tmp_path, {"test_one.py": cls("TestOne", GEN, "test_a")})
+    exe = str(Path(sys.executable).parent / "hwselect")
+    proc = _limited([exe, *args], tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr
+
+
+def test_the_largest_shard_count_works(tmp_path):
+    write_suite(tmp_path, {"test_one.py": cls("TestOne", GEN, "test_a") + cls("TestTwo", GEN, "test_b")})
+    exe = str(Path(sys.executable).parent / "hwselect")
+    proc = _limited([exe, "--format", "matrix", "--runners", "cpu", "--shards", "10000"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert [e["shard"] for e in json.loads(proc.stdout)["include"]] == [1, 2]  # empty shards left out
+    last = _limited([exe, "cpu", "--shard", "10000/10000"], tmp_path)
+    assert last.returncode == 3 and "shard 10000/10000 of runner cpu is empty" in last.stderr
+
+
+# -- explain of a class that does not exist (issue 28) ------------------------------------------
+
+
+def test_explain_of_a_missing_class_is_an_error(tmp_path):
+    write_suite(
+        tmp_path,
+        {
+            "test_ops.py": cls("TestReal", CUDA, "test_r")
+            + "\nclass TestAcc(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+            "    def test_a(self, device):\n        pass\n\n\n"
+            "instantiate_device_type_tests(TestAcc, globals())\n"
+        },
+    )
+    missing = run_tool("hwselect", "explain", "cuda", "test_ops.py::NoSuchClass", cwd=tmp_path)
+    assert (missing.returncode, missing.stdout) == (2, "")
+    assert missing.stderr == "hwselect: error: test_ops.py defines no class NoSuchClass and generates none.\n"
+    real = run_tool("hwselect", "explain", "cpu", "test_ops.py::TestReal", cwd=tmp_path)
+    assert real.returncode == 3 and real.stdout.startswith("NOT RUN: test_ops.py::TestReal")
+    other = run_tool("hwselect", "explain", "cuda", "test_ops.py::TestAccCPU", cwd=tmp_path)
+    assert other.returncode == 3
+    assert "generates for another device; on runner cuda it generates TestAccCUDA" in other.stdout
+    assert os.path.exists(tmp_path / "test_ops.py")
