@@ -332,11 +332,12 @@ def _output(path: str | None):
 def _add_noqa(findings) -> int:
     from ..fix.noqa import add_noqa
 
-    added, warnings = add_noqa(findings)
+    added, warnings, failed = add_noqa(findings)
     for warning in warnings:
         print(f"hwlint: warning: {warning}", file=sys.stderr)
     print(f"Added {added} noqa directive{'s' if added != 1 else ''}.", file=sys.stderr)
-    return EXIT_CLEAN
+    # findings left unsilenced are findings: exit 1, as for any (ruff exits 0 even then)
+    return EXIT_FINDINGS if failed else EXIT_CLEAN
 
 
 def _check_selector_options(args) -> None:

@@ -51,7 +51,7 @@ from .outcome import (
 )
 from .remodel import _model_after
 from .text import apply_edits
-from .write import _compile_error, _future_displaced, write_fixed
+from .write import _compile_error, _future_displaced, encode_checked, write_fixed
 
 if TYPE_CHECKING:  # ast-grep is imported when a file needs it (a few per migration), not by every check
     pass
@@ -239,7 +239,9 @@ def _fix_once(
         return result
     if new_text == text:  # the edits change nothing: no text to model again, nothing to write
         return result
-    data = new_text.encode(plan.model.encoding)
+    data, result.error = encode_checked(new_text, plan.model.encoding, plan.path)
+    if data is None:  # bytes that would not read back as the fixed text (mac_arabic, idna)
+        return result
     # unless it follows from the original's parse, parse the fixed text: the edits may have broken it
     model = derived[0] if derived is not None else build_model(data, plan.path, taxonomy)
     if plan.model.resolver is not None:  # the fixed text is seen through the project as the original was

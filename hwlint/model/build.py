@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import io
-import re
 import tokenize
 import typing
 import warnings
@@ -22,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from ..taxonomy import Taxonomy
 from .calls import _CallScan
 from .devices import _DeviceScan, _strongest, _vocabulary
+from .noqa import noqa_directives
 from .records import (
     NONE,
     ClassInfo,
@@ -171,9 +171,6 @@ def _reason(e: BaseException) -> str:
     if isinstance(e, UnicodeDecodeError):
         return f"not valid {e.encoding} (byte {e.object[e.start]:#04x} at offset {e.start})"
     return f"{type(e).__name__}: {e}"
-
-
-_NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)*))?", re.IGNORECASE)
 
 
 _NO_OVERLAY = _Overlay()
@@ -420,7 +417,7 @@ class _Builder(_CallScan, _DeviceScan):
             self.path,
             tuple(classes),
             tuple(calls),
-            self.remember("noqa", self.noqa),
+            self.remember("noqa", lambda: self.noqa(tree)),
             None,
             encoding,
             newline,
@@ -669,18 +666,11 @@ class _Builder(_CallScan, _DeviceScan):
         return Decorator(name, self.site(node))
 
     # -- comments --------------------------------------------------------------------------
-    def noqa(self) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    def noqa(self, tree: ast.Module) -> tuple[tuple[int, tuple[str, ...]], ...]:
+        """The noqa directives, read from comment tokens (:mod:`hwlint.model.noqa`)."""
         if "noqa" not in self.lowered:
             return ()
-        out = []
-        for i, line in enumerate(self.lines, 1):
-            if "#" not in line:
-                continue
-            m = _NOQA.search(line)
-            if m:
-                codes = m.group("codes")
-                out.append((i, tuple(c.upper() for c in re.split(r"[,\s]+", codes) if c) if codes else ()))
-        return tuple(out)
+        return noqa_directives(self.lines, tree)
 
 
 _HEADER_FILLER = frozenset(" \t\f()[],\\\r\n")  # what may sit between a class's last base and its colon

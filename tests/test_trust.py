@@ -1,0 +1,197 @@
+"""Issue 26, as an attacker's pull request would commit it: each test plants the reproduction in a
+tree and checks the promised outcome (see docs/guarantees.md, which names each test)."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hwlint.model import split_lines
+from hwlint.model.noqa import directive, noqa_directives
+
+from .conftest import run_tool
+
+HEADER = (
+    "import enum\n"
+    "from unittest import TestCase\n"
+    "\n"
+    "try:\n"
+    "    from torch.testing._internal.common_utils import HardwareClassification\n"
+    "except ImportError:\n"
+    "    HardwareClassification = enum.Enum(\n"
+    "        'HardwareClassification', 'GENERIC ACCELERATOR CPU CUDA MPS XPU'\n"
+    "    )\n"
+    "\n\n"
+)
+UNDECLARED = HEADER + "class TestB(TestCase):\n    def test_x(self):\n        pass\n"
+CLASS_LINE = HEADER.count("\n") + 1
+
+
+def _check(tree: Path, *args: str) -> subprocess.CompletedProcess:
+    return run_tool("hwlint", "check", "--no-cache", *args, ".", cwd=tree)
+
+
+# -- 3. noqa is a comment token, in the syntax both ruff and flake8 read --------------------------
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        'class TestB(TestCase if "#noqa" else object):',
+        "class TestB(TestCase if '# noqa' else object):",
+        "class TestB(TestCase):  # docs: https://wiki.example/hw#noqa-policy",
+        'class TestB(TestCase, doc=f"{1}# noqa"):',
+    ],
+)
+def test_noqa_in_a_string_or_a_url_hides_nothing(tmp_path, header):
+    (tmp_path / "test_b.py").write_text(UNDECLARED.replace("class TestB(TestCase):", header))
+    res = _check(tmp_path)
+    assert res.returncode == 1, res.stdout
+    assert f"test_b.py:{CLASS_LINE}:1: HWC001" in res.stdout
+
+
+def test_a_real_noqa_still_suppresses(tmp_path):
+    (tmp_path / "test_b.py").write_text(UNDECLARED.replace("(TestCase):", "(TestCase):  # noqa: HWC001"))
+    assert _check(tmp_path).returncode == 0
+
+
+# Comments as a pull request may write them; each is compared with what ruff and flake8 really do.
+COMMENTS = [
+    "# noqa",
+    "#noqa",
+    "#  noqa",
+    "#\tnoqa",
+    "# NOQA",
+    "# NoQa:F401",
+    "# noqa:F401",
+    "# noqa: F401",
+    "# noqa:  F401",
+    "# noqa : F401",
+    "# noqa  F401",
+    "# noqa: F401 reason",
+    "# noqa: F401,E501",
+    "# noqa: E501, F401",
+    "# noqa: E501 F401",
+    "# noqa: E501",
+    "# noqa: f401",
+    "# noqa:HWC",
+    "# noqa:",
+    "# noqa-policy",
+    "# noqaXYZ",
+    "# noqa;F401",
+    "# noqa:F401abc",
+    "# noqa: F401.",
+    "# noqa: E501,F401x",
+    "# noqa:F401F402",
+    "# noqa: ,F401",
+    "# noqa: F401#x",
+    "# noqa # F401",
+    "# first # noqa",
+    "# see # noqa: F401",
+    "# a #noqa: F401",
+    "# hw#noqa-policy",
+    "# hw#noqa policy",
+    "# docs: https://wiki.example/hw#noqa-policy",
+    "# xnoqa",
+    "# noqa: F401 # noqa: E501",
+    "# noqa: E501 # noqa: F401",
+]
+
+
+def test_noqa_syntax_is_what_both_ruff_and_flake8_read(tmp_path):
+    """A comment suppresses a code in hwlint exactly when both real tools suppress it (F401 stands
+    for any code: both tools' syntax is the same for every code)."""
+    source = "".join(f"import m{i}  {c}\n" for i, c in enumerate(COMMENTS))
+    (tmp_path / "t.py").write_text(source)
+
+    def reported(cmd: list[str]) -> set[int]:
+        out = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True).stdout
+        return {int(line.split(":")[1]) for line in out.splitlines() if line.startswith("t.py:")}
+
+    bin_dir = Path(sys.executable).parent
+    ruff = reported(
+        [
+            str(bin_dir / "ruff"),
+            "check",
+            "--isolated",
+            "--no-cache",
+            "--output-format",
+            "concise",
+            "--select",
+            "F401",
+            "t.py",
+        ]
+    )
+    flake8 = reported([str(bin_dir / "flake8"), "--isolated", "--select", "F401", "t.py"])
+    assert len(ruff) > 10 and len(flake8) > 10  # both tools ran
+    ours = dict(noqa_directives(split_lines(source), ast.parse(source)))
+    for row, comment in enumerate(COMMENTS, 1):
+        codes = ours.get(row)
+        silenced = codes is not None and (not codes or any("F401".startswith(c) for c in codes))
+        assert silenced == (row not in ruff and row not in flake8), (comment, row in ruff, row in flake8)
+
+
+def test_a_code_prefix_still_suppresses_the_codes_it_starts():
+    assert directive("# noqa: HWC2") == ("HWC2",)
+    assert directive("# noqa : HWC001") == ("HWC001",)  # flake8: blanket; ruff: HWC001
+    assert directive("# noqa: HWC0, HWC001") == ("HWC0", "HWC001")
+
+
+def test_add_noqa_never_writes_into_a_string(tmp_path):
+    """The class line ends inside a string: a comment appended there would change the string and
+    silence nothing. The line is left, with a warning, and the run exits 1."""
+    source = UNDECLARED.replace("class TestB(TestCase):", 'class TestB(TestCase, doc="""\n#x""" ):')
+    (tmp_path / "test_b.py").write_text(source)
+    res = _check(tmp_path, "--add-noqa")
+    assert res.returncode == 1
+    assert f"test_b.py:{CLASS_LINE}: a noqa comment cannot go on this line" in res.stderr
+    assert (tmp_path / "test_b.py").read_text() == source
+
+
+def test_add_noqa_adds_a_directive_that_reads_as_one(tmp_path):
+    """After a comment whose own ``#noqa-policy`` ruff takes for a broken directive (so that ruff
+    would read no directive appended after it), the directive goes first."""
+    source = UNDECLARED.replace("(TestCase):", "(TestCase):  # see hw#noqa-policy")
+    (tmp_path / "test_b.py").write_text(source)
+    assert _check(tmp_path, "--add-noqa").returncode == 0
+    text = (tmp_path / "test_b.py").read_text()
+    assert "class TestB(TestCase):  # noqa: HWC001  # see hw#noqa-policy\n" in text
+    assert _check(tmp_path).returncode == 0
+
+
+# -- 12. the bytes written are checked, and one bad file never stops the run ----------------------
+
+
+def _compiles(path: Path) -> bool:
+    try:
+        compile(path.read_bytes(), str(path), "exec")
+    except SyntaxError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("mode", [["--fix"], ["--add-noqa"], ["--diff"]])
+def test_an_encoding_that_does_not_round_trip_is_refused_and_the_others_fixed(tmp_path, mode):
+    for codec in ("mac_arabic", "mac_farsi", "idna"):
+        (tmp_path / f"test_{codec}.py").write_bytes(f"# coding: {codec}\n{UNDECLARED}".encode("ascii"))
+    (tmp_path / "test_ok.py").write_text(UNDECLARED)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    res = _check(tmp_path, *mode)
+    assert "internal error" not in res.stderr
+    for codec in ("mac_arabic", "mac_farsi", "idna"):
+        path = tmp_path / f"test_{codec}.py"
+        assert path.read_bytes() == before[path.name], codec
+        assert _compiles(path)
+        assert f"test_{codec}.py: the fixed" in res.stderr, res.stderr
+    ok = tmp_path / "test_ok.py"
+    if mode == ["--diff"]:
+        assert res.returncode == 1 and "+++ test_ok.py" in res.stdout
+        assert ok.read_bytes() == before["test_ok.py"]
+    else:
+        assert ok.read_bytes() != before["test_ok.py"] and _compiles(ok)
+        assert res.returncode == 1  # the three refused files keep their findings
+        assert "fixed 1 error" in res.stderr or "Added 1 noqa directive." in res.stderr
