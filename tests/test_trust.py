@@ -195,3 +195,72 @@ def test_an_encoding_that_does_not_round_trip_is_refused_and_the_others_fixed(tm
         assert ok.read_bytes() != before["test_ok.py"] and _compiles(ok)
         assert res.returncode == 1  # the three refused files keep their findings
         assert "fixed 1 error" in res.stderr or "Added 1 noqa directive." in res.stderr
+
+
+# -- 14. names that display as others; bytes CPython reads in comments ----------------------------
+
+DISPLAY_TRAPS = ["\u202e", "\u200b", "\u2066", "\u200f", "\ufeff", "\u00ad", "\U000e0041", "\u3164"]
+
+
+@pytest.mark.parametrize("fmt", ["concise", "full", "github"])
+def test_bidi_and_zero_width_characters_in_names_are_escaped(tmp_path, fmt):
+    for i, trap in enumerate(DISPLAY_TRAPS):
+        (tmp_path / f"test_{i}{trap}gnp.py").write_text(UNDECLARED.replace("TestB", f"TestB{i}"))
+    res = _check(tmp_path, "--output-format", fmt)
+    assert res.returncode == 1
+    for trap in DISPLAY_TRAPS:
+        assert trap not in res.stdout
+        assert trap.encode("unicode_escape").decode() in res.stdout
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "table"])
+def test_bidi_and_zero_width_characters_in_report_paths_are_escaped(tmp_path, fmt):
+    for i, trap in enumerate(DISPLAY_TRAPS):
+        sub = tmp_path / f"d{i}{trap}"
+        sub.mkdir()
+        (sub / f"test_{i}{trap}.py").write_text(UNDECLARED)
+    res = run_tool("hwlint", "report", "--no-cache", "--depth", "1", "--format", fmt, ".", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    for trap in DISPLAY_TRAPS:
+        assert trap not in res.stdout
+        assert trap.encode("unicode_escape").decode() in res.stdout
+
+
+STRAY_BYTES = {
+    "a comment on line 1": b"# caf\xe9\n" + UNDECLARED.encode(),
+    "a comment on line 2": b"#!/usr/bin/env python\n# caf\xe9\n" + UNDECLARED.encode(),
+    "a trailing comment": UNDECLARED.replace("(TestCase):", "(TestCase):  # r\xe9sum\xe9").encode("latin-1"),
+    "a truncated sequence in a comment": UNDECLARED.encode() + b"# \xc3\n",
+    "an encoded surrogate in a comment": UNDECLARED.encode() + b"# \xed\xa0\x80\n",
+    "a comment after a BOM": b"\xef\xbb\xbf# \xff\n" + UNDECLARED.encode(),
+    "a string": UNDECLARED.replace("pass", "x = 'caf\xe9'").encode("latin-1"),
+    "a docstring": UNDECLARED.replace("pass", '"""caf\xe9"""').encode("latin-1"),
+    "a name": UNDECLARED.replace("test_x", "test_\xe9").encode("latin-1"),
+    "a comment under a utf-8 cookie": b"# coding: utf-8\n# caf\xe9\n" + UNDECLARED.encode(),
+    "a cookie line": b"# caf\xe9 coding: latin-1\n" + UNDECLARED.encode(),
+}
+
+
+@pytest.mark.parametrize("name", list(STRAY_BYTES))
+def test_bytes_that_are_not_utf8_are_hwc901_exactly_when_cpython_refuses_them(tmp_path, name):
+    data = STRAY_BYTES[name]
+    try:
+        compile(data, "test_b.py", "exec", dont_inherit=True)
+        refused = False
+    except SyntaxError:
+        refused = True
+    (tmp_path / "test_b.py").write_bytes(data)
+    res = _check(tmp_path)
+    assert res.returncode == 1
+    assert ("HWC901" in res.stdout) == refused, res.stdout
+    assert ("HWC001" in res.stdout) == (not refused), res.stdout
+
+
+def test_a_fix_keeps_stray_bytes_in_comments(tmp_path):
+    data = STRAY_BYTES["a trailing comment"]
+    (tmp_path / "test_b.py").write_bytes(data)
+    assert _check(tmp_path, "--fix").returncode == 0
+    fixed = (tmp_path / "test_b.py").read_bytes()
+    assert b"# r\xe9sum\xe9\n    hw_classification = HardwareClassification.GENERIC\n" in fixed
+    assert fixed.replace(b"    hw_classification = HardwareClassification.GENERIC\n\n", b"") == data
+    compile(fixed, "test_b.py", "exec")

@@ -131,7 +131,10 @@ def _covered(code: str, prefixes: tuple[str, ...]) -> bool:
 def _parse(text: str) -> ast.Module:
     with _warnings.catch_warnings():
         _warnings.simplefilter("ignore")
-        return ast.parse(text)
+        try:
+            return ast.parse(text)
+        except UnicodeEncodeError:  # a UTF-8 file's stray bytes in comments: CPython reads its bytes
+            return ast.parse(text.encode("utf-8", "surrogateescape"))
 
 
 def _still_right(

@@ -60,11 +60,21 @@ def encode_checked(text: str, encoding: str, path: str) -> tuple[bytes | None, s
     (nearly all) skip the second decoding and the compile."""
     from ..model import decode_source
 
+    stray = False
     try:
         data = text.encode(encoding)
+    except UnicodeEncodeError as e:
+        # a UTF-8 file's stray bytes (in comments) were decoded to lone surrogates: they go back as
+        # they were, and the bytes are checked like any other encoding's
+        try:
+            if encoding not in _UTF8:
+                raise
+            data, stray = text.encode(encoding, "surrogateescape"), True
+        except UnicodeError:
+            return None, f"the fixed text cannot be encoded as {encoding} ({_why(e)}); left unchanged"
     except (UnicodeError, LookupError) as e:
         return None, f"the fixed text cannot be encoded as {encoding} ({_why(e)}); left unchanged"
-    if encoding in _UTF8:
+    if encoding in _UTF8 and not stray:
         return data, None
     try:
         back, _ = decode_source(data)

@@ -11,7 +11,9 @@ calls and the constants they name in :mod:`hwlint.model.calls`, and device evide
 from __future__ import annotations
 
 import ast
+import codecs
 import io
+import re
 import tokenize
 import typing
 import warnings
@@ -83,14 +85,56 @@ class _Overlay:
 
 
 def decode_source(data: bytes) -> tuple[str, str]:
-    """Decode file bytes as Python does (BOM, PEP 263 cookie). Returns (text, encoding)."""
+    """Decode file bytes as Python does (BOM, PEP 263 cookie). Returns (text, encoding).
+
+    A UTF-8 file whose bytes are not all UTF-8 still decodes (each stray byte a lone surrogate,
+    ``surrogateescape``, so that encoding the text gives the bytes back): CPython's ``compile()``,
+    and so ``import`` and pytest, accept such bytes in a comment. Whether they are only there,
+    :func:`parse_file` asks CPython. Raises SyntaxError (a bad cookie) or UnicodeDecodeError."""
+    return _decode(data)[:2]
+
+
+# tokenize's cookie_re and blank_re, on bytes: CPython reads the cookie from the raw line
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.ASCII)
+_BLANK = re.compile(rb"^[ \t\f]*(?:[#\r\n]|$)", re.ASCII)
+
+
+def _raw_cookie(data: bytes) -> str | None:
+    """The encoding a cookie names on the first or second line (the second only after a blank or
+    comment line), read from the bytes as CPython does: the line need not be UTF-8."""
+    for line in data.splitlines(keepends=True)[:2]:
+        m = _COOKIE.match(line)
+        if m:
+            return m.group(1).decode("ascii")
+        if not _BLANK.match(line):
+            return None
+    return None
+
+
+def _decode(data: bytes) -> tuple[str, str, bool]:
+    """(text, encoding, strict): *strict* is False when UTF-8 bytes did not all decode."""
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError:
-        # detect_encoding also refuses first lines that are not UTF-8; decoding says exactly where
-        data.decode("utf-8")
+        # detect_encoding also refuses first lines that are not UTF-8, which compile() takes when
+        # they are comments: only a cookie it cannot read stays an error
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            named = _raw_cookie(data)
+            if named is None:
+                return data.decode("utf-8", "surrogateescape"), "utf-8", False
+            encoding = codecs.lookup(named).name  # LookupError: an unknown encoding
+            if encoding != "utf-8":
+                return data.decode(encoding), encoding, True
+            return data.decode("utf-8", "surrogateescape"), "utf-8", False
         raise
-    return data.decode(encoding), encoding
+    try:
+        return data.decode(encoding), encoding, True
+    except UnicodeDecodeError:
+        if encoding not in ("utf-8", "utf-8-sig"):
+            raise
+        return data.decode(encoding, "surrogateescape"), encoding, False
 
 
 # CPython's parser needs about 600 bytes per "syntax unit" below (3 per line, 1 per punctuation mark
@@ -121,9 +165,11 @@ def parse_file(
     """:func:`build_model`, and with *keep* the parse behind the model (None when the file does not
     parse): the fixer models its fixed text from it (:mod:`hwlint.fix.remodel`)."""
     encoding = "utf-8"
+    strict = True
+    data = source
     if isinstance(source, bytes):
         try:
-            source, encoding = decode_source(source)
+            source, encoding, strict = _decode(source)
         except UnicodeDecodeError as e:
             line = source.count(b"\n", 0, e.start) + 1
             return FileModel(path, error=ParseError(line, 0, f"cannot decode file: {_reason(e)}")), None
@@ -139,8 +185,11 @@ def parse_file(
     try:
         with warnings.catch_warnings():  # invalid escapes and the like are the file's business
             warnings.simplefilter("ignore")
-            tree = ast.parse(source, filename=path)
+            # CPython decides whether bytes that are not UTF-8 may stay (in a comment): parsed as bytes
+            tree = ast.parse(source if strict else data, filename=path)
     except SyntaxError as e:
+        if not strict and isinstance(data, bytes) and (e.msg or "").startswith("(unicode error)"):
+            return _undecodable(data, encoding, path), None
         line = e.lineno or 1
         error = ParseError(line, max((e.offset or 1) - 1, 0), _reason(e))
         return FileModel(path, error=error, encoding=encoding), None
@@ -152,6 +201,17 @@ def parse_file(
     except RecursionError as e:
         return FileModel(path, error=ParseError(1, 0, _reason(e)), encoding=encoding), None
     return model, (Parse(source, tree, path, taxonomy, encoding, memo) if memo is not None else None)
+
+
+def _undecodable(data: bytes, encoding: str, path: str) -> FileModel:
+    """HWC901 for a file CPython refuses to decode: where its first stray byte is."""
+    try:
+        data.decode(encoding)
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        error = ParseError(line, 0, f"cannot decode file: {_reason(e)}")
+        return FileModel(path, error=error, encoding=encoding)
+    return FileModel(path, error=ParseError(1, 0, "cannot decode file"), encoding=encoding)
 
 
 def model_from_tree(
@@ -247,7 +307,7 @@ class _Builder(_CallScan, _DeviceScan):
         if 0 < line <= len(self.lines):
             text = self.lines[line - 1]
             if not text.isascii():
-                return len(text.encode("utf-8")[:col].decode("utf-8", "replace"))
+                return len(text.encode("utf-8", "surrogateescape")[:col].decode("utf-8", "replace"))
         return col
 
     def site(self, node: ast.AST, text: str | None = None) -> Site:
@@ -319,7 +379,7 @@ class _Builder(_CallScan, _DeviceScan):
         text = self.lines[line - 1]
         if text.isascii():
             return text[start:end]
-        return text.encode("utf-8")[start:end].decode("utf-8", "replace")
+        return text.encode("utf-8", "surrogateescape")[start:end].decode("utf-8", "replace")
 
     def offsets(self) -> tuple[list[int], list[int]]:
         """Where each line starts and ends in the source."""

@@ -226,7 +226,7 @@ def _children(node: ast.AST) -> list:
 def _comments_from(lines: Sequence[str], line: int, col: int, rows: set[int]) -> dict[int, str]:
     first = lines[line - 1]
     if not first.isascii():
-        col = len(first.encode("utf-8")[:col].decode("utf-8", "replace"))
+        col = len(first.encode("utf-8", "surrogateescape")[:col].decode("utf-8", "replace"))
     last = max(rows)
     # every line after the first at column 0: the tokenizer then never checks indentation, which
     # a fragment cannot satisfy, and a line's leading blanks decide nothing else it reads
