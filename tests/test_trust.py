@@ -4,6 +4,8 @@ tree and checks the promised outcome (see docs/guarantees.md, which names each t
 from __future__ import annotations
 
 import ast
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -264,3 +266,88 @@ def test_a_fix_keeps_stray_bytes_in_comments(tmp_path):
     assert b"# r\xe9sum\xe9\n    hw_classification = HardwareClassification.GENERIC\n" in fixed
     assert fixed.replace(b"    hw_classification = HardwareClassification.GENERIC\n\n", b"") == data
     compile(fixed, "test_b.py", "exec")
+
+
+# -- 8. a symlinked "test file" never leaks what it points to -------------------------------------
+
+
+def test_symlinks_to_secrets_are_hwc901_and_never_echoed(tmp_path):
+    """A pull request commits ``test_env.py -> /proc/self/environ`` and ``test_netrc.py ->
+    ~/.netrc``; CI runs ``hwlint check --output-format full`` (and the lintrunner adapter)."""
+    home, tree = tmp_path / "home", tmp_path / "tree"
+    home.mkdir()
+    tree.mkdir()
+    (home / ".netrc").write_text("machine example.com login ci password NETRC_SECRET_4711\n")
+    (tree / "test_env.py").symlink_to("/proc/self/environ")
+    (tree / "test_netrc.py").symlink_to(home / ".netrc")
+    (tree / "test_ok.py").write_text(UNDECLARED)
+    (tree / "test_link_in.py").symlink_to(tree / "test_ok.py")  # inside the tree: read
+    env = {**os.environ, "ENV_SECRET": "ENV_SECRET_0815", "HOME": str(home)}
+    for cmd in (
+        [sys.executable, "-m", "hwlint", "check", "--no-cache", "--output-format", "full", "."],
+        [sys.executable, "-m", "hwlint.lintrunner", "--", "test_env.py", "test_netrc.py", "test_link_in.py"],
+    ):
+        res = subprocess.run(cmd, cwd=tree, capture_output=True, text=True, env=env)
+        out = res.stdout + res.stderr
+        assert "ENV_SECRET_0815" not in out and "NETRC_SECRET_4711" not in out
+        assert "test_env.py" in out and "a symlink to a special file; not read" in out
+        assert "test_netrc.py" in out and "a symlink to a file outside the checked tree; not read" in out
+        assert "test_link_in.py" in out and "HWC001" in out
+    res = run_tool("hwselect", "cpu", "--no-cache", ".", cwd=tree)
+    assert "test_netrc.py: cannot read: a symlink to a file outside the checked tree" in res.stderr
+
+
+def test_a_symlink_inside_another_checked_tree_is_read(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (b / "test_real.py").write_text(UNDECLARED)
+    (a / "test_link.py").symlink_to(b / "test_real.py")
+    alone = run_tool("hwlint", "check", "--no-cache", str(a))
+    assert (
+        "test_link.py:1:1: HWC901 Cannot check file: a symlink to a file outside the checked tree"
+        in alone.stdout
+    )
+    both = run_tool("hwlint", "check", "--no-cache", str(a), str(b))
+    assert both.stdout.count("HWC001") == 2 and "HWC901" not in both.stdout, both.stdout
+
+
+# -- 13. exit codes that tell the truth ------------------------------------------------------------
+
+
+def test_a_reader_that_stops_early_does_not_turn_findings_into_success(tmp_path):
+    many = "".join(f"class Test{i}(TestCase):\n    def test_x(self):\n        pass\n\n" for i in range(2000))
+    (tmp_path / "test_many.py").write_text(HEADER + many)
+    (tmp_path / "clean").mkdir()
+    for args in ([], ["--output-format", "full"], ["--output-format", "json"], ["--statistics"], ["--diff"]):
+        command = f"{sys.executable} -m hwlint check --no-cache {' '.join(args)} ."
+        script = f"set -o pipefail; {command} | head -c10 >/dev/null"
+        res = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True)
+        assert res.returncode == 1, (args, res.stderr)
+        assert "Traceback" not in res.stderr and "Exception ignored" not in res.stderr
+    script = f"set -o pipefail; {sys.executable} -m hwlint check --no-cache . | head -c10 >/dev/null"
+    assert subprocess.run(["bash", "-c", script], cwd=tmp_path / "clean").returncode == 0
+
+
+def test_add_noqa_that_writes_nothing_exits_1(tmp_path, monkeypatch):
+    (tmp_path / "test_b.py").write_text(UNDECLARED)
+    import hwlint.fix.write as write
+
+    monkeypatch.setattr(
+        write, "write_if_unchanged", lambda *a, **k: "cannot write the fixed file: No space left"
+    )
+    res = _check(tmp_path, "--add-noqa")
+    assert res.returncode == 1
+    assert "test_b.py: cannot write the fixed file: No space left" in res.stderr
+    assert "Added 0 noqa directives." in res.stderr
+
+
+def test_the_lintrunner_adapter_names_a_directory(tmp_path):
+    (tmp_path / "sub").mkdir()
+    res = subprocess.run(
+        [sys.executable, "-m", "hwlint.lintrunner", "--", "sub"], cwd=tmp_path, capture_output=True, text=True
+    )
+    [msg] = [json.loads(line) for line in res.stdout.splitlines()]
+    assert res.returncode == 0
+    assert (msg["path"], msg["name"]) == ("sub", "HWC901")
+    assert msg["description"].startswith("Cannot check file: Is a directory.")

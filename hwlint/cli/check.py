@@ -17,7 +17,7 @@ from pathlib import Path
 from .. import __version__
 from .common import Parser as _Parser
 from .common import UserError as _UserError
-from .common import add_engine_options, guarded
+from .common import add_engine_options, guarded, written
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -277,8 +277,8 @@ def cmd_check(args) -> int:
     if args.diff:  # as in ruff: exit 1 when something would change
         from ..fix.describe import write_diff
 
-        would_fix = write_diff(run, sys.stdout, sys.stderr)
-        return EXIT_FINDINGS if would_fix and not args.exit_zero else EXIT_CLEAN
+        status = EXIT_FINDINGS if run.would_fix and not args.exit_zero else EXIT_CLEAN
+        return written(status, lambda: write_diff(run, sys.stdout, sys.stderr))
     findings = sorted([*run.findings, *stale], key=lambda f: f.sort_key())
     describe_fix = None
     if args.output_format in ("json", "json-lines") and not args.statistics:
@@ -287,9 +287,13 @@ def cmd_check(args) -> int:
         max_mb = args.max_file_size or config.max_file_size
         cache = _open_cache(args, config, taxonomy)
         describe_fix = describe_fixes(findings, taxonomy, args.jobs, cache, max_mb * 1024 * 1024, resolvers)
-    with _output(args.output_file) as out:
-        _write_findings(args, out, run, findings, describe_fix)
-    return EXIT_CLEAN if args.exit_zero or not findings else EXIT_FINDINGS
+    status = EXIT_CLEAN if args.exit_zero or not findings else EXIT_FINDINGS
+
+    def write() -> None:
+        with _output(args.output_file) as out:
+            _write_findings(args, out, run, findings, describe_fix)
+
+    return written(status, write)
 
 
 def _write_findings(args, out, run, findings, describe_fix) -> None:

@@ -162,12 +162,17 @@ def config_for_paths(paths: Sequence[str], config_file: str | None = None, isola
     """The configuration every command applies to *paths*: *config_file* when given, else (as in
     ruff) the nearest ``[tool.hwlint]`` at or above the first path (the current directory when there
     is none), whatever the current directory."""
+    from .engine import allow_roots
+
+    allow_roots(paths or ["."])  # a symlink is read only into these trees (engine.read_source)
     if isolated:
         return Config()
     if config_file:
-        return load_config(Path(config_file))
-    start = Path(paths[0]) if paths else Path(".")
-    return load_config(start=start if os.path.isdir(start) else start.parent)
+        config = load_config(Path(config_file))
+    else:
+        start = Path(paths[0]) if paths else Path(".")
+        config = load_config(start=start if os.path.isdir(start) else start.parent)
+    return config
 
 
 def load_config(path: Path | None = None, start: Path | None = None) -> Config:
@@ -253,6 +258,9 @@ def discover(
 
     Nothing is dropped silently: what cannot be listed or is not a regular file is appended to
     *skipped*, which the caller reports."""
+    from .engine import allow_roots
+
+    allow_roots(paths)  # a symlink is read only into these trees (engine.read_source)
     seen: set[str] = set()
     skipped = skipped if skipped is not None else []
     for given in paths:
