@@ -351,3 +351,181 @@ def test_the_lintrunner_adapter_names_a_directory(tmp_path):
     assert res.returncode == 0
     assert (msg["path"], msg["name"]) == ("sub", "HWC901")
     assert msg["description"].startswith("Cannot check file: Is a directory.")
+
+
+# ru_maxrss survives exec on Linux (a child of a big pytest worker starts "big"): VmHWM does not
+PEAK = (
+    "def _peak_kb():\n"
+    "    for line in open('/proc/self/status'):\n"
+    "        if line.startswith('VmHWM:'):\n"
+    "            return int(line.split()[1])\n"
+)
+
+
+# -- 6. a cache key that came with the code is not ours --------------------------------------------
+
+
+def _plant_signed_cache(tree: Path, key: bytes, files: list[Path]) -> None:
+    """What the pull request commits beside its key: a cache signed with it, saying that each of
+    *files*, as it is, has no findings."""
+    from hwlint.pipeline.cache import Cache, content_hash
+    from hwlint.pipeline.engine import MAX_FILE_BYTES
+    from hwlint.taxonomy import load_taxonomy
+
+    cache = Cache(tree / ".hwlint_cache", load_taxonomy().digest)
+    cache._key = key
+    for f in files:
+        cache.store(str(f), content_hash(f.read_bytes()), f"check:max-bytes={MAX_FILE_BYTES}", ([], None))
+    cache.save()
+
+
+def test_a_cache_key_committed_into_the_checkout_is_refused(tmp_path, monkeypatch):
+    """CI with ``XDG_CACHE_HOME`` (or ``HOME``) in its workspace: the pull request commits
+    ``.cache/hwlint/cache-key`` and a cache signed with it. Without the refusal the run passes."""
+    tree = tmp_path / "repo"
+    tree.mkdir()
+    (tree / "pyproject.toml").write_text("[tool.hwlint]\n")
+    (tree / "test_b.py").write_text(UNDECLARED)
+    key_path = tree / ".cache" / "hwlint" / "cache-key"
+    key_path.parent.mkdir(parents=True)
+    key_path.write_bytes(b"k" * 32)
+    key_path.chmod(0o600)  # git would check it out 0644; the tree alone is reason enough
+    _plant_signed_cache(tree, b"k" * 32, [tree / "test_b.py"])
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tree / ".cache"))
+    monkeypatch.delenv("HWLINT_CACHE_KEY_FILE", raising=False)
+
+    import hwlint.pipeline.engine as engine
+
+    with monkeypatch.context() as m:  # the attack, were the key's place not checked
+        m.setattr(engine, "checked_trees", lambda: set())
+        assert run_tool("hwlint", "check", ".", cwd=tree).stdout == "All checks passed!\n"
+    res = run_tool("hwlint", "check", ".", cwd=tree)
+    assert res.returncode == 1 and f"test_b.py:{CLASS_LINE}:1: HWC001" in res.stdout
+    assert "cache key not used, the cache is off" in res.stderr and "inside the checked tree" in res.stderr
+
+
+@pytest.mark.parametrize(
+    "kind", ["dev-zero-link", "dev-zero", "fifo", "mode-0644", "oversized", "other-user"]
+)
+def test_a_key_that_is_not_a_private_regular_file_is_refused_at_no_cost(tmp_path, kind):
+    keys = tmp_path / "keys"
+    keys.mkdir(mode=0o700)
+    key = keys / "cache-key"
+    if kind == "dev-zero-link":
+        key.symlink_to("/dev/zero")
+    elif kind == "dev-zero":
+        key = Path("/dev/zero")
+    elif kind == "fifo":
+        os.mkfifo(key, 0o600)
+    elif kind == "mode-0644":
+        key.write_bytes(b"k" * 32)
+        key.chmod(0o644)
+    elif kind == "oversized":
+        key.write_bytes(b"k" * 100_000)
+        key.chmod(0o600)
+    else:
+        if os.geteuid() != 0:
+            pytest.skip("needs root to give the key to another user")
+        key.write_bytes(b"k" * 32)
+        key.chmod(0o600)
+        os.chown(key, 65534, 65534)
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "tree" / "test_b.py").write_text(UNDECLARED)
+    code = (
+        f"import sys\n{PEAK}"
+        "from hwlint.cli.check import main\n"
+        "rc = main(['check', '.'])\n"
+        "print(_peak_kb(), file=sys.stderr)\n"
+        "sys.exit(rc)\n"
+    )
+    env = {**os.environ, "HWLINT_CACHE_KEY_FILE": str(key)}
+    res = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path / "tree",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert res.returncode == 1 and "HWC001" in res.stdout
+    assert "cache key not used, the cache is off" in res.stderr
+    assert int(res.stderr.splitlines()[-1]) < 300_000  # KB: nothing read from /dev/zero
+    assert not (tmp_path / "tree" / ".hwlint_cache").exists() or not list(
+        (tmp_path / "tree" / ".hwlint_cache").glob("*.json")
+    )
+
+
+# -- 10. a planted store is bounded before it is read ----------------------------------------------
+
+
+def test_a_huge_planted_cache_file_is_not_read(tmp_path):
+    from hwlint.pipeline.cache import Cache
+    from hwlint.pipeline.engine import MAX_FILE_BYTES
+    from hwlint.taxonomy import load_taxonomy
+
+    (tmp_path / "test_b.py").write_text(UNDECLARED)
+    store = Cache(tmp_path / ".hwlint_cache", load_taxonomy().digest).path_for(
+        f"check:max-bytes={MAX_FILE_BYTES}"
+    )
+    store.parent.mkdir()
+    with open(store, "wb") as f:  # 4 GB, sparse: the size is what matters
+        f.truncate(4 * 1024**3)
+    code = (
+        f"import sys\n{PEAK}"
+        "from hwlint.cli.check import main\n"
+        "rc = main(['check', '.'])\n"
+        "print(_peak_kb(), file=sys.stderr)\n"
+        "sys.exit(rc)\n"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert res.returncode == 1 and "HWC001" in res.stdout
+    assert int(res.stderr.splitlines()[-1]) < 300_000  # KB
+    assert store.stat().st_size < 1024**2  # replaced by the run's own
+
+
+# -- 13. the cache directory's markers survive a full disk ------------------------------------------
+
+
+def test_markers_left_empty_by_a_full_disk_are_written_again(tmp_path):
+    (tmp_path / "test_b.py").write_text(UNDECLARED)
+    cache_dir = tmp_path / ".hwlint_cache"
+    cache_dir.mkdir()
+    (cache_dir / ".gitignore").write_text("")  # what a write that ran out of space left
+    (cache_dir / "CACHEDIR.TAG").write_text("")
+    assert run_tool("hwlint", "check", ".", cwd=tmp_path).returncode == 1
+    assert (cache_dir / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert (cache_dir / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 64 KB tmpfs (root only)."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    res = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True)
+    if res.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", str(mount)], check=False)
+
+
+def test_a_full_disk_leaves_no_empty_marker(tmp_path, small_disk):
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "tree" / "test_b.py").write_text(UNDECLARED)
+    (small_disk / "filler").write_bytes(b"x" * 60 * 1024)  # what is left cannot hold a store
+    cache_dir = small_disk / "cache"
+    cache_dir.mkdir()
+    res = run_tool("hwlint", "check", "--cache-dir", str(cache_dir), ".", cwd=tmp_path / "tree")
+    assert res.returncode == 1 and "HWC001" in res.stdout and "internal error" not in res.stderr
+    for name in (".gitignore", "CACHEDIR.TAG"):  # written whole, or not at all
+        assert not (cache_dir / name).exists() or (cache_dir / name).stat().st_size > 0
+    (small_disk / "filler").unlink()
+    assert (
+        run_tool("hwlint", "check", "--cache-dir", str(cache_dir), ".", cwd=tmp_path / "tree").returncode == 1
+    )
+    assert (cache_dir / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert list(cache_dir.glob("*.json"))

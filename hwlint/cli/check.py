@@ -474,7 +474,22 @@ def _open_cache(args, config, taxonomy):
     from ..pipeline.cache import open_cache
 
     disabled = getattr(args, "no_cache", False)
-    return open_cache(taxonomy.digest, config.root, getattr(args, "cache_dir", None), disabled)
+    cache = open_cache(taxonomy.digest, config.root, getattr(args, "cache_dir", None), disabled)
+    _warn_key(cache)
+    return cache
+
+
+_warned: list[str] = []
+
+
+def _warn_key(cache) -> None:
+    """Say once why the cache is off when its key was refused (a key inside the checked tree...)."""
+    from ..pipeline import cache as caches
+
+    problem = caches.key_problem
+    if cache is not None and problem and problem not in _warned and cache.key_refused:
+        _warned.append(problem)
+        print(f"hwlint: warning: cache key not used, the cache is off: {problem}", file=sys.stderr)
 
 
 def _source_lines(path: str) -> list[str] | None:

@@ -162,9 +162,9 @@ def config_for_paths(paths: Sequence[str], config_file: str | None = None, isola
     """The configuration every command applies to *paths*: *config_file* when given, else (as in
     ruff) the nearest ``[tool.hwlint]`` at or above the first path (the current directory when there
     is none), whatever the current directory."""
-    from .engine import allow_roots
+    from .engine import allow_roots, note_project
 
-    allow_roots(paths or ["."])  # a symlink is read only into these trees (engine.read_source)
+    allow_roots(paths or ["."])  # the trees read (and trusted for nothing: see engine.checked_trees)
     if isolated:
         return Config()
     if config_file:
@@ -172,6 +172,7 @@ def config_for_paths(paths: Sequence[str], config_file: str | None = None, isola
     else:
         start = Path(paths[0]) if paths else Path(".")
         config = load_config(start=start if os.path.isdir(start) else start.parent)
+    note_project(str(config.root))  # its files are the pull request's too
     return config
 
 

@@ -16,6 +16,7 @@ JSON-encodable (:func:`hwlint.cache.encode`).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import stat
@@ -102,6 +103,22 @@ def allow_roots(paths: Sequence[str]) -> None:
         except (OSError, ValueError):
             continue
     _roots = found
+
+
+_projects: set[str] = set()  # the directories of the configurations that govern the run
+
+
+def note_project(root: str) -> None:
+    """Add a configuration's directory (the project being checked) to :func:`checked_trees`."""
+    with contextlib.suppress(OSError, ValueError):
+        _projects.add(os.path.realpath(root))
+
+
+def checked_trees() -> set[str]:
+    """Every tree this process checks: the roots given (:func:`allow_roots`) and the projects
+    they belong to (:func:`note_project`). Nothing in them is trusted as hwlint's own (the cache
+    key, say): a pull request can commit any file there."""
+    return (_roots or set()) | _projects
 
 
 def _outside(real: str) -> str | None:
