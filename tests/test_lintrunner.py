@@ -131,7 +131,10 @@ def repo(tmp_path: Path, request) -> Path:
     )
     config = (EXAMPLES / "lintrunner" / request.param / ".lintrunner.toml").read_text()
     assert config.count("'python3'") == 2
-    assert f"'hwlint=={__version__}'" in config  # the version the package reports
+    if request.param == "pytorch":  # PyTorch's pip_init.py wants name==version
+        assert f"'hwlint=={__version__}'" in config  # the version the package reports
+    else:  # nothing by name from an index: see test_standalone_init_installs_only_what_is_named
+        assert "hwlint==" not in config.partition("[[linter]]")[2]
     (repo / ".lintrunner.toml").write_text(config.replace("'python3'", repr(sys.executable)))
     shutil.copyfile(CASES / "docstring_first.py", repo / "test/test_doc.py")
     shutil.copyfile(CASES / "crlf.py", repo / "test/nn/test_crlf.py")
@@ -145,16 +148,32 @@ def repo(tmp_path: Path, request) -> Path:
     return repo
 
 
-def test_real_lintrunner_reports_applies_and_is_clean_after(repo: Path, tmp_path: Path):
+def _wheel(directory: Path) -> Path:
+    """A wheel named as hwlint's, holding only its metadata: enough for pip to resolve (the
+    hwlint under test stays the installed one)."""
+    import zipfile
+
+    wheel = directory / f"hwlint-{__version__}-py3-none-any.whl"
+    info = f"hwlint-{__version__}.dist-info"
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\nName: hwlint\nVersion: {__version__}\n")
+        z.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        z.writestr(f"{info}/RECORD", "")
+    return wheel
+
+
+def test_real_lintrunner_reports_applies_and_is_clean_after(repo: Path, tmp_path: Path, monkeypatch):
     data = ["--data-path", str(tmp_path / "lintrunner-data")]
+    monkeypatch.setenv("HWLINT_INSTALL_FROM", str(_wheel(tmp_path)))
+    monkeypatch.setenv("PIP_DRY_RUN", "1")  # pip resolves the wheel, offline, and installs nothing
     init = run_tool("lintrunner", *data, "init", cwd=repo)
     assert init.returncode == 0, init.stdout + init.stderr
     if (repo / "init-args.txt").exists():  # PyTorch's pip_init.py was called
         assert (repo / "init-args.txt").read_text() == f"--dry-run=0 hwlint=={__version__}"
-    else:  # the standalone config ran pip itself: the hwlint under test satisfies the requirement
+    else:  # the standalone config ran pip itself, on the wheel named
         dry = run_tool("lintrunner", *data, "init", "--dry-run", cwd=repo)
         assert dry.returncode == 0, dry.stdout + dry.stderr
-        assert f"-m pip install --quiet hwlint=={__version__}" in dry.stdout + dry.stderr
+        assert f"-m pip install --quiet --no-index --find-links {tmp_path} {tmp_path}/hwlint-" in dry.stdout
 
     report = run_tool("lintrunner", *data, "--all-files", "--output=oneline", cwd=repo)
     assert report.returncode == 1, report.stdout + report.stderr
@@ -190,3 +209,49 @@ def test_usage_errors_are_messages_too(tmp_path):
     )
     [msg] = _messages(f"@{tmp_path / 'missing-pathsfile'}")
     assert msg["name"] == "usage-error"
+
+
+@pytest.mark.parametrize(
+    ("source", "installed"),
+    [
+        (None, None),  # the placeholder: refused
+        (f"hwlint=={__version__}", None),  # a name: pip would ask an index for it
+        ("hwlint", None),
+        ("git+https://example.com/hwlint.git", None),  # not pinned
+        ("git+https://example.com/hwlint.git@main", None),
+        ("git+https://example.com/hwlint.git@0123abc", None),  # a short commit names no one commit
+        ("/no/such/hwlint-0.1.0-py3-none-any.whl", None),
+        ("wheel", "--no-index --find-links"),
+        (
+            "git+https://example.com/hwlint.git@" + "0123456789" * 4,
+            "--no-index --no-deps --no-build-isolation",
+        ),
+    ],
+)
+def test_standalone_init_installs_only_what_is_named(tmp_path, monkeypatch, source, installed):
+    """Dependency confusion: hwlint is on no index, so whoever registers the name there would be
+    installed by every `lintrunner init`. The standalone config installs only a wheel file or a
+    git URL pinned to a commit, never from an index (--no-index), and refuses anything else."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    config = (EXAMPLES / "lintrunner" / "standalone" / ".lintrunner.toml").read_text()
+    (repo / ".lintrunner.toml").write_text(config.replace("'python3'", repr(sys.executable)))
+    _git(repo, "init", "-q")
+    if source == "wheel":
+        source = str(_wheel(tmp_path))
+    if source is None:
+        monkeypatch.delenv("HWLINT_INSTALL_FROM", raising=False)
+    else:
+        monkeypatch.setenv("HWLINT_INSTALL_FROM", source)
+    data = ["--data-path", str(tmp_path / "lintrunner-data")]
+    dry = run_tool("lintrunner", *data, "init", "--dry-run", cwd=repo)
+    out = dry.stdout + dry.stderr
+    if installed is None:
+        assert dry.returncode != 0, out
+        assert "never from a package index: set HWLINT_INSTALL_FROM" in out
+        assert "pip install" not in out
+        return
+    assert dry.returncode == 0, out
+    [command] = [line for line in dry.stdout.splitlines() if "-m pip install" in line]
+    assert f"-m pip install --quiet {installed} " in command
+    assert command.endswith(source if source.endswith(".whl") else f"hwlint @ {source}")

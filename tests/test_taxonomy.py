@@ -373,11 +373,14 @@ def test_a_remembered_taxonomy_not_signed_with_the_users_key_or_of_another_shape
 
 
 def test_no_cache_remembers_no_taxonomy(tmp_path, monkeypatch):
-    monkeypatch.setenv(KEY_FILE_ENV, str(tmp_path / "key"))
-    (tmp_path / "test_a.py").write_text("x = 1\n")
+    keys, tree = tmp_path / "keys", tmp_path / "tree"  # a key inside the checked tree is refused
+    keys.mkdir()
+    tree.mkdir()
+    monkeypatch.setenv(KEY_FILE_ENV, str(keys / "key"))
+    (tree / "test_a.py").write_text("x = 1\n")
     for no_cache, remembered in ((["--no-cache"], []), ([], ["taxonomy"])):
         taxonomy = tmp_path / f"taxonomy-{len(no_cache)}.yaml"  # a path no earlier load has seen
         taxonomy.write_text(DEFAULT_TAXONOMY.read_text())
-        res = run_tool("hwlint", "check", *no_cache, "--taxonomy", str(taxonomy), str(tmp_path / "test_a.py"))
+        res = run_tool("hwlint", "check", *no_cache, "--taxonomy", str(taxonomy), str(tree / "test_a.py"))
         assert res.returncode == 0, res.stderr
-        assert [p.name.split("-")[0] for p in tmp_path.glob("taxonomy-*.json")] == remembered
+        assert [p.name.split("-")[0] for p in keys.glob("taxonomy-*.json")] == remembered

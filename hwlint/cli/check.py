@@ -16,7 +16,7 @@ from dataclasses import replace
 from .. import __version__
 from .common import Parser as _Parser
 from .common import UserError as _UserError
-from .common import add_engine_options, guarded, unrecognized
+from .common import add_engine_options, guarded, unrecognized, written
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -517,24 +517,31 @@ def _check_once(args) -> int:
     if args.diff:  # as in ruff: exit 1 when something would change
         from ..fix.describe import write_diff
 
-        would_fix = write_diff(run, sys.stdout, sys.stderr)
-        return EXIT_FINDINGS if would_fix and not args.exit_zero else EXIT_CLEAN
+        status = EXIT_FINDINGS if run.would_fix and not args.exit_zero else EXIT_CLEAN
+        return written(status, lambda: write_diff(run, sys.stdout, sys.stderr))
     if args.fix_only:  # as ruff: fix, report nothing left over, exit 0 (1 with --exit-non-zero-on-fix)
+        status = EXIT_FINDINGS if fixed_any else EXIT_CLEAN
         if args.show_fixes:
             from ..fix.describe import write_fix_report
 
-            with _output(args.output_file) as out:
-                write_fix_report(run, out)
-        return EXIT_FINDINGS if fixed_any else EXIT_CLEAN
+            def report() -> None:
+                with _output(args.output_file) as out:
+                    write_fix_report(run, out)
+
+            return written(status, report)
+        return status
     findings = sorted([*run.findings, *run.stale], key=lambda f: f.sort_key())
     describe_fix = None
     if describing:
         describe_fix = _describers(findings, describers)
-    with _output(args.output_file) as out:
-        _write_findings(args, out, run, findings, describe_fix)
-    if fixed_any:
-        return EXIT_FINDINGS
-    return EXIT_CLEAN if args.exit_zero or not findings else EXIT_FINDINGS
+    clean = not fixed_any and (args.exit_zero or not findings)
+    status = EXIT_CLEAN if clean else EXIT_FINDINGS
+
+    def write() -> None:
+        with _output(args.output_file) as out:
+            _write_findings(args, out, run, findings, describe_fix)
+
+    return written(status, write)
 
 
 def _fix_group(args, found, session, selection_for, options, planned, resolvers, planning):
@@ -878,11 +885,12 @@ def _output(path: str | None):
 def _add_noqa(findings) -> int:
     from ..fix.noqa import add_noqa
 
-    added, warnings = add_noqa(findings)
+    added, warnings, failed = add_noqa(findings)
     for warning in warnings:
         print(f"hwlint: warning: {warning}", file=sys.stderr)
     print(f"Added {added} noqa directive{'s' if added != 1 else ''}.", file=sys.stderr)
-    return EXIT_CLEAN
+    # findings left unsilenced are findings: exit 1, as for any (ruff exits 0 even then)
+    return EXIT_FINDINGS if failed else EXIT_CLEAN
 
 
 def _check_selector_options(args) -> None:
@@ -1030,7 +1038,22 @@ def _open_cache(args, configs, taxonomy):
     from ..pipeline.cache import open_cache
 
     disabled = getattr(args, "no_cache", False)
-    return open_cache(taxonomy.digest, configs.cache_root, getattr(args, "cache_dir", None), disabled)
+    cache = open_cache(taxonomy.digest, configs.cache_root, getattr(args, "cache_dir", None), disabled)
+    _warn_key(cache)
+    return cache
+
+
+_warned: list[str] = []
+
+
+def _warn_key(cache) -> None:
+    """Say once why the cache is off when its key was refused (a key inside the checked tree...)."""
+    from ..pipeline import cache as caches
+
+    problem = caches.key_problem
+    if cache is not None and problem and problem not in _warned and cache.key_refused:
+        _warned.append(problem)
+        print(f"hwlint: warning: cache key not used, the cache is off: {problem}", file=sys.stderr)
 
 
 def _source_lines(path: str) -> list[str] | None:

@@ -104,7 +104,8 @@ def guarded(prog: str, run: Callable[[], int], ok: int = 0) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
+    except BrokenPipeError:  # the reader stopped early: it decided nothing about the run
+        quiet_stdout()
         return ok
     except Exception as e:  # the last line of defence
         where = _where(e)
@@ -117,6 +118,33 @@ def guarded(prog: str, run: Callable[[], int], ok: int = 0) -> int:
     finally:
         if collecting:
             gc.enable()
+
+
+def written(status: int, write: Callable[[], None]) -> int:
+    """Write the command's output with *write*; return *status*, whatever happens to the pipe.
+
+    A reader that stops early (``hwlint check . | head``) closes the pipe; the findings are still
+    there, so the exit code stays the run's (1 with findings, under ``set -o pipefail`` too), never
+    0 (ruff exits 0 then) nor a traceback (flake8's, exit 1)."""
+    try:
+        write()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        quiet_stdout()
+    return status
+
+
+def quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush of a closed pipe neither
+    prints "Exception ignored" nor turns the exit code into 120."""
+    import os
+
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError, AttributeError):  # no file descriptor (a test's StringIO)
+        pass
 
 
 def _where(e: BaseException) -> str:

@@ -29,8 +29,37 @@ def printable(text: str) -> str:
     return text.translate(_CONTROLS)
 
 
+# Characters that show nothing, or reorder what follows, though Python calls them printable:
+# a combining grapheme joiner, Hangul and Khmer fillers, the braille blank.
+_INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
+
+
+def visible(text: str) -> str:
+    """*text* as it may be shown to a person: :func:`printable`'s escapes, and every character that
+    would not show as itself written as a Python escape too: format characters (the bidirectional
+    overrides and isolates U+202A-202E and U+2066-2069, the marks U+200E/U+200F/U+061C, the
+    zero-width U+200B-200D, U+2060, U+FEFF, the soft hyphen, tag characters), separators other
+    than the space, private-use, unassigned and surrogate code points (what ``str.isprintable``
+    refuses), and the blank letters of :data:`_INVISIBLE`. Raw, ``test_\\u202egnp.py`` displays as
+    ``test_yp.png``, and a zero-width space makes two names that look the same."""
+    if text.isascii():
+        return text.translate(_CONTROLS)
+    if text.isprintable() and _INVISIBLE.isdisjoint(text):
+        return text
+    return "".join(_escape(c) for c in text)
+
+
+def _escape(c: str) -> str:
+    if c.isprintable() and c not in _INVISIBLE:
+        return c
+    n = ord(c)
+    if n in _CONTROLS:
+        return _CONTROLS[n]
+    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"
+
+
 def _location(f: Finding) -> str:
-    return f"{printable(f.path)}:{f.line}:{f.col + 1}: {f.code}"
+    return f"{visible(f.path)}:{f.line}:{f.col + 1}: {f.code}"
 
 
 def _fix_mark(f: Finding, fixable: Callable[[Finding], bool] | None) -> str:
@@ -40,16 +69,16 @@ def _fix_mark(f: Finding, fixable: Callable[[Finding], bool] | None) -> str:
 
 def write_concise(findings: Sequence[Finding], out: TextIO, fixable=None, **_: object) -> None:
     for f in findings:
-        out.write(f"{_location(f)} {_fix_mark(f, fixable)}{printable(f.message)}\n")
+        out.write(f"{_location(f)} {_fix_mark(f, fixable)}{visible(f.message)}\n")
 
 
 def write_full(findings: Sequence[Finding], out: TextIO, fixable=None, sources=None, **_: object) -> None:
     """Each finding with the offending source line and a caret under it."""
     for f in findings:
-        out.write(f"{_location(f)} {_fix_mark(f, fixable)}{printable(f.message)}\n")
+        out.write(f"{_location(f)} {_fix_mark(f, fixable)}{visible(f.message)}\n")
         lines = sources(f.path) if sources else None
         if lines and 0 < f.line <= len(lines):
-            text = printable(lines[f.line - 1].rstrip("\r\n").expandtabs(4))
+            text = visible(lines[f.line - 1].rstrip("\r\n").expandtabs(4))
             width = len(str(f.line))
             end = f.end_col if f.end_line == f.line and f.end_col > f.col else len(text)
             carets = "^" * max(1, min(end, len(text)) - f.col)
@@ -89,7 +118,7 @@ def write_json_lines(
 
 
 def _gh_escape(text: str, prop: bool = False) -> str:
-    text = printable(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    text = visible(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     if prop:
         text = text.replace(":", "%3A").replace(",", "%2C")
     return text

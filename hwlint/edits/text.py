@@ -30,7 +30,8 @@ class _Tree:
 
     tree-sitter ends no line at a lone CR (CPython does): it would misread the blocks of such a
     file. A lone CR becomes LF in the text it parses, one character for one, so every offset it
-    gives holds in the text itself, where the edits are applied."""
+    gives holds in the text itself, where the edits are applied; so does a stray byte of a UTF-8
+    file (a lone surrogate, in a comment), which becomes U+FFFD."""
 
     def __init__(self, source: str):
         self.source = source
@@ -43,7 +44,10 @@ class _Tree:
         if self._root is None:
             from ast_grep_py import SgRoot
 
-            self._root = SgRoot(_LONE_CR.sub("\n", self.source), "python").root()
+            text = _LONE_CR.sub("\n", self.source)
+            if not text.isascii():  # stray bytes of a UTF-8 file (in comments) cannot cross into Rust
+                text = _STRAY.sub("\ufffd", text)
+            self._root = SgRoot(text, "python").root()
         return self._root
 
     def class_node(self, starts: list[int], cls: ClassInfo) -> SgNode:
@@ -62,6 +66,7 @@ class _Tree:
 
 
 _LONE_CR = re.compile(r"\r(?!\n)")
+_STRAY = re.compile("[\udc80-\udcff]")  # surrogateescape's lone surrogates: one character for one
 
 
 def _merge_insertions(edits: list[Edit]) -> list[Edit]:

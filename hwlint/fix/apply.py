@@ -29,7 +29,7 @@ from ..words import plural
 from .merge import choose
 from .outcome import CheckRun, FilePlan, FixOptions, FixResult
 from .remodel import Edits, _model_after
-from .write import _compile_error, _future_displaced, write_fixed
+from .write import _compile_error, _future_displaced, encode_checked, write_fixed
 
 # ---------------------------------------------------------------------------------------------
 # Planning: a file's findings with their fixes' edits
@@ -208,9 +208,11 @@ def _attempt(plan: FilePlan, taxonomy: Taxonomy, selection: Selection | None, ch
         derived = _model_after(plan, text, new_text, made) if made.exact and new_text != text else None
     except Exception as e:  # a bug in the fixer must leave the file alone, not stop the run
         return f"internal error while fixing ({type(e).__name__}: {e}); left unchanged"
-    if new_text == text:
+    if new_text == text:  # the edits change nothing: no text to model again, nothing to write
         return None
-    data = new_text.encode(plan.model.encoding)
+    data, error = encode_checked(new_text, plan.model.encoding, plan.path)
+    if data is None:  # bytes that would not read back as the fixed text (mac_arabic, idna)
+        return error
     # unless it follows from the original's parse, parse the fixed text: the edits may have broken it
     model = derived[0] if derived is not None else build_model(data, plan.path, taxonomy)
     if plan.model.resolver is not None:  # the fixed text is seen through the project as the original was

@@ -47,6 +47,59 @@ def _compile_error(text: str, path: str) -> str | None:
     return None
 
 
+_UTF8 = frozenset({"utf-8", "utf-8-sig"})
+
+
+def encode_checked(text: str, encoding: str, path: str) -> tuple[bytes | None, str | None]:
+    """(*text* as the bytes of a file in *encoding*, None), or (None, why it cannot be written).
+
+    What is checked is the bytes, as Python will read them: with an encoding other than UTF-8 the
+    bytes must decode back (cookie and all) to *text* exactly, and compile. ``mac_arabic`` encodes
+    a space as 0xA0, so the cookie line is no cookie any more and the file no longer compiles;
+    ``idna`` cannot encode a whole file at all. UTF-8 gives back what it encodes, so UTF-8 files
+    (nearly all) skip the second decoding and the compile."""
+    from ..model import decode_source
+
+    stray = False
+    try:
+        data = text.encode(encoding)
+    except UnicodeEncodeError as e:
+        # a UTF-8 file's stray bytes (in comments) were decoded to lone surrogates: they go back as
+        # they were, and the bytes are checked like any other encoding's
+        try:
+            if encoding not in _UTF8:
+                raise
+            data, stray = text.encode(encoding, "surrogateescape"), True
+        except UnicodeError:
+            return None, f"the fixed text cannot be encoded as {encoding} ({_why(e)}); left unchanged"
+    except (UnicodeError, LookupError) as e:
+        return None, f"the fixed text cannot be encoded as {encoding} ({_why(e)}); left unchanged"
+    if encoding in _UTF8 and not stray:
+        return data, None
+    try:
+        back, _ = decode_source(data)
+    except (SyntaxError, UnicodeError, LookupError) as e:
+        back, why = None, _why(e)
+    else:
+        why = "it reads back as other text"
+    if back != text:
+        return None, f"the fixed file would not read back in its encoding {encoding} ({why}); left unchanged"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(data, path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as e:
+        reason = f"{type(e).__name__}: {getattr(e, 'msg', e)}"
+        return None, f"the fixed file would not compile as {encoding} ({reason}); left unchanged"
+    except (RecursionError, MemoryError):
+        pass  # too deep to compile here: the text itself was checked
+    return data, None
+
+
+def _why(e: BaseException) -> str:
+    return str(e).splitlines()[0] if str(e) else type(e).__name__
+
+
 STALE_TEMP_SECONDS = 60
 
 

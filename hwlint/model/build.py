@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import codecs
 import io
 import re
 import tokenize
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from ..taxonomy import Taxonomy
 from .calls import _CallScan
 from .devices import _DeviceScan, _strongest, _vocabulary
+from .noqa import noqa_directives
 from .records import (
     HARD,
     NONE,
@@ -86,14 +88,56 @@ class _Overlay:
 
 
 def decode_source(data: bytes) -> tuple[str, str]:
-    """Decode file bytes as Python does (BOM, PEP 263 cookie). Returns (text, encoding)."""
+    """Decode file bytes as Python does (BOM, PEP 263 cookie). Returns (text, encoding).
+
+    A UTF-8 file whose bytes are not all UTF-8 still decodes (each stray byte a lone surrogate,
+    ``surrogateescape``, so that encoding the text gives the bytes back): CPython's ``compile()``,
+    and so ``import`` and pytest, accept such bytes in a comment. Whether they are only there,
+    :func:`parse_file` asks CPython. Raises SyntaxError (a bad cookie) or UnicodeDecodeError."""
+    return _decode(data)[:2]
+
+
+# tokenize's cookie_re and blank_re, on bytes: CPython reads the cookie from the raw line
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.ASCII)
+_BLANK = re.compile(rb"^[ \t\f]*(?:[#\r\n]|$)", re.ASCII)
+
+
+def _raw_cookie(data: bytes) -> str | None:
+    """The encoding a cookie names on the first or second line (the second only after a blank or
+    comment line), read from the bytes as CPython does: the line need not be UTF-8."""
+    for line in data.splitlines(keepends=True)[:2]:
+        m = _COOKIE.match(line)
+        if m:
+            return m.group(1).decode("ascii")
+        if not _BLANK.match(line):
+            return None
+    return None
+
+
+def _decode(data: bytes) -> tuple[str, str, bool]:
+    """(text, encoding, strict): *strict* is False when UTF-8 bytes did not all decode."""
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError:
-        # detect_encoding also refuses first lines that are not UTF-8; decoding says exactly where
-        data.decode("utf-8")
+        # detect_encoding also refuses first lines that are not UTF-8, which compile() takes when
+        # they are comments: only a cookie it cannot read stays an error
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            named = _raw_cookie(data)
+            if named is None:
+                return data.decode("utf-8", "surrogateescape"), "utf-8", False
+            encoding = codecs.lookup(named).name  # LookupError: an unknown encoding
+            if encoding != "utf-8":
+                return data.decode(encoding), encoding, True
+            return data.decode("utf-8", "surrogateescape"), "utf-8", False
         raise
-    return data.decode(encoding), encoding
+    try:
+        return data.decode(encoding), encoding, True
+    except UnicodeDecodeError:
+        if encoding not in ("utf-8", "utf-8-sig"):
+            raise
+        return data.decode(encoding, "surrogateescape"), encoding, False
 
 
 # CPython's parser needs about 600 bytes per "syntax unit" below (3 per line, 1 per punctuation mark
@@ -124,9 +168,11 @@ def parse_file(
     """:func:`build_model`, and with *keep* the parse behind the model (None when the file does not
     parse): the fixer models its fixed text from it (:mod:`hwlint.fix.remodel`)."""
     encoding = "utf-8"
+    strict = True
+    data = source
     if isinstance(source, bytes):
         try:
-            source, encoding = decode_source(source)
+            source, encoding, strict = _decode(source)
         except UnicodeDecodeError as e:
             line = source.count(b"\n", 0, e.start) + 1
             return FileModel(path, error=ParseError(line, 0, f"cannot decode file: {_reason(e)}")), None
@@ -142,8 +188,11 @@ def parse_file(
     try:
         with warnings.catch_warnings():  # invalid escapes and the like are the file's business
             warnings.simplefilter("ignore")
-            tree = ast.parse(source, filename=path)
+            # CPython decides whether bytes that are not UTF-8 may stay (in a comment): parsed as bytes
+            tree = ast.parse(source if strict else data, filename=path)
     except SyntaxError as e:
+        if not strict and isinstance(data, bytes) and (e.msg or "").startswith("(unicode error)"):
+            return _undecodable(data, encoding, path), None
         line = e.lineno or 1
         error = ParseError(line, max((e.offset or 1) - 1, 0), _reason(e))
         return FileModel(path, error=error, encoding=encoding), None
@@ -155,6 +204,17 @@ def parse_file(
     except RecursionError as e:
         return FileModel(path, error=ParseError(1, 0, _reason(e)), encoding=encoding), None
     return model, (Parse(source, tree, path, taxonomy, encoding, memo) if memo is not None else None)
+
+
+def _undecodable(data: bytes, encoding: str, path: str) -> FileModel:
+    """HWC901 for a file CPython refuses to decode: where its first stray byte is."""
+    try:
+        data.decode(encoding)
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        error = ParseError(line, 0, f"cannot decode file: {_reason(e)}")
+        return FileModel(path, error=error, encoding=encoding)
+    return FileModel(path, error=ParseError(1, 0, "cannot decode file"), encoding=encoding)
 
 
 def model_from_tree(
@@ -176,7 +236,6 @@ def _reason(e: BaseException) -> str:
     return f"{type(e).__name__}: {e}"
 
 
-_NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)*))?", re.IGNORECASE)
 # File-level exemptions, each a comment on a line of its own (written here without their hash, or
 # ruff would read them). flake8's own pattern (NOQA_FILE, matched at the start of a line): flake8
 # skips such a file whole, "flake8: noqa: E501" included, so hwlint check does the same, or the two
@@ -263,7 +322,7 @@ class _Builder(_CallScan, _DeviceScan):
         if 0 < line <= len(self.lines):
             text = self.lines[line - 1]
             if not text.isascii():
-                return len(text.encode("utf-8")[:col].decode("utf-8", "replace"))
+                return len(text.encode("utf-8", "surrogateescape")[:col].decode("utf-8", "replace"))
         return col
 
     def site(self, node: ast.AST, text: str | None = None) -> Site:
@@ -335,7 +394,7 @@ class _Builder(_CallScan, _DeviceScan):
         text = self.lines[line - 1]
         if text.isascii():
             return text[start:end]
-        return text.encode("utf-8")[start:end].decode("utf-8", "replace")
+        return text.encode("utf-8", "surrogateescape")[start:end].decode("utf-8", "replace")
 
     def offsets(self) -> tuple[list[int], list[int]]:
         """Where each line starts and ends in the source."""
@@ -437,7 +496,7 @@ class _Builder(_CallScan, _DeviceScan):
             self.path,
             tuple(classes),
             tuple(calls),
-            self.remember("noqa", self.noqa),
+            self.remember("noqa", lambda: self.noqa(tree)),
             None,
             encoding,
             newline,
@@ -708,17 +767,11 @@ class _Builder(_CallScan, _DeviceScan):
         return Decorator(name, self.site(node))
 
     # -- comments --------------------------------------------------------------------------
-    def noqa(self) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    def noqa(self, tree: ast.Module) -> tuple[tuple[int, tuple[str, ...]], ...]:
+        """The noqa directives, read from comment tokens (:mod:`hwlint.model.noqa`)."""
         if "noqa" not in self.lowered:
             return ()
-        out = []
-        for i, line in enumerate(self.lines, 1):
-            if "#" not in line:
-                continue
-            m = _NOQA.search(line)
-            if m:
-                codes = m.group("codes")
-                out.append((i, tuple(c.upper() for c in re.split(r"[,\s]+", codes) if c) if codes else ()))
+        out = list(noqa_directives(self.lines, tree))
         exempt = self.file_exemption()
         if exempt is not None:
             out.insert(0, (0, exempt))  # line 0: the whole file (FileModel.file_noqa)

@@ -264,20 +264,83 @@ def key_file() -> Path:
     return Path(base) / "hwlint" / "cache-key"
 
 
+#: Why the key was refused, when it was (a front end may say so): None when it was not.
+key_problem: str | None = None
+KEY_MIN_BYTES, KEY_MAX_BYTES = 16, 64
+
+
 def _secret() -> bytes | None:
-    """The MAC key, created (32 random bytes, mode 0600) when missing; None when it cannot be had,
-    which turns the cache off for the run."""
+    """The MAC key, created (32 random bytes, mode 0600) when missing; None when it cannot be had
+    or is not to be trusted (:func:`_key_refusal`), which turns the cache off for the run."""
+    global key_problem
     path = key_file()
+    key_problem = _misplaced(path)
+    if key_problem is not None:
+        return None
     for _ in range(2):
-        try:
-            key = path.read_bytes()
-        except FileNotFoundError:
+        key, key_problem = _read_key(path)
+        if key is None and key_problem == "missing":
+            key_problem = None
             _create_key(path)
             continue
-        except OSError:
-            return None
-        return key if len(key) >= 16 else None
+        return key
+    key_problem = key_problem or f"{path}: cannot be created"
     return None
+
+
+def _misplaced(path: Path) -> str | None:
+    """Why a key at *path* is not to be trusted for where it is: inside the tree being checked
+    (a pull request can commit ``.cache/hwlint/cache-key`` and a cache signed with it, when CI's
+    ``$HOME`` or ``$XDG_CACHE_HOME`` lies in its workspace), or in a directory another user may
+    write to. None when it is fine."""
+    from .engine import checked_trees
+
+    try:
+        real = os.path.realpath(path)
+    except (OSError, ValueError):
+        return f"{path}: cannot be resolved"
+    for tree in checked_trees():
+        if real.startswith(tree.rstrip(os.sep) + os.sep):
+            return f"{path} lies inside the checked tree {tree}: a key there may come with the code"
+    try:
+        st = os.stat(os.path.dirname(real))
+    except OSError:
+        return None  # created below, with mode 0700
+    if st.st_uid not in (os.geteuid(), 0) or (st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX):
+        return f"{os.path.dirname(real)}: another user may write to it"
+    return None
+
+
+def _read_key(path: Path) -> tuple[bytes | None, str | None]:
+    """(the key, None), or (None, why not): "missing", or the check it fails. A key is a regular
+    file (not a symlink: /dev/zero cost 2.6 GB; not a FIFO: it hung), of this user, readable and
+    writable by nobody else, of 16 to 64 bytes; what is read is bounded before reading."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None, "missing"
+    except OSError as e:
+        why = "a symlink" if os.path.islink(path) else (e.strerror or str(e))
+        return None, f"{path}: {why}; the key must be a regular file"
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None, f"{path}: not a regular file"
+        if st.st_uid != os.geteuid():
+            return None, f"{path}: owned by another user"
+        if st.st_mode & 0o077:
+            return None, f"{path}: mode {stat.S_IMODE(st.st_mode):04o}; the key must be 0600"
+        if not KEY_MIN_BYTES <= st.st_size <= KEY_MAX_BYTES:
+            return None, f"{path}: {st.st_size} bytes; a key has {KEY_MIN_BYTES} to {KEY_MAX_BYTES}"
+        key = os.read(fd, KEY_MAX_BYTES + 1)
+    except OSError as e:
+        return None, f"{path}: {e.strerror or e}"
+    finally:
+        os.close(fd)
+    if not KEY_MIN_BYTES <= len(key) <= KEY_MAX_BYTES:
+        return None, f"{path}: {len(key)} bytes; a key has {KEY_MIN_BYTES} to {KEY_MAX_BYTES}"
+    return key, None
 
 
 def _create_key(path: Path) -> None:
@@ -377,18 +440,26 @@ class _Store:
         self.entries = loaded["entries"]
 
 
-def _read_regular(path: Path) -> bytes | None:
-    """The bytes of *path* if it is a regular file (not a symlink, FIFO or device), else None."""
+#: The largest cache file read: a planted 4 GB store was read whole before its MAC was checked.
+#: PyTorch's test tree (1,080 files) keeps 1.6 MB of findings and 8 MB of report summaries.
+MAX_STORE_BYTES = 256 * 1024 * 1024
+
+
+def _read_regular(path: Path, limit: int = MAX_STORE_BYTES) -> bytes | None:
+    """The bytes of *path* if it is a regular file (not a symlink, FIFO or device) of at most
+    *limit* bytes, else None: the size is checked before anything is read."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         fd = os.open(path, flags)
-    except OSError:
+    except (OSError, ValueError):
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
             return None
         with os.fdopen(fd, "rb", closefd=False) as f:
-            return f.read()
+            data = f.read(limit + 1)  # a file grown since fstat is refused too
+        return data if len(data) <= limit else None
     except OSError:
         return None
     finally:
@@ -426,6 +497,11 @@ class Cache:
             }
             store = self._stores[kind] = _Store(self.path_for(kind), header, self._key)
         return store
+
+    @property
+    def key_refused(self) -> bool:
+        """Whether the cache is off because its key could not be had (:data:`key_problem` says why)."""
+        return self._key is None
 
     @property
     def dirty(self) -> bool:
@@ -486,17 +562,33 @@ class Cache:
     def _write(self, store: _Store, key: bytes) -> bool:
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            for name, text in (
-                (".gitignore", "# Automatically created by hwlint.\n*\n"),
-                ("CACHEDIR.TAG", _CACHEDIR_TAG),
-            ):
-                marker = self.directory / name
-                if not os.path.lexists(marker):
-                    marker.write_text(text)
+            for name, text in _MARKERS:
+                _ensure(self.directory / name, text.encode())
             _write_signed(store.path, key, {"key": store.header, "entries": store.entries})
         except OSError:
             return False
         return True
+
+
+_MARKERS = ((".gitignore", "# Automatically created by hwlint.\n*\n"), ("CACHEDIR.TAG", _CACHEDIR_TAG))
+
+
+def _ensure(path: Path, content: bytes) -> None:
+    """Make *path* a regular file holding *content*, written whole or not at all (a temporary file
+    renamed over it): a full disk once left an empty ``.gitignore``, which no later run replaced,
+    and the cache was no longer git-ignored. A marker that is a symlink is replaced, never followed."""
+    if _read_regular(path, len(content) + 1) == content:
+        return
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(content)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 def open_cache(taxonomy_digest: str, root: Path, directory: str | None = None, disabled: bool = False):

@@ -411,6 +411,9 @@ class Configs:
                 f"the argument `--config={config_file}` cannot be used with `--isolated` "
                 "(`--isolated` ignores every configuration file)"
             )
+        from .engine import allow_roots
+
+        allow_roots(paths or ["."])  # the trees read (and trusted for nothing: see engine.checked_trees)
         self.cwd = (cwd or Path.cwd()).resolve()
         self.overrides = tuple(overrides)
         self.validate = validate
@@ -435,6 +438,9 @@ class Configs:
         return self._pinned is not None
 
     def _final(self, cfg: Config) -> Config:
+        from .engine import note_project
+
+        note_project(str(cfg.root))  # its files are the pull request's too
         cfg = _apply(cfg, self.overrides, self.cwd)
         if self.validate is not None:
             self.validate(cfg)
@@ -494,12 +500,18 @@ def config_for_paths(paths: Sequence[str], config_file: str | None = None, isola
     """The configuration of the first of *paths* (as :attr:`Configs.primary`): *config_file* when
     given, else the nearest configuration at or above the first path (the defaults when there is
     none). Commands that check files resolve each file's own with :class:`Configs`."""
+    from .engine import allow_roots, note_project
+
+    allow_roots(paths or ["."])  # the trees read (and trusted for nothing: see engine.checked_trees)
     if isolated:
         return Config()
     if config_file:
-        return load_config(Path(config_file))
-    start = Path(paths[0]) if paths else Path(".")
-    return load_config(start=start if os.path.isdir(start) else start.parent)
+        config = load_config(Path(config_file))
+    else:
+        start = Path(paths[0]) if paths else Path(".")
+        config = load_config(start=start if os.path.isdir(start) else start.parent)
+    note_project(str(config.root))  # its files are the pull request's too
+    return config
 
 
 @dataclass(frozen=True)
@@ -531,6 +543,9 @@ def discover(
 
     Nothing is dropped silently: what cannot be listed or is not a regular file is appended to
     *skipped*, which the caller reports."""
+    from .engine import allow_roots
+
+    allow_roots(paths)  # a symlink is read only into these trees (engine.read_source)
     configs = config if isinstance(config, Configs) else None
     seen: set[str] = set()
     skipped = skipped if skipped is not None else []

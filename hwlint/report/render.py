@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 
-from ..cli.output import printable
+from ..cli.output import visible
 from ..words import arrow, changed_runners, number, plural
 
 
@@ -169,7 +169,8 @@ def render_table(doc: dict, **_: object) -> str:
         lines += ["  " + line for line in _grid(*_findings_by_directory(doc, str))]
     if doc["compare"]:
         lines += _table_changes(doc["compare"])
-    return "\n".join(lines) + "\n"
+    # paths, class names and messages come from the pull request: escaped as in `hwlint check`
+    return "\n".join(map(visible, lines)) + "\n"
 
 
 def _findings_by_directory(doc: dict, name: Callable[[str], str]) -> tuple[list[str], list[list[object]]]:
@@ -253,7 +254,7 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>~&])")
 def _md_text(value: object) -> str:
     """Text as Markdown that shows exactly it, in a table cell or after a list marker: no emphasis,
     no code, no link, no HTML."""
-    return _MD_SPECIAL.sub(r"\\\1", printable(str(value)))
+    return _MD_SPECIAL.sub(r"\\\1", visible(str(value)))
 
 
 def _md_message(message: str) -> str:
@@ -272,7 +273,7 @@ def _md_where(item: dict) -> str:
 def _md_code(value: object) -> str:
     """*value* as one inline code span, whatever backticks it holds (CommonMark's rule: a fence
     longer than any run of backticks inside, padded with spaces when it starts or ends with one)."""
-    text = printable(str(value))
+    text = visible(str(value))
     fence = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
     pad = " " if text[:1] in ("`", " ") or text[-1:] in ("`", " ") else ""
     return f"{fence}{pad}{text}{pad}{fence}"

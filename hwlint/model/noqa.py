@@ -1,0 +1,261 @@
+"""``# noqa`` directives: read from comment tokens only, and only where ruff and flake8 both read one.
+
+A ``#noqa`` inside a string (``class TestB(TestCase if "#noqa" else object):``) is no comment, and
+``# docs: https://wiki.example/hw#noqa-policy`` is a comment that neither tool takes for a
+directive: a pull request must not hide a finding with either. So a finding is suppressed only by
+a comment token that is a directive for both tools, and only for the codes both would suppress:
+
+* **ruff** (``crates/ruff_linter/src/noqa.rs``, ``lex_inline_noqa``): at each ``#`` of the comment,
+  after optional whitespace, ``noqa`` (any case); then the end of the comment, ``#``, or whitespace
+  not followed by ``:`` is a blanket directive; ``:`` (after optional whitespace) starts codes,
+  each ``[A-Z]+[0-9]+`` separated by commas or whitespace, lexing stopping at the first word that
+  is not a code. Anything else right after ``noqa`` (``# noqa-policy``, ``# noqa;F401``), a code with
+  a suffix (``F401abc``) or ``noqa:`` with no code makes the comment no directive at all.
+* **flake8** (``NOQA_INLINE_REGEXP`` in ``flake8/defaults.py``): ``# noqa`` with exactly one space,
+  any case, searched anywhere in the line; ``:`` and at most one whitespace character then start
+  ``[A-Z]+[0-9]+`` codes (letters in any case, compared case-sensitively); anything else after
+  ``# noqa`` (``# noqa:HWC``, ``# noqa : HWC001``) is a blanket directive.
+
+Both say ``# noqa`` and ``# noqa: HWC001,HWC2``; ``#noqa`` (flake8 ignores it), ``# noqa:HWC``
+(ruff ignores it) and lowercase codes (neither matches them) suppress nothing here. As everywhere
+in hwlint, a listed code suppresses the codes it is a prefix of.
+
+Comments are found with Python's tokenizer, but only on the lines that hold both ``#`` and
+``noqa``, and only from the start of the statement before each (a point where no string or
+bracket is open), so that a file pays for the few lines it has rather than for a tokenizing of
+all of it (3.7 s for the 229 files of PyTorch's tests that say noqa somewhere).
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import io
+import re
+import tokenize
+from collections.abc import Sequence
+
+#: flake8 7's NOQA_INLINE_REGEXP, verbatim.
+_FLAKE8 = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
+_FLAKE8_SPLIT = re.compile(r"[,\s]")
+
+
+def _space(c: str) -> bool:
+    """Rust's ``char::is_whitespace`` (Unicode White_Space): Python's isspace() less U+001C..U+001F."""
+    return c.isspace() and c not in "\x1c\x1d\x1e\x1f"
+
+
+def ruff_directive(comment: str) -> tuple[int, int, tuple[str, ...]] | None:
+    """How ruff reads the comment token *comment*: (start of the directive's ``#``, end of the
+    directive, its codes: empty for a blanket ``noqa``), or None when it is no directive."""
+    n = len(comment)
+    i = 0
+    while i < n:
+        i = comment.find("#", i)
+        if i < 0:
+            return None
+        start = i
+        i += 1
+        while i < n and _space(comment[i]):
+            i += 1
+        if comment[i : i + 4].lower() != "noqa" or not comment[i : i + 4].isascii():
+            continue
+        i += 4
+        if i >= n or comment[i] == "#":
+            return start, i, ()
+        if _space(comment[i]):
+            j = i + 1
+            while j < n and _space(comment[j]):
+                j += 1
+            if j >= n or comment[j] != ":":
+                return start, i, ()
+            i = j
+        elif comment[i] != ":":
+            return None  # "noqaX", "noqa;F401": invalid, and ruff looks no further
+        return _ruff_codes(comment, start, i + 1)
+    return None
+
+
+def _upper(c: str) -> bool:
+    return "A" <= c <= "Z"
+
+
+def _digit(c: str) -> bool:
+    return "0" <= c <= "9"
+
+
+def _ruff_codes(comment: str, start: int, i: int) -> tuple[int, int, tuple[str, ...]] | None:
+    """ruff's ``lex_codes`` from *i*, just past the colon."""
+    n = len(comment)
+    codes: list[str] = []
+    end = i
+    joined = False  # the previous code ran into this one with no delimiter (`F401F402`)
+    while i < n:
+        while i < n and _space(comment[i]):
+            i += 1
+        if i < n and comment[i] == ",":  # an empty item: a warning, not an error
+            i += 1
+            continue
+        if i >= n:
+            break
+        if not _upper(comment[i]):
+            break  # a trailing remark, as in "noqa: HWC001 reason"
+        j = i
+        while j < n and _upper(comment[j]):
+            j += 1
+        if j >= n or not _digit(comment[j]):
+            if joined:
+                return None
+            break  # a word, not a code: the remark starts here
+        while j < n and _digit(comment[j]):
+            j += 1
+        codes.append(comment[i:j])
+        end = i = j
+        if i >= n:
+            break
+        c = comment[i]
+        if c == ",":
+            i += 1
+            joined = False
+        elif _space(c) or c == "#":
+            joined = False
+        elif _upper(c):
+            joined = True
+        else:
+            return None  # `F401abc`, `F401;`
+    if not codes:
+        return None  # "noqa:" with no code after it
+    return start, end, tuple(codes)
+
+
+def flake8_directive(comment: str) -> tuple[str, ...] | None:
+    """How flake8 reads *comment*: its codes (empty: blanket), or None when it is no directive."""
+    m = _FLAKE8.search(comment)
+    if m is None:
+        return None
+    codes = m.group("codes")
+    return tuple(c for c in _FLAKE8_SPLIT.split(codes) if c) if codes else ()
+
+
+def directive(comment: str) -> tuple[str, ...] | None:
+    """What the comment token *comment* suppresses for hwlint: None (nothing), () (every code), or
+    the code prefixes that both ruff and flake8 would suppress."""
+    found = ruff_directive(comment)
+    if found is None:
+        return None
+    flake8 = flake8_directive(comment)
+    if flake8 is None:
+        return None
+    ruff = found[2]
+    if not ruff or not flake8:
+        return ruff or flake8
+    both = set()
+    for a in ruff:
+        for b in flake8:
+            if a.startswith(b):
+                both.add(a)
+            elif b.startswith(a):
+                both.add(b)
+    return tuple(sorted(both)) or None
+
+
+# ---------------------------------------------------------------------------------------------
+# Comment tokens, found cheaply
+
+
+def candidate_rows(lines: Sequence[str]) -> list[int]:
+    """The lines (1-based) that may hold a noqa comment: those with ``#`` and ``noqa``."""
+    return [i for i, line in enumerate(lines, 1) if "#" in line and "noqa" in line.lower()]
+
+
+def comments(lines: Sequence[str], tree: ast.Module, rows: Sequence[int]) -> dict[int, str]:
+    """The comment token on each of *rows* (1-based) that has one, as the tokenizer reads the file.
+
+    Each row is tokenized from the start of the last statement that begins at or before it (the
+    rows that share that statement together), where the tokenizer's state is known: no string,
+    bracket or continuation is open."""
+    groups: dict[tuple[int, int], list[int]] = {}
+    children: dict[int, list] = {}  # by node id: many rows descend through the same class
+    for row in rows:
+        groups.setdefault(_statement_start(tree, row, children), []).append(row)
+    out: dict[int, str] = {}
+    for (line, col), wanted in groups.items():
+        out.update(_comments_from(lines, line, col, set(wanted)))
+    return out
+
+
+def _statement_start(tree: ast.Module, row: int, children: dict[int, list]) -> tuple[int, int]:
+    """(line, byte column) of the last statement (or ``except`` clause) starting at or before
+    *row*, the deepest when they nest; (1, 0) when none does. Iterative: nesting is the input's."""
+    best = (1, 0)
+    nodes: list = tree.body
+    while nodes:
+        i = bisect.bisect_right(nodes, row, key=_line) - 1
+        if i < 0:
+            break
+        node = nodes[i]
+        best = (node.lineno, node.col_offset)
+        nodes = children.get(id(node))  # type: ignore[assignment]
+        if nodes is None:
+            nodes = children[id(node)] = _children(node)
+    return best
+
+
+def _line(node: ast.AST) -> int:
+    return node.lineno  # type: ignore[attr-defined]
+
+
+def _children(node: ast.AST) -> list:
+    """The statements (and ``except`` clauses) directly in *node*, in the order of the text."""
+    parts = []
+    for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+        value = getattr(node, name, None)
+        if not value or not isinstance(value, list):
+            continue
+        if name == "cases":  # a case has no position of its own
+            parts += [case.body for case in value]
+        elif isinstance(value[0], (ast.stmt, ast.ExceptHandler)):
+            parts.append(value)
+    if len(parts) == 1:
+        return parts[0]
+    out = [child for part in parts for child in part]
+    out.sort(key=lambda n: (n.lineno, n.col_offset))
+    return out
+
+
+def _comments_from(lines: Sequence[str], line: int, col: int, rows: set[int]) -> dict[int, str]:
+    first = lines[line - 1]
+    if not first.isascii():
+        col = len(first.encode("utf-8", "surrogateescape")[:col].decode("utf-8", "replace"))
+    last = max(rows)
+    # every line after the first at column 0: the tokenizer then never checks indentation, which
+    # a fragment cannot satisfy, and a line's leading blanks decide nothing else it reads
+    parts = [first[col:].rstrip("\r\n")]
+    parts += [lines[i].lstrip(" \t\f").rstrip("\r\n") for i in range(line, min(last, len(lines)))]
+    out: dict[int, str] = {}
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO("\n".join(parts) + "\n").readline):
+            if tok.type == tokenize.COMMENT:
+                row = line + tok.start[0] - 1
+                if row in rows:
+                    out[row] = tok.string
+            elif tok.start[0] > last - line + 1:
+                break
+    except (tokenize.TokenError, SyntaxError):
+        pass  # the fragment ends inside a string or brackets: what it found before stands
+    return out
+
+
+def noqa_directives(lines: Sequence[str], tree: ast.Module) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    """(line, codes) of every noqa directive of a parsed file (codes empty: blanket)."""
+    rows = candidate_rows(lines)
+    if not rows:
+        return ()
+    found = comments(lines, tree, rows)
+    out = []
+    for row in rows:
+        comment = found.get(row)
+        codes = directive(comment) if comment is not None else None
+        if codes is not None:
+            out.append((row, codes))
+    return tuple(out)
