@@ -30,6 +30,7 @@ def instantiation_forbidden(ctx: Context) -> Iterator[Hit]:
 
         def test_parse(self): ...
 
+
     instantiate_device_type_tests(TestParser, globals())
     ```
 
@@ -138,6 +139,7 @@ def only_for_mismatch(ctx: Context) -> Iterator[Hit]:
         hw_classification = HardwareClassification.CUDA
 
         def test_conv(self, device): ...
+
 
     instantiate_device_type_tests(TestCudnn, globals())
     ```
@@ -251,7 +253,10 @@ def generated_name_collision(ctx: Context) -> Iterator[Hit]:
     ## Example
     ```python
     class TestFoo(TestCase): ...
+
+
     class TestFooCUDA(TestCase): ...  # replaced by the class generated below
+
 
     instantiate_device_type_tests(TestFoo, globals())
     ```
