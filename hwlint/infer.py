@@ -13,9 +13,10 @@ The rules, each named in the answer's ``rule`` (``--show-fixes`` prints it):
 * instantiated without ``only_for``: every test takes ``device`` and none is pinned: ACCELERATOR
   (safe); every test pinned to one device: that device (safe); otherwise ACCELERATOR (unsafe), and
   HWC004 names the outliers;
-* not instantiated: no evidence: GENERIC (safe); guards only: GENERIC (unsafe); every test hard-uses
-  exactly one device: that device (unsafe); a minority of tests hard-use a device: GENERIC (unsafe),
-  and HWC004 advises a split;
+* not instantiated: no evidence: GENERIC (safe); guards only, or a call GENERIC forbids that no test
+  reaches: GENERIC (unsafe); every test hard-uses exactly one device: that device (unsafe); a
+  minority of tests hard-use a device (or several devices): GENERIC (unsafe), and HWC004 advises a
+  split;
 * a class that collects tests without defining one (HWC005): the answer of the base that holds the
   tests; a class-level ``device = "<dev>"``: that device (unsafe); ``device = <variable>``:
   ACCELERATOR (unsafe);
@@ -435,6 +436,20 @@ def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
             return _no_fix(cls, "no hard device use, and the taxonomy has no generic classification")
         guard = ev.first(GUARD)
         hidden = hidden_bases(ev.chain)
+        forbidden = _forbidden_calls(ctx, cls, generic)
+        if guard is None and forbidden is not None:
+            # no test reaches it, yet GENERIC forbids it anywhere in the class (HWC204)
+            site = cls.availability_checks[0]
+            return _fix(
+                cls,
+                generic.name,
+                False,
+                GUARDS_ONLY,
+                f"never instantiated; no test uses a device, but the class calls `{site.text}` "
+                f"(line {site.line})",
+                by_absence=True,
+                mixed=forbidden,
+            )
         if guard is None and not hidden:
             evidence = (
                 "never instantiated",
@@ -460,10 +475,23 @@ def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
             GUARDS_ONLY,
             f"never instantiated; it only asks for a device: {_use(guard)}",
             by_absence=True,
-            mixed=_forbidden_calls(ctx, cls, generic),
+            mixed=forbidden,
         )
     devices = set().union(*hard.values())
     if len(devices) > 1:
+        several = f"tests that hard-use several devices ({', '.join(sorted(devices))})"
+        if 2 * len(using) < len(ev.tests) and generic is not None:
+            # as for one device: the majority runs once, where it runs today, until a person splits
+            return _fix(
+                cls,
+                generic.name,
+                False,
+                MINORITY_HARD,
+                f"never instantiated; {len(using)} of {len(ev.tests)} tests hard-use a device "
+                f"({', '.join(sorted(devices))}: {_names(using)})",
+                mixed=f"{several} ({_names(using)}) with tests that use no device: move each device's "
+                "tests to a class for that device",
+            )
         return _no_fix(cls, f"its tests hard-use several devices ({', '.join(sorted(devices))})")
     device = next(iter(devices))
     example = ev.first(HARD, using, device)

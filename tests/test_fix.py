@@ -532,9 +532,34 @@ def test_a_fix_is_compiled_only_when_an_import_may_precede_a_future_import(taxon
     assert _future_displaced(old, new) is displaced
 
 
-def test_a_fix_that_would_give_its_class_a_finding_is_refused_and_said(tmp_path, capsys, monkeypatch):
-    """AOTAutogradCachePicklerTests-like: a property calls torch.cuda.is_available(); GENERIC, the
-    inferred answer, would make the next check report HWC204: the fix is not written, and says why."""
+def test_a_fix_that_would_break_its_class_is_refused_and_said(tmp_path, capsys, monkeypatch):
+    """Tests that take `device` in a class no scanned file instantiates: ACCELERATOR, the inferred
+    answer, would leave a parameter nothing supplies (HWC102): the fix is not written, and says why."""
+    monkeypatch.chdir(tmp_path)
+    source = (
+        "from torch.testing._internal.common_utils import TestCase\n\n\n"
+        "class TestOps(TestCase):\n    def test_add(self, device):\n        self.assertTrue(True)\n"
+    )
+    Path("test_ops.py").write_text(source)
+    args = ["check", "--isolated", "--no-cache", "--fix", "--unsafe-fixes", "--show-fixes", "test_ops.py"]
+    assert main(args) == 1
+    out, err = capsys.readouterr()
+    assert Path("test_ops.py").read_text() == source
+    assert out.endswith(
+        "Fixes:\n- test_ops.py:4: HWC001 no fix: the fixed class would have HWC102: ACCELERATOR test class "
+        "`TestOps` is never passed to `instantiate_device_type_tests` in the scanned files.\n"
+    )
+    assert "[*]" not in out
+    assert err == (
+        "hwlint: warning: 1 fix not applied: the fixed class would lose a test, or hold a finding that "
+        "breaks its tests (`--show-fixes` says which, and why)\n"
+    )
+
+
+def test_an_unsafe_fix_may_leave_a_finding_for_a_person(tmp_path, capsys, monkeypatch):
+    """AOTAutogradCachePicklerTests-like: a property no test reaches calls torch.cuda.is_available().
+    Not safe (GENERIC forbids the call); with --unsafe-fixes the class is declared GENERIC, so a
+    classification-filtered run still runs its tests, and the check says what is left (HWC204)."""
     monkeypatch.chdir(tmp_path)
     source = (
         "import torch\nfrom torch.testing._internal.common_utils import TestCase\n\n\n"
@@ -543,15 +568,14 @@ def test_a_fix_that_would_give_its_class_a_finding_is_refused_and_said(tmp_path,
         "    def test_dump(self):\n        self.assertTrue(True)\n"
     )
     Path("test_pickler.py").write_text(source)
-    assert main(["check", "--isolated", "--no-cache", "--fix", "--show-fixes", "test_pickler.py"]) == 1
-    out, err = capsys.readouterr()
+    assert main(["check", "--isolated", "--no-cache", "--fix", "test_pickler.py"]) == 1
     assert Path("test_pickler.py").read_text() == source
+    capsys.readouterr()
+    assert main(["check", "--isolated", "--no-cache", "--fix", "--unsafe-fixes", "test_pickler.py"]) == 1
+    out, err = capsys.readouterr()
+    assert "hw_classification = HardwareClassification.GENERIC" in Path("test_pickler.py").read_text()
     assert out.endswith(
-        "Fixes:\n- test_pickler.py:5: HWC001 no fix: the fixed class would have HWC204: GENERIC test class "
-        "`TestPickler` calls the accelerator API `torch.cuda.is_available()`.\n"
+        "test_pickler.py:10:16: HWC204 GENERIC test class `TestPickler` calls the accelerator API "
+        "`torch.cuda.is_available()`.\nFound 2 errors (1 fixed, 1 remaining).\n"
     )
-    assert "[*]" not in out
-    assert err == (
-        "hwlint: warning: 1 fix not applied: the fixed class would hold a finding of its own or lose a "
-        "test (`--show-fixes` says which, and why)\n"
-    )
+    assert "not applied" not in err

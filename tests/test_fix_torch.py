@@ -106,6 +106,66 @@ instantiate_device_type_tests(TestPinnedSome, globals())
 """,
         None,
     ),
+    # test_prims.py (TestPrims): two pinned tests in a row, the first right below the header; their
+    # deletions shared the blank line between them ("overlapping edits", the file left unfixed)
+    "test_split_adjacent.py": (
+        """
+from torch.testing._internal.common_device_type import instantiate_device_type_tests, onlyCUDA
+
+
+class TestPinnedTwo(TestCase):
+    @onlyCUDA
+    def test_first(self, device):
+        self.assertEqual(torch.device(device).type, "cuda")
+
+    @onlyCUDA
+    def test_second(self, device):
+        self.assertEqual(torch.device(device).type, "cuda")
+
+    def test_any(self, device):
+        self.assertEqual(torch.device(device).type, self.device_type)
+
+
+instantiate_device_type_tests(TestPinnedTwo, globals())
+""",
+        None,
+    ),
+    # test_serialization.py (TestSerialization, 81 tests): a few tests for cuda, a few for xpu, the
+    # rest device-independent; no classification was offered, so no runner ran any of them
+    "test_minority_devices.py": (
+        f"""
+class TestMostlyPlain(TestCase):
+    def test_a(self):
+        self.assertEqual(torch.ones(1).sum().item(), 1)
+
+    def test_b(self):
+        self.assertEqual(torch.zeros(1).sum().item(), 0)
+
+    def test_c(self):
+        self.assertEqual(torch.ones(2).sum().item(), 2)
+
+    def test_on_cuda(self):
+        {CUDA}
+
+    def test_on_xpu(self):
+        self.assertEqual(torch.device("xpu").type, "xpu")
+""",
+        None,
+    ),
+    # dynamo/test_aot_autograd_cache.py (AOTAutogradCachePicklerTests): a property no test reaches
+    # calls torch.cuda.is_available(); the safe GENERIC the fixer then refused left it undeclared
+    "test_unreached_guard.py": (
+        """
+class TestPickler(TestCase):
+    @property
+    def device_type(self):
+        return "cuda" if torch.cuda.is_available() else "cpu"
+
+    def test_dump(self):
+        self.assertEqual(torch.ones(1).sum().item(), 1)
+""",
+        None,
+    ),
     # inductor/test_flex_attention.py (TestLearnableBiases), distributed/fsdp/test_wrap.py, ...
     "test_param_after.py": (
         f"""
@@ -302,6 +362,33 @@ def test_pinned_tests_move_to_a_class_of_their_own(migrated):
         "TestPinnedSomeOPENREG::test_mul_openreg",
         "TestPinnedSomeOPENREG::test_sum_openreg",
     ]
+
+
+def test_adjacent_pinned_tests_move_together(migrated):
+    """Both pinned tests leave the class in one deletion; the declaration keeps one blank line."""
+    fixed = migrated["fixed"]["test_split_adjacent.py"]
+    assert (
+        "class TestPinnedTwo(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def test_any(self, device):\n"
+    ) in fixed
+    assert "class TestPinnedTwoCudaOnly(TestPinnedTwo):" in fixed
+    ran = sorted(
+        "::".join(o[0].split("::")[-2:])
+        for o in migrated["after"]["cuda"]["test_split_adjacent.py"]["outcomes"]
+    )
+    assert ran == [
+        "TestPinnedTwoCUDA::test_any_cuda",
+        "TestPinnedTwoCudaOnlyCUDA::test_first_cuda",
+        "TestPinnedTwoCudaOnlyCUDA::test_second_cuda",
+    ]
+
+
+@pytest.mark.parametrize("name", ["test_minority_devices.py", "test_unreached_guard.py"])
+def test_an_unsafe_generic_answer_keeps_the_class_on_the_cpu_runner(migrated, name):
+    """GENERIC, although the next check reports HWC204 for a person to split: undeclared, a
+    classification-filtered run would drop every test of the class."""
+    assert "hw_classification = HardwareClassification.GENERIC" in migrated["fixed"][name]
+    assert {o[1] for o in migrated["after"]["cpu"][name]["outcomes"]} == {"passed"}
 
 
 def test_controls_are_really_fixed(migrated):

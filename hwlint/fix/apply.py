@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from ..collection import tests
 from ..context import Context
-from ..edits import NONE, EditBuilder, Fix, apply_edits
+from ..edits import NONE, SAFE, EditBuilder, Fix, apply_edits
 from ..model import FileModel, Parse, Resolver, build_model, decode_source, parse_file
 from ..pipeline.check import ProjectCheck
 from ..pipeline.session import Session
@@ -157,9 +157,10 @@ def _fix_once(
 ) -> FixResult:
     """One pass: the enabled fixes that do not collide, applied at once, and the fixed text planned.
 
-    A fix whose class, once fixed, holds a finding it did not (a GENERIC declaration above an
-    accelerator call, an instantiation rule the declaration breaks) or fewer tests is not applied:
-    the pass is made again without it, and the file's warnings say why."""
+    A fix whose class, once fixed, loses a test, or holds a finding it did not that makes its tests
+    fail or vanish at run time (:data:`_BREAKING`: a GENERIC declaration on an instantiated class, a
+    ``device`` parameter nothing supplies), is not applied; so is a safe fix that leaves any new
+    HWC1xx/HWC2xx finding. The pass is made again without it, and the file's warnings say why."""
     result = FixResult(plan)
     if plan.data is None or plan.model is None or plan.model.error is not None:
         return result
@@ -180,7 +181,8 @@ def _fix_once(
         if attempt is None:  # the edits change nothing
             break
         text, new_text, after = attempt
-        kept = _kept(plan.model, after.model, plan.findings, after.findings, unsafe)
+        safe = {_class_of(plan.model, f) for f in chosen if f.fix is not None and f.fix.applicability == SAFE}
+        kept = _kept(plan.model, after.model, plan.findings, after.findings, unsafe, safe)
         blamed = {(f.line, f.col, f.code): kept[c] for f in chosen if (c := _class_of(plan.model, f)) in kept}
         if not blamed:
             result.text, result.fixed_text, result.after, result.fixed = text, new_text, after, chosen
@@ -232,16 +234,29 @@ def _attempt(plan: FilePlan, taxonomy: Taxonomy, selection: Selection | None, ch
     return text, new_text, after
 
 
-#: Findings a fix must not create: the instantiation and method rules contradict a declaration the
-#: fix chose (HWC3xx describe device code the class had before, and say how to make it neutral).
+#: Findings no fix may create: the declaration contradicts how the runtime runs the class's tests,
+#: so they fail or vanish (a GENERIC or device class instantiated for other devices drops the
+#: generated copies on their runners; ACCELERATOR without instantiation, or GENERIC with a
+#: ``device`` parameter, leaves a parameter nothing supplies; a generated name replaces a class).
+_BREAKING = ("HWC101", "HWC102", "HWC104", "HWC105", "HWC106", "HWC107", "HWC201")
+#: Findings a safe fix may not create either. An unsafe one may leave them: the tests still run on
+#: some runner (an accelerator call in a GENERIC class, an @onlyCUDA test in an ACCELERATOR one, a
+#: test that ignores its device), and the finding says what a person does next; refusing the fix
+#: would leave the class undeclared, which a classification-filtered run drops whole.
 _CONTRADICTIONS = ("HWC1", "HWC2")
 
 
 def _kept(
-    before: FileModel, after: FileModel | None, found: Sequence[Finding], now: Sequence[Finding], unsafe: bool
+    before: FileModel,
+    after: FileModel | None,
+    found: Sequence[Finding],
+    now: Sequence[Finding],
+    unsafe: bool,
+    safe: set[str | None] = frozenset(),  # type: ignore[assignment]
 ) -> dict[str, str]:
-    """Class name -> why its fixes are not applied: the fixed text gives it a finding of
-    :data:`_CONTRADICTIONS` it did not have and that no enabled fix removes, or fewer tests."""
+    """Class name -> why its fixes are not applied: the fixed text gives it a finding it did not
+    have and that no enabled fix removes (of :data:`_BREAKING`, or of :data:`_CONTRADICTIONS` for
+    a class in *safe*, whose fix is safe), or fewer tests."""
     if after is None:
         return {}
     out: dict[str, str] = {}
@@ -253,7 +268,7 @@ def _kept(
             old[(f.code, f.message)] -= 1
             continue
         cls = _class_of(after, f)
-        if cls is not None:
+        if cls is not None and (f.code in _BREAKING or cls in safe):
             out.setdefault(cls, f"the fixed class would have {f.code}: {f.message}")
     tests_after = {c.name: set(tests(after, c)) for c in after.classes}
     everywhere = set().union(*tests_after.values())  # a test moved to a class of its own is kept
@@ -463,8 +478,8 @@ def apply_fixes(
     refused = sum(len(r.refused) for r in run.results)
     if refused:
         run.warnings.append(
-            f"{plural(refused, 'fix')} not applied: the fixed class would hold a finding of its own or "
-            "lose a test (`--show-fixes` says which, and why)"
+            f"{plural(refused, 'fix')} not applied: the fixed class would lose a test, or hold a finding "
+            "that breaks its tests (`--show-fixes` says which, and why)"
         )
     return run
 

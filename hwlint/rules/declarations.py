@@ -214,7 +214,7 @@ def _split_edits(b: EditBuilder, ctx: Context, cls: ClassInfo, inferred: Inferen
     newline = "\r\n" if "\r\n" in b.source[:4096] else "\n"
     methods = [m for m in cls.methods if m.name in moved]
     indent = " " * methods[0].site.col
-    edits, texts = [], []
+    spans, texts = [], []
     for m in methods:
         first = min([m.site.line, *(d.site.line for d in m.decorators)])
         texts.append(b.lines(first, m.end_line))
@@ -226,7 +226,18 @@ def _split_edits(b: EditBuilder, ctx: Context, cls: ClassInfo, inferred: Inferen
             and not b.lines(m.end_line + 1, m.end_line + 1).strip()
         )
         last = m.end_line + 1 if blank_below else m.end_line
-        edits.append(b.delete_lines(first - 1 if blank_above else first, last))
+        spans.append([first - 1 if blank_above else first, last])
+    # two moved tests in a row share the blank line between them: one deletion for both
+    merged: list[list[int]] = []
+    for span in spans:
+        if merged and span[0] <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], span[1])
+        else:
+            merged.append(span)
+    top = merged[0]
+    if top[0] == cls.site.line + 1 and top[1] < cls.end_line and not b.lines(top[1] + 1, top[1] + 1).strip():
+        top[1] += 1  # the declaration written above keeps its own blank line: not two
+    edits = [b.delete_lines(first, last) for first, last in merged]
     body = newline.join(t.rstrip("\r\n") + newline for t in texts)
     declaration = f"{indent}{tax.attribute} = {ref}.{classification}"
     header = f"class {name}({cls.name}):{newline}{declaration}{newline}{newline}"
