@@ -15,8 +15,8 @@ The rules, each named in the answer's ``rule`` (``--show-fixes`` prints it):
   HWC004 names the outliers;
 * not instantiated: no evidence: GENERIC (safe); guards only, or a call GENERIC forbids that no test
   reaches: GENERIC (unsafe); every test hard-uses exactly one device: that device (unsafe); a
-  minority of tests hard-use a device (or several devices): GENERIC (unsafe), and HWC004 advises a
-  split;
+  minority of tests hard-use a device (or several devices): GENERIC (unsafe); most of them one
+  device, the others none: that device (unsafe); HWC004 advises the split in both;
 * a class that collects tests without defining one (HWC005): the answer of the base that holds the
   tests; a class-level ``device = "<dev>"``: that device (unsafe); ``device = <variable>``:
   ACCELERATOR (unsafe);
@@ -48,6 +48,7 @@ NO_EVIDENCE = "no device evidence"
 GUARDS_ONLY = "guards only"
 EVERY_TEST_HARD = "every test hard-uses one device"
 MINORITY_HARD = "a minority of tests hard-use a device"
+MAJORITY_HARD = "most tests hard-use one device, the others none"
 CLASS_GUARDED = "class guarded by one device, its tests use it"
 SPLIT_PINNED = "instantiated, some tests pinned to one device: those move to a class of their own"
 BASE_TESTS = "tests collected from a base"
@@ -536,6 +537,16 @@ def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
             generic.name,
             False,
             MINORITY_HARD,
+            f"never instantiated; {len(using)} of {len(ev.tests)} tests use {device} ({_names(using)})",
+            mixed=mixed,
+        )
+    if 2 * len(using) > len(ev.tests) and target is not None:
+        # the device-independent minority runs on the device's runner too, until a person splits
+        return _fix(
+            cls,
+            target.name,
+            False,
+            MAJORITY_HARD,
             f"never instantiated; {len(using)} of {len(ev.tests)} tests use {device} ({_names(using)})",
             mixed=mixed,
         )

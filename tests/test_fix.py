@@ -579,3 +579,24 @@ def test_an_unsafe_fix_may_leave_a_finding_for_a_person(tmp_path, capsys, monkey
         "`torch.cuda.is_available()`.\nFound 2 errors (1 fixed, 1 remaining).\n"
     )
     assert "not applied" not in err
+
+
+def test_a_class_most_of_whose_tests_use_one_device_gets_that_device(tmp_path, capsys, monkeypatch):
+    """Undeclared, a classification-filtered run drops the class whole; CUDA (unsafe) runs every
+    test on the cuda runner, and HWC004 still says which test to move."""
+    monkeypatch.chdir(tmp_path)
+    Path("test_mostly.py").write_text(
+        "import torch\nfrom torch.testing._internal.common_utils import TestCase\n\n\n"
+        "class TestMostlyCuda(TestCase):\n"
+        "    def test_a(self):\n        torch.cuda.get_device_properties(0)\n\n"
+        "    def test_b(self):\n        torch.cuda.get_device_properties(0)\n\n"
+        "    def test_plain(self):\n        pass\n"
+    )
+    assert main(["check", "--isolated", "--no-cache", "--show-fixes", "test_mostly.py"]) == 1
+    out = capsys.readouterr().out
+    assert out.endswith(
+        "Fixes:\n- test_mostly.py:5: HWC001 needs --unsafe-fixes: Declare `hw_classification = "
+        "HardwareClassification.CUDA` in `TestMostlyCuda` (unsafe; most tests hard-use one device, the "
+        "others none: never instantiated; 2 of 3 tests use cuda (`test_a`, `test_b`))\n"
+    )
+    assert "HWC004 [warning] Test class `TestMostlyCuda` mixes tests that use cuda" in out

@@ -476,6 +476,31 @@ def test_a_base_run_through_its_subclass_is_not_never_run(tmp_path, taxonomy):
     assert rep.runners[0].tally.tests["GENERIC"] == 2
 
 
+def test_a_class_in_a_file_exempt_from_linting_says_so(tmp_path, taxonomy):
+    """dynamo/test_misc.py's `# flake8: noqa` (inside a test's body) exempts the whole file, as flake8
+    and ruff read it: hwlint neither checks nor fixes MiscTests, and the report says why it runs
+    nowhere."""
+    write(
+        tmp_path,
+        {
+            "test_exempt.py": """\
+            class TestMisc(TestCase):
+                def test_a(self):
+                    # flake8: noqa
+                    x = ( 1 )
+            """
+        },
+    )
+    rep = report_paths([str(tmp_path)], taxonomy, Config(root=tmp_path))
+    assert [(c.name, c.never_run) for c in rep.classes] == [
+        (
+            "TestMisc",
+            "unclassified, in a file exempt from linting (`# flake8: noqa` or `# hwlint: noqa`), which "
+            "hwlint neither checks nor fixes: every classification-filtered run drops it",
+        )
+    ]
+
+
 def test_filtered_instantiation_and_runnerless_classification(tmp_path):
     data = yaml.safe_load(DEFAULT_TAXONOMY.read_text())
     del data["runners"]["xpu"]

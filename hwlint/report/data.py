@@ -548,6 +548,11 @@ def _never_run(
 ) -> str:
     """Why no runner runs *cls*, in one line."""
     if status == UNCLASSIFIED:
+        if model.exempts("HWC001"):
+            return (
+                "unclassified, in a file exempt from linting (`# flake8: noqa` or `# hwlint: noqa`), "
+                "which hwlint neither checks nor fixes: every classification-filtered run drops it"
+            )
         return "unclassified: every classification-filtered run drops it"
     if status == UNKNOWN:
         return f"{member} is not a classification in the taxonomy"
