@@ -501,6 +501,32 @@ def test_a_class_in_a_file_exempt_from_linting_says_so(tmp_path, taxonomy):
     ]
 
 
+def test_a_template_whose_tests_are_copied_is_not_never_run(tmp_path, taxonomy):
+    """inductor's CommonTemplate (590 tests) is collected nowhere itself: copy_tests puts its tests
+    into CpuTests, which runs them; an uncollected class passed to nothing still runs nowhere."""
+    write(
+        tmp_path,
+        {
+            "test_template.py": """\
+            class CommonTemplate:
+                def test_add(self): ...
+
+            class Orphan:
+                def test_lost(self): ...
+
+            class CpuTests(TestCase):
+                hw_classification = HardwareClassification.GENERIC
+
+            copy_tests(CommonTemplate, CpuTests, "cpu")
+            """
+        },
+    )
+    rep = report_paths([str(tmp_path)], taxonomy, Config(root=tmp_path))
+    assert [(c.name, c.never_run) for c in rep.never_run] == [
+        ("Orphan", "unclassified: every classification-filtered run drops it")
+    ]
+
+
 def test_filtered_instantiation_and_runnerless_classification(tmp_path):
     data = yaml.safe_load(DEFAULT_TAXONOMY.read_text())
     del data["runners"]["xpu"]
