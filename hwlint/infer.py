@@ -346,11 +346,11 @@ def _split_pinned(
 ) -> tuple[list[str], str, str, Classification] | None:
     """An instantiated class whose tests all take ``device`` but some are pinned to one device
     (``@onlyCUDA``): those tests, the device, and a name and classification for a class of their own
-    (a subclass, instantiated ``only_for`` the device). None where the split does not apply: other
-    outliers, several devices, a class-level pin, a class that is not a plain module-level class
-    instantiated once, or tests its bases hold."""
+    (a subclass, instantiated ``only_for`` the device); tests without ``device`` stay (HWC202 says
+    so). None where the split does not apply: several devices, a class-level pin, a class that is
+    not a plain module-level class instantiated once, or tests its bases hold."""
     tax, cls = ctx.taxonomy, ev.cls
-    if ev.without_device or ev.class_pins or not pinned or len(devices) != 1 or None in devices:
+    if ev.class_pins or not pinned or len(devices) != 1 or None in devices:
         return None
     if cls.nested or cls.site.col != 0 or len(ev.calls) != 1 or ev.where[id(ev.calls[0])]:
         return None

@@ -130,6 +130,29 @@ instantiate_device_type_tests(TestPinnedTwo, globals())
 """,
         None,
     ),
+    # test_prims.py (TestRefs): a pinned test beside one that takes no `device`; the pinned one moves
+    # to a class of its own, the other stays (HWC202 says it ignores its device)
+    "test_split_with_plain.py": (
+        """
+from torch.testing._internal.common_device_type import instantiate_device_type_tests, onlyCUDA
+
+
+class TestPinnedPlain(TestCase):
+    def test_any(self, device):
+        self.assertEqual(torch.device(device).type, self.device_type)
+
+    @onlyCUDA
+    def test_cuda_only(self, device):
+        self.assertEqual(torch.device(device).type, "cuda")
+
+    def test_no_device(self):
+        self.assertEqual(torch.ones(1).sum().item(), 1)
+
+
+instantiate_device_type_tests(TestPinnedPlain, globals())
+""",
+        None,
+    ),
     # test_serialization.py (TestSerialization, 81 tests): a few tests for cuda, a few for xpu, the
     # rest device-independent; no classification was offered, so no runner ran any of them
     "test_minority_devices.py": (
@@ -377,6 +400,20 @@ def test_pinned_tests_move_to_a_class_of_their_own(migrated):
     assert ran["privateuse1"] == [
         "TestPinnedSomeOPENREG::test_mul_openreg",
         "TestPinnedSomeOPENREG::test_sum_openreg",
+    ]
+
+
+def test_a_pinned_test_moves_out_beside_a_test_without_device(migrated):
+    fixed = migrated["fixed"]["test_split_with_plain.py"]
+    assert "class TestPinnedPlainCudaOnly(TestPinnedPlain):" in fixed
+    ran = sorted(
+        "::".join(o[0].split("::")[-2:])
+        for o in migrated["after"]["cuda"]["test_split_with_plain.py"]["outcomes"]
+    )
+    assert ran == [
+        "TestPinnedPlainCUDA::test_any_cuda",
+        "TestPinnedPlainCUDA::test_no_device_cuda",
+        "TestPinnedPlainCudaOnlyCUDA::test_cuda_only_cuda",
     ]
 
 
