@@ -2,7 +2,7 @@
 
 Every renderer reads only the ``hwlint-report/1`` document (:meth:`hwlint.report.Report.to_json`),
 so what a dashboard reads from the JSON is exactly what the table and the comment show.
-The HTML page lives in :mod:`hwlint.report_html`.
+The HTML page lives in :mod:`hwlint.report.html`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 
-from ..cli.output import visible
-from ..words import arrow, changed_runners, number, plural
+from ..words import arrow, changed_runners, number, plural, visible
 
 
 def _rule_name(code: str) -> str:
