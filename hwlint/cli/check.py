@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--extend-select", type=_codes, default=[], metavar="CODES")
     check.add_argument("--ignore", type=_codes, metavar="CODES")
     check.add_argument("--extend-ignore", type=_codes, default=[], metavar="CODES")
-    check.add_argument("--output-format", choices=FORMATS, default="concise")
+    check.add_argument("--output-format", choices=tuple(FORMATS), default="concise")
     check.add_argument("--statistics", action="store_true", help="count findings per rule")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument(
@@ -181,7 +181,7 @@ def _add_gitignore_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_report_parser(sub) -> None:
-    from ..report.render import FORMATS as REPORT_FORMATS
+    from ..report.render import RENDERERS
 
     report = sub.add_parser(
         "report",
@@ -193,7 +193,7 @@ def _add_report_parser(sub) -> None:
     _add_config_options(report)
     _add_gitignore_options(report)
     report.add_argument(
-        "--format", choices=REPORT_FORMATS, default="table", help="output format (default: table)"
+        "--format", choices=tuple(RENDERERS), default="table", help="output format (default: table)"
     )
     report.add_argument(
         "--depth",
@@ -442,6 +442,7 @@ def _check_options(args) -> None:
 def _check_once(args) -> int:
     from ..fix.outcome import FixOptions
     from ..pipeline.config import discover
+    from .output import FORMATS
 
     configs = _load_configs(args)
     if args.stdin:
@@ -461,7 +462,7 @@ def _check_once(args) -> int:
     baselines = _Baselines(args, configs)
     # --fix, --diff and --show-fixes plan (and fix) each file in the check's own pass over it
     planning = (fix or args.diff or args.show_fixes) and not args.add_noqa
-    describing = args.output_format in ("json", "json-lines") and not args.statistics and not args.fix_only
+    describing = FORMATS[args.output_format].describes_fixes and not args.statistics and not args.fix_only
     taxonomies = _Taxonomies(args)
     taxonomies(configs.primary.taxonomy)  # a bad taxonomy is an error, whether a file needs it or not
     found_all: list = []
@@ -842,19 +843,20 @@ def _fixed_findings(run) -> list:
 
 
 def _write_findings(args, out, run, findings, describe_fix, fixed=None) -> None:
-    from .output import WRITERS, summary, write_statistics
+    from .output import FORMATS, summary, write_statistics
 
+    output_format = FORMATS[args.output_format]
     if args.statistics:
         write_statistics(findings, out, fixable=run.fixable)
     else:
-        WRITERS[args.output_format](
+        output_format.write(
             findings,
             out,
             sources=_source_lines,
             fixable=run.fixable,
             describe_fix=describe_fix,
         )
-    if args.output_format in ("concise", "full") and not args.quiet:
+    if output_format.summary and not args.quiet:
         fixable_count = sum(1 for f in findings if run.fixable(f))
         hidden = (
             0 if run.options.unsafe else sum(1 for f in findings if f.fix and f.fix.applicability == "unsafe")
@@ -998,7 +1000,7 @@ def cmd_report(args) -> int:
 
     from ..report.compare import compare, load_report
     from ..report.data import ReportError, report_paths
-    from ..report.render import renderers
+    from ..report.render import RENDERERS
 
     if args.base_url and not args.base_url.startswith(("https://", "http://")):
         raise _UserError(f"--base-url {args.base_url!r}: expected an http:// or https:// URL")
@@ -1022,7 +1024,7 @@ def cmd_report(args) -> int:
     if old is not None:
         doc["compare"] = compare(doc, old, args.compare)
     # the HTML page links to sources relative to where it is written, or under --base-url
-    text = renderers()[args.format](doc, output=args.output, base_url=args.base_url)
+    text = RENDERERS[args.format](doc, output=args.output, base_url=args.base_url)
     if not args.output:
         sys.stdout.write(text)
         return EXIT_CLEAN

@@ -1,10 +1,14 @@
-"""Output formats for findings, ruff-style. Each machine-readable format is a pinned contract."""
+"""Output formats for findings, ruff-style. Each machine-readable format is a pinned contract.
+
+:data:`FORMATS` is the one registry of ``--output-format``: the parser's choices and the run's
+dispatch both read it, so a new format is one writer and one entry there."""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 from .. import __version__
@@ -14,7 +18,6 @@ from ..words import visible
 if TYPE_CHECKING:  # the CLI builds its parser from FORMATS; --version must not load the checker
     from ..rules.check import Finding
 
-FORMATS = ("concise", "full", "json", "json-lines", "github", "sarif")
 DOCS_URL = "https://github.com/hwlint/hwlint"
 
 
@@ -153,13 +156,25 @@ def write_sarif(findings: Sequence[Finding], out: TextIO, **_: object) -> None:
     out.write("\n")
 
 
-WRITERS: dict[str, Callable[..., None]] = {
-    "concise": write_concise,
-    "full": write_full,
-    "json": write_json,
-    "json-lines": write_json_lines,
-    "github": write_github,
-    "sarif": write_sarif,
+@dataclass(frozen=True)
+class OutputFormat:
+    """One ``--output-format``: its writer ``(findings, out, fixable=, describe_fix=, sources=)``,
+    and what the run adds around it."""
+
+    write: Callable[..., None]
+    #: the closing ``Found 2 errors.`` line follows the findings (the formats a person reads)
+    summary: bool = False
+    #: each finding carries its fix, described (ruff's JSON ``fix`` object): the run plans the fixes
+    describes_fixes: bool = False
+
+
+FORMATS: dict[str, OutputFormat] = {
+    "concise": OutputFormat(write_concise, summary=True),
+    "full": OutputFormat(write_full, summary=True),
+    "json": OutputFormat(write_json, describes_fixes=True),
+    "json-lines": OutputFormat(write_json_lines, describes_fixes=True),
+    "github": OutputFormat(write_github),
+    "sarif": OutputFormat(write_sarif),
 }
 
 

@@ -387,16 +387,18 @@ def render_json(doc: dict, **_: object) -> str:
     return json.dumps(doc, indent=2) + "\n"
 
 
-def renderers() -> dict[str, Callable[..., str]]:
-    """Format name -> renderer ``(doc, output=FILE or None, base_url=URL or None) -> text``; HTML is
-    imported when asked for."""
+def render_html(doc: dict, output: str | None = None, base_url: str | None = None, **_: object) -> str:
+    """The HTML page (:mod:`hwlint.report.html`, imported when asked for)."""
+    from .html import render_html as page
 
-    def html(doc: dict, output: str | None = None, base_url: str | None = None, **_: object) -> str:
-        from .html import render_html
-
-        return render_html(doc, output, base_url)
-
-    return {"table": render_table, "markdown": render_markdown, "json": render_json, "html": html}
+    return page(doc, output, base_url)
 
 
-FORMATS = ("table", "markdown", "json", "html")
+#: Format name -> renderer ``(doc, output=FILE or None, base_url=URL or None) -> text``: the one
+#: registry of ``hwlint report --format``, read by the parser's choices and by the command.
+RENDERERS: dict[str, Callable[..., str]] = {
+    "table": render_table,
+    "markdown": render_markdown,
+    "json": render_json,
+    "html": render_html,
+}
