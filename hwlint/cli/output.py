@@ -1,11 +1,15 @@
-"""Output formats for findings, ruff-style. Each machine-readable format is a pinned contract.
+"""Output formats for findings, ruff-style, and how a run writes its findings (:func:`write_findings`:
+the format, the closing summary, the fixes). Each machine-readable format is a pinned contract.
 
 :data:`FORMATS` is the one registry of ``--output-format``: the parser's choices and the run's
 dispatch both read it, so a new format is one writer and one entry there."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -14,6 +18,7 @@ from typing import TYPE_CHECKING, TextIO
 from .. import __version__
 from ..rules.docs import rule_url
 from ..words import visible
+from .common import UserError as _UserError
 
 if TYPE_CHECKING:  # the CLI builds its parser from FORMATS; --version must not load the checker
     from ..rules.check import Finding
@@ -236,3 +241,63 @@ def summary(
     elif note and n:
         parts.append(f"No fixes available ({note}).")
     return "\n".join(parts)
+
+
+def fixed_findings(run) -> list:
+    """The findings the written fixes of *run* removed."""
+    return [f for r in run.results if r.written for f in r.fixed]
+
+
+def write_findings(args, out, run, findings, describe_fix, fixed=None) -> None:
+    from .output import FORMATS, summary, write_statistics
+
+    output_format = FORMATS[args.output_format]
+    if args.statistics:
+        write_statistics(findings, out, fixable=run.fixable)
+    else:
+        output_format.write(
+            findings,
+            out,
+            sources=source_lines,
+            fixable=run.fixable,
+            describe_fix=describe_fix,
+        )
+    if output_format.summary and not args.quiet:
+        fixable_count = sum(1 for f in findings if run.fixable(f))
+        hidden = (
+            0 if run.options.unsafe else sum(1 for f in findings if f.fix and f.fix.applicability == "unsafe")
+        )
+        fixed = fixed_findings(run) if fixed is None else fixed
+        out.write(summary(findings, fixable_count, fixed, hidden) + "\n")
+    if args.show_fixes:
+        from ..fix.describe import write_fix_report
+
+        write_fix_report(run, out)
+
+
+@contextlib.contextmanager
+def output_to(path: str | None):
+    """stdout, or *path* (``-o``) written whole at the end; a path that cannot be written is exit 2."""
+    if path is None:
+        yield sys.stdout
+        return
+    buffer = io.StringIO()
+    yield buffer
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(buffer.getvalue())
+    except OSError as e:
+        raise _UserError(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+def source_lines(path: str) -> list[str] | None:
+    from ..model import decode_source, split_lines
+    from ..rules.check import read_source
+
+    data = read_source(path)
+    if isinstance(data, str):
+        return None
+    try:
+        return split_lines(decode_source(data)[0])
+    except (SyntaxError, UnicodeDecodeError, LookupError):
+        return None
