@@ -292,7 +292,7 @@ def output_to(path: str | None):
 
 def source_lines(path: str) -> list[str] | None:
     from ..model import decode_source, split_lines
-    from ..rules.check import read_source
+    from ..model.source import read_source
 
     data = read_source(path)
     if isinstance(data, str):

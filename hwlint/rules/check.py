@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from ..context import Context
 from ..edits import EditBuilder, Fix
 from ..model import FileModel, Resolver, parse_file
-from ..pipeline.engine import MAX_FILE_BYTES, read_source
+from ..model.source import MAX_FILE_BYTES, read_source
 from ..taxonomy import Taxonomy
 from .registry import RULES
 
