@@ -17,7 +17,7 @@ def load_configs(args, paths: Sequence[str] | None = None):
     configuration, or the one ``--config FILE`` / ``--isolated`` pins, with the command line's
     settings (``--config "key = value"``, then the dedicated options) applied over every one."""
     from ..pipeline.config import ConfigError, Configs, is_override, parse_override
-    from ..rules.check import validate_selectors
+    from ..rules.check import selector_problem
 
     config_file = None
     overrides: list = []
@@ -38,7 +38,7 @@ def load_configs(args, paths: Sequence[str] | None = None):
             _check_override_selectors(value, settings)
             overrides += settings
         overrides += _flag_settings(args)
-        validate = validate_selectors if args.command in ("check", "baseline") else None
+        validate = selector_problem if args.command in ("check", "baseline") else None
         paths = getattr(args, "paths", None) or [] if paths is None else paths
         return Configs(paths, config_file, getattr(args, "isolated", False), overrides, validate)
     except ConfigError as e:

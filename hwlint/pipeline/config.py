@@ -392,7 +392,8 @@ def is_override(text: str) -> bool:
 class Configs:
     """Which configuration governs each file: the nearest one at or above it, or one pinned
     configuration (``--config FILE``, ``--isolated``) for every file; *overrides* (the command line)
-    apply over each. *validate* is called on every configuration once, when it is first used.
+    apply over each. *validate* is called on every configuration once, when it is first used: a
+    problem it returns is a :class:`ConfigError`.
 
     ``primary`` is the configuration of the first path: where the cache lives by default, and what
     ``hwlint baseline`` writes by default."""
@@ -403,7 +404,7 @@ class Configs:
         config_file: str | None = None,
         isolated: bool = False,
         overrides: Sequence[Setting] = (),
-        validate: Callable[[Config], None] | None = None,
+        validate: Callable[[Config], str | None] | None = None,
         cwd: Path | None = None,
     ):
         if isolated and config_file:
@@ -442,8 +443,9 @@ class Configs:
 
         note_project(str(cfg.root))  # its files are the pull request's too
         cfg = _apply(cfg, self.overrides, self.cwd)
-        if self.validate is not None:
-            self.validate(cfg)
+        problem = self.validate(cfg) if self.validate is not None else None
+        if problem:
+            raise ConfigError(problem)
         return cfg
 
     def _file_config(self, path: Path) -> Config:
