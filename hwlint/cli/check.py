@@ -118,6 +118,8 @@ def _check_options(args) -> None:
 
 
 def _check_once(args) -> int:
+    """One ``hwlint check``: discover the files, check (and plan or apply fixes to) each group of
+    them, then write what the run found."""
     from ..fix.outcome import FixOptions
     from ..pipeline.config import discover
 
@@ -140,6 +142,25 @@ def _check_once(args) -> int:
     # --fix, --diff and --show-fixes plan (and fix) each file in the check's own pass over it
     planning = (fix or args.diff or args.show_fixes) and not args.add_noqa
     describing = FORMATS[args.output_format].describes_fixes and not args.statistics and not args.fix_only
+    found_all, runs, describers = _check_groups(
+        args, configs, paths, options, selection_for, baselines, planning, describing
+    )
+    # a directory discovery could not list is an HWC901 finding of no group (as ruff's E902)
+    unlisted = skipped_findings(skipped, selection_for)
+    if not paths:  # ruff's words; the run is clean but says that it looked at nothing
+        print("warning: No test files found under the given path(s)", file=sys.stderr)
+    for warning in baselines.warnings:
+        print(f"hwlint: warning: {warning}", file=sys.stderr)
+    if args.add_noqa:
+        return _add_noqa([f for _, findings in found_all for f in findings])
+    run = _merge_runs(runs, options, unlisted)
+    return _finish(args, run, describers if describing else None)
+
+
+def _check_groups(args, configs, paths, options, selection_for, baselines, planning, describing):
+    """Each group of *paths* (one taxonomy, size cap and roots) checked in one pass, and fixed with
+    *planning*: (path, findings) of every file, each group's CheckRun, and with *describing* the
+    (session, resolvers) its findings' fixes are described from."""
     taxonomies = Taxonomies(args)
     taxonomies(configs.primary.taxonomy)  # a bad taxonomy is an error, whether a file needs it or not
     found_all: list = []
@@ -172,15 +193,12 @@ def _check_once(args) -> int:
         runs.append(run)
         if describing:
             describers.append((session, resolvers))
-    # a directory discovery could not list is an HWC901 finding of no group (as ruff's E902)
-    unlisted = skipped_findings(skipped, selection_for)
-    if not paths:  # ruff's words; the run is clean but says that it looked at nothing
-        print("warning: No test files found under the given path(s)", file=sys.stderr)
-    for warning in baselines.warnings:
-        print(f"hwlint: warning: {warning}", file=sys.stderr)
-    if args.add_noqa:
-        return _add_noqa([f for _, findings in found_all for f in findings])
-    run = _merge_runs(runs, options, unlisted)
+    return found_all, runs, describers
+
+
+def _finish(args, run, describers) -> int:
+    """Write the merged *run* as the options ask (the fixes made, a diff, the fix report or the
+    findings) and return the exit code; *describers*: see :func:`_describers` (None: no JSON fix)."""
     for warning in run.warnings:
         print(f"hwlint: warning: {warning}", file=sys.stderr)
     if run.files_fixed:
@@ -208,7 +226,7 @@ def _check_once(args) -> int:
         return status
     findings = sorted([*run.findings, *run.stale], key=lambda f: f.sort_key())
     describe_fix = None
-    if describing:
+    if describers is not None:
         describe_fix = _describers(findings, describers)
     clean = not fixed_any and (args.exit_zero or not findings)
     status = EXIT_CLEAN if clean else EXIT_FINDINGS

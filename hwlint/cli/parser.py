@@ -23,11 +23,26 @@ def _codes(value: str) -> list[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .output import FORMATS
-
+    """The ``hwlint`` parser; each subcommand's parser is ``parser.commands[NAME]`` (its usage is
+    printed for an unrecognized argument)."""
     parser = _Parser(prog="hwlint", description="Check PyTorch test classes' hw_classification.")
     parser.add_argument("--version", action="version", version=f"hwlint {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    _add_check_parser(sub)
+    _add_baseline_parser(sub)
+    _add_rule_parser(sub)
+    _add_report_parser(sub)
+    _add_taxonomy_parser(sub)
+    parser.commands = sub.choices
+    return parser
+
+
+def _add_check_parser(sub) -> None:
+    """``hwlint check``'s options, ruff's names and meanings. One flat list on purpose: it is read
+    in the order ``--help`` prints it, and each option is one ``add_argument``, so a split would
+    only scatter the help text."""
+    from .output import FORMATS
 
     check = sub.add_parser("check", help="check files and directories (default: .)")
     check.add_argument("paths", nargs="*", metavar="PATH", help="files or directories; - reads stdin")
@@ -112,6 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="show a progress bar on stderr (default: on a terminal, outside CI, after a second)",
     )
 
+
+def _add_baseline_parser(sub) -> None:
     base = sub.add_parser("baseline", help="record today's findings (file, class, code) in a JSON baseline")
     base.add_argument("paths", nargs="*", metavar="PATH")
     base.add_argument(
@@ -126,13 +143,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_config_options(base)
     _add_gitignore_options(base)
 
+
+def _add_rule_parser(sub) -> None:
     rule = sub.add_parser("rule", help="explain a rule (What it does / Why is this bad? / ...)")
     rule.add_argument("code", nargs="?", help="code or name, e.g. HWC001 or missing-hw-classification")
     rule.add_argument("--all", action="store_true", help="every rule")
     rule.add_argument("--output-format", choices=("text", "json", "markdown"), default="text")
 
-    _add_report_parser(sub)
 
+def _add_taxonomy_parser(sub) -> None:
     tax = sub.add_parser("taxonomy", help="validate or show a taxonomy")
     tax_sub = tax.add_subparsers(dest="taxonomy_command", metavar="ACTION", parser_class=_Parser)
     tcheck = tax_sub.add_parser("check", help="validate taxonomy files")
@@ -141,9 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     tshow.add_argument("--taxonomy", metavar="FILE")
     tshow.add_argument("--config", metavar="CONFIG_OPTION", action="append", default=[])
     tshow.add_argument("--format", choices=("yaml", "json"), default="yaml")
-    parser.commands = sub.choices
     tax.commands = tax_sub.choices
-    return parser
 
 
 def _add_config_options(parser: argparse.ArgumentParser) -> None:

@@ -296,6 +296,11 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
 
     # -- module level ----------------------------------------------------------------------
     def build(self, tree: ast.Module, encoding: str) -> FileModel:
+        """The :class:`FileModel` of *tree*: the module's statements walked in order, first for what
+        later ones refer to (enum aliases and constants, the devices of helper functions), then once
+        more filling every list of the model together. One walk, not one per list: the statements of a
+        generated file number in the tens of thousands, and the order is the meaning (a filter's constant
+        is read as it stands at the call that names it)."""
         self.tree = tree  # for the file-level noqa, which must not be read inside a string
         statements = list(_module_statements(tree.body, nested=False))
         for stmt, nested in statements:

@@ -65,6 +65,10 @@ class _ClassScan:
     def new_class_info(
         self, node: ast.ClassDef, nested: bool, scan: bool, injected: tuple[Declaration, Site] | None
     ) -> ClassInfo:
+        """The :class:`ClassInfo` of *node*, built from one walk of its body (declarations,
+        methods, tests it binds or defines conditionally, the device attribute) and of its device
+        uses. It fills every field of the record at once: a walk per field would read the body
+        several times, and :meth:`class_info` memoizes this whole result per class."""
         prefix = self.tax.test_method_prefix
         declarations = []
         methods = []
