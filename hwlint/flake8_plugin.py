@@ -28,7 +28,7 @@ from . import __version__
 from .model import model_from_tree
 from .pipeline.config import ConfigError, Configs, is_test_file_name
 from .project import around
-from .rules.check import Selection, run_rules, validate_selectors
+from .rules.check import Selection, run_rules, selector_problem
 from .rules.registry import RULES
 from .taxonomy import Taxonomy, TaxonomyError, load_taxonomy
 
@@ -62,7 +62,7 @@ class HWLintPlugin:
         try:
             cls.taxonomy = load_taxonomy(options.hw_taxonomy)
             filenames = list(getattr(options, "filenames", None) or [])
-            cls.configs = Configs(filenames, validate=validate_selectors)
+            cls.configs = Configs(filenames, validate=selector_problem)
         except (TaxonomyError, ConfigError) as e:
             print(f"hwlint: error: {e}", file=sys.stderr)
             raise SystemExit(2) from None

@@ -261,6 +261,11 @@ def _infer_own(ctx: Context, cls: ClassInfo) -> Inference:
 
 
 def _infer_instantiated(ctx: Context, ev: _Evidence) -> Inference:
+    """The classification of a class a device-type instantiation generates: a ladder of cases, each
+    an early return with its reason, in the order they take precedence (an unresolved or partial
+    ``only_for``, no classification for instantiated classes, tests elsewhere, every test taking the
+    device, every test pinned to one device, the pinned tests split off, else mixed). One ladder,
+    because each step's reason presumes the evidence the steps above it ruled out."""
     tax, cls = ctx.taxonomy, ev.cls
     first = ev.calls[0]
     where = f"instantiated by `{first.function}` (line {first.site.line}{ev.where[id(first)]})"

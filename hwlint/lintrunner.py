@@ -195,10 +195,10 @@ def run(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
 
     try:
         from .pipeline.config import Configs
-        from .rules.check import validate_selectors
+        from .rules.check import selector_problem
 
         # each file follows its own configuration, as in `hwlint check`
-        configs = Configs(paths, validate=validate_selectors)
+        configs = Configs(paths, validate=selector_problem)
     except Exception as e:  # a setup problem is one message, not "Linter failed"
         emit(message(code, None, "configuration-error", f"hwlint cannot start: {e}"))
         return 0

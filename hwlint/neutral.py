@@ -208,6 +208,10 @@ def conversion(ctx: Context, cls: ClassInfo) -> Conversion | None:
 
 
 def _conversion(ctx: Context, cls: ClassInfo) -> Conversion | None:
+    """What :func:`conversion` computes: the checks that may block the conversion, in order, each an
+    early return naming the first thing that blocks it (inherited tests, subclasses, pinning
+    decorators, parameters, the instantiation, generated names, the module), then the rewrites of its
+    device uses. One list of checks, because the first that fails is the reason a user is shown."""
     tax = ctx.taxonomy
     current = one_device_classification(ctx, cls)
     accel = instantiated_classification(tax)

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from .model import ClassInfo, FileModel, ImportStatement, Instantiation, LocalResolver, build_model
-from .pipeline.engine import read_source
+from .model.source import read_source
 from .taxonomy import Taxonomy
 
 _MAX_DEPTH = 8  # re-exports followed (a module re-exporting an imported class)

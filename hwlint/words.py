@@ -1,6 +1,7 @@
 """Wording every message and rendering shares (findings, fixes, hwselect, the report's text,
 markdown and HTML): counts, plurals and before/after pairs, one number format throughout
-(``1,222 of 1,912``). It imports nothing of hwlint's, so every layer may use it.
+(``1,222 of 1,912``), and text from the checked tree made safe to show (:func:`visible`). It
+imports nothing of hwlint's, so every layer may use it.
 """
 
 from __future__ import annotations
@@ -48,3 +49,44 @@ def arrow(pair: Sequence, fmt: Callable[[object], str] = str) -> str:
 def changed_runners(cmp: dict) -> list[dict]:
     """The runners whose classes or tests changed (a new runner too)."""
     return [r for r in cmp["runners"] if r["classes"][0] != r["classes"][1] or r["tests"][0] != r["tests"][1]]
+
+
+# C0 controls, DEL, C1 controls and the Unicode line separators: echoed raw, a file name or a string
+# from a pull request could move the cursor, recolour or clear the log (ESC), overwrite the line
+# (CR), or start a line that looks like a finding or a workflow command (newline).
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0))}
+_CONTROLS.update({0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r", 0x2028: "\\u2028", 0x2029: "\\u2029"})
+
+
+def printable(text: str) -> str:
+    """*text* with every control character written as a Python escape (``\\x1b``, ``\\n``)."""
+    return text.translate(_CONTROLS)
+
+
+# Characters that show nothing, or reorder what follows, though Python calls them printable:
+# a combining grapheme joiner, Hangul and Khmer fillers, the braille blank.
+_INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
+
+
+def visible(text: str) -> str:
+    """*text* as it may be shown to a person: :func:`printable`'s escapes, and every character that
+    would not show as itself written as a Python escape too: format characters (the bidirectional
+    overrides and isolates U+202A-202E and U+2066-2069, the marks U+200E/U+200F/U+061C, the
+    zero-width U+200B-200D, U+2060, U+FEFF, the soft hyphen, tag characters), separators other
+    than the space, private-use, unassigned and surrogate code points (what ``str.isprintable``
+    refuses), and the blank letters of :data:`_INVISIBLE`. Raw, ``test_\\u202egnp.py`` displays as
+    ``test_yp.png``, and a zero-width space makes two names that look the same."""
+    if text.isascii():
+        return text.translate(_CONTROLS)
+    if text.isprintable() and _INVISIBLE.isdisjoint(text):
+        return text
+    return "".join(_escape(c) for c in text)
+
+
+def _escape(c: str) -> str:
+    if c.isprintable() and c not in _INVISIBLE:
+        return c
+    n = ord(c)
+    if n in _CONTROLS:
+        return _CONTROLS[n]
+    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"

@@ -32,15 +32,15 @@ def pytest_collection_modifyitems(config, items):
 def _fresh_process_trees():
     """Each test starts, as each command does in its own process, with no tree checked yet: the
     trees a check reads symlinks into and trusts for no cache key add up within a process."""
-    from hwlint.pipeline import engine
+    from hwlint.model import source
 
-    saved = engine._roots, set(engine._projects)
-    engine._roots = None
-    engine._projects.clear()
+    saved = source._roots, set(source._projects)
+    source._roots = None
+    source._projects.clear()
     yield
-    engine._roots = saved[0]
-    engine._projects.clear()
-    engine._projects.update(saved[1])
+    source._roots = saved[0]
+    source._projects.clear()
+    source._projects.update(saved[1])
 
 
 @pytest.fixture(scope="session")

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 import pytest
 
 from hwlint.edits import Fix
+from hwlint.model.source import MAX_FILE_BYTES
 from hwlint.pipeline import cache as cache_module
 from hwlint.pipeline.cache import Cache, InvalidEntry, content_hash, decoder, encode, open_cache
 from hwlint.pipeline.check import check_paths
-from hwlint.pipeline.engine import MAX_FILE_BYTES
 from hwlint.pipeline.session import Session
 from hwlint.project import Links
 from hwlint.rules.check import Finding

@@ -230,15 +230,24 @@ def test_the_parser_loads_no_checker():
     import sys
 
     code = (
-        "import sys; from hwlint.cli.check import build_parser; build_parser(); "
+        "import sys; from hwlint.cli.check import main; from hwlint.cli.parser import build_parser; "
+        "build_parser(); "
         "print(sorted(m for m in sys.modules if m.startswith('hwlint.')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
     light = [
         "cli",
+        "cli.baseline",
         "cli.check",
         "cli.common",
         "cli.output",
+        "cli.parser",
+        "cli.report",
+        "cli.rule",
+        "cli.run",
+        "cli.stdin",
+        "cli.taxonomy",
+        "cli.watch",
         "report",
         "report.render",
         "rules",
@@ -302,3 +311,34 @@ def test_a_command_runs_without_the_cycle_collector_and_restores_it():
     assert guarded("hwlint", fails) == 2
     assert seen == [False, False]
     assert gc.isenabled()
+
+
+def test_an_output_format_is_one_writer_and_one_registry_entry(monkeypatch, tmp_path, capsys):
+    """issue 24: a format registered once is among `--output-format`'s choices and writes the run."""
+    from hwlint.cli import output
+    from hwlint.cli.check import main
+
+    def write_codes(findings, out, **_):
+        out.write("".join(f"{f.code} {f.path}:{f.line}\n" for f in findings))
+
+    monkeypatch.setitem(output.FORMATS, "codes", output.OutputFormat(write_codes))
+    (tmp_path / "test_a.py").write_text(SOURCE)
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    assert "--output-format {concise,full,json,json-lines,github,sarif,codes}" in capsys.readouterr().out
+    path = str(tmp_path / "test_a.py")
+    assert main(["check", "--isolated", "--no-cache", "--output-format", "codes", path]) == 1
+    assert capsys.readouterr().out == f"HWC001 {path}:4\nHWC201 {path}:20\n"
+
+
+def test_a_report_format_is_one_renderer_and_one_registry_entry(monkeypatch, tmp_path, capsys):
+    from hwlint.cli.check import main
+    from hwlint.report import render
+
+    monkeypatch.setitem(render.RENDERERS, "classes", lambda doc, **_: f"{doc['total']['classes']}\n")
+    (tmp_path / "test_a.py").write_text(SOURCE)
+    with pytest.raises(SystemExit):
+        main(["report", "--help"])
+    assert "--format {table,markdown,json,html,classes}" in capsys.readouterr().out
+    assert main(["report", "--isolated", "--no-cache", "--format", "classes", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == "3\n"

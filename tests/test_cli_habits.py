@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from .conftest import ROOT, run_tool
+from .conftest import run_tool
 
 CLASS = "class TestA:\n    def test_x(self):\n        pass\n"
 
@@ -96,68 +96,6 @@ def test_usage_error_prints_the_subcommand_usage(project):
     assert res.stderr.endswith("hwlint check: error: unrecognized arguments: --bogus\n")
     res = run_tool("hwlint", "report", "--bogus", cwd=project)
     assert res.stderr.startswith("usage: hwlint report ") and res.returncode == 2
-
-
-def _module_imports() -> dict[str, set[str]]:
-    """hwlint's modules (dotted) -> the hwlint modules they import at module level (not in a function)."""
-    import ast
-
-    out: dict[str, set[str]] = {}
-    for path in (ROOT / "hwlint").rglob("*.py"):
-        parts = list(path.relative_to(ROOT).with_suffix("").parts)
-        package = parts[:-1]
-        name = ".".join(parts if parts[-1] != "__init__" else package)
-        found = set()
-        for node in ast.parse(path.read_text()).body:
-            if isinstance(node, ast.If):  # `if TYPE_CHECKING:` imports nothing at run time
-                continue
-            if isinstance(node, ast.ImportFrom) and node.level:
-                base = package[: len(package) - node.level + 1] if node.level > 1 else package
-                target = ".".join([*base, *(node.module.split(".") if node.module else [])])
-                for alias in node.names:
-                    candidate = f"{target}.{alias.name}"
-                    found.add(
-                        candidate if (ROOT / (candidate.replace(".", "/") + ".py")).exists() else target
-                    )
-        out[name] = {m for m in found if m != name}
-    return out
-
-
-def test_no_import_cycle_between_hwlint_modules():
-    """Layers point one way: no module of hwlint imports, at module level, one that imports it back."""
-    graph = _module_imports()
-
-    def resolve(m: str) -> str:
-        return m if m in graph else m.rpartition(".")[0]
-
-    state: dict[str, int] = {}
-    stack: list[str] = []
-
-    def visit(m: str) -> None:
-        state[m] = 1
-        stack.append(m)
-        for n in sorted(resolve(x) for x in graph.get(m, ())):
-            if n not in graph or n == m:
-                continue
-            if state.get(n) == 1:
-                cycle = [*stack[stack.index(n) :], n]
-                raise AssertionError("import cycle: " + " -> ".join(cycle))
-            if n not in state:
-                visit(n)
-        stack.pop()
-        state[m] = 2
-
-    for m in sorted(graph):
-        if m not in state:
-            visit(m)
-
-
-def test_selection_does_not_import_rules():
-    """hwselect mirrors the runtime's collection: it reads the collection model, never the rules."""
-    graph = _module_imports()
-    for name, imported in graph.items():
-        if name.startswith("hwlint.select"):
-            assert not any(m.startswith("hwlint.rules") for m in imported), (name, imported)
 
 
 FIXABLE = (

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from hwlint.model.source import MAX_FILE_BYTES
 from hwlint.pipeline.cache import Cache
 from hwlint.pipeline.check import check_paths
 from hwlint.pipeline.config import Config, discover
-from hwlint.pipeline.engine import MAX_FILE_BYTES, analyze_files
+from hwlint.pipeline.engine import analyze_files
 
 from .conftest import ROOT, run_tool
 

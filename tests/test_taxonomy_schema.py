@@ -7,8 +7,8 @@ import dataclasses
 import pytest
 
 from hwlint.taxonomy import Taxonomy, TaxonomyError, effective_dict, load_taxonomy, parse_taxonomy
+from hwlint.taxonomy.fields import REQUIRED, keys
 from hwlint.taxonomy.reference import BEGIN, END, SECTIONS, reference_markdown, rewrite
-from hwlint.taxonomy.schema import REQUIRED, keys
 
 from .conftest import DEFAULT_TAXONOMY, ROOT, run_tool
 

@@ -372,8 +372,8 @@ PEAK = (
 def _plant_signed_cache(tree: Path, key: bytes, files: list[Path]) -> None:
     """What the pull request commits beside its key: a cache signed with it, saying that each of
     *files*, as it is, has no findings."""
+    from hwlint.model.source import MAX_FILE_BYTES
     from hwlint.pipeline.cache import Cache, content_hash
-    from hwlint.pipeline.engine import MAX_FILE_BYTES
     from hwlint.taxonomy import load_taxonomy
 
     cache = Cache(tree / ".hwlint_cache", load_taxonomy().digest)
@@ -398,10 +398,10 @@ def test_a_cache_key_committed_into_the_checkout_is_refused(tmp_path, monkeypatc
     monkeypatch.setenv("XDG_CACHE_HOME", str(tree / ".cache"))
     monkeypatch.delenv("HWLINT_CACHE_KEY_FILE", raising=False)
 
-    import hwlint.pipeline.engine as engine
+    import hwlint.model.source as source
 
     with monkeypatch.context() as m:  # the attack, were the key's place not checked
-        m.setattr(engine, "checked_trees", lambda: set())
+        m.setattr(source, "checked_trees", lambda: set())
         assert run_tool("hwlint", "check", ".", cwd=tree).stdout == "All checks passed!\n"
     res = run_tool("hwlint", "check", ".", cwd=tree)
     assert res.returncode == 1 and f"test_b.py:{CLASS_LINE}:1: HWC001" in res.stdout
@@ -463,8 +463,8 @@ def test_a_key_that_is_not_a_private_regular_file_is_refused_at_no_cost(tmp_path
 
 
 def test_a_huge_planted_cache_file_is_not_read(tmp_path):
+    from hwlint.model.source import MAX_FILE_BYTES
     from hwlint.pipeline.cache import Cache
-    from hwlint.pipeline.engine import MAX_FILE_BYTES
     from hwlint.taxonomy import load_taxonomy
 
     (tmp_path / "test_b.py").write_text(UNDECLARED)

@@ -11,7 +11,7 @@ import gc
 import sys
 from collections.abc import Callable
 
-EXIT_ERROR = 2
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2  # hwlint's; hwselect adds 3, an empty selection
 
 
 class Parser(argparse.ArgumentParser):

@@ -1,61 +1,29 @@
-"""Output formats for findings, ruff-style. Each machine-readable format is a pinned contract."""
+"""Output formats for findings, ruff-style, and how a run writes its findings (:func:`write_findings`:
+the format, the closing summary, the fixes). Each machine-readable format is a pinned contract.
+
+:data:`FORMATS` is the one registry of ``--output-format``: the parser's choices and the run's
+dispatch both read it, so a new format is one writer and one entry there."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 from .. import __version__
 from ..rules.docs import rule_url
+from ..words import visible
+from .common import UserError as _UserError
 
 if TYPE_CHECKING:  # the CLI builds its parser from FORMATS; --version must not load the checker
     from ..rules.check import Finding
 
-FORMATS = ("concise", "full", "json", "json-lines", "github", "sarif")
 DOCS_URL = "https://github.com/hwlint/hwlint"
-
-
-# C0 controls, DEL, C1 controls and the Unicode line separators: echoed raw, a file name or a string
-# from a pull request could move the cursor, recolour or clear the log (ESC), overwrite the line
-# (CR), or start a line that looks like a finding or a workflow command (newline).
-_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0))}
-_CONTROLS.update({0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r", 0x2028: "\\u2028", 0x2029: "\\u2029"})
-
-
-def printable(text: str) -> str:
-    """*text* with every control character written as a Python escape (``\\x1b``, ``\\n``)."""
-    return text.translate(_CONTROLS)
-
-
-# Characters that show nothing, or reorder what follows, though Python calls them printable:
-# a combining grapheme joiner, Hangul and Khmer fillers, the braille blank.
-_INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
-
-
-def visible(text: str) -> str:
-    """*text* as it may be shown to a person: :func:`printable`'s escapes, and every character that
-    would not show as itself written as a Python escape too: format characters (the bidirectional
-    overrides and isolates U+202A-202E and U+2066-2069, the marks U+200E/U+200F/U+061C, the
-    zero-width U+200B-200D, U+2060, U+FEFF, the soft hyphen, tag characters), separators other
-    than the space, private-use, unassigned and surrogate code points (what ``str.isprintable``
-    refuses), and the blank letters of :data:`_INVISIBLE`. Raw, ``test_\\u202egnp.py`` displays as
-    ``test_yp.png``, and a zero-width space makes two names that look the same."""
-    if text.isascii():
-        return text.translate(_CONTROLS)
-    if text.isprintable() and _INVISIBLE.isdisjoint(text):
-        return text
-    return "".join(_escape(c) for c in text)
-
-
-def _escape(c: str) -> str:
-    if c.isprintable() and c not in _INVISIBLE:
-        return c
-    n = ord(c)
-    if n in _CONTROLS:
-        return _CONTROLS[n]
-    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"
 
 
 def _location(f: Finding) -> str:
@@ -193,13 +161,25 @@ def write_sarif(findings: Sequence[Finding], out: TextIO, **_: object) -> None:
     out.write("\n")
 
 
-WRITERS: dict[str, Callable[..., None]] = {
-    "concise": write_concise,
-    "full": write_full,
-    "json": write_json,
-    "json-lines": write_json_lines,
-    "github": write_github,
-    "sarif": write_sarif,
+@dataclass(frozen=True)
+class OutputFormat:
+    """One ``--output-format``: its writer ``(findings, out, fixable=, describe_fix=, sources=)``,
+    and what the run adds around it."""
+
+    write: Callable[..., None]
+    #: the closing ``Found 2 errors.`` line follows the findings (the formats a person reads)
+    summary: bool = False
+    #: each finding carries its fix, described (ruff's JSON ``fix`` object): the run plans the fixes
+    describes_fixes: bool = False
+
+
+FORMATS: dict[str, OutputFormat] = {
+    "concise": OutputFormat(write_concise, summary=True),
+    "full": OutputFormat(write_full, summary=True),
+    "json": OutputFormat(write_json, describes_fixes=True),
+    "json-lines": OutputFormat(write_json_lines, describes_fixes=True),
+    "github": OutputFormat(write_github),
+    "sarif": OutputFormat(write_sarif),
 }
 
 
@@ -261,3 +241,63 @@ def summary(
     elif note and n:
         parts.append(f"No fixes available ({note}).")
     return "\n".join(parts)
+
+
+def fixed_findings(run) -> list:
+    """The findings the written fixes of *run* removed."""
+    return [f for r in run.results if r.written for f in r.fixed]
+
+
+def write_findings(args, out, run, findings, describe_fix, fixed=None) -> None:
+    from .output import FORMATS, summary, write_statistics
+
+    output_format = FORMATS[args.output_format]
+    if args.statistics:
+        write_statistics(findings, out, fixable=run.fixable)
+    else:
+        output_format.write(
+            findings,
+            out,
+            sources=source_lines,
+            fixable=run.fixable,
+            describe_fix=describe_fix,
+        )
+    if output_format.summary and not args.quiet:
+        fixable_count = sum(1 for f in findings if run.fixable(f))
+        hidden = (
+            0 if run.options.unsafe else sum(1 for f in findings if f.fix and f.fix.applicability == "unsafe")
+        )
+        fixed = fixed_findings(run) if fixed is None else fixed
+        out.write(summary(findings, fixable_count, fixed, hidden) + "\n")
+    if args.show_fixes:
+        from ..fix.describe import write_fix_report
+
+        write_fix_report(run, out)
+
+
+@contextlib.contextmanager
+def output_to(path: str | None):
+    """stdout, or *path* (``-o``) written whole at the end; a path that cannot be written is exit 2."""
+    if path is None:
+        yield sys.stdout
+        return
+    buffer = io.StringIO()
+    yield buffer
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(buffer.getvalue())
+    except OSError as e:
+        raise _UserError(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+def source_lines(path: str) -> list[str] | None:
+    from ..model import decode_source, split_lines
+    from ..model.source import read_source
+
+    data = read_source(path)
+    if isinstance(data, str):
+        return None
+    try:
+        return split_lines(decode_source(data)[0])
+    except (SyntaxError, UnicodeDecodeError, LookupError):
+        return None

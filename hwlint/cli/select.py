@@ -301,7 +301,7 @@ def _emit(lines: list[str], argsfile: str | None) -> None:
 def _one_per_line(lines: list[str]) -> None:
     """One argument per line is the contract: a path holding a line break (or another control
     character) would become several arguments, or forge one. Refuse it (exit 2)."""
-    from .output import printable
+    from ..words import printable
 
     bad = next((line for line in lines if printable(line) != line), None)
     if bad is not None:

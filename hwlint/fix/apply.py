@@ -20,10 +20,11 @@ from ..collection import tests
 from ..context import Context
 from ..edits import NONE, SAFE, EditBuilder, Fix, apply_edits
 from ..model import FileModel, Parse, Resolver, build_model, decode_source, parse_file
+from ..model.source import read_source
 from ..pipeline.check import ProjectCheck
 from ..pipeline.session import Session
 from ..project import Links
-from ..rules.check import Finding, Selection, read_source, run_rules
+from ..rules.check import Finding, Selection, run_rules
 from ..taxonomy import Taxonomy
 from ..words import plural
 from .merge import choose

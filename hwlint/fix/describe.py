@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from ..edits.text import _line_starts
 from ..model import Resolver, decode_source
-from ..pipeline.engine import read_source
+from ..model.source import read_source
 from ..pipeline.session import Session
 from ..rules.check import Finding
 from ..rules.registry import RULES

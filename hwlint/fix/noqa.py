@@ -18,7 +18,8 @@ from collections.abc import Iterable
 
 from ..model import decode_source, split_lines
 from ..model.noqa import comments, directive, noqa_directives, ruff_directive
-from ..rules.check import Finding, read_source
+from ..model.source import read_source
+from ..rules.check import Finding
 
 UNSILENCEABLE = frozenset({"HWC900", "HWC901", "HWC902"})
 

@@ -1,11 +1,12 @@
 """The model of one file: plain, cacheable records of its classes, declarations, calls and imports,
 built once with CPython's parser and read by every consumer (rules, fixer, selector, report).
 
-``records`` holds the data, ``build`` the builder (``calls`` and ``devices`` hold what it reads of
-instantiation calls and of device evidence), ``syntax`` what they share about the tree and its text.
+``records`` holds the data, ``source`` decodes a file's bytes, ``build`` the builder (``classes``,
+``calls`` and ``devices`` hold what it reads of classes and methods, of instantiation calls and of
+device evidence; ``noqa`` the suppressions), ``syntax`` what they share about the tree and its text.
 """
 
-from .build import MAX_PARSE_COST, Parse, build_model, decode_source, model_from_tree, parse_cost, parse_file
+from .build import MAX_PARSE_COST, Parse, build_model, model_from_tree, parse_cost, parse_file
 from .records import (
     ANY_ACCELERATOR,
     FORM_CHAIN,
@@ -39,6 +40,7 @@ from .records import (
     effective_declaration,
     mro,
 )
+from .source import decode_source
 from .syntax import dotted_name, split_lines
 
 __all__ = [

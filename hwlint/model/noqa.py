@@ -259,3 +259,56 @@ def noqa_directives(lines: Sequence[str], tree: ast.Module) -> tuple[tuple[int, 
         if codes is not None:
             out.append((row, codes))
     return tuple(out)
+
+
+# File-level exemptions, each a comment on a line of its own (written here without their hash, or
+# ruff would read them). flake8's own pattern (NOQA_FILE, matched at the start of a line): flake8
+# skips such a file whole, "flake8: noqa: E501" included, so hwlint check does the same, or the two
+# front ends would disagree. And hwlint's, in ruff's syntax: "hwlint: noqa" (every code) or
+# "hwlint: noqa: HWC001, HWC2" (those); anything else after "noqa" exempts nothing.
+_FLAKE8_FILE_NOQA = re.compile(r"\s*# flake8[:=]\s*noqa", re.IGNORECASE)
+_HWLINT_FILE_NOQA = re.compile(
+    r"\s*#\s*hwlint\s*:\s*noqa(?:\s*:\s*(?P<codes>[A-Z]+[0-9]*(?:\s*,\s*[A-Z]+[0-9]*)*))?\s*(?:#.*)?$",
+    re.IGNORECASE,
+)
+
+
+def _string_spans(tree: ast.AST | None) -> list[tuple[int, int]]:
+    """(first, last) lines of every string literal that spans lines: a line after its first is text."""
+    if tree is None:
+        return []
+    return [
+        (node.lineno, node.end_lineno)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Constant, ast.JoinedStr))
+        and (isinstance(node, ast.JoinedStr) or isinstance(node.value, (str, bytes)))
+        and (node.end_lineno or node.lineno) > node.lineno
+    ]
+
+
+def file_exemption(lines: list[str], lowered: str, tree: ast.AST | None) -> tuple[str, ...] | None:
+    """The file-level noqa of the file of *lines* (*lowered*: its text in lowercase): None, () for
+    every code, or the codes exempted (see :data:`_FLAKE8_FILE_NOQA`). Only a comment counts: a
+    line inside a string of *tree* is text."""
+    if "flake8" not in lowered and "hwlint" not in lowered:
+        return None
+    found: list[tuple[int, tuple[str, ...]]] = []
+    for i, line in enumerate(lines, 1):
+        if "noqa" not in line.lower():
+            continue
+        if _FLAKE8_FILE_NOQA.match(line):
+            found.append((i, ()))
+            continue
+        m = _HWLINT_FILE_NOQA.match(line.rstrip("\r\n"))
+        if m:
+            codes = m.group("codes")
+            found.append((i, tuple(c.strip().upper() for c in codes.split(",")) if codes else ()))
+    if not found:
+        return None
+    strings = _string_spans(tree)
+    found = [(i, codes) for i, codes in found if not any(a < i <= b for a, b in strings)]
+    if not found:
+        return None
+    if any(not codes for _, codes in found):
+        return ()
+    return tuple(sorted({c for _, codes in found for c in codes}))

@@ -293,7 +293,7 @@ def _misplaced(path: Path) -> str | None:
     (a pull request can commit ``.cache/hwlint/cache-key`` and a cache signed with it, when CI's
     ``$HOME`` or ``$XDG_CACHE_HOME`` lies in its workspace), or in a directory another user may
     write to. None when it is fine."""
-    from .engine import checked_trees
+    from ..model.source import checked_trees
 
     try:
         real = os.path.realpath(path)

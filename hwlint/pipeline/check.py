@@ -7,11 +7,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from ..model import FileModel, Resolver
+from ..model.source import MAX_FILE_BYTES
 from ..project import Links, links_of
 from ..rules.check import Finding, Selection, check_contents, run_rules, unreadable
 from ..taxonomy import Taxonomy
 from .cache import Cache
-from .engine import MAX_FILE_BYTES
 from .session import Linked, Session
 
 _ALL = Selection(("HWC",), ())

@@ -227,7 +227,7 @@ def read_bounded(path: str | os.PathLike, what: str, max_bytes: int = MAX_CONFIG
         raise ConfigError(f"{path}: cannot read {what}: {reason}") from None
     with os.fdopen(fd, "rb") as f:
         st = os.fstat(fd)
-        from .engine import file_kind
+        from ..model.source import file_kind
 
         kind = file_kind(st.st_mode)
         if kind is not None:
@@ -392,7 +392,8 @@ def is_override(text: str) -> bool:
 class Configs:
     """Which configuration governs each file: the nearest one at or above it, or one pinned
     configuration (``--config FILE``, ``--isolated``) for every file; *overrides* (the command line)
-    apply over each. *validate* is called on every configuration once, when it is first used.
+    apply over each. *validate* is called on every configuration once, when it is first used: a
+    problem it returns is a :class:`ConfigError`.
 
     ``primary`` is the configuration of the first path: where the cache lives by default, and what
     ``hwlint baseline`` writes by default."""
@@ -403,7 +404,7 @@ class Configs:
         config_file: str | None = None,
         isolated: bool = False,
         overrides: Sequence[Setting] = (),
-        validate: Callable[[Config], None] | None = None,
+        validate: Callable[[Config], str | None] | None = None,
         cwd: Path | None = None,
     ):
         if isolated and config_file:
@@ -411,9 +412,9 @@ class Configs:
                 f"the argument `--config={config_file}` cannot be used with `--isolated` "
                 "(`--isolated` ignores every configuration file)"
             )
-        from .engine import allow_roots
+        from ..model.source import allow_roots
 
-        allow_roots(paths or ["."])  # the trees read (and trusted for nothing: see engine.checked_trees)
+        allow_roots(paths or ["."])  # the trees read (trusted for nothing: see model.source.checked_trees)
         self.cwd = (cwd or Path.cwd()).resolve()
         self.overrides = tuple(overrides)
         self.validate = validate
@@ -438,12 +439,13 @@ class Configs:
         return self._pinned is not None
 
     def _final(self, cfg: Config) -> Config:
-        from .engine import note_project
+        from ..model.source import note_project
 
         note_project(str(cfg.root))  # its files are the pull request's too
         cfg = _apply(cfg, self.overrides, self.cwd)
-        if self.validate is not None:
-            self.validate(cfg)
+        problem = self.validate(cfg) if self.validate is not None else None
+        if problem:
+            raise ConfigError(problem)
         return cfg
 
     def _file_config(self, path: Path) -> Config:
@@ -500,9 +502,9 @@ def config_for_paths(paths: Sequence[str], config_file: str | None = None, isola
     """The configuration of the first of *paths* (as :attr:`Configs.primary`): *config_file* when
     given, else the nearest configuration at or above the first path (the defaults when there is
     none). Commands that check files resolve each file's own with :class:`Configs`."""
-    from .engine import allow_roots, note_project
+    from ..model.source import allow_roots, note_project
 
-    allow_roots(paths or ["."])  # the trees read (and trusted for nothing: see engine.checked_trees)
+    allow_roots(paths or ["."])  # the trees read (trusted for nothing: see model.source.checked_trees)
     if isolated:
         return Config()
     if config_file:
@@ -543,9 +545,9 @@ def discover(
 
     Nothing is dropped silently: what cannot be listed or is not a regular file is appended to
     *skipped*, which the caller reports."""
-    from .engine import allow_roots
+    from ..model.source import allow_roots
 
-    allow_roots(paths)  # a symlink is read only into these trees (engine.read_source)
+    allow_roots(paths)  # a symlink is read only into these trees (model.source.read_source)
     configs = config if isinstance(config, Configs) else None
     seen: set[str] = set()
     skipped = skipped if skipped is not None else []
@@ -573,7 +575,7 @@ def discover(
 def _special(path: str, entry: os.DirEntry | None = None) -> str | None:
     """What *path* is when it exists and is not a regular file (None otherwise: a missing or
     unreadable file is read, and reported, like any other)."""
-    from .engine import file_kind
+    from ..model.source import file_kind
 
     try:
         mode = entry.stat().st_mode if entry is not None else os.stat(path).st_mode

@@ -16,135 +16,18 @@ JSON-encodable (:func:`hwlint.cache.encode`).
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
-import stat
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..model.source import MAX_FILE_BYTES, allowed_roots, read_source, restore_roots
 from ..taxonomy import Taxonomy
 from .cache import Cache, content_hash
-
-MAX_FILE_BYTES = 10 * 1024 * 1024
 
 Analysis = Callable[[str, "bytes | str", Taxonomy], Any]
 
 _job: tuple[Taxonomy, Analysis, int] | None = None
-
-
-def read_source(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes | str:
-    """The file's bytes, or a one-line reason it cannot be read.
-
-    Files over *max_bytes* are refused: parsing costs about 15 bytes of memory per byte of source,
-    and one generated 50 MB file must not take the whole run down with it. Only regular files are
-    read, and a symbolic link only to a file inside the checked tree (:func:`allow_roots`) and
-    outside /proc, /sys and /dev: a pull request's ``test_env.py -> /proc/self/environ`` or
-    ``test_netrc.py -> ~/.netrc`` would have its target's text parsed and echoed into the log.
-    """
-    try:
-        if stat.S_ISLNK(os.lstat(path).st_mode):
-            real = os.path.realpath(path)
-            refused = _outside(real)
-            if refused:
-                return refused
-            path = real  # opened as resolved: a link changed meanwhile is not followed elsewhere
-    except (OSError, ValueError):
-        pass  # the open below says why (missing, too long, a NUL in the name)
-    try:
-        # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    except IsADirectoryError:
-        return "Is a directory"
-    except OSError as e:
-        return e.strerror or str(e)
-    except ValueError:  # a NUL in the path (from a lintrunner paths file, say)
-        return "the path holds a NUL character"
-    try:
-        st = os.fstat(fd)
-        kind = file_kind(st.st_mode)
-    except OSError as e:
-        os.close(fd)
-        return e.strerror or str(e)
-    if kind is not None:  # a directory opens for reading too, and fdopen would raise
-        os.close(fd)
-        return kind if kind == "Is a directory" else f"not a regular file ({kind})"
-    with os.fdopen(fd, "rb") as f:
-        # read(n) allocates n bytes before it reads: ask for what fstat says, plus one byte that
-        # shows a file grown since (then read on, up to one byte past the cap)
-        want = min(st.st_size, max_bytes) + 1
-        try:
-            data = f.read(want)
-            if len(data) == want and want <= max_bytes:
-                data += f.read(max_bytes + 1 - want)
-        except OSError as e:
-            return e.strerror or str(e)
-    if len(data) > max_bytes:
-        return f"the file is larger than the {max_bytes // (1024 * 1024)} MB limit (--max-file-size)"
-    return data
-
-
-#: The real paths of the trees being checked (None: the current directory's). A symlink is read
-#: only when its target lies in one of them.
-_roots: set[str] | None = None
-_PSEUDO = ("/proc/", "/sys/", "/dev/")  # files there are the kernel's, whatever their mode says
-
-
-def allow_roots(paths: Sequence[str]) -> None:
-    """Add the trees under *paths* (a directory, or the directory a named file is in), as given on
-    the command line, to those a symlink may point into (discovery calls this). Roots add up:
-    a process that checks several trees reads links into each, never into others."""
-    global _roots
-    found = set() if _roots is None else set(_roots)
-    for p in paths:
-        try:
-            base = p if os.path.isdir(p) else os.path.dirname(p) or "."
-            found.add(os.path.realpath(base))
-        except (OSError, ValueError):
-            continue
-    _roots = found
-
-
-_projects: set[str] = set()  # the directories of the configurations that govern the run
-
-
-def note_project(root: str) -> None:
-    """Add a configuration's directory (the project being checked) to :func:`checked_trees`."""
-    with contextlib.suppress(OSError, ValueError):
-        _projects.add(os.path.realpath(root))
-
-
-def checked_trees() -> set[str]:
-    """Every tree this process checks: the roots given (:func:`allow_roots`) and the projects
-    they belong to (:func:`note_project`). Nothing in them is trusted as hwlint's own (the cache
-    key, say): a pull request can commit any file there."""
-    return (_roots or set()) | _projects
-
-
-def _outside(real: str) -> str | None:
-    """Why a symlink resolving to *real* is not read, or None."""
-    if real.startswith(_PSEUDO):
-        return "a symlink to a special file; not read"
-    roots = _roots if _roots is not None else {os.path.realpath(os.getcwd())}
-    if not any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in roots):
-        return "a symlink to a file outside the checked tree; not read"
-    return None
-
-
-def file_kind(mode: int) -> str | None:
-    """None for a regular file, else what it is: reading a FIFO or a device may never end."""
-    if stat.S_ISREG(mode):
-        return None
-    for test, kind in (
-        (stat.S_ISDIR, "Is a directory"),
-        (stat.S_ISFIFO, "FIFO"),
-        (stat.S_ISCHR, "character device"),
-        (stat.S_ISBLK, "block device"),
-        (stat.S_ISSOCK, "socket"),
-    ):
-        if test(mode):
-            return kind
-    return "special file"
 
 
 def analyze_files(
@@ -236,9 +119,9 @@ def file_hash(path: str, max_bytes: int = MAX_FILE_BYTES) -> str | None:
 
 
 def _init(taxonomy: Taxonomy, analysis: Analysis, max_bytes: int, roots: set[str] | None = None) -> None:
-    global _job, _roots
+    global _job
     _job = (taxonomy, analysis, max_bytes)
-    _roots = roots  # a spawned worker does not inherit them
+    restore_roots(roots)  # a spawned worker does not inherit them
     # Trees and models hold no reference cycles, so the cycle collector only costs time here.
     gc.disable()
 
@@ -283,7 +166,9 @@ class _Work:
         methods = multiprocessing.get_all_start_methods()
         ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
         chunksize = max(1, min(8, len(tasks) // (jobs * 16)))
-        self.pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init, initargs=(*self.job, _roots))
+        self.pool = ProcessPoolExecutor(
+            jobs, mp_context=ctx, initializer=_init, initargs=(*self.job, allowed_roots())
+        )
         try:
             self.done = self.pool.map(_task, [tasks[i] for i in self.order], chunksize=chunksize)
         except BaseException:
@@ -294,7 +179,7 @@ class _Work:
         """The result of each task, in order, once all are done."""
         if self.pool is None:
             enabled = gc.isenabled()
-            _init(*self.job, _roots)
+            _init(*self.job, allowed_roots())
             try:
                 out = []
                 for t in self.tasks:

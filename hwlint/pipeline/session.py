@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import FileModel, build_model
+from ..model.source import MAX_FILE_BYTES, read_source
 from ..project import Links, Project, _at, _with_resolver
 from ..taxonomy import Taxonomy
 from .cache import Cache, content_hash
-from .engine import MAX_FILE_BYTES, analyze_files, file_hash, read_source
+from .engine import analyze_files, file_hash
 
 
 @dataclass(frozen=True)

@@ -34,10 +34,10 @@ from dataclasses import dataclass, field, replace
 from .. import __version__
 from ..collection import collectable
 from ..model import ClassInfo, FileModel, ParseError, effective_declaration, mro
+from ..model.source import MAX_FILE_BYTES, read_source
 from ..pipeline.cache import Cache, decoder, encode
 from ..pipeline.check import CHECK_KIND
 from ..pipeline.config import Config, Configs, discover
-from ..pipeline.engine import MAX_FILE_BYTES, read_source
 from ..pipeline.session import Session
 from ..project import Links, links_of
 from ..rules.check import Finding, Selection, check_contents, run_rules, unreadable

@@ -467,6 +467,10 @@ def _findings_table(doc: dict) -> str:
 
 
 def _compare(cmp: dict, link: Callable[[str, int], str]) -> str:
+    """The page's "What changed" section (``--compare``): the headline facts before and after, then
+    the classes reclassified, new and removed, the new and fixed findings, and the directories and
+    runners that changed. Long because it is a template: each part is a few lines of markup, in
+    the order the page shows them."""
     t = cmp["total"]
     facts = [
         ("Classified", arrow(t["classified_percent"], _pct)),

@@ -2,7 +2,7 @@
 
 Every renderer reads only the ``hwlint-report/1`` document (:meth:`hwlint.report.Report.to_json`),
 so what a dashboard reads from the JSON is exactly what the table and the comment show.
-The HTML page lives in :mod:`hwlint.report_html`.
+The HTML page lives in :mod:`hwlint.report.html`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 
-from ..cli.output import visible
-from ..words import arrow, changed_runners, number, plural
+from ..words import arrow, changed_runners, number, plural, visible
 
 
 def _rule_name(code: str) -> str:
@@ -388,16 +387,18 @@ def render_json(doc: dict, **_: object) -> str:
     return json.dumps(doc, indent=2) + "\n"
 
 
-def renderers() -> dict[str, Callable[..., str]]:
-    """Format name -> renderer ``(doc, output=FILE or None, base_url=URL or None) -> text``; HTML is
-    imported when asked for."""
+def render_html(doc: dict, output: str | None = None, base_url: str | None = None, **_: object) -> str:
+    """The HTML page (:mod:`hwlint.report.html`, imported when asked for)."""
+    from .html import render_html as page
 
-    def html(doc: dict, output: str | None = None, base_url: str | None = None, **_: object) -> str:
-        from .html import render_html
-
-        return render_html(doc, output, base_url)
-
-    return {"table": render_table, "markdown": render_markdown, "json": render_json, "html": html}
+    return page(doc, output, base_url)
 
 
-FORMATS = ("table", "markdown", "json", "html")
+#: Format name -> renderer ``(doc, output=FILE or None, base_url=URL or None) -> text``: the one
+#: registry of ``hwlint report --format``, read by the parser's choices and by the command.
+RENDERERS: dict[str, Callable[..., str]] = {
+    "table": render_table,
+    "markdown": render_markdown,
+    "json": render_json,
+    "html": render_html,
+}

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from ..context import Context
 from ..edits import EditBuilder, Fix
 from ..model import FileModel, Resolver, parse_file
-from ..pipeline.engine import MAX_FILE_BYTES, read_source
+from ..model.source import MAX_FILE_BYTES, read_source
 from ..taxonomy import Taxonomy
 from .registry import RULES
 
@@ -72,24 +72,22 @@ def unknown_selectors(prefixes: Iterable[str]) -> list[str]:
     return [p for p in prefixes if p.upper() != "ALL" and not any(c.startswith(p.upper()) for c in RULES)]
 
 
-def validate_selectors(config) -> None:
-    """A configuration's unknown rule selector is a usage error naming its file and key (not
-    a silently empty selection): ``select``, ``ignore`` and ``per-file-ignores``."""
-    from ..pipeline.config import ConfigError
-
+def selector_problem(config) -> str | None:
+    """A configuration's unknown rule selector, as a usage error naming its file and key (not a
+    silently empty selection): ``select``, ``ignore`` and ``per-file-ignores``; None when each
+    selector names a rule."""
     where = config.source or "configuration"
     prefix = "tool.hwlint." if config.source is not None and config.source.name == "pyproject.toml" else ""
     hint = " (`hwlint rule --all` lists the rules)"
     for key, prefixes in (("select", config.select), ("ignore", config.ignore)):
         bad = unknown_selectors(prefixes)
         if bad:
-            raise ConfigError(f"{where}: {prefix}{key}: unknown rule selector {bad[0]!r}{hint}")
+            return f"{where}: {prefix}{key}: unknown rule selector {bad[0]!r}{hint}"
     for pattern, codes in (*config.per_file_ignores, *config.cli_per_file_ignores):
         bad = unknown_selectors(codes)
         if bad:
-            raise ConfigError(
-                f"{where}: {prefix}per-file-ignores.{pattern!r}: unknown rule selector {bad[0]!r}{hint}"
-            )
+            return f"{where}: {prefix}per-file-ignores.{pattern!r}: unknown rule selector {bad[0]!r}{hint}"
+    return None
 
 
 def _longest_prefix(code: str, prefixes: Sequence[str]) -> int:

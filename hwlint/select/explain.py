@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from ..collection import tests
 from ..model import FileModel, build_model
-from ..pipeline.engine import read_source
+from ..model.source import read_source
 from ..project import links_of, on_demand
 from ..taxonomy import Runner, Taxonomy
 from .records import SELECTED, UNPLACED, Candidate

@@ -3,11 +3,13 @@
 The YAML file is policy; this package is the mechanism that loads and validates it:
 :mod:`~hwlint.taxonomy.schema` declares every key once (the records, their defaults, their
 validation, `taxonomy show` and the reference in docs/taxonomy.md come from it),
-:mod:`~hwlint.taxonomy.load` reads the file.
+:mod:`~hwlint.taxonomy.fields` is how a key is declared and read, :mod:`~hwlint.taxonomy.load`
+reads the file and :mod:`~hwlint.taxonomy.reference` writes the reference.
 """
 
 from __future__ import annotations
 
+from .fields import TaxonomyError
 from .load import (
     MAX_TAXONOMY_BYTES,
     MAX_TAXONOMY_DEPTH,
@@ -27,7 +29,6 @@ from .schema import (
     DeviceNeutral,
     Runner,
     Taxonomy,
-    TaxonomyError,
     effective_dict,
 )
 

@@ -1,7 +1,7 @@
 """Reading a taxonomy: the file, its YAML, and the validation of its values against the schema.
 
 A taxonomy is untrusted input: it is composed with PyYAML's safe machinery (no tags beyond the plain
-YAML types), and every problem is a :class:`~hwlint.taxonomy.schema.TaxonomyError` naming the file,
+YAML types), and every problem is a :class:`~hwlint.taxonomy.fields.TaxonomyError` naming the file,
 line and key. The YAML's plain values, with the line of every key path, are remembered (signed,
 by the text's hash: :func:`hwlint.pipeline.cache.remember`), so a command that loads the same text
 again validates them without importing PyYAML.
@@ -15,7 +15,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .schema import Taxonomy, TaxonomyError, read_fields
+from .fields import TaxonomyError, read_fields
+from .schema import Taxonomy
 
 if TYPE_CHECKING:
     import yaml
@@ -191,7 +192,7 @@ class _Reader:
 
 class _Validator:
     """Reads a taxonomy's plain values into a :class:`Taxonomy`, key by key as the schema declares
-    them (the :class:`~hwlint.taxonomy.schema.Context` of its kinds)."""
+    them (the :class:`~hwlint.taxonomy.fields.Context` of its kinds)."""
 
     def __init__(self, path: str, lines: dict[str, int], raw: dict[str, Any]):
         self.path, self.lines, self.raw = path, lines, raw

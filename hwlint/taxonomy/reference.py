@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .schema import REQUIRED, Classification, Device, DeviceNeutral, Runner, Taxonomy, keys
+from .fields import REQUIRED, keys
+from .schema import Classification, Device, DeviceNeutral, Runner, Taxonomy
 
 BEGIN = (
     "<!-- reference: generated from hwlint/taxonomy/schema.py by "

@@ -1,0 +1,50 @@
+"""``hwlint report``: where a suite's migration stands, in one of the report's formats."""
+
+from __future__ import annotations
+
+import sys
+
+from .common import EXIT_CLEAN
+from .common import UserError as _UserError
+from .run import cache_for, load_configs, read_taxonomy
+
+
+def cmd_report(args) -> int:
+    import os
+
+    from ..report.compare import compare, load_report
+    from ..report.data import ReportError, report_paths
+    from ..report.render import RENDERERS
+
+    if args.base_url and not args.base_url.startswith(("https://", "http://")):
+        raise _UserError(f"--base-url {args.base_url!r}: expected an http:// or https:// URL")
+    configs = load_configs(args)
+    taxonomy = read_taxonomy(configs.primary.taxonomy, args)
+    for path in args.paths or ["."]:  # a report of nothing is a usage error, not "1 finding"
+        if not os.path.lexists(path):
+            raise _UserError(f"{path}: No such file or directory")
+    try:
+        old = load_report(args.compare) if args.compare else None
+    except ReportError as e:
+        raise _UserError(str(e)) from None
+    skipped: list = []
+    cache = cache_for(args, configs, taxonomy)
+    report = report_paths(args.paths or ["."], taxonomy, configs, args.depth, args.jobs, cache, skipped)
+    for s in skipped:
+        print(f"hwlint: warning: {s}", file=sys.stderr)
+    for warning in getattr(report, "warnings", ()):
+        print(f"hwlint: warning: {warning}", file=sys.stderr)
+    doc = report.to_json()
+    if old is not None:
+        doc["compare"] = compare(doc, old, args.compare)
+    # the HTML page links to sources relative to where it is written, or under --base-url
+    text = RENDERERS[args.format](doc, output=args.output, base_url=args.base_url)
+    if not args.output:
+        sys.stdout.write(text)
+        return EXIT_CLEAN
+    try:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise _UserError(f"{args.output}: cannot write: {e.strerror or e}") from None
+    return EXIT_CLEAN

@@ -1,0 +1,292 @@
+"""What the ``hwlint`` commands share around the pipeline: each file's configuration with the
+command line's settings over it, the taxonomies of a run (each loaded once), its baselines, the
+session and cache of each group of files, and the check pass over one group.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+
+from .common import UserError as _UserError
+
+
+def load_configs(args, paths: Sequence[str] | None = None):
+    """The :class:`~hwlint.pipeline.config.Configs` of a command: each file's nearest
+    configuration, or the one ``--config FILE`` / ``--isolated`` pins, with the command line's
+    settings (``--config "key = value"``, then the dedicated options) applied over every one."""
+    from ..pipeline.config import ConfigError, Configs, is_override, parse_override
+    from ..rules.check import selector_problem
+
+    config_file = None
+    overrides: list = []
+    try:
+        for value in getattr(args, "config", None) or []:
+            if not is_override(value):
+                if config_file is not None:
+                    raise _UserError(
+                        f"more than one configuration file on the command line: `--config={config_file}` "
+                        f"and `--config={value}`"
+                    )
+                config_file = value
+                continue
+            try:
+                settings = parse_override(value)
+            except ConfigError as e:
+                raise _UserError(f"invalid value {value!r} for '--config': {e}") from None
+            _check_override_selectors(value, settings)
+            overrides += settings
+        overrides += _flag_settings(args)
+        validate = selector_problem if args.command in ("check", "baseline") else None
+        paths = getattr(args, "paths", None) or [] if paths is None else paths
+        return Configs(paths, config_file, getattr(args, "isolated", False), overrides, validate)
+    except ConfigError as e:
+        raise _UserError(str(e)) from None
+
+
+def _flag_settings(args) -> list:
+    """The dedicated options as settings over every configuration: they win over the files and over
+    ``--config`` overrides, as ruff's do."""
+
+    out: list = []
+    if getattr(args, "taxonomy", None):
+        out.append(("taxonomy", args.taxonomy))  # relative to the current directory, as given
+    if getattr(args, "max_file_size", None):
+        out.append(("max-file-size", args.max_file_size))
+    if getattr(args, "respect_gitignore", None) is not None:
+        out.append(("respect-gitignore", args.respect_gitignore))
+    if getattr(args, "exclude", None) is not None:
+        out.append(("exclude", tuple(args.exclude)))
+    if getattr(args, "extend_exclude", None):
+        out.append(("extend-exclude", tuple(args.extend_exclude)))
+    for option in ("select", "ignore", "extend_select", "extend_ignore"):
+        value = getattr(args, option, None)
+        if value is not None and (value or option in ("select", "ignore")):
+            out.append((option.replace("_", "-"), tuple(value)))
+    return out
+
+
+def _check_override_selectors(value: str, settings) -> None:
+    from ..rules.check import unknown_selectors
+
+    for key, v in settings:
+        codes = [c for _, cs in v for c in cs] if key == "per-file-ignores" else v
+        if key in ("select", "extend-select", "ignore", "extend-ignore", "per-file-ignores"):
+            bad = unknown_selectors(codes)
+            if bad:
+                raise _UserError(
+                    f"invalid value {value!r} for '--config': {key}: unknown rule selector {bad[0]!r} "
+                    "(`hwlint rule --all` lists the rules)"
+                )
+
+
+def load_config(args):
+    """The configuration of the first path (commands that read one: ``taxonomy show``)."""
+    return load_configs(args).primary
+
+
+def read_taxonomy(path: str | None, args=None):
+    from ..pipeline.config import ConfigError, read_bounded
+    from ..taxonomy import TaxonomyError, load_taxonomy
+
+    try:
+        if path is not None:
+            # a taxonomy a configuration names is read only if it is a regular file of a sane size
+            # (TODO(lead): read it through this helper in hwlint.taxonomy, not twice)
+            read_bounded(path, "taxonomy", TAXONOMY_MAX_BYTES)
+        return load_taxonomy(path, remember=not getattr(args, "no_cache", False))
+    except (TaxonomyError, ConfigError) as e:
+        raise _UserError(str(e)) from None
+
+
+#: a taxonomy is a few KB of YAML; the bundled one 10 KB
+TAXONOMY_MAX_BYTES = 4 * 1024 * 1024
+
+
+class Taxonomies:
+    """The taxonomies of one run, by path, each loaded once (None: the bundled one)."""
+
+    def __init__(self, args):
+        self.args = args
+        self.loaded: dict[str | None, object] = {}
+
+    def __call__(self, path: str | None):
+        if path not in self.loaded:
+            self.loaded[path] = read_taxonomy(path, self.args)
+        return self.loaded[path]
+
+
+def selections(configs):
+    """path -> the Selection its configuration (with the command line's over it) enables."""
+    from ..rules.check import Selection
+
+    def selection_for(path: str) -> Selection:
+        cfg = configs.for_path(path)
+        return Selection(cfg.select, cfg.ignore).with_ignored(cfg.ignored_for(path))
+
+    return selection_for
+
+
+def groups(paths: Sequence[str], configs) -> list[tuple[tuple, list[str]]]:
+    """*paths* grouped by what the engine needs one of per run: the taxonomy, the size cap and the
+    import roots of the configuration that governs each file; in the order of first appearance.
+
+    Each group is checked as a project of its own (cross-file links do not cross groups): a run
+    over files whose configurations name different taxonomies is several runs."""
+    groups: dict[tuple, list[str]] = {}
+    for path in paths:
+        cfg = configs.for_path(path)
+        groups.setdefault((cfg.taxonomy, cfg.max_file_size, cfg.roots), []).append(path)
+    return list(groups.items())
+
+
+class Baselines:
+    """The baselines of a run: ``--baseline FILE`` for every file (relative to the first path's
+    configuration), else the one each file's configuration names."""
+
+    def __init__(self, args, configs):
+        self.args, self.configs = args, configs
+        self.loaded: dict[str, object] = {}
+        self.warnings: list[str] = []
+        self.any = bool(args.baseline) or any(c.baseline for c in configs.all())
+        self._stale_done: set[tuple] = set()
+        # read now, whether or not a file follows it: a bad baseline is an error in any run
+        if args.baseline:
+            self._load(args.baseline, configs.primary.root)
+        elif configs.primary.baseline:
+            self._load(configs.primary.baseline, configs.primary.root)
+
+    def for_path(self, path: str):
+        if self.args.baseline:
+            return self._load(self.args.baseline, self.configs.primary.root)
+        cfg = self.configs.for_path(path)
+        if cfg.baseline is None:
+            return None
+        self.any = True
+        return self._load(cfg.baseline, cfg.root)
+
+    def _load(self, path: str, root):
+        from ..pipeline.baseline import BaselineError, load_baseline
+
+        if path not in self.loaded:
+            try:
+                baseline = load_baseline(path, root)
+            except BaselineError as e:
+                raise _UserError(str(e)) from None
+            if baseline.legacy:
+                self.warnings.append(
+                    f"{path}: a list of files is the first baseline format, which hides every new "
+                    f"finding in a listed file; `hwlint baseline --regenerate -o {path}` records "
+                    "(file, class, code)"
+                )
+            self.loaded[path] = baseline
+        return self.loaded[path]
+
+    def apply(self, found):
+        """*found* less what the baselines record, and each baseline's stale entries (HWC902) among
+        these files, each baseline's entries once over the run."""
+        from ..pipeline.baseline import apply_baseline
+
+        by_baseline: dict[str, list] = {}
+        out = []
+        for path, findings in found:
+            baseline = self.for_path(path)
+            if baseline is None:
+                out.append((path, findings))
+            else:
+                by_baseline.setdefault(baseline.path, []).append((path, findings))
+        stale = []
+        for key, items in by_baseline.items():
+            kept, stale_here = apply_baseline(self.loaded[key], items)
+            out += kept
+            fresh = [f for f in stale_here if (f.path, f.line, f.message) not in self._stale_done]
+            self._stale_done.update((f.path, f.line, f.message) for f in fresh)
+            stale += fresh
+        order = {path: i for i, (path, _) in enumerate(found)}
+        out.sort(key=lambda item: order[item[0]])
+        return out, stale
+
+
+def check_all(args, session, paths, selection_for, fix=None, fixable=None):
+    """(path, enabled findings) for every path: parallel, cached, in the order given, seen through
+    the project model; the project check (which files' findings depend on others); and the files
+    planned in the same pass (with *fix*, the fix options: see :func:`hwlint.fix.check_and_fix_paths`;
+    *fixable* says which paths may be fixed)."""
+    from ..pipeline.check import check_project
+    from ..pipeline.progress import Bar
+
+    planned: dict = {}
+    bar = Bar(len(paths), "checking", show_progress(args))
+    session = replace(session, progress=bar)
+    try:
+        if fix is None:
+            checked = check_project(paths, session)
+        else:
+            from ..fix.apply import check_and_fix_paths
+
+            checked, planned = check_and_fix_paths(paths, session, selection_for, fix, fixable)
+    finally:
+        bar.close()
+    found = []
+    for path, findings in zip(paths, checked.findings, strict=True):
+        selection = selection_for(path)
+        found.append((path, [f for f in findings if selection.enabled(f.code)]))
+    return found, checked, planned
+
+
+def skipped_findings(skipped, selection_for) -> list:
+    """Of the paths discovery *skipped*, a directory it cannot list is an HWC901 finding (as
+    ruff's E902); a file that is not a regular file (a FIFO) is a warning."""
+    from ..rules.check import unreadable
+
+    out = []
+    for s in skipped:
+        if not s.error:
+            print(f"hwlint: warning: {s}", file=sys.stderr)
+            continue
+        selection = selection_for(s.path)
+        out.append((s.path, [f for f in unreadable(s.path, s.reason) if selection.enabled(f.code)]))
+    return out
+
+
+def session_for(args, configs, taxonomy, max_mb: int, roots):
+    """The pipeline session of one group of files: its taxonomy, processes, cache, size cap and
+    roots; an import is followed into any file named as the configuration's tests are."""
+    import functools
+
+    from ..pipeline.config import is_test_file_name
+    from ..pipeline.session import Session
+
+    follow = functools.partial(is_test_file_name, include=configs.primary.include)
+    cache = cache_for(args, configs, taxonomy)
+    jobs = getattr(args, "jobs", None)
+    return Session(taxonomy, jobs, cache, max_mb * 1024 * 1024, tuple(roots), follow=follow)
+
+
+def show_progress(args) -> bool:
+    from ..pipeline.progress import wanted
+
+    return wanted(getattr(args, "progress", False))
+
+
+def cache_for(args, configs, taxonomy):
+    from ..pipeline.cache import open_cache
+
+    disabled = getattr(args, "no_cache", False)
+    cache = open_cache(taxonomy.digest, configs.cache_root, getattr(args, "cache_dir", None), disabled)
+    _warn_key(cache)
+    return cache
+
+
+_warned: list[str] = []
+
+
+def _warn_key(cache) -> None:
+    """Say once why the cache is off when its key was refused (a key inside the checked tree...)."""
+    from ..pipeline import cache as caches
+
+    problem = caches.key_problem
+    if cache is not None and problem and problem not in _warned and cache.key_refused:
+        _warned.append(problem)
+        print(f"hwlint: warning: cache key not used, the cache is off: {problem}", file=sys.stderr)

@@ -1,0 +1,93 @@
+"""``hwlint check -``: the text on stdin checked (and fixed) as the file it names."""
+
+from __future__ import annotations
+
+import sys
+
+from .common import EXIT_CLEAN, EXIT_FINDINGS
+from .output import output_to, write_findings
+from .run import Baselines, read_taxonomy, selections
+
+
+def check_stdin(args, configs) -> int:
+    """``hwlint check -`` (and ``--stdin-filename NAME``): check the text on stdin as the file
+    NAME (its configuration, per-file-ignores and baseline), as ruff does. With ``--fix`` (or
+    ``--fix-only``) the fixed text is written to stdout and the findings left to stderr; with
+    ``--diff`` the diff."""
+    from ..fix.apply import fix_plan, plan_source
+    from ..pipeline.config import is_test_file_name
+    from ..project import around
+
+    name = args.stdin_filename or "-"
+    cfg = configs.for_path(name)
+    taxonomy = read_taxonomy(cfg.taxonomy, args)
+    selection = selections(configs)(name)
+    max_bytes = cfg.max_file_size * 1024 * 1024
+    stream = getattr(sys.stdin, "buffer", None)
+    data = stream.read(max_bytes + 1) if stream is not None else sys.stdin.read().encode("utf-8")
+    fixing = args.fix or args.fix_only
+    if args.force_exclude and args.stdin_filename and cfg.is_excluded(name):
+        if fixing:
+            sys.stdout.buffer.write(data) if stream is not None else sys.stdout.write(data.decode("utf-8"))
+        return EXIT_CLEAN
+    if len(data) > max_bytes:
+        from ..rules.check import unreadable
+
+        reason = f"the file is larger than the {cfg.max_file_size} MB limit (--max-file-size)"
+        findings = [f for f in unreadable(name, reason) if selection.enabled(f.code)]
+        plan = None
+    else:
+        plan = plan_source(data, name, taxonomy, selection)
+        if plan.model is not None and plan.model.error is None:
+            # as the flake8 plugin: bases and instantiated classes from the test modules it imports
+            linked = around(plan.model, taxonomy, accept=is_test_file_name)
+            if linked is not plan.model:
+                plan = plan_source(data, name, taxonomy, selection, linked.resolver)
+        findings = list(plan.findings)
+    baseline = Baselines(args, configs).for_path(name) if name != "-" else None
+    if baseline is not None:
+        findings = baseline.unrecorded(name, findings)
+    result = None
+    if plan is not None and (fixing or args.diff):
+        result = fix_plan(plan, taxonomy, selection, args.unsafe_fixes)
+    changed = result is not None and result.changed and result.after is not None
+    if args.diff:
+        from ..fix.diff import unified_diff
+
+        sys.stdout.write(unified_diff(result) if changed else "")
+        n = len(result.fixed) if changed else 0
+        print(
+            f"Would fix {n} error{'s' if n != 1 else ''}." if n else "No errors would be fixed.",
+            file=sys.stderr,
+        )
+        return EXIT_FINDINGS if n and not args.exit_zero else EXIT_CLEAN
+    if fixing:
+        fixed = result.after.data if changed else data
+        if stream is not None:
+            sys.stdout.buffer.write(fixed)
+            sys.stdout.flush()
+        else:
+            sys.stdout.write(fixed.decode("utf-8", "replace"))
+        remaining = [f for f in result.after.findings if selection.enabled(f.code)] if changed else findings
+        if baseline is not None:
+            remaining = baseline.unrecorded(name, remaining)
+        n_fixed = len(result.fixed) if changed else 0
+        if args.fix_only:
+            return EXIT_FINDINGS if n_fixed and args.exit_non_zero_on_fix else EXIT_CLEAN
+        from ..fix.outcome import CheckRun, FixOptions
+
+        run = CheckRun(FixOptions(True, args.unsafe_fixes), fixed=n_fixed)
+        fixed_findings = list(result.fixed) if changed else []
+        write_findings(
+            args, sys.stderr, run, sorted(remaining, key=lambda f: f.sort_key()), None, fixed_findings
+        )
+        if n_fixed and args.exit_non_zero_on_fix:
+            return EXIT_FINDINGS
+        return EXIT_CLEAN if args.exit_zero or not remaining else EXIT_FINDINGS
+    from ..fix.outcome import CheckRun, FixOptions
+
+    run = CheckRun(FixOptions(False, args.unsafe_fixes))
+    findings.sort(key=lambda f: f.sort_key())
+    with output_to(args.output_file) as out:
+        write_findings(args, out, run, findings, None)
+    return EXIT_CLEAN if args.exit_zero or not findings else EXIT_FINDINGS

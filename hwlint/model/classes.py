@@ -1,0 +1,290 @@
+"""The classes and methods of a file as the model records them: declarations, methods and their
+parameters, decorators, the tests a class body binds, and where the class's header ends.
+
+A mixin of the builder (:class:`hwlint.model.build._Builder`), as :mod:`hwlint.model.calls` and
+:mod:`hwlint.model.devices` are: it reads the builder's text, positions and memo.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+from dataclasses import replace
+
+from .records import HARD, NONE, ClassInfo, Declaration, Decorator, Method, Site
+from .syntax import _after_word, _class_body_statements, _expression, _one_line, _target_names, dotted_name
+
+
+class _ClassScan:
+    def header_colon(self, node: ast.ClassDef) -> Site | None:
+        """The place just after the colon that ends *node*'s header, read from the text after its last
+        base, keyword or type parameter (or after its name), where only brackets, commas, comments
+        and line continuations may come first; None when anything else does."""
+        parts = [*node.bases, *node.keywords, *getattr(node, "type_params", ())]
+        lines = self.lines
+        if parts:
+            last = max(parts, key=lambda p: (p.end_lineno or 0, p.end_col_offset or 0))
+            line = last.end_lineno or last.lineno
+            col = self.col(line, last.end_col_offset or 0)
+        else:  # `class`, blanks, the name (as written: the tree's is NFKC-normalised)
+            line = node.lineno
+            text = lines[line - 1]
+            col = self.col(line, node.col_offset) + len("class")
+            while col < len(text) and text[col] in " \t\f":
+                col += 1
+            while col < len(text) and (text[col].isalnum() or text[col] == "_" or not text[col].isascii()):
+                col += 1
+        while line <= len(lines):
+            text = lines[line - 1]
+            while col < len(text):
+                ch = text[col]
+                if ch == ":":
+                    return Site(line, col + 1)
+                if ch == "#":
+                    break
+                if ch not in _HEADER_FILLER:
+                    return None
+                col += 1
+            line, col = line + 1, 0
+        return None
+
+    def class_info(self, node: ast.ClassDef, nested: bool) -> ClassInfo:
+        scan = id(node) in self.scan_classes and self.scan_devices
+        injected = self.injected_declaration(node)
+        if self.memo is None or injected is not None or id(node) in self.dirty:
+            return self.new_class_info(node, nested, scan, injected)
+        # what a class's methods call is read against the helpers of the classes before it
+        key = ("class", id(node), scan, frozenset(self.method_helpers))
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = (self.new_class_info(node, nested, scan, None), set(self.method_helpers))
+        info, self.method_helpers = found  # type: ignore[misc]
+        self.method_helpers = set(self.method_helpers)
+        return info
+
+    def new_class_info(
+        self, node: ast.ClassDef, nested: bool, scan: bool, injected: tuple[Declaration, Site] | None
+    ) -> ClassInfo:
+        """The :class:`ClassInfo` of *node*, built from one walk of its body (declarations,
+        methods, tests it binds or defines conditionally, the device attribute) and of its device
+        uses. It fills every field of the record at once: a walk per field would read the body
+        several times, and :meth:`class_info` memoizes this whole result per class."""
+        prefix = self.tax.test_method_prefix
+        declarations = []
+        methods = []
+        if injected is not None:
+            declarations.append(injected[0])
+        device_attribute: Site | None = None
+        device_value: str | None = None
+        assigned: list[str] = []
+        conditional: list[str] = []
+        for stmt, nested in _class_body_statements(node.body):
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                methods.append(self.method(stmt, prefix, scan))
+                if nested and stmt.name.startswith(prefix):
+                    conditional.append(stmt.name)
+                continue
+            decl = self.declaration(stmt)
+            if decl is not None:
+                declarations.append(replace(decl, conditional=True) if nested else decl)
+            else:
+                # `test_x = helper` (a lambda, `staticmethod(f)`, `partialmethod(f, 1)`) and a test
+                # imported into the body are collected; `test_ns = "..."` is not (pytest wants a callable)
+                for name in _bound_tests(stmt, prefix):
+                    assigned.append(name)
+                    if nested:
+                        conditional.append(name)
+            if (
+                isinstance(stmt, ast.Assign)
+                and not nested
+                and stmt.value is not None
+                and any(isinstance(t, ast.Name) and t.id in self.tax.device_params for t in stmt.targets)
+            ):
+                device_attribute = self.site(stmt)
+                value = stmt.value
+                device_value = (
+                    value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+                )
+        if scan:
+            methods = self.link_helpers(node, methods)
+        outside = [s for s in node.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        uses = [u for m in methods for u in m.device_uses]
+        if scan:
+            uses += [
+                replace(u, decorator=True) if u.site.line < node.lineno else u
+                for u in self.device_uses(*node.decorator_list, *node.bases, *node.keywords, *outside)
+            ]
+        # methods nested in an if/try of the body are walked twice (as methods and as statements)
+        # (dict, not set: the order of uses at one position must not depend on the hash seed)
+        uses = sorted(dict.fromkeys(uses), key=lambda u: (u.site.line, u.site.col))
+        first = node.body[0]
+        value = first.value if isinstance(first, ast.Expr) else None
+        doc = first if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+        return ClassInfo(
+            name=node.name,
+            site=self.header_site(node, f"class {node.name}"),
+            end_line=node.end_lineno or node.lineno,
+            bases=tuple(dotted_name(b) for b in node.bases),
+            decorators=tuple(self.decorator(d) for d in node.decorator_list),
+            declarations=tuple(declarations),
+            methods=tuple(methods),
+            availability_checks=tuple(u.site for u in uses if u.api),
+            nested=nested,
+            colon=self.header_colon(node),
+            body=injected[1] if injected is not None and doc is None else self.site(first, ""),
+            docstring=self.site(doc, "") if doc is not None else None,
+            device_uses=tuple(u for u in uses if u.kind != NONE),
+            device_attribute=device_attribute,
+            device_value=device_value,
+            assigned_tests=tuple(dict.fromkeys(assigned)),
+            conditional_tests=tuple(dict.fromkeys(conditional)),
+            mentions=self.mentions(node) if any(u.kind == HARD for u in uses) else (),
+        )
+
+    def mentions(self, node: ast.ClassDef, limit: int = 3) -> tuple[Site, ...]:
+        """Up to *limit* places where the text names the class *node* as a word, but its own
+        ``class`` line (a mention in a comment or a string counts too: a conversion is refused
+        rather than risked)."""
+        name, text, out = node.name, self.source, []
+        starts, _ = self.offsets()
+        pos = text.find(name)
+        while pos >= 0 and len(out) < limit:
+            end = pos + len(name)
+            if not _after_word(text, pos) and not (
+                end < len(text) and (text[end].isalnum() or text[end] == "_")
+            ):
+                line = bisect.bisect_right(starts, pos)
+                if line != node.lineno:
+                    out.append(Site(line, pos - starts[line - 1], name, line, end - starts[line - 1]))
+            pos = text.find(name, end)
+        return tuple(out)
+
+    def injected_declaration(self, node: ast.ClassDef) -> tuple[Declaration, Site] | None:
+        """The declaration (and its statement's place) that starts *node*'s body in the text being
+        modelled though not in the tree (see :meth:`Parsed.with_lines`), as if it were parsed."""
+        if not self.injected:
+            return None
+        found = self.injected.get((node.lineno, self.col(node.lineno, node.col_offset)))
+        if found is None:
+            return None
+        line, text = found
+        statement = text.strip()
+        indent = len(text) - len(text.lstrip())
+        value_text = statement.partition("=")[2].strip()
+        value = _expression(value_text)
+        col = indent + statement.index(value_text, statement.index("="))
+        site = Site(line, col, _one_line(value_text, 120), line, col + len(value_text))
+        statement_site = Site(line, indent, "", line, indent + len(statement))
+        return Declaration(site, self.enum_member(value)), statement_site
+
+    def declaration(self, stmt: ast.stmt) -> Declaration | None:
+        attr = self.tax.attribute
+        if isinstance(stmt, ast.Assign):
+            if not any(isinstance(t, ast.Name) and t.id == attr for t in stmt.targets):
+                return None
+            value: ast.expr | None = stmt.value
+        elif isinstance(stmt, ast.AnnAssign):
+            if not (isinstance(stmt.target, ast.Name) and stmt.target.id == attr):
+                return None
+            value = stmt.value
+        else:
+            return None
+        if value is None:  # `hw_classification: HardwareClassification` assigns nothing
+            return Declaration(self.site(stmt), None)
+        return Declaration(self.site(value), self.enum_member(value))
+
+    def enum_member(self, node: ast.expr) -> str | None:
+        """``MEMBER`` for ``<enum>.MEMBER`` where <enum> is the enum, an alias, or a qualified name."""
+        if not isinstance(node, ast.Attribute):
+            return None
+        owner = dotted_name(node.value)
+        if not owner:
+            return None
+        last = owner.rpartition(".")[2]
+        if owner in self.enum_names or ("." in owner and last == self.tax.enum_name):
+            return node.attr
+        return None
+
+    def method(self, node: ast.FunctionDef | ast.AsyncFunctionDef, prefix: str, scan: bool = True) -> Method:
+        if self.memo is None:
+            return self.new_method(node, prefix, scan)
+        key = ("method", id(node), scan)
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = self.new_method(node, prefix, scan)
+        return found  # type: ignore[return-value]
+
+    def new_method(self, node: ast.FunctionDef | ast.AsyncFunctionDef, prefix: str, scan: bool) -> Method:
+        a = node.args
+        args = [*a.posonlyargs, *a.args, *a.kwonlyargs]
+        if a.vararg:
+            args.append(a.vararg)
+        if a.kwarg:
+            args.append(a.kwarg)
+        return Method(
+            name=node.name,
+            site=self.header_site(
+                node, f"{'async ' if isinstance(node, ast.AsyncFunctionDef) else ''}def {node.name}"
+            ),
+            is_test=node.name.startswith(prefix),
+            params=tuple(x.arg for x in args),
+            param_sites=tuple(self.site(x, x.arg) for x in args),
+            decorators=tuple(self.decorator(d) for d in node.decorator_list),
+            device_uses=self.method_uses(node) if scan else (),
+            end_line=node.end_lineno or node.lineno,
+            defaulted=_defaulted(a),
+            parametrized=_parametrized(node.decorator_list),
+        )
+
+    def decorator(self, node: ast.expr) -> Decorator:
+        target = node.func if isinstance(node, ast.Call) else node
+        name = dotted_name(target).rpartition(".")[2]
+        return Decorator(name, self.site(node))
+
+
+_HEADER_FILLER = frozenset(" \t\f()[],\\\r\n")  # what may sit between a class's last base and its colon
+
+
+_CALLABLE_VALUES = (ast.Name, ast.Attribute, ast.Lambda, ast.Call)
+
+
+def _bound_tests(stmt: ast.stmt, prefix: str) -> list[str]:
+    """Test names a class-body statement other than a ``def`` binds to something pytest may call: an
+    assignment of a name, attribute, lambda or call (``test_x = helper``, ``staticmethod(f)``), or
+    an import (``from helpers import test_shared``)."""
+    if isinstance(stmt, ast.Assign) and isinstance(stmt.value, _CALLABLE_VALUES):
+        names = [n for t in stmt.targets for n in _target_names(t)]
+    elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        names = [(a.asname or a.name).partition(".")[0] for a in stmt.names]
+    else:
+        return []
+    return [n for n in names if n.startswith(prefix)]
+
+
+#: Decorators whose first argument names the parameters they give a test (torch's and pytest's).
+_PARAMETRIZE = frozenset({"parametrize", "parametrize_test"})
+
+
+def _defaulted(a: ast.arguments) -> tuple[str, ...]:
+    """The parameters of *a* that have a default value."""
+    positional = [*a.posonlyargs, *a.args]
+    names = [x.arg for x in positional[len(positional) - len(a.defaults) :]] if a.defaults else []
+    names += [x.arg for x, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None]
+    return tuple(names)
+
+
+def _parametrized(decorators: list[ast.expr]) -> tuple[str, ...]:
+    """Parameters ``@parametrize("device, dtype", ...)`` (``parametrize_test``, ``pytest.mark.
+    parametrize``) gives the decorated test."""
+    out: list[str] = []
+    for d in decorators:
+        if not (
+            isinstance(d, ast.Call) and d.args and dotted_name(d.func).rpartition(".")[2] in _PARAMETRIZE
+        ):
+            continue
+        first = d.args[0]
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            out += [n.strip() for n in first.value.split(",") if n.strip()]
+        elif isinstance(first, (ast.Tuple, ast.List)):
+            out += [e.value for e in first.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return tuple(out)

@@ -1,0 +1,203 @@
+"""A file's source: its bytes read as safely as a checked tree allows (:func:`read_source`: a size
+cap, regular files only, a symbolic link only into the trees being checked), and decoded as CPython
+decodes them (:func:`decode_source`: BOM, PEP 263 cookie, stray bytes in comments).
+
+Every layer that reads a checked file reads it here; the trees being checked are this process's
+(:func:`allow_roots`, :func:`checked_trees`), handed to a spawned worker with :func:`restore_roots`.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import io
+import os
+import re
+import stat
+import tokenize
+from collections.abc import Sequence
+
+
+def decode_source(data: bytes) -> tuple[str, str]:
+    """Decode file bytes as Python does (BOM, PEP 263 cookie). Returns (text, encoding).
+
+    A UTF-8 file whose bytes are not all UTF-8 still decodes (each stray byte a lone surrogate,
+    ``surrogateescape``, so that encoding the text gives the bytes back): CPython's ``compile()``,
+    and so ``import`` and pytest, accept such bytes in a comment. Whether they are only there,
+    :func:`parse_file` asks CPython. Raises SyntaxError (a bad cookie) or UnicodeDecodeError."""
+    return _decode(data)[:2]
+
+
+# tokenize's cookie_re and blank_re, on bytes: CPython reads the cookie from the raw line
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.ASCII)
+
+
+_BLANK = re.compile(rb"^[ \t\f]*(?:[#\r\n]|$)", re.ASCII)
+
+
+def _raw_cookie(data: bytes) -> str | None:
+    """The encoding a cookie names on the first or second line (the second only after a blank or
+    comment line), read from the bytes as CPython does: the line need not be UTF-8."""
+    for line in data.splitlines(keepends=True)[:2]:
+        m = _COOKIE.match(line)
+        if m:
+            return m.group(1).decode("ascii")
+        if not _BLANK.match(line):
+            return None
+    return None
+
+
+def _decode(data: bytes) -> tuple[str, str, bool]:
+    """(text, encoding, strict): *strict* is False when UTF-8 bytes did not all decode."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        # detect_encoding also refuses first lines that are not UTF-8, which compile() takes when
+        # they are comments: only a cookie it cannot read stays an error
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            named = _raw_cookie(data)
+            if named is None:
+                return data.decode("utf-8", "surrogateescape"), "utf-8", False
+            encoding = codecs.lookup(named).name  # LookupError: an unknown encoding
+            if encoding != "utf-8":
+                return data.decode(encoding), encoding, True
+            return data.decode("utf-8", "surrogateescape"), "utf-8", False
+        raise
+    try:
+        return data.decode(encoding), encoding, True
+    except UnicodeDecodeError:
+        if encoding not in ("utf-8", "utf-8-sig"):
+            raise
+        return data.decode(encoding, "surrogateescape"), encoding, False
+
+
+MAX_FILE_BYTES = 10 * 1024 * 1024
+
+
+def read_source(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes | str:
+    """The file's bytes, or a one-line reason it cannot be read.
+
+    Files over *max_bytes* are refused: parsing costs about 15 bytes of memory per byte of source,
+    and one generated 50 MB file must not take the whole run down with it. Only regular files are
+    read, and a symbolic link only to a file inside the checked tree (:func:`allow_roots`) and
+    outside /proc, /sys and /dev: a pull request's ``test_env.py -> /proc/self/environ`` or
+    ``test_netrc.py -> ~/.netrc`` would have its target's text parsed and echoed into the log.
+    """
+    try:
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            real = os.path.realpath(path)
+            refused = _outside(real)
+            if refused:
+                return refused
+            path = real  # opened as resolved: a link changed meanwhile is not followed elsewhere
+    except (OSError, ValueError):
+        pass  # the open below says why (missing, too long, a NUL in the name)
+    try:
+        # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except IsADirectoryError:
+        return "Is a directory"
+    except OSError as e:
+        return e.strerror or str(e)
+    except ValueError:  # a NUL in the path (from a lintrunner paths file, say)
+        return "the path holds a NUL character"
+    try:
+        st = os.fstat(fd)
+        kind = file_kind(st.st_mode)
+    except OSError as e:
+        os.close(fd)
+        return e.strerror or str(e)
+    if kind is not None:  # a directory opens for reading too, and fdopen would raise
+        os.close(fd)
+        return kind if kind == "Is a directory" else f"not a regular file ({kind})"
+    with os.fdopen(fd, "rb") as f:
+        # read(n) allocates n bytes before it reads: ask for what fstat says, plus one byte that
+        # shows a file grown since (then read on, up to one byte past the cap)
+        want = min(st.st_size, max_bytes) + 1
+        try:
+            data = f.read(want)
+            if len(data) == want and want <= max_bytes:
+                data += f.read(max_bytes + 1 - want)
+        except OSError as e:
+            return e.strerror or str(e)
+    if len(data) > max_bytes:
+        return f"the file is larger than the {max_bytes // (1024 * 1024)} MB limit (--max-file-size)"
+    return data
+
+
+#: The real paths of the trees being checked (None: the current directory's). A symlink is read
+#: only when its target lies in one of them.
+_roots: set[str] | None = None
+
+
+_PSEUDO = ("/proc/", "/sys/", "/dev/")  # files there are the kernel's, whatever their mode says
+
+
+def allow_roots(paths: Sequence[str]) -> None:
+    """Add the trees under *paths* (a directory, or the directory a named file is in), as given on
+    the command line, to those a symlink may point into (discovery calls this). Roots add up:
+    a process that checks several trees reads links into each, never into others."""
+    global _roots
+    found = set() if _roots is None else set(_roots)
+    for p in paths:
+        try:
+            base = p if os.path.isdir(p) else os.path.dirname(p) or "."
+            found.add(os.path.realpath(base))
+        except (OSError, ValueError):
+            continue
+    _roots = found
+
+
+_projects: set[str] = set()  # the directories of the configurations that govern the run
+
+
+def allowed_roots() -> set[str] | None:
+    """The roots :func:`allow_roots` gave (None: none yet, so the current directory), for a worker."""
+    return _roots
+
+
+def restore_roots(roots: set[str] | None) -> None:
+    """In a spawned worker, the roots of the process that started it (it does not inherit them)."""
+    global _roots
+    _roots = roots
+
+
+def note_project(root: str) -> None:
+    """Add a configuration's directory (the project being checked) to :func:`checked_trees`."""
+    with contextlib.suppress(OSError, ValueError):
+        _projects.add(os.path.realpath(root))
+
+
+def checked_trees() -> set[str]:
+    """Every tree this process checks: the roots given (:func:`allow_roots`) and the projects
+    they belong to (:func:`note_project`). Nothing in them is trusted as hwlint's own (the cache
+    key, say): a pull request can commit any file there."""
+    return (_roots or set()) | _projects
+
+
+def _outside(real: str) -> str | None:
+    """Why a symlink resolving to *real* is not read, or None."""
+    if real.startswith(_PSEUDO):
+        return "a symlink to a special file; not read"
+    roots = _roots if _roots is not None else {os.path.realpath(os.getcwd())}
+    if not any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in roots):
+        return "a symlink to a file outside the checked tree; not read"
+    return None
+
+
+def file_kind(mode: int) -> str | None:
+    """None for a regular file, else what it is: reading a FIFO or a device may never end."""
+    if stat.S_ISREG(mode):
+        return None
+    for test, kind in (
+        (stat.S_ISDIR, "Is a directory"),
+        (stat.S_ISFIFO, "FIFO"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+        (stat.S_ISSOCK, "socket"),
+    ):
+        if test(mode):
+            return kind
+    return "special file"
