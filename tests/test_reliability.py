@@ -234,5 +234,68 @@ def test_flake8_plugin_turns_an_internal_error_into_hwc900(monkeypatch, taxonomy
     monkeypatch.setattr(plugin.HWLintPlugin, "taxonomy", taxonomy)
     found = list(plugin.HWLintPlugin(ast.parse(UNDECLARED), "test_x.py", UNDECLARED.splitlines(True)).run())
     assert [(line, col, text) for line, col, text, _ in found] == [
-        (1, 0, "HWC900 Internal error in rule model: RecursionError: maximum recursion depth exceeded.")
+        (0, 0, "HWC900 Internal error in rule model: RecursionError: maximum recursion depth exceeded.")
     ]
+
+
+def _chains(n: int, depth: int) -> dict[str, str]:
+    """Files whose depth of calls or of inheritance the author controls, each with a noqa on line 1."""
+    head = "import torch  # noqa\nfrom torch.testing._internal.common_utils import TestCase\n\n"
+    helpers = "".join(f"    def _h{i}(self):\n        return self._h{i + 1}()\n" for i in range(n))
+    helpers += f"    def _h{n}(self):\n        return torch.cuda.is_available()\n"
+    cycle = "".join(
+        f"    def test_c{i}(self):\n        return self.test_c{(i + 1) % n}()\n" for i in range(n)
+    )
+    bases = "".join(f"class C{i}(C{i - 1}):\n    pass\n\n" for i in range(1, depth))
+    helpers += "    def test_x(self):\n        self._h0()\n"
+    cycle += "    def test_z(self):\n        torch.cuda.x()\n"
+    return {
+        "test_helpers.py": head + f"class TestChain(TestCase):\n{helpers}",
+        "test_cycle.py": head + f"class TestCycle(TestCase):\n{cycle}",
+        "test_bases.py": head + "class C0(TestCase):\n    def test_a(self):\n        pass\n\n" + bases,
+    }
+
+
+def test_deep_chains_of_calls_and_bases_are_checked_not_hidden(tmp_path):
+    # 1,500 helpers calling each other in turn once exhausted the recursion limit: flake8 got one
+    # HWC900 on line 1, which the line's noqa comment hid, and `hwlint check` said "nested too deeply"
+    n, depth = 1500, 1100  # past the recursion limit (1,000)
+    for name, text in _chains(n, depth).items():
+        (tmp_path / name).write_text(text)
+    res = run_tool("hwlint", "check", "--no-cache", "--output-format", "json", str(tmp_path))
+    found = {(Path(f["filename"]).name, f["code"], f["location"]["row"]) for f in json.loads(res.stdout)}
+    assert {f for f in found if f[0] != "test_bases.py"} == {
+        ("test_helpers.py", "HWC001", 4),
+        ("test_helpers.py", "HWC004", 4),  # the use at the end of the chain is found
+        ("test_cycle.py", "HWC001", 4),
+        ("test_cycle.py", "HWC004", 4),
+    }
+    # every class of the chain inherits C0's test, down to the last
+    assert {code for name, code, _ in found if name == "test_bases.py"} == {"HWC001", "HWC005"}
+    assert ("test_bases.py", "HWC005", 5 + 3 * (depth - 1)) in found  # the last class
+    flake = run_tool("flake8", "--isolated", "--select", "HWC", str(tmp_path))
+    lines = flake.stdout.splitlines()
+    assert not [x for x in lines if "HWC90" in x], lines
+    assert sum("test_helpers.py:4:1: HWC004" in x for x in lines) == 1
+
+
+def test_an_internal_error_is_reported_where_no_line_noqa_hides_it(monkeypatch, taxonomy, tmp_path):
+    def broken(ctx):
+        raise ZeroDivisionError("boom")
+        yield  # pragma: no cover
+
+    monkeypatch.setitem(
+        RULES, "HWC204", RULES["HWC204"].__class__(**{**RULES["HWC204"].__dict__, "check": broken})
+    )
+    source = "import torch  # noqa\n" + UNDECLARED
+    assert codes(check_source(source, "test_x.py", taxonomy)) == [(1, "HWC900"), (2, "HWC001")]
+    assert codes(check_source(source.replace("# noqa", "# noqa: HWC900"), "test_x.py", taxonomy)) == [
+        (1, "HWC900"),
+        (2, "HWC001"),
+    ]
+    # flake8 reads a noqa from the line a finding is on: the plugin says line 0, as flake8's E902
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "pyproject.toml").write_text('[tool.hwlint]\nselect = ["NOPE"]\n')
+    (tmp_path / "sub" / "test_x.py").write_text(source)
+    res = run_tool("flake8", "--isolated", "--select", "HWC", ".", cwd=tmp_path)
+    assert res.stdout.startswith("./sub/test_x.py:0:1: HWC900 Internal error in rule configuration: "), res

@@ -159,7 +159,11 @@ def build_model(source: str | bytes, path: str, taxonomy: Taxonomy, devices: boo
     Without *devices* the model holds no device evidence (no :class:`DeviceUse`, no helper calls,
     no ``test_uses``): the selector reads none, and the scan that finds it costs more than the rest
     of the model together."""
-    return parse_file(source, path, taxonomy, devices=devices)[0]
+    try:
+        return parse_file(source, path, taxonomy, devices=devices)[0]
+    except RecursionError:  # a bug of hwlint's, not the file's (check reports it as HWC900)
+        reason = "hwlint's model of the file exceeded the recursion limit (an internal error)"
+        return FileModel(path, error=ParseError(1, 0, reason))
 
 
 def parse_file(
@@ -199,10 +203,9 @@ def parse_file(
     except (ValueError, RecursionError, MemoryError) as e:
         return FileModel(path, error=ParseError(1, 0, _reason(e)), encoding=encoding), None
     memo: dict[object, object] | None = {"source": source} if keep else None
-    try:
-        model = _Builder(source, path, taxonomy, memo, devices=devices).build(tree, encoding)
-    except RecursionError as e:
-        return FileModel(path, error=ParseError(1, 0, _reason(e)), encoding=encoding), None
+    # the builder walks iteratively: a RecursionError from it is hwlint's bug, not the file's
+    # nesting (which CPython's parser measured above), and propagates (HWC900)
+    model = _Builder(source, path, taxonomy, memo, devices=devices).build(tree, encoding)
     return model, (Parse(source, tree, path, taxonomy, encoding, memo) if memo is not None else None)
 
 

@@ -155,9 +155,16 @@ def _finding(
     return Finding(path, line, col, code, message, end_line or line, end_col, fix)  # type: ignore[arg-type]
 
 
+#: Findings about the file as a whole, or about hwlint itself: reported on line 1, whose noqa
+#: comment (a blanket one after ``import torch``) must not silence them; a file-level one does.
+WHOLE_FILE = frozenset({"HWC900", "HWC901", "HWC902"})
+
+
 def _suppressed(model: FileModel, finding: Finding) -> bool:
     if model.exempts(finding.code):  # a file-level noqa (flake8's, or hwlint's with codes)
         return True
+    if finding.code in WHOLE_FILE:
+        return False
     codes = model.noqa_codes(finding.line)
     if codes is None:
         return False
