@@ -299,3 +299,69 @@ def test_an_internal_error_is_reported_where_no_line_noqa_hides_it(monkeypatch, 
     (tmp_path / "sub" / "test_x.py").write_text(source)
     res = run_tool("flake8", "--isolated", "--select", "HWC", ".", cwd=tmp_path)
     assert res.stdout.startswith("./sub/test_x.py:0:1: HWC900 Internal error in rule configuration: "), res
+
+
+def _peak(args: list[str], cwd) -> tuple[int, str, int]:
+    """(exit code, stdout, peak resident KB of the process and its workers) of *args*."""
+    script = (
+        "import resource, subprocess, sys\n"
+        "r = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+        "sys.stdout.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) + '\\n' + r.stdout)\n"
+        "sys.exit(r.returncode)\n"
+    )
+    res = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, cwd=cwd)
+    peak, _, out = res.stdout.partition("\n")
+    return res.returncode, out, int(peak)
+
+
+def test_every_line_end_and_token_counts_toward_the_parse_cost(tmp_path):
+    # the estimate counted only \n: 10 MB of `1\r` passed as clean after 7.8 GB and 69 s per
+    # worker, and one 8 MB line of `a<a<a...` took 3.4 GB
+    (tmp_path / "test_cr.py").write_bytes(b"1\r" * 5_000_000)
+    (tmp_path / "test_lt.py").write_bytes(b"x = " + b"<".join([b"a"] * 4_000_000) + b"\n")
+    (tmp_path / "test_and.py").write_bytes(b"x = " + b" and ".join([b"a"] * 1_500_000) + b"\n")
+    (tmp_path / "test_ok.py").write_text(UNDECLARED)
+    hwlint = str(Path(sys.executable).parent / "hwlint")
+    code, out, peak_kb = _peak([hwlint, "check", "--no-cache", "-j", "2", "."], tmp_path)
+    assert code == 1
+    assert out.splitlines()[:4] == [
+        "test_and.py:1:1: HWC901 Cannot check file: the file is too large to parse safely "
+        "(3,000,004 syntax units, more than 2,000,000).",
+        "test_cr.py:1:1: HWC901 Cannot check file: the file is too large to parse safely "
+        "(20,000,000 syntax units, more than 2,000,000).",
+        "test_lt.py:1:1: HWC901 Cannot check file: the file is too large to parse safely "
+        "(8,000,004 syntax units, more than 2,000,000).",
+        "test_ok.py:1:1: HWC001 [*] Test class `TestA` does not declare `hw_classification`.",
+    ]
+    assert peak_kb < 400 * 1024
+
+
+def test_a_worker_that_runs_out_of_memory_reports_the_file_and_the_run_goes_on(tmp_path):
+    # under the parse-cost cap, but more than a worker may take (the cap lowered to 150 MB here;
+    # 3 GB in a run): a MemoryError is HWC901 for that file, every other file is checked
+    (tmp_path / "test_big.py").write_text("x = [" + ", ".join(["a"] * 400_000) + "]\n")
+    for i in range(8):
+        (tmp_path / f"test_ok{i}.py").write_text(UNDECLARED)
+    script = (
+        "import sys\n"
+        "from hwlint.cli.check import main\n"
+        "from hwlint.pipeline import engine\n"
+        "engine.WORKER_MEMORY = 150 * 2**20\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", script, "check", "--no-cache", "-j", "2", "."],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    lines = res.stdout.splitlines()
+    assert (res.returncode, lines[0]) == (
+        1,
+        "test_big.py:1:1: HWC901 Cannot check file: the file is nested too deeply or too large to parse "
+        "(the parser ran out of memory).",
+    ), res.stderr
+    assert sum(": HWC001 " in x for x in lines) == 8
+    # the same file within the limit is checked like any other
+    res = run_tool("hwlint", "check", "--no-cache", "-j", "2", "test_big.py", cwd=tmp_path)
+    assert "HWC901" not in res.stdout

@@ -137,6 +137,8 @@ def run_rules(
                 out.append(
                     _finding(model.path, code, site.line, site.col, fields, site.end_line, site.end_col)
                 )
+        except MemoryError:
+            raise  # the file is too large for this process (the engine reports it), not a bug
         except Exception as e:
             if selection.enabled("HWC900"):
                 error = f"{type(e).__name__}: {e}".rstrip(".")
@@ -216,6 +218,8 @@ def check_in_context(
     keep = keep or edits
     try:
         model, parsed = parse_file(source, path, taxonomy, keep)
+    except MemoryError:
+        raise
     except Exception as e:
         error = f"{type(e).__name__}: {e}".rstrip(".")
         finding = _finding(path, "HWC900", 1, 0, {"rule": "model", "error": error})
