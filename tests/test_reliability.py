@@ -239,7 +239,8 @@ def test_flake8_plugin_turns_an_internal_error_into_hwc900(monkeypatch, taxonomy
 
 
 def _chains(n: int, depth: int) -> dict[str, str]:
-    """Files whose depth of calls or of inheritance the author controls, each with a noqa on line 1."""
+    """Files whose depth of calls, of inheritance or of a sum the author controls, each with a noqa
+    on line 1."""
     head = "import torch  # noqa\nfrom torch.testing._internal.common_utils import TestCase\n\n"
     helpers = "".join(f"    def _h{i}(self):\n        return self._h{i + 1}()\n" for i in range(n))
     helpers += f"    def _h{n}(self):\n        return torch.cuda.is_available()\n"
@@ -249,7 +250,14 @@ def _chains(n: int, depth: int) -> dict[str, str]:
     bases = "".join(f"class C{i}(C{i - 1}):\n    pass\n\n" for i in range(1, depth))
     helpers += "    def test_x(self):\n        self._h0()\n"
     cycle += "    def test_z(self):\n        torch.cuda.x()\n"
+    terms = "+".join(["('cuda',)"] * 2500)  # CPython parses it: a tree 2,500 deep
+    sums = (
+        "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
+        f"X = ()\nX += {terms}\nclass TestSum(TestCase):\n    def test_a(self, device):\n        pass\n"
+        f"instantiate_device_type_tests(TestSum, globals(), only_for={terms})\n"
+    )
     return {
+        "test_sums.py": head + sums,
         "test_helpers.py": head + f"class TestChain(TestCase):\n{helpers}",
         "test_cycle.py": head + f"class TestCycle(TestCase):\n{cycle}",
         "test_bases.py": head + "class C0(TestCase):\n    def test_a(self):\n        pass\n\n" + bases,
@@ -265,6 +273,7 @@ def test_deep_chains_of_calls_and_bases_are_checked_not_hidden(tmp_path):
     res = run_tool("hwlint", "check", "--no-cache", "--output-format", "json", str(tmp_path))
     found = {(Path(f["filename"]).name, f["code"], f["location"]["row"]) for f in json.loads(res.stdout)}
     assert {f for f in found if f[0] != "test_bases.py"} == {
+        ("test_sums.py", "HWC001", 7),
         ("test_helpers.py", "HWC001", 4),
         ("test_helpers.py", "HWC004", 4),  # the use at the end of the chain is found
         ("test_cycle.py", "HWC001", 4),
@@ -273,10 +282,14 @@ def test_deep_chains_of_calls_and_bases_are_checked_not_hidden(tmp_path):
     # every class of the chain inherits C0's test, down to the last
     assert {code for name, code, _ in found if name == "test_bases.py"} == {"HWC001", "HWC005"}
     assert ("test_bases.py", "HWC005", 5 + 3 * (depth - 1)) in found  # the last class
-    flake = run_tool("flake8", "--isolated", "--select", "HWC", str(tmp_path))
+    # through flake8, the helpers' chain and cycle (pyflakes, which flake8 runs first, itself
+    # exceeds the recursion limit on the 2,500-term sum)
+    flake = run_tool(
+        "flake8", "--isolated", "--select", "HWC", "test_helpers.py", "test_cycle.py", cwd=tmp_path
+    )
     lines = flake.stdout.splitlines()
     assert not [x for x in lines if "HWC90" in x], lines
-    assert sum("test_helpers.py:4:1: HWC004" in x for x in lines) == 1
+    assert sum(x.startswith("test_helpers.py:4:1: HWC004") for x in lines) == 1
 
 
 def test_an_internal_error_is_reported_where_no_line_noqa_hides_it(monkeypatch, taxonomy, tmp_path):
