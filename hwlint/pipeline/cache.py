@@ -1,9 +1,10 @@
 """A ruff-style result cache: per file, bound to its content hash and to everything that shapes a result.
 
 Each kind of value (the checker's findings, hwselect's selections, the report's summaries) lives in
-its own file under ``.hwlint_cache/``, named after the hwlint version, the taxonomy digest and the
-kind with its options (``--max-file-size``, selector runners...), so a command loads only what it
-reads. The same key is written inside the file and checked on load, so a renamed file is foreign.
+its own file under ``.hwlint_cache/``, named after the hwlint version, a digest of its code
+(:func:`code_digest`), the taxonomy digest and the kind with its options (``--max-file-size``,
+selector runners...), so a command loads only what it reads. The same key is written inside the
+file and checked on load, so a renamed file is foreign.
 
 The cache directory may come with the code being checked (a pull request can commit one), so
 nothing in it is trusted:
