@@ -14,6 +14,10 @@ flake8 hands over one file at a time. Where a base or an instantiated class of i
 module it imports (a file named as ``hwlint check`` discovers test files), that module is loaded
 (once per process) and the rules see it, as ``hwlint check`` does. What only another module can
 tell, that it instantiates a class of this file, flake8 cannot know: HWC102 stays file-local here.
+
+An internal error (HWC900) or a file that cannot be checked (HWC901) is reported on line 0, as
+flake8 reports its own E902: flake8 reads a ``# noqa`` from the physical line a finding is on,
+and line 1's ``import torch  # noqa`` must not hide that the file went unchecked.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from . import __version__
 from .model import model_from_tree
 from .pipeline.config import ConfigError, Configs, is_test_file_name
 from .project import around
-from .rules.check import Selection, run_rules, selector_problem
+from .rules.check import WHOLE_FILE, Selection, run_rules, selector_problem
 from .rules.registry import RULES
 from .taxonomy import Taxonomy, TaxonomyError, load_taxonomy
 
@@ -85,7 +89,7 @@ class HWLintPlugin:
         try:
             selection = self._scope()
         except ConfigError as e:  # a configuration met on the way: said where it is, once per file
-            yield 1, 0, "HWC900 " + RULES["HWC900"].message.format(rule="configuration", error=e), type(self)
+            yield 0, 0, "HWC900 " + RULES["HWC900"].message.format(rule="configuration", error=e), type(self)
             return
         if selection is None:
             return
@@ -95,9 +99,12 @@ class HWLintPlugin:
                 model = around(model, taxonomy, accept=is_test_file_name)
         except Exception as e:  # a bug of ours is a finding for this file, never a flake8 traceback
             error = f"{type(e).__name__}: {e}".rstrip(".")
-            yield 1, 0, "HWC900 " + RULES["HWC900"].message.format(rule="model", error=error), type(self)
+            yield 0, 0, "HWC900 " + RULES["HWC900"].message.format(rule="model", error=error), type(self)
             return
         for f in run_rules(model, taxonomy, selection, noqa=False):
             if model.exempts(f.code):  # hwlint's file-level noqa: flake8 does not know it
                 continue
-            yield f.line, f.col, f"{f.code} {f.message}", type(self)
+            if f.code in WHOLE_FILE:  # on no line a noqa comment can be on
+                yield 0, 0, f"{f.code} {f.message}", type(self)
+            else:
+                yield f.line, f.col, f"{f.code} {f.message}", type(self)

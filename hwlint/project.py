@@ -132,6 +132,16 @@ class Project:
             self._modules[key] = self._find_module(importer, module)
         return self._modules[key]
 
+    def resolutions(self) -> list[tuple[str, str, str | None]]:
+        """Every module lookup made so far: (directory of the importer, module, the file found or
+        None). A result that used the project depends on exactly these (a file added that shadows
+        one, another current directory, other roots change some)."""
+        return [(d, m, found) for (d, m), found in self._modules.items()]
+
+    def resolves_as(self, recorded: Iterable[tuple[str, str, str | None]]) -> bool:
+        """Whether each of the *recorded* lookups (:meth:`resolutions`) finds the same file here."""
+        return all(self.module_file(os.path.join(d, "__init__.py"), m) == found for d, m, found in recorded)
+
     def _find_module(self, importer: str, module: str) -> str | None:
         level = len(module) - len(module.lstrip("."))
         parts = [p for p in module[level:].split(".") if p]

@@ -63,6 +63,7 @@ def vendor_taxonomy() -> Taxonomy:
 # console scripts instead. tests/test_packaging.py and the CLI tests that need a real process (the
 # entry point, a broken pipe) start one themselves.
 _IN_PROCESS = {"hwlint": "hwlint.cli.check", "hwselect": "hwlint.cli.select"}
+_MODULES = {"flake8"}  # tools run as ``python -m`` when this interpreter has no script for them
 
 
 def run_tool(
@@ -72,7 +73,12 @@ def run_tool(
     if args[0] in _IN_PROCESS and not os.environ.get("HWLINT_TEST_SUBPROCESS"):
         return _run_in_process(args[0], list(args[1:]), cwd, input)
     exe = Path(sys.executable).parent / args[0]
-    cmd = [str(exe) if exe.exists() else args[0], *args[1:]]
+    if exe.exists():
+        cmd = [str(exe), *args[1:]]
+    elif args[0] in _MODULES:  # a venv on system site packages has flake8 but not its script: the
+        cmd = [sys.executable, "-m", args[0], *args[1:]]  # one on PATH would load another hwlint
+    else:
+        cmd = list(args)
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1"}
     return subprocess.run(cmd, cwd=cwd, input=input, capture_output=True, text=True, env=env, timeout=300)
 

@@ -234,3 +234,82 @@ def test_values_json_cannot_hold_are_not_encoded():
     for value in ({1: "a"}, {"a"}, object()):
         with pytest.raises(TypeError):
             encode(value)
+
+
+def test_values_are_keyed_by_a_digest_of_hwlints_code(tree, taxonomy, tmp_path_factory):
+    # two commits of hwlint both call themselves 0.1.0, and an editable install changes in place:
+    # a changed rule must not be served its old messages
+    import shutil
+
+    import hwlint
+    from hwlint.pipeline.cache import code_digest
+
+    package = tmp_path_factory.mktemp("code") / "hwlint"
+    shutil.copytree(os.path.dirname(hwlint.__file__), package, ignore=shutil.ignore_patterns("__pycache__"))
+    assert code_digest(str(package)) == code_digest()
+    rule = package / "rules" / "declarations.py"
+    rule.write_text(rule.read_text().replace("does not declare", "never declares"))
+    changed = code_digest(str(package))
+    assert changed != code_digest()
+    (package / "rules" / "new_rule.py").write_text("")
+    assert code_digest(str(package)) not in (changed, code_digest())
+
+    src = str(tree / "test_a.py")
+    cold = check_paths([src], taxonomy, 1, Cache(tree / "c", taxonomy.digest))
+    assert check_paths([src], taxonomy, 1, Cache(tree / "c", taxonomy.digest)) == cold
+    other = Cache(tree / "c", taxonomy.digest, code=changed)
+    assert other.path_for(CHECK) != Cache(tree / "c", taxonomy.digest).path_for(CHECK)
+    assert other.get(src, content_hash((tree / "test_a.py").read_bytes()), CHECK, list[Finding]) is None
+    # a store written by other code, renamed to this code's name, is refused by its header
+    os.replace(Cache(tree / "c", taxonomy.digest).path_for(CHECK), other.path_for(CHECK))
+    renamed = Cache(tree / "c", taxonomy.digest, code=changed)
+    assert renamed.entries(CHECK) == {} and renamed.dirty
+
+
+_ACCELERATOR_X = (
+    "from torch.testing._internal.common_utils import TestCase, HardwareClassification\n\n"
+    "class TestX(TestCase):\n"
+    "    hw_classification = HardwareClassification.ACCELERATOR\n"
+    "    def test_a(self, device):\n        pass\n"
+)
+
+
+def test_a_cached_cross_file_result_holds_only_while_imports_resolve_as_they_did(tmp_path):
+    # sub/test_a.py instantiates TestX, which sub/test_m.py imports from test_c: ./test_c.py, until
+    # a sub/test_c.py shadows it (whose TestX is GENERIC); the contents the links name are unchanged
+    tree = tmp_path / "t"
+    (tree / "sub").mkdir(parents=True)
+    (tree / "pyproject.toml").write_text("[tool.hwlint]\n")
+    (tree / "test_c.py").write_text(_ACCELERATOR_X)
+    (tree / "sub" / "test_m.py").write_text("from test_c import TestX\n")
+    (tree / "sub" / "test_a.py").write_text(
+        "from test_m import TestX\n"
+        "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n\n"
+        "instantiate_device_type_tests(TestX, globals())\n"
+    )
+    shadow = _ACCELERATOR_X.replace("ACCELERATOR", "GENERIC").replace("self, device", "self")
+
+    def check(*args, cwd=tree):
+        res = run_tool("hwlint", "check", "--output-format", "concise", *args, cwd=cwd)
+        return sorted(
+            line.split(": ")[0] + " " + line.split()[1] for line in res.stdout.splitlines() if ": HWC" in line
+        )
+
+    def select(*args, cwd=tree):
+        res = run_tool("hwselect", "cpu", "--format", "k", *args, cwd=cwd)
+        return res.returncode, res.stdout
+
+    assert check(".") == check("--no-cache", ".") == []
+    assert select(".") == select("--no-cache", ".")
+    before = select(".")
+    (tree / "sub" / "test_c.py").write_text(shadow)
+    expected = ["sub/test_a.py:4:1 HWC101", "test_c.py:3:1 HWC102"]
+    assert check("--no-cache", ".") == expected
+    assert check(".") == expected  # the warm run, the cache written before the shadow came
+    assert select(".") == select("--no-cache", ".") != before
+    (tree / "sub" / "test_c.py").unlink()
+    assert check(".") == check("--no-cache", ".") == []
+    assert select(".") == select("--no-cache", ".") == before
+    # from another directory the absolute imports resolve against another current directory
+    (tree / "sub" / "test_c.py").write_text(shadow)
+    assert check("..", cwd=tree / "sub") == check("--no-cache", "..", cwd=tree / "sub")

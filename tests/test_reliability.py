@@ -234,5 +234,147 @@ def test_flake8_plugin_turns_an_internal_error_into_hwc900(monkeypatch, taxonomy
     monkeypatch.setattr(plugin.HWLintPlugin, "taxonomy", taxonomy)
     found = list(plugin.HWLintPlugin(ast.parse(UNDECLARED), "test_x.py", UNDECLARED.splitlines(True)).run())
     assert [(line, col, text) for line, col, text, _ in found] == [
-        (1, 0, "HWC900 Internal error in rule model: RecursionError: maximum recursion depth exceeded.")
+        (0, 0, "HWC900 Internal error in rule model: RecursionError: maximum recursion depth exceeded.")
     ]
+
+
+def _chains(n: int, depth: int) -> dict[str, str]:
+    """Files whose depth of calls, of inheritance or of a sum the author controls, each with a noqa
+    on line 1."""
+    head = "import torch  # noqa\nfrom torch.testing._internal.common_utils import TestCase\n\n"
+    helpers = "".join(f"    def _h{i}(self):\n        return self._h{i + 1}()\n" for i in range(n))
+    helpers += f"    def _h{n}(self):\n        return torch.cuda.is_available()\n"
+    cycle = "".join(
+        f"    def test_c{i}(self):\n        return self.test_c{(i + 1) % n}()\n" for i in range(n)
+    )
+    bases = "".join(f"class C{i}(C{i - 1}):\n    pass\n\n" for i in range(1, depth))
+    helpers += "    def test_x(self):\n        self._h0()\n"
+    cycle += "    def test_z(self):\n        torch.cuda.x()\n"
+    terms = "+".join(["('cuda',)"] * 2500)  # CPython parses it: a tree 2,500 deep
+    sums = (
+        "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
+        f"X = ()\nX += {terms}\nclass TestSum(TestCase):\n    def test_a(self, device):\n        pass\n"
+        f"instantiate_device_type_tests(TestSum, globals(), only_for={terms})\n"
+    )
+    return {
+        "test_sums.py": head + sums,
+        "test_helpers.py": head + f"class TestChain(TestCase):\n{helpers}",
+        "test_cycle.py": head + f"class TestCycle(TestCase):\n{cycle}",
+        "test_bases.py": head + "class C0(TestCase):\n    def test_a(self):\n        pass\n\n" + bases,
+    }
+
+
+def test_deep_chains_of_calls_and_bases_are_checked_not_hidden(tmp_path):
+    # 1,500 helpers calling each other in turn once exhausted the recursion limit: flake8 got one
+    # HWC900 on line 1, which the line's noqa comment hid, and `hwlint check` said "nested too deeply"
+    n, depth = 1500, 1100  # past the recursion limit (1,000)
+    for name, text in _chains(n, depth).items():
+        (tmp_path / name).write_text(text)
+    res = run_tool("hwlint", "check", "--no-cache", "--output-format", "json", str(tmp_path))
+    found = {(Path(f["filename"]).name, f["code"], f["location"]["row"]) for f in json.loads(res.stdout)}
+    assert {f for f in found if f[0] != "test_bases.py"} == {
+        ("test_sums.py", "HWC001", 7),
+        ("test_helpers.py", "HWC001", 4),
+        ("test_helpers.py", "HWC004", 4),  # the use at the end of the chain is found
+        ("test_cycle.py", "HWC001", 4),
+        ("test_cycle.py", "HWC004", 4),
+    }
+    # every class of the chain inherits C0's test, down to the last
+    assert {code for name, code, _ in found if name == "test_bases.py"} == {"HWC001", "HWC005"}
+    assert ("test_bases.py", "HWC005", 5 + 3 * (depth - 1)) in found  # the last class
+    # through flake8, the helpers' chain and cycle (pyflakes, which flake8 runs first, itself
+    # exceeds the recursion limit on the 2,500-term sum)
+    flake = run_tool(
+        "flake8", "--isolated", "--select", "HWC", "test_helpers.py", "test_cycle.py", cwd=tmp_path
+    )
+    lines = flake.stdout.splitlines()
+    assert not [x for x in lines if "HWC90" in x], lines
+    assert sum(x.startswith("test_helpers.py:4:1: HWC004") for x in lines) == 1
+
+
+def test_an_internal_error_is_reported_where_no_line_noqa_hides_it(monkeypatch, taxonomy, tmp_path):
+    def broken(ctx):
+        raise ZeroDivisionError("boom")
+        yield  # pragma: no cover
+
+    monkeypatch.setitem(
+        RULES, "HWC204", RULES["HWC204"].__class__(**{**RULES["HWC204"].__dict__, "check": broken})
+    )
+    source = "import torch  # noqa\n" + UNDECLARED
+    assert codes(check_source(source, "test_x.py", taxonomy)) == [(1, "HWC900"), (2, "HWC001")]
+    assert codes(check_source(source.replace("# noqa", "# noqa: HWC900"), "test_x.py", taxonomy)) == [
+        (1, "HWC900"),
+        (2, "HWC001"),
+    ]
+    # flake8 reads a noqa from the line a finding is on: the plugin says line 0, as flake8's E902
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "pyproject.toml").write_text('[tool.hwlint]\nselect = ["NOPE"]\n')
+    (tmp_path / "sub" / "test_x.py").write_text(source)
+    res = run_tool("flake8", "--isolated", "--select", "HWC", ".", cwd=tmp_path)
+    assert res.stdout.startswith("./sub/test_x.py:0:1: HWC900 Internal error in rule configuration: "), res
+
+
+def _peak(args: list[str], cwd) -> tuple[int, str, int]:
+    """(exit code, stdout, peak resident KB of the process and its workers) of *args*."""
+    script = (
+        "import resource, subprocess, sys\n"
+        "r = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+        "sys.stdout.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) + '\\n' + r.stdout)\n"
+        "sys.exit(r.returncode)\n"
+    )
+    res = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, cwd=cwd)
+    peak, _, out = res.stdout.partition("\n")
+    return res.returncode, out, int(peak)
+
+
+def test_every_line_end_and_token_counts_toward_the_parse_cost(tmp_path):
+    # the estimate counted only \n: 10 MB of `1\r` passed as clean after 7.8 GB and 69 s per
+    # worker, and one 8 MB line of `a<a<a...` took 3.4 GB
+    (tmp_path / "test_cr.py").write_bytes(b"1\r" * 5_000_000)
+    (tmp_path / "test_lt.py").write_bytes(b"x = " + b"<".join([b"a"] * 4_000_000) + b"\n")
+    (tmp_path / "test_and.py").write_bytes(b"x = " + b" and ".join([b"a"] * 1_500_000) + b"\n")
+    (tmp_path / "test_ok.py").write_text(UNDECLARED)
+    hwlint = str(Path(sys.executable).parent / "hwlint")
+    code, out, peak_kb = _peak([hwlint, "check", "--no-cache", "-j", "2", "."], tmp_path)
+    assert code == 1
+    assert out.splitlines()[:4] == [
+        "test_and.py:1:1: HWC901 Cannot check file: the file is too large to parse safely "
+        "(3,000,004 syntax units, more than 2,000,000).",
+        "test_cr.py:1:1: HWC901 Cannot check file: the file is too large to parse safely "
+        "(20,000,000 syntax units, more than 2,000,000).",
+        "test_lt.py:1:1: HWC901 Cannot check file: the file is too large to parse safely "
+        "(8,000,004 syntax units, more than 2,000,000).",
+        "test_ok.py:1:1: HWC001 [*] Test class `TestA` does not declare `hw_classification`.",
+    ]
+    assert peak_kb < 400 * 1024
+
+
+def test_a_worker_that_runs_out_of_memory_reports_the_file_and_the_run_goes_on(tmp_path):
+    # under the parse-cost cap, but more than a worker may take (the cap lowered to 150 MB here;
+    # 3 GB in a run): a MemoryError is HWC901 for that file, every other file is checked
+    (tmp_path / "test_big.py").write_text("x = [" + ", ".join(["a"] * 400_000) + "]\n")
+    for i in range(8):
+        (tmp_path / f"test_ok{i}.py").write_text(UNDECLARED)
+    script = (
+        "import sys\n"
+        "from hwlint.cli.check import main\n"
+        "from hwlint.pipeline import engine\n"
+        "engine.WORKER_MEMORY = 150 * 2**20\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", script, "check", "--no-cache", "-j", "2", "."],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    lines = res.stdout.splitlines()
+    assert (res.returncode, lines[0]) == (
+        1,
+        "test_big.py:1:1: HWC901 Cannot check file: the file is nested too deeply or too large to parse "
+        "(the parser ran out of memory).",
+    ), res.stderr
+    assert sum(": HWC001 " in x for x in lines) == 8
+    # the same file within the limit is checked like any other
+    res = run_tool("hwlint", "check", "--no-cache", "-j", "2", "test_big.py", cwd=tmp_path)
+    assert "HWC901" not in res.stdout

@@ -59,7 +59,7 @@ def test_pipeline_is_linear_in_classes_and_calls(taxonomy):
 
 
 def test_parse_cost_is_capped_before_parsing(taxonomy):
-    ones = "1\n" * (MAX_PARSE_COST // 3 + 1)  # 4 MB of this took 3.3 GB in CPython's parser
+    ones = "1\n" * (MAX_PARSE_COST // 4 + 1)  # 4 MB of this took 3.3 GB in CPython's parser
     start = time.perf_counter()
     [finding] = check_source(ones, "test_ones.py", taxonomy)
     assert time.perf_counter() - start < 1

@@ -19,9 +19,9 @@ from collections.abc import Iterable
 from ..model import decode_source, split_lines
 from ..model.noqa import comments, directive, noqa_directives, ruff_directive
 from ..model.source import read_source
-from ..rules.check import Finding
+from ..rules.check import WHOLE_FILE, Finding
 
-UNSILENCEABLE = frozenset({"HWC900", "HWC901", "HWC902"})
+UNSILENCEABLE = WHOLE_FILE
 
 
 def add_noqa(findings: Iterable[Finding]) -> tuple[int, list[str], int]:

@@ -76,17 +76,42 @@ class _Overlay:
 # Building the model
 
 
-# CPython's parser needs about 600 bytes per "syntax unit" below (3 per line, 1 per punctuation mark
-# that opens or separates nodes): 4 MB of `1\n` would take 3.3 GB. This cap keeps one file under
-# about 1 GB; PyTorch's largest test file has fewer than 100,000 units, a generated file of 50,000
-# test classes 1.3 million.
-MAX_PARSE_COST = 1_500_000
-_COST_MARKS = ",;([{=.:"
+# CPython's parser needs some 350 to 900 bytes per "syntax unit" below: 3 per line (every line end
+# its tokenizer accepts: \n, \r\n and a lone \r) and per `;` (each a statement), 1 per operator or
+# punctuation mark and 1 per word (a name, a keyword, a number): 4 MB of `1\n` took 3.3 GB,
+# 10 MB of `1\r` 7.8 GB, one 8 MB line of `a<a<a...` 3.4 GB. This cap keeps one file near 1 GB;
+# PyTorch's largest test file has about 160,000 units, a generated file of 50,000 test classes
+# 1.7 million (580 MB). Past an estimate, each worker's memory is capped too (the engine's).
+MAX_PARSE_COST = 2_000_000
+_MARKS = b",([{=.:<>+-*/%&|^~@!"
 
 
-def parse_cost(source: str) -> int:
-    """A cheap, linear estimate of what parsing *source* costs (a few fast scans, no tokenizing)."""
-    return 3 * source.count("\n") + sum(source.count(c) for c in _COST_MARKS)
+def _cost_tables() -> tuple[bytes, bytes]:
+    """Two byte maps: each mark to ``p`` and ``;`` to ``s`` (all else to a space); each word byte
+    (ASCII letters, digits, ``_`` and every byte of a non-ASCII character) to 1 (all else to 0)."""
+    kinds = bytearray(b" " * 256)
+    for b in _MARKS:
+        kinds[b] = ord("p")
+    kinds[ord(";")] = ord("s")
+    words = bytes(int(b >= 0x80 or chr(b).isalnum() or b == ord("_")) for b in range(256))
+    return bytes(kinds), words
+
+
+_KINDS, _WORD_BYTES = _cost_tables()
+
+
+def parse_cost(source: str | bytes) -> int:
+    """A cheap, linear estimate of what parsing *source* costs (a few scans in C, no tokenizing)."""
+    data = source if isinstance(source, bytes) else source.encode("utf-8", "surrogateescape")
+    lines = data.count(b"\n")
+    if b"\r" in data:  # a lone \r ends a line too (10 MB of `1\r` once passed as one line)
+        lines += data.count(b"\r") - data.count(b"\r\n")
+    kinds = data.translate(_KINDS)
+    # words: the bytes that start a run of word bytes, counted as the bits of one integer whose
+    # bytes are 0 or 1 (a bit set whose left neighbour byte is not)
+    w = int.from_bytes(data.translate(_WORD_BYTES), "big")
+    words = (w ^ (w & (w >> 8))).bit_count()
+    return 3 * lines + 3 * kinds.count(b"s") + kinds.count(b"p") + words
 
 
 def build_model(source: str | bytes, path: str, taxonomy: Taxonomy, devices: bool = True) -> FileModel:
@@ -95,7 +120,11 @@ def build_model(source: str | bytes, path: str, taxonomy: Taxonomy, devices: boo
     Without *devices* the model holds no device evidence (no :class:`DeviceUse`, no helper calls,
     no ``test_uses``): the selector reads none, and the scan that finds it costs more than the rest
     of the model together."""
-    return parse_file(source, path, taxonomy, devices=devices)[0]
+    try:
+        return parse_file(source, path, taxonomy, devices=devices)[0]
+    except RecursionError:  # a bug of hwlint's, not the file's (check reports it as HWC900)
+        reason = "hwlint's model of the file exceeded the recursion limit (an internal error)"
+        return FileModel(path, error=ParseError(1, 0, reason))
 
 
 def parse_file(
@@ -115,7 +144,7 @@ def parse_file(
         except (SyntaxError, LookupError) as e:
             return FileModel(path, error=ParseError(1, 0, f"cannot decode file: {_reason(e)}")), None
     # a character costs at most 3 units: most files are too small to need counting
-    units = parse_cost(source) if 3 * len(source) > MAX_PARSE_COST else 0
+    units = parse_cost(data if isinstance(data, bytes) else source) if 3 * len(source) > MAX_PARSE_COST else 0
     if units > MAX_PARSE_COST:
         reason = (
             f"the file is too large to parse safely ({units:,} syntax units, more than {MAX_PARSE_COST:,})"
@@ -135,10 +164,9 @@ def parse_file(
     except (ValueError, RecursionError, MemoryError) as e:
         return FileModel(path, error=ParseError(1, 0, _reason(e)), encoding=encoding), None
     memo: dict[object, object] | None = {"source": source} if keep else None
-    try:
-        model = _Builder(source, path, taxonomy, memo, devices=devices).build(tree, encoding)
-    except RecursionError as e:
-        return FileModel(path, error=ParseError(1, 0, _reason(e)), encoding=encoding), None
+    # the builder walks iteratively: a RecursionError from it is hwlint's bug, not the file's
+    # nesting (which CPython's parser measured above), and propagates (HWC900)
+    model = _Builder(source, path, taxonomy, memo, devices=devices).build(tree, encoding)
     return model, (Parse(source, tree, path, taxonomy, encoding, memo) if memo is not None else None)
 
 
@@ -166,7 +194,7 @@ def _reason(e: BaseException) -> str:
     if isinstance(e, RecursionError):
         return "the file is nested too deeply to parse (recursion limit)"
     if isinstance(e, MemoryError):
-        return "the file is nested too deeply to parse (parser out of memory)"
+        return "the file is nested too deeply or too large to parse (the parser ran out of memory)"
     if isinstance(e, UnicodeDecodeError):
         return f"not valid {e.encoding} (byte {e.object[e.start]:#04x} at offset {e.start})"
     return f"{type(e).__name__}: {e}"

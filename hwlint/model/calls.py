@@ -39,10 +39,7 @@ class _CallScan:
                     or dotted_name(stmt.value).endswith("." + self.tax.enum_name)
                 ):
                     self.enum_names.add(t.id)
-                try:
-                    value = self.literal(stmt.value)
-                except RecursionError:  # a 10,000-term `a + b + ...` is legal Python
-                    value = _UNKNOWN
+                value = self.literal(stmt.value)
                 if t.id in self.constants and self.constants[t.id] != value:
                     self.reassigned.add(t.id)
                 self.constants[t.id] = value
@@ -110,9 +107,20 @@ class _CallScan:
         if isinstance(node, ast.Name) and node.id in self.constants and node.id not in self.reassigned:
             return self.value_at(node.id)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            left, right = self.literal(node.left), self.literal(node.right)
-            if isinstance(left, tuple) and isinstance(right, tuple):
-                return left + right
+            # the operands of `a + b + ...` left to right, without recursion: CPython parses a
+            # 2,500-term sum, a tree as deep as its terms (a tuple's nesting is bounded by the parser)
+            terms: list[object] = []
+            todo: list[ast.expr] = [node]
+            while todo:
+                n = todo.pop()
+                if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add):
+                    todo += (n.right, n.left)
+                    continue
+                value = self.literal(n)
+                if not isinstance(value, tuple):
+                    return _UNKNOWN
+                terms += value
+            return tuple(terms)
         return _UNKNOWN
 
     # -- instantiation calls ---------------------------------------------------------------

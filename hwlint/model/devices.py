@@ -166,23 +166,98 @@ def _strongest(uses: Iterable[DeviceUse]) -> tuple[tuple[str, str], ...]:
 
 
 class _Closure:
-    """The uses of a method and, transitively, of the methods it calls (cycles cut)."""
+    """The uses of a method and, transitively, of the methods it calls.
+
+    Iterative (Tarjan's strongly connected components, in one pass per query): a file controls the
+    depth of its call chains, and 1,500 helpers calling each other in turn would exhaust the
+    recursion limit. A method's uses come in the order a depth-first walk of its calls meets
+    them (its own first); the methods of a cycle all reach the same uses, each its own first."""
 
     def __init__(self, methods: dict[str, Method]):
         self.methods = methods
         self.memo: dict[str, tuple[DeviceUse, ...]] = {}
 
-    def uses(self, name: str, seen: frozenset[str] = frozenset()) -> tuple[DeviceUse, ...]:
-        if name in self.memo:
-            return self.memo[name]
-        m = self.methods.get(name)
-        if m is None or name in seen:
-            return ()
-        found = list(m.device_uses)
-        for callee in m.calls:
-            found += self.uses(callee, seen | {name})
-        self.memo[name] = tuple(dict.fromkeys(found))
+    def uses(self, name: str) -> tuple[DeviceUse, ...]:
+        if name not in self.memo:
+            if name not in self.methods:
+                return ()
+            self._fill(name)
         return self.memo[name]
+
+    def _callees(self, name: str) -> list[str]:
+        return [c for c in self.methods[name].calls if c in self.methods]
+
+    def _fill(self, root: str) -> None:
+        """Memoize the uses of *root* and of every method it reaches that is not known yet."""
+        index: dict[str, int] = {}
+        low: dict[str, int] = {}
+        stack: list[str] = []  # Tarjan's stack of the methods whose component is open
+        on_stack: set[str] = set()
+        walk = [(root, iter(self._callees(root)))]
+        index[root] = low[root] = 0
+        stack.append(root)
+        on_stack.add(root)
+        while walk:
+            name, todo = walk[-1]
+            callee = next(todo, None)
+            if callee is not None:
+                if callee in self.memo:
+                    continue
+                if callee not in index:
+                    index[callee] = low[callee] = len(index)
+                    stack.append(callee)
+                    on_stack.add(callee)
+                    walk.append((callee, iter(self._callees(callee))))
+                elif callee in on_stack:
+                    low[name] = min(low[name], index[callee])
+                continue
+            walk.pop()
+            if walk:
+                parent = walk[-1][0]
+                low[parent] = min(low[parent], low[name])
+            if low[name] != index[name]:
+                continue
+            component = []  # *name* closes a component: its methods are on the stack above it
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == name:
+                    break
+            self._settle(name, set(component))
+
+    def _settle(self, head: str, component: set[str]) -> None:
+        """The uses of a component's methods, once those of every method it calls outside are known."""
+        if len(component) == 1:
+            found = list(self.methods[head].device_uses)
+            for callee in self._callees(head):
+                if callee != head:
+                    found += self.memo[callee]
+            self.memo[head] = tuple(dict.fromkeys(found))
+            return
+        # a cycle: a depth-first walk from its head, calls out of it from the memo
+        found, seen = [], {head}
+        walk = [iter((head,))]
+        while walk:
+            name = next(walk[-1], None)
+            if name is None:
+                walk.pop()
+                continue
+            if name in component:
+                found += self.methods[name].device_uses
+                inner = []
+                for callee in self._callees(name):
+                    if callee not in component:
+                        inner.append(callee)
+                    elif callee not in seen:
+                        seen.add(callee)
+                        inner.append(callee)
+                walk.append(iter(inner))
+            else:
+                found += self.memo[name]
+        shared = tuple(dict.fromkeys(found))
+        for name in component:
+            self.memo[name] = tuple(dict.fromkeys((*self.methods[name].device_uses, *shared)))
 
 
 #: ``self.name(`` / ``cls.name(``: read from the text, which costs far less than walking the tree (a

@@ -406,34 +406,98 @@ class LocalResolver:
 def mro(model: FileModel, cls: ClassInfo, resolver: Resolver | None = None) -> list[ClassInfo]:
     """The known part of *cls*'s method resolution order (C3), itself first.
 
-    Bases that cannot be resolved are left out: they contribute nothing hwlint can see.
+    Bases that cannot be resolved are left out: they contribute nothing hwlint can see. Iterative,
+    with classes compared by identity and each linearization kept for the model's later queries: a
+    file controls the depth of its hierarchy, and a chain of 1,500 classes each deriving from the
+    one before must neither exhaust the recursion limit nor cost more than the orders it holds.
     """
-    resolver = resolver or model.resolver or LocalResolver()
-    cache: dict[int, list[ClassInfo]] = {}
+    resolver = resolver or model.resolver
+    memo = _mro_memo(model, resolver)
+    found = memo.get(id(cls))
+    if found is None:
+        found = _linearize(model, cls, resolver or _LOCAL, memo)
+    return list(found)
 
-    def linearize(c: ClassInfo, stack: tuple[int, ...]) -> list[ClassInfo]:
-        if id(c) in cache:
-            return cache[id(c)]
-        if id(c) in stack:  # a cycle only a broken file can have
-            return [c]
-        bases = [b for b in (resolver.resolve_base(model, c, n) for n in c.bases) if b is not None]
-        seqs = [linearize(b, (*stack, id(c))) for b in bases] + [bases]
-        out = [c]
-        seqs = [list(s) for s in seqs if s]
-        while seqs:
-            for s in seqs:
-                head = s[0]
-                if not any(head in t[1:] for t in seqs):
-                    break
-            else:  # inconsistent hierarchy: Python would refuse it; fall back to depth-first order
-                head = seqs[0][0]
-            out.append(head)
-            seqs = [[x for x in s if x is not head] for s in seqs]
-            seqs = [s for s in seqs if s]
-        cache[id(c)] = out
-        return out
 
-    return linearize(cls, ())
+_LOCAL = LocalResolver()
+
+#: (id of a model, id of a resolver) -> (the model, the resolver, id of a class -> (the class, its
+#: order)): the objects are held, so no id is reused while its entry lives. The last few models only.
+_MROS: dict[tuple[int, int], tuple[FileModel, object, dict[int, tuple[ClassInfo, ...]]]] = {}
+_MRO_MODELS = 4
+
+
+def _mro_memo(model: FileModel, resolver: Resolver | None) -> dict[int, tuple[ClassInfo, ...]]:
+    key = (id(model), id(resolver))
+    entry = _MROS.get(key)
+    if entry is None:
+        if len(_MROS) >= _MRO_MODELS:
+            del _MROS[next(iter(_MROS))]
+        entry = _MROS[key] = (model, resolver, {})
+    return entry[2]
+
+
+def _linearize(
+    model: FileModel, cls: ClassInfo, resolver: Resolver, memo: dict[int, tuple[ClassInfo, ...]]
+) -> tuple[ClassInfo, ...]:
+    """C3 of *cls*, its bases' first (a walk in post-order); a base met again on its own path (a
+    cycle only a broken file can have) counts as having no bases."""
+    path: set[int] = set()  # the classes being linearized, from *cls* to the top of the walk
+    walk: list[tuple[ClassInfo, list[ClassInfo] | None]] = [(cls, None)]
+    while walk:
+        c, bases = walk[-1]
+        if id(c) in memo:
+            walk.pop()
+            continue
+        if bases is None:
+            if id(c) in path:  # a cycle: its own ancestor
+                walk.pop()
+                continue
+            bases = [b for b in (resolver.resolve_base(model, c, n) for n in c.bases) if b is not None]
+            walk[-1] = (c, bases)
+            path.add(id(c))
+            walk.extend((b, None) for b in reversed(bases) if id(b) not in memo and id(b) not in path)
+            continue
+        walk.pop()
+        path.discard(id(c))
+        # a class's entry holds the class itself too, so that its id is not reused while it lives
+        memo[id(c)] = _merge(c, [memo.get(id(b)) or (b,) for b in bases], bases)
+    return memo[id(cls)]
+
+
+def _merge(
+    cls: ClassInfo, orders: list[tuple[ClassInfo, ...]], bases: list[ClassInfo]
+) -> tuple[ClassInfo, ...]:
+    """C3's merge of the bases' *orders* and the list of *bases*, after *cls*: linear in their
+    lengths (an inconsistent hierarchy, which Python would refuse, falls back to depth-first order)."""
+    if len(bases) == 1:
+        return (cls, *orders[0])
+    seqs = [s for s in (*orders, tuple(bases)) if s]
+    tails: dict[int, int] = {}
+    for s in seqs:
+        for x in s[1:]:
+            tails[id(x)] = tails.get(id(x), 0) + 1
+    pos = [0] * len(seqs)
+    done: set[int] = set()
+    out = [cls]
+    live = list(range(len(seqs)))
+    while live:
+        for i in live:
+            head = seqs[i][pos[i]]
+            if not tails.get(id(head)):
+                break
+        else:
+            head = seqs[live[0]][pos[live[0]]]
+        out.append(head)
+        done.add(id(head))
+        for i in live:
+            s = seqs[i]
+            while pos[i] < len(s) and id(s[pos[i]]) in done:
+                pos[i] += 1
+                if pos[i] < len(s):
+                    tails[id(s[pos[i]])] -= 1  # from the tail to the head
+        live = [i for i in live if pos[i] < len(seqs[i])]
+    return tuple(out)
 
 
 def effective_declaration(

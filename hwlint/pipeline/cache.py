@@ -1,9 +1,10 @@
 """A ruff-style result cache: per file, bound to its content hash and to everything that shapes a result.
 
 Each kind of value (the checker's findings, hwselect's selections, the report's summaries) lives in
-its own file under ``.hwlint_cache/``, named after the hwlint version, the taxonomy digest and the
-kind with its options (``--max-file-size``, selector runners...), so a command loads only what it
-reads. The same key is written inside the file and checked on load, so a renamed file is foreign.
+its own file under ``.hwlint_cache/``, named after the hwlint version, a digest of its code
+(:func:`code_digest`), the taxonomy digest and the kind with its options (``--max-file-size``,
+selector runners...), so a command loads only what it reads. The same key is written inside the
+file and checked on load, so a renamed file is foreign.
 
 The cache directory may come with the code being checked (a pull request can commit one), so
 nothing in it is trusted:
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import hmac
 import json
@@ -51,6 +53,33 @@ _CACHEDIR_TAG = (
     "# This file is a cache directory tag created by hwlint.\n"
     "# For information about cache directory tags, see https://bford.info/cachedir/\n"
 )
+
+
+def code_digest(package: str | None = None) -> str:
+    """A digest of the code that computes the values: every ``.py`` file of the package at
+    *package* (default: hwlint's own, computed once per process), by relative path and content.
+
+    A cached value is only as good as the code that made it: two commits of hwlint both call
+    themselves 0.1.0, and an editable install changes under the cache without a new version."""
+    if package is None:
+        return _own_code_digest()
+    h = hashlib.sha256()
+    files = []
+    for top, dirs, names in os.walk(package):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        files += [os.path.join(top, n) for n in names if n.endswith(".py")]
+    for path in sorted(files):
+        with open(path, "rb") as f:
+            data = f.read()
+        rel = os.path.relpath(path, package).replace(os.sep, "/")
+        h.update(f"{rel}\0{len(data)}\0".encode())
+        h.update(data)
+    return h.hexdigest()[:32]
+
+
+@functools.cache
+def _own_code_digest() -> str:
+    return code_digest(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def content_hash(data: bytes) -> str:
@@ -469,11 +498,13 @@ def _read_regular(path: Path, limit: int = MAX_STORE_BYTES) -> bytes | None:
 class Cache:
     """Cached per-file values for one taxonomy. Not thread-safe; one per process."""
 
-    def __init__(self, directory: Path, taxonomy_digest: str):
+    def __init__(self, directory: Path, taxonomy_digest: str, code: str | None = None):
+        """*code*: the digest of the code whose values are kept (default: :func:`code_digest`)."""
         self.directory = Path(directory)
         self.taxonomy_digest = taxonomy_digest
         self.python = f"{sys.implementation.name}-{'.'.join(map(str, sys.version_info[:3]))}"
-        self.prefix = f"{__version__}-{taxonomy_digest[:20]}"
+        self.code = code or code_digest()
+        self.prefix = f"{__version__}-{self.code[:12]}-{taxonomy_digest[:20]}"
         self._key = _secret()
         self._stores: dict[str, _Store] = {}
         self._keys: dict[str, str] = {}
@@ -491,6 +522,7 @@ class Cache:
         if store is None:
             header = {
                 "hwlint": __version__,
+                "code": self.code,
                 "python": self.python,
                 "taxonomy": self.taxonomy_digest,
                 "kind": kind,

@@ -122,7 +122,10 @@ class Session:
         """The cross-file phase of one analysis, cached as a whole: *compute* (linked models by
         path -> values by path) runs on :meth:`link`'s models, and its values are kept under *kind*
         for the contents of every file the phase read. A warm run then loads no model at all: it
-        reads the links, hashes the few files they name and finds the values. *linker*, when given,
+        reads the links, hashes the few files they name, checks that every import the values
+        depended on resolves as it did (a file that shadows another, a run from another directory:
+        the module each lookup found, or that none was, is kept with the values) and finds the
+        values. *linker*, when given,
         makes the :class:`Linked` models (a caller that needs them again keeps them).
 
         Returns the project (for what needs only links: imported classes, unresolved imports) and
@@ -137,19 +140,25 @@ class Session:
             return project, {}
         cache, max_bytes = self.cache, self.max_bytes
         kind = f"{kind}:max-bytes={max_bytes}"
-        stored = tuple[dict[str, str], dict[str, value_type]]
+        stored = tuple[dict[str, str], list[tuple[str, str, str | None]], dict[str, value_type]]
         key = content_hash("\0".join(f"{p}\0{_sha(p, max_bytes)}" for p in need).encode())
         if cache is not None:
             hit = cache.get(need[0], key, kind, stored)
-            if hit is not None and all(_sha(p, max_bytes) == sha for p, sha in hit[0].items()):
-                return project, {index[p]: v for p, v in hit[1].items() if p in index}
+            if (
+                hit is not None
+                and all(_sha(p, max_bytes) == sha for p, sha in hit[0].items())
+                and project.resolves_as(hit[1])
+            ):
+                return project, {index[p]: v for p, v in hit[2].items() if p in index}
         made = linker() if linker is not None else self.link(files, links)
         values = compute(made.models)
         if cache is not None:
             # files the phase loaded beyond those the links name (a base's own base): their contents
-            # are checked on every hit
+            # are checked on every hit; and how each import it looked up resolved
             extra = {p: _sha(p, max_bytes) for p in made.project.models if p not in need}
-            cache.store(need[0], key, kind, (extra, {os.path.abspath(p): v for p, v in values.items()}))
+            lookups = dict.fromkeys([*project.resolutions(), *made.project.resolutions()])
+            values_by_path = {os.path.abspath(p): v for p, v in values.items()}
+            cache.store(need[0], key, kind, (extra, list(lookups), values_by_path))
             cache.save()
         return made.project, values
 

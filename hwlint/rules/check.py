@@ -135,6 +135,8 @@ def run_rules(
                 out.append(
                     _finding(model.path, code, site.line, site.col, fields, site.end_line, site.end_col)
                 )
+        except MemoryError:
+            raise  # the file is too large for this process (the engine reports it), not a bug
         except Exception as e:
             if selection.enabled("HWC900"):
                 error = f"{type(e).__name__}: {e}".rstrip(".")
@@ -153,9 +155,16 @@ def _finding(
     return Finding(path, line, col, code, message, end_line or line, end_col, fix)  # type: ignore[arg-type]
 
 
+#: Findings about the file as a whole, or about hwlint itself: reported on line 1, whose noqa
+#: comment (a blanket one after ``import torch``) must not silence them; a file-level one does.
+WHOLE_FILE = frozenset({"HWC900", "HWC901", "HWC902"})
+
+
 def _suppressed(model: FileModel, finding: Finding) -> bool:
     if model.exempts(finding.code):  # a file-level noqa (flake8's, or hwlint's with codes)
         return True
+    if finding.code in WHOLE_FILE:
+        return False
     codes = model.noqa_codes(finding.line)
     if codes is None:
         return False
@@ -207,6 +216,8 @@ def check_in_context(
     keep = keep or edits
     try:
         model, parsed = parse_file(source, path, taxonomy, keep)
+    except MemoryError:
+        raise
     except Exception as e:
         error = f"{type(e).__name__}: {e}".rstrip(".")
         finding = _finding(path, "HWC900", 1, 0, {"rule": "model", "error": error})
