@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from ..taxonomy import Taxonomy
+from .bindings import ASSIGN, attribute_writes, class_overrides, declaration_heads, statement_bindings
 from .calls import _CallScan
 from .devices import _DeviceScan, _strongest, _vocabulary
 from .noqa import noqa_directives
@@ -34,6 +35,7 @@ from .records import (
     FileModel,
     ImportStatement,
     Method,
+    Override,
     ParseError,
     Site,
 )
@@ -431,6 +433,10 @@ class _Builder(_CallScan, _DeviceScan):
         runtime: list[tuple[str, int]] = []
         dynamic: list[tuple[Site, str]] = []
         passed: list[tuple[str, int, str]] = []
+        writes: list[tuple[str, int, str]] = []
+        execs: list[int] = []
+        # code that writes a class's attribute names it, or setattr/delattr (most files do neither)
+        may_write = any(w in self.source for w in (self.tax.attribute, "setattr", "delattr"))
         # The statements that may create classes name one of these functions in their text, and
         # those that may end the import one of those: found once (a search per statement is
         # quadratic) in the text of the module's statements other than its classes, whose bodies
@@ -471,6 +477,10 @@ class _Builder(_CallScan, _DeviceScan):
                 ]
             if isinstance(stmt, (ast.Expr, ast.Raise, ast.Assign)):
                 dynamic += self.early_exit(stmt, exits)
+            if may_write:
+                writes += attribute_writes(stmt, self.tax.attribute, self.literal)
+            if creates and isinstance(stmt, ast.Expr) and _is_call_to(stmt.value, frozenset({"exec"})):
+                execs.append(stmt.lineno)
             if isinstance(stmt, ast.Delete):
                 deletions += [(t.id, stmt.lineno) for t in stmt.targets if isinstance(t, ast.Name)]
             elif isinstance(stmt, ast.If) and _is_main_guard(stmt.test):
@@ -509,7 +519,35 @@ class _Builder(_CallScan, _DeviceScan):
             runtime_names=tuple(runtime),
             dynamic=tuple(dynamic),
             passed=tuple(passed),
+            attribute_writes=tuple(writes),
+            enum_bindings=self.enum_bindings(statements, classes),
+            exec_lines=tuple(execs),
         )
+
+    def enum_bindings(
+        self, statements: list[tuple[ast.stmt, bool]], classes: list[ClassInfo]
+    ) -> tuple[tuple[str, int], ...]:
+        """Module-level bindings of the names declarations read the enum through, other than an
+        import or an alias of the enum (``HC = HardwareClassification``)."""
+        heads = {
+            d.site.text.partition(".")[0].strip()
+            for c in classes
+            for d in c.declarations
+            if d.member is not None
+        }
+        if not heads:
+            return ()
+        out = []
+        for stmt, _ in statements:
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                continue
+            for name, _, how in statement_bindings(stmt):
+                if name not in heads:
+                    continue
+                if how == ASSIGN and self.enum_member(ast.Attribute(stmt.value, "X")) is not None:  # type: ignore[attr-defined]
+                    continue  # an alias of the enum
+                out.append((name, stmt.lineno))
+        return tuple(out)
 
     def outside_classes(self, body: list[ast.stmt]) -> list[tuple[int, int]]:
         """The spans of text (whole lines) of the module's statements that are not classes."""
@@ -642,6 +680,7 @@ class _Builder(_CallScan, _DeviceScan):
         # methods nested in an if/try of the body are walked twice (as methods and as statements)
         # (dict, not set: the order of uses at one position must not depend on the hash seed)
         uses = sorted(dict.fromkeys(uses), key=lambda u: (u.site.line, u.site.col))
+        overrides, dynamic_body = self.overrides(node, declarations)
         first = node.body[0]
         value = first.value if isinstance(first, ast.Expr) else None
         doc = first if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
@@ -664,6 +703,25 @@ class _Builder(_CallScan, _DeviceScan):
             assigned_tests=tuple(dict.fromkeys(assigned)),
             conditional_tests=tuple(dict.fromkeys(conditional)),
             mentions=self.mentions(node) if any(u.kind == HARD for u in uses) else (),
+            overrides=overrides,
+            dynamic_body=dynamic_body,
+        )
+
+    def position(self, node: ast.AST) -> tuple[int, int]:
+        """(line, character column) of *node*."""
+        line = node.lineno  # type: ignore[attr-defined]
+        return line, self.col(line, node.col_offset)  # type: ignore[attr-defined]
+
+    def overrides(
+        self, node: ast.ClassDef, declarations: list[Declaration]
+    ) -> tuple[tuple[Override, ...], int]:
+        """What in *node* may change the value getattr reads (:mod:`hwlint.model.bindings`)."""
+        last = declarations[-1].site if declarations else None
+        heads = declaration_heads(
+            [(d.site.text, (d.site.line, d.site.col)) for d in declarations if d.member is not None]
+        )
+        return class_overrides(
+            node, self.tax.attribute, (last.line, last.col) if last else None, heads, self.position
         )
 
     def mentions(self, node: ast.ClassDef, limit: int = 3) -> tuple[Site, ...]:
