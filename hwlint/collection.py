@@ -358,7 +358,11 @@ def generated_suffixes(taxonomy: Taxonomy, device: str) -> list[str]:
 
 
 def declaration_doubts(
-    model: FileModel, cls: ClassInfo, attribute: str, resolver: Resolver | None = None
+    model: FileModel,
+    cls: ClassInfo,
+    attribute: str,
+    resolver: Resolver | None = None,
+    decorators: bool = True,
 ) -> list[str]:
     """Why the value ``getattr(cls, attribute)`` reads once the module ran may not be the declaration
     hwlint reads (empty: it is), each in words with its line. HWC006 reports them; hwselect warns and
@@ -369,7 +373,8 @@ def declaration_doubts(
     a condition; a metaclass or ``__init_subclass__`` anywhere in the known MRO; module code that
     writes or deletes the attribute of one of those classes (or of something that is not a name); a
     module-level rebinding, before the class, of the name the declaration reads the enum through;
-    ``exec()`` at module level; a class decorator not known to leave the class alone."""
+    ``exec()`` at module level; a class decorator not known to leave the class alone (left out
+    without *decorators*: hwselect words those its own way, :func:`decorator_reason`)."""
     chain = mro(model, cls, resolver)
     found = effective_declaration(model, cls, resolver)
     holder = found[1] if found is not None else None
@@ -408,7 +413,12 @@ def declaration_doubts(
             # a variable, perhaps bound to this class (`for c in (TestA, TestB): c.... = None`)
             out.append(f"{what} (line {line}) writes the attribute of `{target}`, which may be this class")
     out += [f"the module runs exec() (line {line}), which may rebind anything" for line in model.exec_lines]
-    out += [decorator_reason(c, d) for c, d in unknown_class_decorators(model, cls)]
+    if decorators:
+        out += [
+            f"the class decorator `@{dotted(d) or d.name}` on {c.name} (line {d.site.line}) is not one "
+            "hwlint knows to leave the class alone"
+            for c, d in unknown_class_decorators(model, cls)
+        ]
     return list(dict.fromkeys(out))
 
 

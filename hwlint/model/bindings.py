@@ -168,7 +168,7 @@ def class_overrides(
             if name == attribute and how != ASSIGN:
                 if how == "`global`" or last_declaration is None or at > last_declaration:
                     out.append(Override(at[0], at[1], f"{how} of `{attribute}`"))
-            elif name in heads and at < heads[name]:
+            elif name in heads and at < heads[name] and not enum_stand_in(stmt):
                 out.append(Override(at[0], at[1], f"{how} of `{name}`, the enum the declaration reads"))
         if isinstance(stmt, (*_DEFS, ast.ClassDef)):
             continue
@@ -255,6 +255,39 @@ def _expressions_and_targets(stmt: ast.stmt) -> Iterator[ast.AST]:
     yield from _expressions(stmt)
 
 
+def enum_stand_in(stmt: ast.stmt) -> bool:
+    """Whether *stmt* defines an enum of its own from constants: ``class HardwareClassification(
+    enum.Enum)`` whose body only assigns constants, or ``enum.Enum("HardwareClassification", "GENERIC
+    ...")``. Such an enum's members are no member of torch's enum, so the runtime's filter refuses them
+    loudly (TypeError); where torch has no such enum, a stand-in like this is the enum. Anything else
+    bound to the enum's name (a class whose attributes are torch's members, another object) may hand
+    the runtime a member other than the one the declaration names, in silence."""
+    if isinstance(stmt, ast.ClassDef):
+        if not stmt.bases or not all(dotted_name(b).rpartition(".")[2] in _ENUM_BASES for b in stmt.bases):
+            return False
+        for item in stmt.body:
+            if isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant):
+                continue  # the docstring
+            if not (
+                isinstance(item, ast.Assign)
+                and all(isinstance(t, ast.Name) for t in item.targets)
+                and isinstance(item.value, ast.Constant)
+            ):
+                return False
+        return True
+    value = getattr(stmt, "value", None) if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+    return (
+        isinstance(value, ast.Call)
+        and dotted_name(value.func).rpartition(".")[2] in _ENUM_BASES
+        and all(isinstance(a, ast.Constant) for a in value.args)
+        and not value.keywords
+    )
+
+
+#: Enum bases whose subclasses' members are new objects (a stand-in, never torch's members).
+_ENUM_BASES = frozenset({"Enum", "StrEnum", "IntEnum"})
+
+
 def declaration_heads(declarations: list[tuple[str, tuple[int, int]]]) -> dict[str, tuple[int, int]]:
     """For the (value text, position) of each declaration, the first name of its value
     (``HardwareClassification`` in ``HardwareClassification.GENERIC``) with the position of the
@@ -267,4 +300,11 @@ def declaration_heads(declarations: list[tuple[str, tuple[int, int]]]) -> dict[s
     return heads
 
 
-__all__ = ["ASSIGN", "attribute_writes", "class_overrides", "declaration_heads", "statement_bindings"]
+__all__ = [
+    "ASSIGN",
+    "attribute_writes",
+    "class_overrides",
+    "declaration_heads",
+    "enum_stand_in",
+    "statement_bindings",
+]

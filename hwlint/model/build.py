@@ -22,7 +22,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from ..taxonomy import Taxonomy
-from .bindings import ASSIGN, attribute_writes, class_overrides, declaration_heads, statement_bindings
+from .bindings import (
+    ASSIGN,
+    attribute_writes,
+    class_overrides,
+    declaration_heads,
+    enum_stand_in,
+    statement_bindings,
+)
 from .calls import _CallScan
 from .devices import _DeviceScan, _strongest, _vocabulary
 from .noqa import noqa_directives
@@ -528,7 +535,8 @@ class _Builder(_CallScan, _DeviceScan):
         self, statements: list[tuple[ast.stmt, bool]], classes: list[ClassInfo]
     ) -> tuple[tuple[str, int], ...]:
         """Module-level bindings of the names declarations read the enum through, other than an
-        import or an alias of the enum (``HC = HardwareClassification``)."""
+        import, an alias of the enum (``HC = HardwareClassification``) or a stand-in enum
+        (:func:`~hwlint.model.bindings.enum_stand_in`)."""
         heads = {
             d.site.text.partition(".")[0].strip()
             for c in classes
@@ -539,7 +547,7 @@ class _Builder(_CallScan, _DeviceScan):
             return ()
         out = []
         for stmt, _ in statements:
-            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)) or enum_stand_in(stmt):
                 continue
             for name, _, how in statement_bindings(stmt):
                 if name not in heads:

@@ -292,9 +292,9 @@ class FileModel:
     # class: (the target's dotted name, "" when not a name; line; the code in words).
     # ``TestB.hw_classification = None``, ``delattr(TestB, "hw_classification")``
     attribute_writes: tuple[tuple[str, int, str], ...] = ()
-    # Module-level bindings, other than imports and aliases of the enum, of a name some declaration
-    # reads the enum through (``HardwareClassification = object()``, a local ``class
-    # HardwareClassification(Enum)``): (name, line)
+    # Module-level bindings of a name some declaration reads the enum through, other than imports,
+    # aliases of the enum and stand-ins (an Enum of constants, whose members the runtime refuses
+    # loudly): ``HardwareClassification = Members`` where ``Members.GENERIC`` is torch's CUDA. (name, line)
     enum_bindings: tuple[tuple[str, int], ...] = ()
     # Lines of module-level ``exec()`` calls: they may rebind any name or attribute
     exec_lines: tuple[int, ...] = ()

@@ -344,6 +344,8 @@ def uncertain_hw_classification(ctx: Context) -> Iterator[Hit]:
     for cls in ctx.model.classes:
         if ctx.effective(cls) is None or ctx.model.under_main_guard(cls.site.line):
             continue
+        if cls.is_test and cls.declaration is None and not ctx.taxonomy.inherit:
+            continue  # HWC001: it must declare its own first
         if not cls.is_test and collected_tests(ctx.model, cls, ctx.resolver) is None:
             continue
         doubts = declaration_doubts(ctx.model, cls, attribute, ctx.resolver)

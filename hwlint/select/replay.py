@@ -24,7 +24,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from ..collection import (
-    DECORATOR_REASON,
     collectable,
     declaration_doubts,
     decorator_reason,
@@ -265,10 +264,10 @@ def _unsure(
     if added is not None:  # it has a test only if module code adds one
         out.append(f"its tests come at run time: {added}")
     out += [decorator_reason(c, d) for c, d in unknown_class_decorators(model, cls)]
+    # (class decorators are said above, in the words hwselect has for them)
     out += [
         UNCERTAIN_CLASSIFICATION + d
-        for d in declaration_doubts(model, cls, taxonomy.attribute)
-        if not d.startswith(DECORATOR_REASON)  # said above, in the words hwselect has for them
+        for d in declaration_doubts(model, cls, taxonomy.attribute, decorators=False)
     ]
     return tuple(dict.fromkeys(out))
 
