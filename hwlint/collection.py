@@ -106,8 +106,9 @@ def runtime_tests(model: FileModel, cls: ClassInfo) -> str | None:
             continue
         return f"it is passed to `{function}` (line {line}), which may add tests to it"
     for c in mro(model, cls):
-        if c.dynamic_body:
-            return f"the body of {c.name} calls exec(), eval(), locals() or vars() (line {c.dynamic_body})"
+        if c.dynamic_body is not None:
+            line = c.dynamic_body.line
+            return f"the body of {c.name} calls exec(), eval(), locals() or vars() (line {line})"
     if may_add_tests(model, cls):
         _, d = unknown_class_decorators(model, cls)[0]
         return f"its class decorator `@{dotted(d) or d.name}` (line {d.site.line}) may add tests to it"
@@ -412,7 +413,11 @@ def declaration_doubts(
         elif "." not in target and model.class_named(target) is None:
             # a variable, perhaps bound to this class (`for c in (TestA, TestB): c.... = None`)
             out.append(f"{what} (line {line}) writes the attribute of `{target}`, which may be this class")
-    out += [f"the module runs exec() (line {line}), which may rebind anything" for line in model.exec_lines]
+    out += [
+        f"the module runs exec() (line {site.line}), which may rebind anything"
+        for site in model.exec_calls
+        if not model.under_main_guard(site.line)
+    ]
     if decorators:
         out += [
             f"the class decorator `@{dotted(d) or d.name}` on {c.name} (line {d.site.line}) is not one "

@@ -142,9 +142,9 @@ def class_overrides(
     last_declaration: tuple[int, int] | None,
     heads: dict[str, tuple[int, int]],
     position: Position,
-) -> tuple[tuple[Override, ...], int]:
-    """The :class:`Override` records of the class *node*, and the first line where its body calls
-    ``exec``/``eval``/``locals``/``vars`` (0: none).
+) -> tuple[tuple[Override, ...], ast.Call | None]:
+    """The :class:`Override` records of the class *node*, and the first call in its body to
+    ``exec``/``eval``/``locals``/``vars`` (None: none).
 
     *last_declaration*: where the declaration in effect sits ((line, col) of its value; None: the
     body declares nothing, so any binding of *attribute* is what getattr reads). *heads*: the names
@@ -152,7 +152,7 @@ def class_overrides(
     that does (a rebinding of such a name before it changes the value read). *position*: (line,
     character column) of a node."""
     out: list[Override] = []
-    dynamic = 0
+    dynamic: ast.Call | None = None
     for k in node.keywords:
         if k.arg == "metaclass":
             line, col = position(k)
@@ -179,7 +179,7 @@ def class_overrides(
                 and expr.func.id in _DYNAMIC_CALLS
             ):
                 line, col = position(expr)
-                dynamic = dynamic or line
+                dynamic = dynamic or expr
                 out.append(Override(line, col, f"`{expr.func.id}()`, which may bind any name in the body"))
     return tuple(dict.fromkeys(out)), dynamic
 

@@ -441,7 +441,7 @@ class _Builder(_CallScan, _DeviceScan):
         dynamic: list[tuple[Site, str]] = []
         passed: list[tuple[str, int, str]] = []
         writes: list[tuple[str, int, str]] = []
-        execs: list[int] = []
+        execs: list[Site] = []
         # code that writes a class's attribute names it, or setattr/delattr (most files do neither)
         may_write = any(w in self.source for w in (self.tax.attribute, "setattr", "delattr"))
         # The statements that may create classes name one of these functions in their text, and
@@ -487,7 +487,7 @@ class _Builder(_CallScan, _DeviceScan):
             if may_write:
                 writes += attribute_writes(stmt, self.tax.attribute, self.literal)
             if creates and isinstance(stmt, ast.Expr) and _is_call_to(stmt.value, frozenset({"exec"})):
-                execs.append(stmt.lineno)
+                execs.append(self.site(stmt.value))
             if isinstance(stmt, ast.Delete):
                 deletions += [(t.id, stmt.lineno) for t in stmt.targets if isinstance(t, ast.Name)]
             elif isinstance(stmt, ast.If) and _is_main_guard(stmt.test):
@@ -528,7 +528,7 @@ class _Builder(_CallScan, _DeviceScan):
             passed=tuple(passed),
             attribute_writes=tuple(writes),
             enum_bindings=self.enum_bindings(statements, classes),
-            exec_lines=tuple(execs),
+            exec_calls=tuple(execs),
         )
 
     def enum_bindings(
@@ -722,15 +722,16 @@ class _Builder(_CallScan, _DeviceScan):
 
     def overrides(
         self, node: ast.ClassDef, declarations: list[Declaration]
-    ) -> tuple[tuple[Override, ...], int]:
+    ) -> tuple[tuple[Override, ...], Site | None]:
         """What in *node* may change the value getattr reads (:mod:`hwlint.model.bindings`)."""
         last = declarations[-1].site if declarations else None
         heads = declaration_heads(
             [(d.site.text, (d.site.line, d.site.col)) for d in declarations if d.member is not None]
         )
-        return class_overrides(
+        overrides, dynamic = class_overrides(
             node, self.tax.attribute, (last.line, last.col) if last else None, heads, self.position
         )
+        return overrides, (self.site(dynamic) if dynamic is not None else None)
 
     def mentions(self, node: ast.ClassDef, limit: int = 3) -> tuple[Site, ...]:
         """Up to *limit* places where the text names the class *node* as a word, but its own

@@ -174,9 +174,9 @@ class ClassInfo:
     # class with a hard device use (one a conversion may instantiate, which deletes the name)
     mentions: tuple[Site, ...] = ()
     # Code in the class that may change what getattr reads after the body ran (see Override), and
-    # whether its body runs exec(), eval(), locals() or vars(), which may also define tests: the line
+    # the first call in its body to exec(), eval(), locals() or vars(), which may also define tests
     overrides: tuple[Override, ...] = ()
-    dynamic_body: int = 0
+    dynamic_body: Site | None = None
 
     @property
     def is_test(self) -> bool:
@@ -296,8 +296,8 @@ class FileModel:
     # aliases of the enum and stand-ins (an Enum of constants, whose members the runtime refuses
     # loudly): ``HardwareClassification = Members`` where ``Members.GENERIC`` is torch's CUDA. (name, line)
     enum_bindings: tuple[tuple[str, int], ...] = ()
-    # Lines of module-level ``exec()`` calls: they may rebind any name or attribute
-    exec_lines: tuple[int, ...] = ()
+    # Module-level ``exec()`` calls: they may rebind any name or attribute
+    exec_calls: tuple[Site, ...] = ()
     # Resolves names beyond the file (the project model sets it); None: this file only
     resolver: Resolver | None = field(default=None, compare=False, repr=False)
     # Indexes built once, so that every query below is a lookup or a bisection: a file with tens
