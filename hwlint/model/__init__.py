@@ -2,7 +2,8 @@
 built once with CPython's parser and read by every consumer (rules, fixer, selector, report).
 
 ``records`` holds the data, ``build`` the builder (``calls`` and ``devices`` hold what it reads of
-instantiation calls and of device evidence), ``syntax`` what they share about the tree and its text.
+instantiation calls and of device evidence, ``bindings`` the code that may change the value the
+runtime's getattr reads), ``syntax`` what they share about the tree and its text.
 """
 
 from .build import MAX_PARSE_COST, Parse, build_model, decode_source, model_from_tree, parse_cost, parse_file
