@@ -98,6 +98,7 @@ CLEAN = {
     "setattr-adds-tests": _cls() + "\n\nfor _n in ('x', 'y'):\n"
     "    setattr(TestB, f'test_{_n}', lambda self: None)\n",
     "other-attribute": _cls() + "\n\nTestB.device = 'cpu'\n",
+    "abc-metaclass": "import abc\n\n\n" + _cls(head="class TestB(TestCase, metaclass=abc.ABCMeta):\n"),
     "enum-alias": "HC = HardwareClassification\n\n\n" + _cls().replace("= HardwareClassification.", "= HC."),
     "rebound-after-the-class": _cls() + "\n\nHardwareClassification = None\n",
 }

@@ -24,6 +24,9 @@ from .syntax import _DEFS, dotted_name
 #: the attribute).
 ASSIGN = "an assignment"
 
+#: Metaclasses that leave a class's attributes as its body bound them.
+_PLAIN_METACLASSES = frozenset({"type", "ABCMeta", "abc.ABCMeta"})
+
 #: Calls in a class body that may bind any name in it (and so define tests, or the attribute).
 _DYNAMIC_CALLS = frozenset({"exec", "eval", "locals", "vars"})
 
@@ -154,7 +157,7 @@ def class_overrides(
     out: list[Override] = []
     dynamic: ast.Call | None = None
     for k in node.keywords:
-        if k.arg == "metaclass":
+        if k.arg == "metaclass" and dotted_name(k.value) not in _PLAIN_METACLASSES:
             line, col = position(k)
             out.append(
                 Override(line, col, f"its metaclass `{dotted_name(k.value) or '...'}`", OVERRIDE_INHERITED)

@@ -311,10 +311,11 @@ def uncertain_hw_classification(ctx: Context) -> Iterator[Hit]:
     `def` or nested class of that name, a tuple target, `global`), or the body calls `exec()`,
     `eval()`, `locals()` or `vars()`; the last declaration runs only under a condition (`if
     False:`); module code writes or deletes the attribute (`TestB.hw_classification = None`, `del
-    TestB.hw_classification`, `setattr`, `delattr`); the enum's name is rebound or defined in the
-    file; the class or a base has a metaclass or `__init_subclass__`, or a class decorator hwlint
-    does not know to leave the class alone; or the module runs `exec()`. The message names the
-    first reason.
+    TestB.hw_classification`, `setattr`, `delattr`); the enum's name is bound in the file to
+    something other than the enum, an alias of it or a stand-in enum of constants; the class or a
+    base has a metaclass (other than `type` or `ABCMeta`) or `__init_subclass__`, or a class
+    decorator hwlint does not know to leave the class alone; or the module runs `exec()`. The
+    message names the first reason.
 
     ## Why is this bad?
     hwlint, hwselect and reviewers read the declaration; the runtime's filter reads whatever the
