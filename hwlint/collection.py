@@ -23,6 +23,10 @@ same answers:
   "collected", however it is named or whatever ``device`` it sets: :func:`collected_tests`;
 * the ``device`` a test takes from instantiation: a parameter without a default that no
   ``@parametrize`` gives (:func:`device_parameters`);
+* **the classification the runtime reads**: ``getattr`` after the module ran, which is the
+  declaration in effect only when nothing later rebinds or deletes it, nothing writes the attribute
+  from module code, the enum is the enum and no metaclass, ``__init_subclass__``, ``exec()`` or
+  unknown class decorator may change it: :func:`declaration_doubts` lists what stands in the way;
 * the names instantiation generates (``TestFoo`` + ``CUDA``) and their devices.
 """
 
@@ -30,7 +34,20 @@ from __future__ import annotations
 
 import re
 
-from .model import ClassInfo, Decorator, FileModel, Instantiation, LocalResolver, Method, Resolver, mro
+from .model import (
+    OVERRIDE_INHERITED,
+    OVERRIDE_SELF,
+    OVERRIDE_SUBCLASSES,
+    ClassInfo,
+    Decorator,
+    FileModel,
+    Instantiation,
+    LocalResolver,
+    Method,
+    Resolver,
+    effective_declaration,
+    mro,
+)
 from .taxonomy import Taxonomy
 
 #: Bases that say nothing about a class being a test class.
@@ -88,6 +105,10 @@ def runtime_tests(model: FileModel, cls: ClassInfo) -> str | None:
         if function.rpartition(".")[2] in _NO_NEW_TESTS:
             continue
         return f"it is passed to `{function}` (line {line}), which may add tests to it"
+    for c in mro(model, cls):
+        if c.dynamic_body is not None:
+            line = c.dynamic_body.line
+            return f"the body of {c.name} calls exec(), eval(), locals() or vars() (line {line})"
     if may_add_tests(model, cls):
         _, d = unknown_class_decorators(model, cls)[0]
         return f"its class decorator `@{dotted(d) or d.name}` (line {d.site.line}) may add tests to it"
@@ -332,3 +353,83 @@ def generated_suffixes(taxonomy: Taxonomy, device: str) -> list[str]:
     if device == "privateuse1":
         names += [b.upper() for b in taxonomy.backends()]
     return names
+
+
+# -- what getattr reads ----------------------------------------------------------------------------
+
+
+def declaration_doubts(
+    model: FileModel,
+    cls: ClassInfo,
+    attribute: str,
+    resolver: Resolver | None = None,
+    decorators: bool = True,
+) -> list[str]:
+    """Why the value ``getattr(cls, attribute)`` reads once the module ran may not be the declaration
+    hwlint reads (empty: it is), each in words with its line. HWC006 reports them; hwselect warns and
+    addresses such a class through its file.
+
+    What counts: in the classes of *cls*'s MRO up to the one whose declaration is in effect, code
+    in the body after the declaration that rebinds or deletes the name, and a last declaration under
+    a condition; a metaclass or ``__init_subclass__`` anywhere in the known MRO; module code that
+    writes or deletes the attribute of one of those classes (or of something that is not a name); a
+    module-level rebinding, before the class, of the name the declaration reads the enum through;
+    ``exec()`` at module level; a class decorator not known to leave the class alone (left out
+    without *decorators*: hwselect words those its own way, :func:`decorator_reason`)."""
+    chain = mro(model, cls, resolver)
+    found = effective_declaration(model, cls, resolver)
+    holder = found[1] if found is not None else None
+    out: list[str] = []
+    reached = False
+    for c in chain:
+        for o in c.overrides:
+            if (
+                (o.scope == OVERRIDE_SELF and not reached)
+                or o.scope == OVERRIDE_INHERITED
+                or (o.scope == OVERRIDE_SUBCLASSES and c is not cls)
+            ):
+                where = "its body" if c is cls else f"the body of {c.name}"
+                out.append(f"{o.what} (line {o.line}) in {where}")
+        if c is holder:
+            reached = True
+            last = c.declarations[-1]
+            if last.conditional:
+                out.append(f"its declaration (line {last.site.line}) runs only under a condition")
+            head = last.site.text.partition(".")[0].strip()
+            for name, line in model.enum_bindings:
+                if name != head or line >= c.site.line or model.under_main_guard(line):
+                    continue
+                if model.handler_shadowed(line, name, lambda n, a, b: _imported_in(model, n, a, b)):
+                    continue  # the fallback of a try whose body imports the enum
+                out.append(f"`{name}`, which the declaration reads the enum through, is bound at line {line}")
+    names = {c.name for c in chain}
+    for target, line, what in model.attribute_writes:
+        if model.under_main_guard(line):
+            continue
+        if target.rpartition(".")[2] in names:
+            out.append(f"{what} (line {line}) writes it from module code")
+        elif not target:
+            out.append(f"{what} (line {line}) writes the attribute of an object hwlint cannot name")
+        elif "." not in target and model.class_named(target) is None:
+            # a variable, perhaps bound to this class (`for c in (TestA, TestB): c.... = None`)
+            out.append(f"{what} (line {line}) writes the attribute of `{target}`, which may be this class")
+    out += [
+        f"the module runs exec() (line {site.line}), which may rebind anything"
+        for site in model.exec_calls
+        if not model.under_main_guard(site.line)
+    ]
+    if decorators:
+        out += [
+            f"the class decorator `@{dotted(d) or d.name}` on {c.name} (line {d.site.line}) is not one "
+            "hwlint knows to leave the class alone"
+            for c, d in unknown_class_decorators(model, cls)
+        ]
+    return list(dict.fromkeys(out))
+
+
+def _imported_in(model: FileModel, name: str, first: int, last: int) -> bool:
+    """Whether an import between lines *first* and *last* binds *name*."""
+    return any(
+        first <= i.site.line <= last and any((a or n.partition(".")[0]) == name for n, a in i.names)
+        for i in model.imports
+    )

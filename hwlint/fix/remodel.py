@@ -238,6 +238,8 @@ _LINE_MEMBERS = {
     "try_blocks": (0, 1, 2, 3),
     "runtime_names": (1,),
     "passed": (1,),
+    "attribute_writes": (1,),
+    "enum_bindings": (1,),
 }
 
 

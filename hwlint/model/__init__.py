@@ -3,7 +3,8 @@ built once with CPython's parser and read by every consumer (rules, fixer, selec
 
 ``records`` holds the data, ``source`` decodes a file's bytes, ``build`` the builder (``classes``,
 ``calls`` and ``devices`` hold what it reads of classes and methods, of instantiation calls and of
-device evidence; ``noqa`` the suppressions), ``syntax`` what they share about the tree and its text.
+device evidence; ``noqa`` the suppressions; ``bindings`` the code that may change the value the
+runtime's getattr reads), ``syntax`` what they share about the tree and its text.
 """
 
 from .build import MAX_PARSE_COST, Parse, build_model, model_from_tree, parse_cost, parse_file
@@ -18,6 +19,9 @@ from .records import (
     GUARD,
     HARD,
     NONE,
+    OVERRIDE_INHERITED,
+    OVERRIDE_SELF,
+    OVERRIDE_SUBCLASSES,
     ROLE_DEVICE,
     ROLE_OTHER,
     ROLE_TYPE,
@@ -34,6 +38,7 @@ from .records import (
     Instantiation,
     LocalResolver,
     Method,
+    Override,
     ParseError,
     Resolver,
     Site,
@@ -55,6 +60,9 @@ __all__ = [
     "HARD",
     "MAX_PARSE_COST",
     "NONE",
+    "OVERRIDE_INHERITED",
+    "OVERRIDE_SELF",
+    "OVERRIDE_SUBCLASSES",
     "ROLE_DEVICE",
     "ROLE_OTHER",
     "ROLE_TYPE",
@@ -71,6 +79,7 @@ __all__ = [
     "Instantiation",
     "LocalResolver",
     "Method",
+    "Override",
     "Parse",
     "ParseError",
     "Resolver",

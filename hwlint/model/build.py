@@ -18,11 +18,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from ..taxonomy import Taxonomy
+from .bindings import ASSIGN, attribute_writes, enum_stand_in, statement_bindings
 from .calls import _CallScan
 from .classes import _ClassScan
 from .devices import _DeviceScan, _strongest, _vocabulary
 from .noqa import file_exemption, noqa_directives
 from .records import (
+    ClassInfo,
     FileModel,
     ImportStatement,
     ParseError,
@@ -356,6 +358,10 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
         runtime: list[tuple[str, int]] = []
         dynamic: list[tuple[Site, str]] = []
         passed: list[tuple[str, int, str]] = []
+        writes: list[tuple[str, int, str]] = []
+        execs: list[Site] = []
+        # code that writes a class's attribute names it, or setattr/delattr (most files do neither)
+        may_write = any(w in self.source for w in (self.tax.attribute, "setattr", "delattr"))
         # The statements that may create classes name one of these functions in their text, and
         # those that may end the import one of those: found once (a search per statement is
         # quadratic) in the text of the module's statements other than its classes, whose bodies
@@ -396,6 +402,10 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
                 ]
             if isinstance(stmt, (ast.Expr, ast.Raise, ast.Assign)):
                 dynamic += self.early_exit(stmt, exits)
+            if may_write:
+                writes += attribute_writes(stmt, self.tax.attribute, self.literal)
+            if creates and isinstance(stmt, ast.Expr) and _is_call_to(stmt.value, frozenset({"exec"})):
+                execs.append(self.site(stmt.value))
             if isinstance(stmt, ast.Delete):
                 deletions += [(t.id, stmt.lineno) for t in stmt.targets if isinstance(t, ast.Name)]
             elif isinstance(stmt, ast.If) and _is_main_guard(stmt.test):
@@ -434,7 +444,36 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
             runtime_names=tuple(runtime),
             dynamic=tuple(dynamic),
             passed=tuple(passed),
+            attribute_writes=tuple(writes),
+            enum_bindings=self.enum_bindings(statements, classes),
+            exec_calls=tuple(execs),
         )
+
+    def enum_bindings(
+        self, statements: list[tuple[ast.stmt, bool]], classes: list[ClassInfo]
+    ) -> tuple[tuple[str, int], ...]:
+        """Module-level bindings of the names declarations read the enum through, other than an
+        import, an alias of the enum (``HC = HardwareClassification``) or a stand-in enum
+        (:func:`~hwlint.model.bindings.enum_stand_in`)."""
+        heads = {
+            d.site.text.partition(".")[0].strip()
+            for c in classes
+            for d in c.declarations
+            if d.member is not None
+        }
+        if not heads:
+            return ()
+        out = []
+        for stmt, _ in statements:
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)) or enum_stand_in(stmt):
+                continue
+            for name, _, how in statement_bindings(stmt):
+                if name not in heads:
+                    continue
+                if how == ASSIGN and self.enum_member(ast.Attribute(stmt.value, "X")) is not None:  # type: ignore[attr-defined]
+                    continue  # an alias of the enum
+                out.append((name, stmt.lineno))
+        return tuple(out)
 
     def outside_classes(self, body: list[ast.stmt]) -> list[tuple[int, int]]:
         """The spans of text (whole lines) of the module's statements that are not classes."""

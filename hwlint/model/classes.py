@@ -11,7 +11,8 @@ import ast
 import bisect
 from dataclasses import replace
 
-from .records import HARD, NONE, ClassInfo, Declaration, Decorator, Method, Site
+from .bindings import class_overrides, declaration_heads
+from .records import HARD, NONE, ClassInfo, Declaration, Decorator, Method, Override, Site
 from .syntax import _after_word, _class_body_statements, _expression, _one_line, _target_names, dotted_name
 
 
@@ -117,6 +118,7 @@ class _ClassScan:
         # methods nested in an if/try of the body are walked twice (as methods and as statements)
         # (dict, not set: the order of uses at one position must not depend on the hash seed)
         uses = sorted(dict.fromkeys(uses), key=lambda u: (u.site.line, u.site.col))
+        overrides, dynamic_body = self.overrides(node, declarations)
         first = node.body[0]
         value = first.value if isinstance(first, ast.Expr) else None
         doc = first if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
@@ -139,7 +141,27 @@ class _ClassScan:
             assigned_tests=tuple(dict.fromkeys(assigned)),
             conditional_tests=tuple(dict.fromkeys(conditional)),
             mentions=self.mentions(node) if any(u.kind == HARD for u in uses) else (),
+            overrides=overrides,
+            dynamic_body=dynamic_body,
         )
+
+    def position(self, node: ast.AST) -> tuple[int, int]:
+        """(line, character column) of *node*."""
+        line = node.lineno  # type: ignore[attr-defined]
+        return line, self.col(line, node.col_offset)  # type: ignore[attr-defined]
+
+    def overrides(
+        self, node: ast.ClassDef, declarations: list[Declaration]
+    ) -> tuple[tuple[Override, ...], Site | None]:
+        """What in *node* may change the value getattr reads (:mod:`hwlint.model.bindings`)."""
+        last = declarations[-1].site if declarations else None
+        heads = declaration_heads(
+            [(d.site.text, (d.site.line, d.site.col)) for d in declarations if d.member is not None]
+        )
+        overrides, dynamic = class_overrides(
+            node, self.tax.attribute, (last.line, last.col) if last else None, heads, self.position
+        )
+        return overrides, (self.site(dynamic) if dynamic is not None else None)
 
     def mentions(self, node: ast.ClassDef, limit: int = 3) -> tuple[Site, ...]:
         """Up to *limit* places where the text names the class *node* as a word, but its own

@@ -39,6 +39,24 @@ class Declaration:
     conditional: bool = False  # under an if/try/for/while in the class body: may not run
 
 
+#: Scopes of an :class:`Override`: the class that holds it (its own body rebinds or deletes the
+#: attribute), every class deriving from it (``__init_subclass__``), or both (a metaclass).
+OVERRIDE_SELF, OVERRIDE_SUBCLASSES, OVERRIDE_INHERITED = "self", "subclasses", "inherited"
+
+
+@dataclass(slots=True, unsafe_hash=True)
+class Override:
+    """Code in a class's header or body that may change the value ``getattr(cls, attribute)`` reads
+    once the module ran, whatever the declaration says: a later ``del``, ``for``, ``import ... as``,
+    ``def`` of the name, ``global``, ``exec()``, a metaclass, ``__init_subclass__``. *what* says it in
+    words (the message names it); *scope* is one of :data:`OVERRIDE_SELF`... above."""
+
+    line: int
+    col: int
+    what: str
+    scope: str = OVERRIDE_SELF
+
+
 @dataclass(slots=True, unsafe_hash=True)
 class Decorator:
     name: str  # last component of the decorator's (called) name: onlyCUDA, skipIf, dtypes
@@ -155,6 +173,10 @@ class ClassInfo:
     # Where the file names the class outside its ``class`` line (its own methods included), for a
     # class with a hard device use (one a conversion may instantiate, which deletes the name)
     mentions: tuple[Site, ...] = ()
+    # Code in the class that may change what getattr reads after the body ran (see Override), and
+    # the first call in its body to exec(), eval(), locals() or vars(), which may also define tests
+    overrides: tuple[Override, ...] = ()
+    dynamic_body: Site | None = None
 
     @property
     def is_test(self) -> bool:
@@ -266,6 +288,16 @@ class FileModel:
     # plain names passed to a module-level call that is not an instantiation: (name, line,
     # function). ``copy_tests(Template, CpuTests, "cpu")`` adds tests to CpuTests at run time.
     passed: tuple[tuple[str, int, str], ...] = ()
+    # Module code (statements and module-level functions) that writes or deletes the attribute of a
+    # class: (the target's dotted name, "" when not a name; line; the code in words).
+    # ``TestB.hw_classification = None``, ``delattr(TestB, "hw_classification")``
+    attribute_writes: tuple[tuple[str, int, str], ...] = ()
+    # Module-level bindings of a name some declaration reads the enum through, other than imports,
+    # aliases of the enum and stand-ins (an Enum of constants, whose members the runtime refuses
+    # loudly): ``HardwareClassification = Members`` where ``Members.GENERIC`` is torch's CUDA. (name, line)
+    enum_bindings: tuple[tuple[str, int], ...] = ()
+    # Module-level ``exec()`` calls: they may rebind any name or attribute
+    exec_calls: tuple[Site, ...] = ()
     # Resolves names beyond the file (the project model sets it); None: this file only
     resolver: Resolver | None = field(default=None, compare=False, repr=False)
     # Indexes built once, so that every query below is a lookup or a bisection: a file with tens

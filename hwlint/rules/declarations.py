@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..collection import collected_tests
+from ..collection import collected_tests, declaration_doubts
 from ..context import Context
 from ..edits import NONE, SAFE, UNSAFE, Edit, EditBuilder, Fix
 from ..edits.imports import bound_name
@@ -306,3 +306,62 @@ def unclassified_collected_class(ctx: Context) -> Iterator[Hit]:
         assert inferred is not None
         fix = declaration_fix(ctx, cls, inferred)
         yield cls.site, {"cls": cls.name, "how": how, "attribute": ctx.taxonomy.attribute, "fix": fix}
+
+
+@rule(
+    "HWC006",
+    "uncertain-hw-classification",
+    "Test class `{cls}` declares `{attribute}`, but {why}: the runtime may read another value.",
+)
+def uncertain_hw_classification(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags a test class whose classification (declared or inherited) may not be the value the
+    runtime's `getattr` reads once the module ran: later in the body, the name is deleted or
+    rebound (`del`, a `for`, `with ... as` or `except ... as` target, `import ... as`, a walrus, a
+    `def` or nested class of that name, a tuple target, `global`), or the body calls `exec()`,
+    `eval()`, `locals()` or `vars()`; the last declaration runs only under a condition (`if
+    False:`); module code writes or deletes the attribute (`TestB.hw_classification = None`, `del
+    TestB.hw_classification`, `setattr`, `delattr`); the enum's name is bound in the file to
+    something other than the enum, an alias of it or a stand-in enum of constants; the class or a
+    base has a metaclass (other than `type` or `ABCMeta`) or `__init_subclass__`, or a class
+    decorator hwlint does not know to leave the class alone; or the module runs `exec()`. The
+    message names the first reason.
+
+    ## Why is this bad?
+    hwlint, hwselect and reviewers read the declaration; the runtime's filter reads whatever the
+    module left behind. A class whose declaration says GENERIC while the runtime reads `None` (or
+    another member) is dropped in silence, or runs on the wrong runners, while every tool says it is
+    placed.
+
+    ## Example
+    ```python
+    class TestAdd(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def test_add(self): ...
+
+        del hw_classification
+    ```
+
+    ## Use instead
+    ```python
+    class TestAdd(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def test_add(self): ...
+    ```
+    """
+    attribute = ctx.taxonomy.attribute
+    for cls in ctx.model.classes:
+        if ctx.effective(cls) is None or ctx.model.under_main_guard(cls.site.line):
+            continue
+        if cls.is_test and cls.declaration is None and not ctx.taxonomy.inherit:
+            continue  # HWC001: it must declare its own first
+        if not cls.is_test and collected_tests(ctx.model, cls, ctx.resolver) is None:
+            continue
+        doubts = declaration_doubts(ctx.model, cls, attribute, ctx.resolver)
+        if not doubts:
+            continue
+        why = doubts[0] + (f" (and {len(doubts) - 1} more)" if len(doubts) > 1 else "")
+        yield cls.site, {"cls": cls.name, "attribute": attribute, "why": why}

@@ -93,6 +93,12 @@ KINDS: tuple[Kind, ...] = (
         "setattr() calls on test classes (tests added this way are not counted)",
     ),
     _kind(
+        "uncertain-classification",
+        r"the classification the runtime reads may differ: ",
+        "class whose classification the runtime may read otherwise (addressed through its file)",
+        "classes whose classification the runtime may read otherwise (addressed through their files)",
+    ),
+    _kind(
         "dynamic",
         r"writes module globals at run time|runs exec\(\)|creates a class with type\(\)|"
         r"instantiates a class hwlint cannot see",

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from ..collection import (
     collectable,
+    declaration_doubts,
     decorator_reason,
     generated_devices,
     generated_suffixes,
@@ -95,7 +96,7 @@ def select_model(
         seen.add(id(entry))
         cand = _candidate(model, taxonomy, runner, entry, include_unclassified)
         if cand is not None:
-            unsure = (*file_unsure, *_unsure(model, entry, maybe))
+            unsure = (*file_unsure, *_unsure(model, taxonomy, entry, maybe))
             if cand.conditional:
                 line = cand.call.site.line if cand.call else entry.site.line  # type: ignore[union-attr]
                 what = "instantiated" if cand.call else "defined"
@@ -221,7 +222,14 @@ _DYNAMIC = {
 }
 
 
-def _unsure(model: FileModel, entry: ClassInfo | _Generated, maybe: dict[str, str]) -> tuple[str, ...]:
+#: How hwselect words a reason the classification the runtime reads may not be the declaration
+#: (:func:`hwlint.collection.declaration_doubts`).
+UNCERTAIN_CLASSIFICATION = "the classification the runtime reads may differ: "
+
+
+def _unsure(
+    model: FileModel, taxonomy: Taxonomy, entry: ClassInfo | _Generated, maybe: dict[str, str]
+) -> tuple[str, ...]:
     """Why the collected class *entry* may not exist under its name at run time (empty: it will)."""
     out = []
     cls = entry if isinstance(entry, ClassInfo) else entry.source
@@ -256,6 +264,11 @@ def _unsure(model: FileModel, entry: ClassInfo | _Generated, maybe: dict[str, st
     if added is not None:  # it has a test only if module code adds one
         out.append(f"its tests come at run time: {added}")
     out += [decorator_reason(c, d) for c, d in unknown_class_decorators(model, cls)]
+    # (class decorators are said above, in the words hwselect has for them)
+    out += [
+        UNCERTAIN_CLASSIFICATION + d
+        for d in declaration_doubts(model, cls, taxonomy.attribute, decorators=False)
+    ]
     return tuple(dict.fromkeys(out))
 
 

@@ -1,0 +1,313 @@
+"""What else binds a classification: the code that may change the value ``getattr(cls, attribute)``
+reads once the module ran, beyond the declaration itself.
+
+The runtime's filter reads the attribute after the whole module ran. A declaration is the value it
+reads only when nothing rebinds or deletes the name later in the class body (``del``, a ``for`` or
+``with ... as`` target, ``except ... as``, ``import ... as``, a walrus, a ``def`` or nested class of
+that name, a tuple target, ``global``), nothing writes the attribute from module code
+(``TestB.hw_classification = None``, ``delattr``), the enum is the enum (not a name rebound to
+something else) and nothing runs that could do any of this unseen (``exec()``, a metaclass,
+``__init_subclass__``). This module finds that code in CPython's tree; the builder keeps it in the
+model (:class:`~hwlint.model.records.Override`, ``FileModel.attribute_writes``...) and
+:func:`hwlint.collection.declaration_doubts` says what it means for a class.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+
+from .records import OVERRIDE_INHERITED, OVERRIDE_SUBCLASSES, Override
+from .syntax import _DEFS, dotted_name
+
+#: How :func:`statement_bindings` words a plain ``name = value`` (a declaration, when the name is
+#: the attribute).
+ASSIGN = "an assignment"
+
+#: Metaclasses that leave a class's attributes as its body bound them.
+_PLAIN_METACLASSES = frozenset({"type", "ABCMeta", "abc.ABCMeta"})
+
+#: Calls in a class body that may bind any name in it (and so define tests, or the attribute).
+_DYNAMIC_CALLS = frozenset({"exec", "eval", "locals", "vars"})
+
+
+def _names_in_target(target: ast.expr) -> Iterator[ast.Name]:
+    """The names an assignment (or for, with) target binds: a name, or the names of a tuple, list or
+    starred target (``a, *b = ...``)."""
+    if isinstance(target, ast.Name):
+        yield target
+    elif isinstance(target, ast.Starred):
+        yield from _names_in_target(target.value)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for elt in target.elts:
+            yield from _names_in_target(elt)
+
+
+def _pattern_names(pattern: ast.AST) -> Iterator[str]:
+    """Names a ``match`` pattern captures."""
+    for node in ast.walk(pattern):
+        if isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            yield node.name
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            yield node.rest
+
+
+def _expressions(stmt: ast.stmt) -> Iterator[ast.AST]:
+    """The expression nodes a statement evaluates in its own scope: not the bodies of nested
+    statements (walked on their own), nor lambdas and comprehensions (scopes of their own)."""
+    stack: list[ast.AST] = []
+    for name, value in ast.iter_fields(stmt):
+        if name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            continue
+        values = value if isinstance(value, list) else [value]
+        stack += [v for v in values if isinstance(v, ast.AST)]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def statement_bindings(stmt: ast.stmt) -> Iterator[tuple[str, ast.AST, str]]:
+    """(name, node, how) for each name *stmt* itself binds or deletes in its scope, with the form in
+    words; a plain ``name = value`` (and ``name: T = value``) is :data:`ASSIGN`."""
+    if isinstance(stmt, ast.Assign):
+        for t in stmt.targets:
+            form = ASSIGN if isinstance(t, ast.Name) else "a tuple target"
+            for n in _names_in_target(t):
+                yield n.id, n, form
+    elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None and isinstance(stmt.target, ast.Name):
+        yield stmt.target.id, stmt.target, ASSIGN
+    elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+        yield stmt.target.id, stmt.target, "an augmented assignment"
+    elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+        for n in _names_in_target(stmt.target):
+            yield n.id, n, "a `for` target"
+    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+        for item in stmt.items:
+            if item.optional_vars is not None:
+                for n in _names_in_target(item.optional_vars):
+                    yield n.id, n, "a `with ... as` target"
+    elif isinstance(stmt, ast.Delete):
+        for t in stmt.targets:
+            for n in _names_in_target(t):
+                yield n.id, n, "`del`"
+    elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        for a in stmt.names:
+            if a.asname is not None or isinstance(stmt, ast.ImportFrom):
+                yield (a.asname or a.name), stmt, "an import"
+            else:
+                yield a.name.partition(".")[0], stmt, "an import"
+    elif isinstance(stmt, (*_DEFS, ast.ClassDef)):
+        yield stmt.name, stmt, "a `def`" if isinstance(stmt, _DEFS) else "a nested class"
+    elif isinstance(stmt, (ast.Global, ast.Nonlocal)):
+        for name in stmt.names:
+            yield name, stmt, "`global`"
+    elif isinstance(stmt, ast.Try) or (hasattr(ast, "TryStar") and isinstance(stmt, ast.TryStar)):
+        for h in stmt.handlers:
+            if h.name:
+                yield h.name, h, "`except ... as` (which deletes the name after the handler)"
+    elif hasattr(ast, "Match") and isinstance(stmt, ast.Match):
+        for case in stmt.cases:
+            for name in _pattern_names(case.pattern):
+                yield name, case.pattern, "a `match` capture"
+    elif hasattr(ast, "TypeAlias") and isinstance(stmt, ast.TypeAlias) and isinstance(stmt.name, ast.Name):
+        yield stmt.name.id, stmt.name, "a `type` alias"
+    if not isinstance(stmt, (*_DEFS, ast.ClassDef)):
+        for node in _expressions(stmt):
+            if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+                yield node.target.id, node.target, "a walrus (`:=`)"
+
+
+def _body_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement a class body runs in its own scope, in source order, compound ones entered."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, (*_DEFS, ast.ClassDef)):
+            continue
+        for name in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, name, None)
+            if isinstance(inner, list):
+                yield from _body_statements(inner)
+        for h in getattr(stmt, "handlers", ()):
+            yield from _body_statements(h.body)
+        for case in getattr(stmt, "cases", ()):
+            yield from _body_statements(case.body)
+
+
+Position = Callable[[ast.AST], tuple[int, int]]
+
+
+def class_overrides(
+    node: ast.ClassDef,
+    attribute: str,
+    last_declaration: tuple[int, int] | None,
+    heads: dict[str, tuple[int, int]],
+    position: Position,
+) -> tuple[tuple[Override, ...], ast.Call | None]:
+    """The :class:`Override` records of the class *node*, and the first call in its body to
+    ``exec``/``eval``/``locals``/``vars`` (None: none).
+
+    *last_declaration*: where the declaration in effect sits ((line, col) of its value; None: the
+    body declares nothing, so any binding of *attribute* is what getattr reads). *heads*: the names
+    the body's declarations read the enum through, each with the position of the last declaration
+    that does (a rebinding of such a name before it changes the value read). *position*: (line,
+    character column) of a node."""
+    out: list[Override] = []
+    dynamic: ast.Call | None = None
+    for k in node.keywords:
+        if k.arg == "metaclass" and dotted_name(k.value) not in _PLAIN_METACLASSES:
+            line, col = position(k)
+            out.append(
+                Override(line, col, f"its metaclass `{dotted_name(k.value) or '...'}`", OVERRIDE_INHERITED)
+            )
+    for stmt in _body_statements(node.body):
+        if isinstance(stmt, _DEFS) and stmt.name == "__init_subclass__":
+            line, col = position(stmt)
+            out.append(Override(line, col, "`__init_subclass__`", OVERRIDE_SUBCLASSES))
+        for name, where, how in statement_bindings(stmt):
+            at = position(where)
+            if name == attribute and how != ASSIGN:
+                if how == "`global`" or last_declaration is None or at > last_declaration:
+                    out.append(Override(at[0], at[1], f"{how} of `{attribute}`"))
+            elif name in heads and at < heads[name] and not enum_stand_in(stmt):
+                out.append(Override(at[0], at[1], f"{how} of `{name}`, the enum the declaration reads"))
+        if isinstance(stmt, (*_DEFS, ast.ClassDef)):
+            continue
+        for expr in _expressions(stmt):
+            if (
+                isinstance(expr, ast.Call)
+                and isinstance(expr.func, ast.Name)
+                and expr.func.id in _DYNAMIC_CALLS
+            ):
+                line, col = position(expr)
+                dynamic = dynamic or expr
+                out.append(Override(line, col, f"`{expr.func.id}()`, which may bind any name in the body"))
+    return tuple(dict.fromkeys(out)), dynamic
+
+
+def _static_string(node: ast.expr, resolve: Callable[[ast.expr], object]) -> str | None:
+    """The string *node* always evaluates to (a literal, literals joined by ``+`` or in an f-string
+    without fields, a module constant *resolve* knows), else None."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _static_string(node.left, resolve), _static_string(node.right, resolve)
+        return left + right if left is not None and right is not None else None
+    if isinstance(node, ast.JoinedStr):
+        parts = [_static_string(v, resolve) for v in node.values]
+        return "".join(p for p in parts if p is not None) if None not in parts else None
+    if isinstance(node, ast.Name):
+        value = resolve(node)
+        return value if isinstance(value, str) else None
+    return None
+
+
+def attribute_writes(
+    stmt: ast.stmt, attribute: str, resolve: Callable[[ast.expr], object]
+) -> Iterator[tuple[str, int, str]]:
+    """(target, line, code in words) for each write or deletion of ``X.<attribute>`` in the module
+    statement *stmt* (a module-level function's body included: it may run at import). The target is
+    the dotted name of X ("" when it is not a name). ``setattr``/``delattr`` count when their name
+    argument is *attribute* statically (:func:`_static_string`; *resolve* reads module constants):
+    a name computed at run time (``setattr(cls, f"{name}_cuda", fn)``, upstream's way to add tests)
+    is hwselect's warning about setattr, not a doubt about the classification."""
+    nodes = ast.walk(stmt) if isinstance(stmt, _DEFS) else _expressions_and_targets(stmt)
+    for node in nodes:
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            for t in targets:
+                for a in _attribute_targets(t):
+                    if a.attr == attribute:
+                        verb = "del " if isinstance(node, ast.Delete) else ""
+                        yield (
+                            dotted_name(a.value),
+                            node.lineno,
+                            f"`{verb}{dotted_name(a) or '....' + attribute}`",
+                        )
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("setattr", "delattr")
+        ):
+            if len(node.args) < 2:
+                continue
+            if _static_string(node.args[1], resolve) != attribute:
+                continue
+            target = dotted_name(node.args[0])
+            yield target, node.lineno, f"`{node.func.id}({target or '...'}, ...)`"
+
+
+def _attribute_targets(target: ast.expr) -> Iterator[ast.Attribute]:
+    if isinstance(target, ast.Attribute):
+        yield target
+    elif isinstance(target, ast.Starred):
+        yield from _attribute_targets(target.value)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for elt in target.elts:
+            yield from _attribute_targets(elt)
+
+
+def _expressions_and_targets(stmt: ast.stmt) -> Iterator[ast.AST]:
+    """The statement itself and what it evaluates (module statements: nested bodies are visited as
+    statements of their own by the builder; class bodies are not module code)."""
+    if isinstance(stmt, ast.ClassDef):
+        return
+    yield stmt
+    yield from _expressions(stmt)
+
+
+def enum_stand_in(stmt: ast.stmt) -> bool:
+    """Whether *stmt* defines an enum of its own from constants: ``class HardwareClassification(
+    enum.Enum)`` whose body only assigns constants, or ``enum.Enum("HardwareClassification", "GENERIC
+    ...")``. Such an enum's members are no member of torch's enum, so the runtime's filter refuses them
+    loudly (TypeError); where torch has no such enum, a stand-in like this is the enum. Anything else
+    bound to the enum's name (a class whose attributes are torch's members, another object) may hand
+    the runtime a member other than the one the declaration names, in silence."""
+    if isinstance(stmt, ast.ClassDef):
+        if not stmt.bases or not all(dotted_name(b).rpartition(".")[2] in _ENUM_BASES for b in stmt.bases):
+            return False
+        for item in stmt.body:
+            if isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant):
+                continue  # the docstring
+            if not (
+                isinstance(item, ast.Assign)
+                and all(isinstance(t, ast.Name) for t in item.targets)
+                and isinstance(item.value, ast.Constant)
+            ):
+                return False
+        return True
+    value = getattr(stmt, "value", None) if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+    return (
+        isinstance(value, ast.Call)
+        and dotted_name(value.func).rpartition(".")[2] in _ENUM_BASES
+        and all(isinstance(a, ast.Constant) for a in value.args)
+        and not value.keywords
+    )
+
+
+#: Enum bases whose subclasses' members are new objects (a stand-in, never torch's members).
+_ENUM_BASES = frozenset({"Enum", "StrEnum", "IntEnum"})
+
+
+def declaration_heads(declarations: list[tuple[str, tuple[int, int]]]) -> dict[str, tuple[int, int]]:
+    """For the (value text, position) of each declaration, the first name of its value
+    (``HardwareClassification`` in ``HardwareClassification.GENERIC``) with the position of the
+    last declaration that reads it."""
+    heads: dict[str, tuple[int, int]] = {}
+    for text, at in declarations:
+        head = text.partition(".")[0].strip()
+        if head.isidentifier():
+            heads[head] = max(heads.get(head, at), at)
+    return heads
+
+
+__all__ = [
+    "ASSIGN",
+    "attribute_writes",
+    "class_overrides",
+    "declaration_heads",
+    "enum_stand_in",
+    "statement_bindings",
+]
