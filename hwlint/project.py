@@ -318,6 +318,65 @@ class ProjectResolver:
         return self.project.foreign_instantiations(model)
 
 
+#: What makes the current directory a project root, whose test files another file's classes may be
+#: instantiated from (a check run elsewhere, from a home directory, walks nothing)
+PROJECT_MARKERS = (".git", "pyproject.toml", "hwlint.toml", ".hwlint.toml", "setup.cfg", "tox.ini", ".flake8")
+
+
+class Instantiators:
+    """Which files of the project may instantiate a class defined in another file.
+
+    The project is the current directory's check scope (the files ``hwlint check`` with no path
+    would check), whatever files a front end was given: a finding that counts an
+    ``instantiate_device_type_tests(Imported, globals())`` of another module (HWC102, the inference)
+    is then the same from ``hwlint check test/``, ``hwlint check FILE``, flake8 and pre-commit.
+    The files are read once, lazily, and only those naming an instantiation function are kept: a
+    file is a candidate for a class when its text also holds the class's name (the models, built
+    by the caller, say whether a call resolves to that class)."""
+
+    def __init__(self, files: Callable[[], Iterable[str]], functions: Sequence[str], max_bytes: int):
+        self._files = files
+        self._functions = tuple(f.encode() for f in functions)
+        self._max_bytes = max_bytes
+        self._texts: dict[str, tuple[str, bytes]] | None = None
+
+    def _scan(self) -> dict[str, tuple[str, bytes]]:
+        if self._texts is None:
+            texts = {}
+            for path in self._files():
+                try:
+                    with open(path, "rb") as f:
+                        data = f.read(self._max_bytes + 1)
+                except OSError:
+                    continue  # the check of that file says why, when it is checked
+                if len(data) <= self._max_bytes and any(name in data for name in self._functions):
+                    texts[os.path.abspath(path)] = (path, data)
+            self._texts = texts
+        return self._texts
+
+    def candidates(self, names: Iterable[str], given: Iterable[str] = ()) -> list[str]:
+        """The project's files (as discovered) that name an instantiation function and one of
+        *names*, other than *given* (absolute paths or as given)."""
+        wanted = [n.encode() for n in dict.fromkeys(names) if n]
+        if not wanted:
+            return []
+        skip = {os.path.abspath(p) for p in given}
+        return [
+            path
+            for absolute, (path, data) in self._scan().items()
+            if absolute not in skip and any(n in data for n in wanted)
+        ]
+
+
+def project_instantiators(files: Callable[[], Iterable[str]], taxonomy: Taxonomy, max_bytes: int):
+    """:class:`Instantiators` over *files* (the current directory's check scope, listed on first
+    use), or None when the current directory is no project root (holds none of
+    :data:`PROJECT_MARKERS`)."""
+    if not any(os.path.exists(m) for m in PROJECT_MARKERS):
+        return None
+    return Instantiators(files, taxonomy.instantiation_functions, max_bytes)
+
+
 def on_demand(
     model: FileModel,
     taxonomy: Taxonomy,
@@ -341,13 +400,25 @@ def around(
     taxonomy: Taxonomy,
     roots: Sequence[str] = (),
     accept: Callable[[str], bool] | None = None,
+    instantiators: Instantiators | None = None,
 ) -> FileModel:
     """*model* resolving through an :func:`on_demand` project when a base or an instantiated
-    class of it comes from a module it imports; else *model* itself, as ``hwlint check`` leaves it."""
+    class of it comes from a module it imports, or when one of *instantiators* (the project's
+    files) instantiates a class of it; else *model* itself, as ``hwlint check`` leaves it."""
     project = on_demand(model, taxonomy, roots, accept)
-    if not project.providers(links_of(model)):
+    resolver = project.resolver()
+    noted = False
+    if instantiators is not None and model.classes:
+        names = [c.name for c in model.classes]
+        for path in instantiators.candidates(names, [model.path]):
+            other = _load_once(os.path.abspath(path), taxonomy)
+            if other is None or other.error is not None:
+                continue
+            project.add(_at(other, path))
+            noted = bool(resolver.note_instantiations(project.model_of(os.path.abspath(path)))) or noted
+    if not noted and not project.providers(links_of(model)):
         return model
-    return _with_resolver(model, project.resolver())
+    return _with_resolver(model, resolver)
 
 
 _loaded: dict[tuple[str, str], tuple[tuple[int, int], FileModel | None]] = {}

@@ -30,9 +30,13 @@ def _findings(text: str) -> set[tuple[str, int, int, str, str]]:
 
 
 def _flake8(*args: str, cwd: Path) -> set:
-    exe = Path(sys.executable).parent / "flake8"
+    # flake8 as a module of this interpreter: a flake8 on PATH may load another hwlint
     res = subprocess.run(
-        [str(exe), "--select", "HWC", "-j", "1", *args], cwd=cwd, capture_output=True, text=True, timeout=600
+        [sys.executable, "-m", "flake8", "--select", "HWC", "-j", "1", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert res.returncode in (0, 1), res.stderr
     return _findings(res.stdout)

@@ -20,7 +20,10 @@ from .conftest import ROOT, run_tool
 
 pytest.importorskip("pre_commit")
 
-PRE_COMMIT = Path(sys.executable).parent / "pre-commit"
+# run as a module of this interpreter: its console script is not there when pre-commit came from
+# the system site packages
+PRE_COMMIT = [sys.executable, "-m", "pre_commit"]
+BIN = Path(sys.executable).parent
 _LINE = re.compile(r"^(?:\./)?([^\s:]+\.py):(\d+):(\d+): (HWC\d{3}) ", re.M)
 
 SHARED = """from torch.testing._internal.common_utils import HardwareClassification, TestCase
@@ -65,7 +68,7 @@ def repo(tmp_path: Path) -> Path:
     local = {
         **hook,
         "language": "system",
-        "entry": hook["entry"].replace("hwlint", str(PRE_COMMIT.parent / "hwlint"), 1),
+        "entry": hook["entry"].replace("hwlint", str(BIN / "hwlint"), 1),
     }
     config = {"repos": [{"repo": "local", "hooks": [local]}]}
     (repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
@@ -82,7 +85,7 @@ def _pre_commit(repo: Path, tmp_path: Path) -> subprocess.CompletedProcess:
     }
     env.pop("PRE_COMMIT", None)
     return subprocess.run(
-        [str(PRE_COMMIT), "run", "--all-files", "--color", "never"],
+        [*PRE_COMMIT, "run", "--all-files", "--color", "never"],
         cwd=repo,
         capture_output=True,
         text=True,

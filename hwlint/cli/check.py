@@ -696,8 +696,8 @@ def _check_stdin(args, configs) -> int:
     ``--fix-only``) the fixed text is written to stdout and the findings left to stderr; with
     ``--diff`` the diff."""
     from ..fix.apply import fix_plan, plan_source
-    from ..pipeline.config import is_test_file_name
-    from ..project import around
+    from ..pipeline.config import is_test_file_name, project_files
+    from ..project import around, project_instantiators
 
     name = args.stdin_filename or "-"
     cfg = configs.for_path(name)
@@ -721,7 +721,8 @@ def _check_stdin(args, configs) -> int:
         plan = plan_source(data, name, taxonomy, selection)
         if plan.model is not None and plan.model.error is None:
             # as the flake8 plugin: bases and instantiated classes from the test modules it imports
-            linked = around(plan.model, taxonomy, accept=is_test_file_name)
+            reverse = project_instantiators(lambda: project_files(configs), taxonomy, max_bytes)
+            linked = around(plan.model, taxonomy, accept=is_test_file_name, instantiators=reverse)
             if linked is not plan.model:
                 plan = plan_source(data, name, taxonomy, selection, linked.resolver)
         findings = list(plan.findings)
@@ -978,13 +979,16 @@ def _session(args, configs, taxonomy, max_mb: int, roots):
     roots; an import is followed into any file named as the configuration's tests are."""
     import functools
 
-    from ..pipeline.config import is_test_file_name
+    from ..pipeline.config import is_test_file_name, project_files
     from ..pipeline.session import Session
+    from ..project import project_instantiators
 
     follow = functools.partial(is_test_file_name, include=configs.primary.include)
     cache = _open_cache(args, configs, taxonomy)
     jobs = getattr(args, "jobs", None)
-    return Session(taxonomy, jobs, cache, max_mb * 1024 * 1024, tuple(roots), follow=follow)
+    max_bytes = max_mb * 1024 * 1024
+    instantiators = project_instantiators(lambda: project_files(configs), taxonomy, max_bytes)
+    return Session(taxonomy, jobs, cache, max_bytes, tuple(roots), follow=follow, instantiators=instantiators)
 
 
 def _show_progress(args) -> bool:

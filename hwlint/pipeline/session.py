@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import FileModel, build_model
-from ..project import Links, Project, _at, _with_resolver
+from ..project import Instantiators, Links, Project, _at, _with_resolver
 from ..taxonomy import Taxonomy
 from .cache import Cache, content_hash
 from .engine import MAX_FILE_BYTES, analyze_files, file_hash, read_source
@@ -40,6 +40,17 @@ class Session:
     progress: Callable[[int], None] | None = field(default=None, compare=False)
     # which files an import may be followed into (the files a check would scan), beyond those given
     follow: Callable[[str], bool] | None = field(default=None, compare=False)
+    # the project's files that may instantiate a class of another file (None: only those given)
+    instantiators: Instantiators | None = field(default=None, compare=False)
+
+    def instantiating(self, files: Sequence[str], links: dict[str, Links]) -> list[str]:
+        """Files of the project, beyond *files*, that may instantiate a class one of *files*
+        defines (*links*: theirs): the cross-file phase reads them as if they were given, so a
+        file's findings do not depend on which others were named."""
+        if self.instantiators is None:
+            return []
+        names = [name for lk in links.values() for name, _ in lk.classes]
+        return self.instantiators.candidates(names, files)
 
     def analyze(
         self,
