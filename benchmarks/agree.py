@@ -107,7 +107,9 @@ def front_ends(repo: Path, jobs: int) -> dict[str, set[Finding]]:
     out = {}
     _clear_cache(repo)
     out["hwlint check test"] = parse(_run([*check, "test"], repo))
-    out["flake8 --select HWC test"] = parse(_run([*_tool("flake8"), "--select", "HWC", "-j", str(jobs), "test"], repo))
+    out["flake8 --select HWC test"] = parse(
+        _run([*_tool("flake8"), "--select", "HWC", "-j", str(jobs), "test"], repo)
+    )
     _clear_cache(repo)
     hook = _run([*_tool("pre-commit"), "run", "--all-files", "--color", "never"], repo, ok=(0, 1))
     out["pre-commit run --all-files"] = parse(hook)
@@ -128,7 +130,11 @@ def front_ends(repo: Path, jobs: int) -> dict[str, set[Finding]]:
 
 def compare(found: dict[str, set[Finding]]) -> dict:
     base_name, base = next(iter(found.items()))
-    summary: dict = {"reference": base_name, "counts": {k: len(v) for k, v in found.items()}, "differences": {}}
+    summary: dict = {
+        "reference": base_name,
+        "counts": {k: len(v) for k, v in found.items()},
+        "differences": {},
+    }
     for name, got in found.items():
         if name == base_name:
             continue

@@ -20,6 +20,7 @@ The second phase is cheap: it reads the per-file models the first phase cached a
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -331,16 +332,29 @@ class Instantiators:
     ``instantiate_device_type_tests(Imported, globals())`` of another module (HWC102, the inference)
     is then the same from ``hwlint check test/``, ``hwlint check FILE``, flake8 and pre-commit.
     The files are read once, lazily, and only those naming an instantiation function are kept: a
-    file is a candidate for a class when its text also holds the class's name (the models, built
-    by the caller, say whether a call resolves to that class)."""
+    file is a candidate for a class when it passes the class's name (or names it ``as`` an alias)
+    to such a call and from-imports from the module defining the class (the models, built by the
+    caller, say whether a call resolves to that class). The one limit of that filter: a class
+    re-exported by a second test module and instantiated from a third is counted only where the
+    third is checked too (its text names the second module, not the class's own)."""
 
-    def __init__(self, files: Callable[[], Iterable[str]], functions: Sequence[str], max_bytes: int):
+    def __init__(
+        self,
+        files: Callable[[], Iterable[str]],
+        functions: Sequence[str],
+        max_bytes: int,
+        first: str = "",
+    ):
         self._files = files
         self._functions = tuple(f.encode() for f in functions)
         self._max_bytes = max_bytes
-        self._texts: dict[str, tuple[str, bytes]] | None = None
+        self._texts: dict[str, tuple[str, bytes, frozenset[bytes]]] | None = None
+        # the name a call passes its class as: the first argument, or the keyword *first*
+        calls = b"|".join(re.escape(f) for f in self._functions) or b"(?!)"
+        self._passed = re.compile(rb"(?:" + calls + rb")\s*\(\s*(?:\w+\s*=\s*)?([A-Za-z_]\w*)")
+        self._keyword = re.compile(re.escape(first.encode()) + rb"\s*=\s*([A-Za-z_]\w*)") if first else None
 
-    def _scan(self) -> dict[str, tuple[str, bytes]]:
+    def _scan(self) -> dict[str, tuple[str, bytes, frozenset[bytes]]]:
         if self._texts is None:
             texts = {}
             for path in self._files():
@@ -350,21 +364,35 @@ class Instantiators:
                 except OSError:
                     continue  # the check of that file says why, when it is checked
                 if len(data) <= self._max_bytes and any(name in data for name in self._functions):
-                    texts[os.path.abspath(path)] = (path, data)
+                    passed = {m.group(1) for m in self._passed.finditer(data)}
+                    if self._keyword is not None and self._keyword.pattern[:8] in data:
+                        passed.update(m.group(1) for m in self._keyword.finditer(data))
+                    passed = frozenset(passed)
+                    texts[os.path.abspath(path)] = (path, data, passed)
             self._texts = texts
         return self._texts
 
-    def candidates(self, names: Iterable[str], given: Iterable[str] = ()) -> list[str]:
-        """The project's files (as discovered) that name an instantiation function and one of
-        *names*, other than *given* (absolute paths or as given)."""
-        wanted = [n.encode() for n in dict.fromkeys(names) if n]
+    def candidates(self, classes: Mapping[str, Iterable[str]]) -> list[str]:
+        """The project's files, other than those of *classes* (path -> names of the classes it
+        defines), that name an instantiation function, one of those files' module names (an
+        import of the module names it) and one of its classes."""
+        wanted = []
+        for path, names in classes.items():
+            found = [n.encode() for n in dict.fromkeys(names) if n]
+            if found:
+                stem = re.escape(os.path.splitext(os.path.basename(path))[0].encode())
+                wanted.append((re.compile(rb"\bfrom\s+[\w.]*?\b" + stem + rb"\s+import\b"), found))
         if not wanted:
             return []
-        skip = {os.path.abspath(p) for p in given}
+        skip = {os.path.abspath(p) for p in classes}
         return [
             path
-            for absolute, (path, data) in self._scan().items()
-            if absolute not in skip and any(n in data for n in wanted)
+            for absolute, (path, data, passed) in self._scan().items()
+            if absolute not in skip
+            and any(
+                any(n in passed or n + b" as " in data for n in names) and stem.search(data)
+                for stem, names in wanted
+            )
         ]
 
 
@@ -374,7 +402,8 @@ def project_instantiators(files: Callable[[], Iterable[str]], taxonomy: Taxonomy
     :data:`PROJECT_MARKERS`)."""
     if not any(os.path.exists(m) for m in PROJECT_MARKERS):
         return None
-    return Instantiators(files, taxonomy.instantiation_functions, max_bytes)
+    first = taxonomy.positional[0] if taxonomy.positional else ""
+    return Instantiators(files, taxonomy.instantiation_functions, max_bytes, first)
 
 
 def on_demand(
@@ -409,8 +438,7 @@ def around(
     resolver = project.resolver()
     noted = False
     if instantiators is not None and model.classes:
-        names = [c.name for c in model.classes]
-        for path in instantiators.candidates(names, [model.path]):
+        for path in instantiators.candidates({model.path: [c.name for c in model.classes]}):
             other = _load_once(os.path.abspath(path), taxonomy)
             if other is None or other.error is not None:
                 continue

@@ -49,8 +49,9 @@ class Session:
         file's findings do not depend on which others were named."""
         if self.instantiators is None:
             return []
-        names = [name for lk in links.values() for name, _ in lk.classes]
-        return self.instantiators.candidates(names, files)
+        classes = {path: [name for name, _ in lk.classes] for path, lk in links.items()}
+        classes.update((path, []) for path in files if path not in classes)
+        return self.instantiators.candidates(classes)
 
     def analyze(
         self,
