@@ -319,8 +319,8 @@ class ProjectResolver:
         return self.project.foreign_instantiations(model)
 
 
-#: What makes the current directory a project root, whose test files another file's classes may be
-#: instantiated from (a check run elsewhere, from a home directory, walks nothing)
+#: What makes a directory a project root: run in one or below one, the current directory's test
+#: files are read for calls that instantiate another file's classes
 PROJECT_MARKERS = (".git", "pyproject.toml", "hwlint.toml", ".hwlint.toml", "setup.cfg", "tox.ini", ".flake8")
 
 
@@ -398,12 +398,22 @@ class Instantiators:
 
 def project_instantiators(files: Callable[[], Iterable[str]], taxonomy: Taxonomy, max_bytes: int):
     """:class:`Instantiators` over *files* (the current directory's check scope, listed on first
-    use), or None when the current directory is no project root (holds none of
-    :data:`PROJECT_MARKERS`)."""
-    if not any(os.path.exists(m) for m in PROJECT_MARKERS):
+    use), or None when neither the current directory nor an ancestor holds one of
+    :data:`PROJECT_MARKERS` (a run from a home directory walks nothing)."""
+    if not _in_a_project(os.getcwd()):
         return None
     first = taxonomy.positional[0] if taxonomy.positional else ""
     return Instantiators(files, taxonomy.instantiation_functions, max_bytes, first)
+
+
+def _in_a_project(directory: str) -> bool:
+    while True:
+        if any(os.path.exists(os.path.join(directory, m)) for m in PROJECT_MARKERS):
+            return True
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return False
+        directory = parent
 
 
 def on_demand(

@@ -65,6 +65,10 @@ def vendor_taxonomy() -> Taxonomy:
 _IN_PROCESS = {"hwlint": "hwlint.cli.check", "hwselect": "hwlint.cli.select"}
 
 
+#: console scripts run as a module of this interpreter when the script is not next to it
+_AS_MODULE = {"flake8": "flake8", "pre-commit": "pre_commit"}
+
+
 def run_tool(
     *args: str, cwd: Path | str | None = None, input: str | None = None
 ) -> subprocess.CompletedProcess:
@@ -72,7 +76,12 @@ def run_tool(
     if args[0] in _IN_PROCESS and not os.environ.get("HWLINT_TEST_SUBPROCESS"):
         return _run_in_process(args[0], list(args[1:]), cwd, input)
     exe = Path(sys.executable).parent / args[0]
-    cmd = [str(exe) if exe.exists() else args[0], *args[1:]]
+    if exe.exists():
+        cmd = [str(exe), *args[1:]]
+    elif args[0] in _AS_MODULE:  # installed in the system site packages: a flake8 found on PATH
+        cmd = [sys.executable, "-m", _AS_MODULE[args[0]], *args[1:]]  # may load another hwlint
+    else:
+        cmd = list(args)
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1"}
     return subprocess.run(cmd, cwd=cwd, input=input, capture_output=True, text=True, env=env, timeout=300)
 

@@ -111,8 +111,8 @@ def test_pre_commit_all_files_reports_what_one_check_reports(repo, tmp_path):
 
 
 def test_split_batches_would_not_see_the_instantiation(repo, tmp_path):
-    # what require_serial guards against: the same hook in two batches reports what a one-file
-    # view of test_a_shared.py says (unless a check follows who instantiates its classes)
+    # what require_serial once guarded against: the hook in two batches. Each batch now reads the
+    # project's instantiation calls, so a batch without test_z_instantiates.py agrees too
     config = (
         (repo / ".pre-commit-config.yaml")
         .read_text()
@@ -123,7 +123,5 @@ def test_split_batches_would_not_see_the_instantiation(repo, tmp_path):
     split = sorted(_LINE.findall(res.stdout))
     first_batch = run_tool("hwlint", "check", "--no-cache", "test_a_shared.py", "test_m0.py", cwd=repo)
     together = run_tool("hwlint", "check", "--no-cache", ".", cwd=repo)
-    if "HWC102" in first_batch.stdout:  # cross-file findings still depend on the batch
-        assert split != sorted(_LINE.findall(together.stdout))
-    else:  # a file's findings no longer depend on the files beside it
-        assert split == sorted(_LINE.findall(together.stdout))
+    assert "HWC102" not in first_batch.stdout
+    assert split == sorted(_LINE.findall(together.stdout)) != []

@@ -113,7 +113,9 @@ class Session:
         for path in wanted:
             model = project.model_of(os.path.abspath(path))
             if model is not None:
-                linked += [index[a] for a in resolver.note_instantiations(model) if a in index]
+                # given or not: the phase's values then depend on the contents of the files it
+                # reads alone, as its cache key does (a run given fewer files reads the same entry)
+                linked += [index.get(a, a) for a in resolver.note_instantiations(model)]
         out = {}
         for path in dict.fromkeys(linked):
             model = project.model_of(os.path.abspath(path))
@@ -162,7 +164,8 @@ class Session:
             extra = {p: _sha(p, max_bytes) for p in made.project.models if p not in need}
             cache.store(need[0], key, kind, (extra, {os.path.abspath(p): v for p, v in values.items()}))
             cache.save()
-        return made.project, values
+        named = set(index.values())
+        return made.project, {p: v for p, v in values.items() if p in named}
 
 
 @dataclass
