@@ -324,6 +324,9 @@ class ProjectResolver:
 PROJECT_MARKERS = (".git", "pyproject.toml", "hwlint.toml", ".hwlint.toml", "setup.cfg", "tox.ini", ".flake8")
 
 
+_ALIASED = re.compile(rb"\b([A-Za-z_]\w*)\s+as\s+[A-Za-z_]")
+
+
 class Instantiators:
     """Which files of the project may instantiate a class defined in another file.
 
@@ -367,6 +370,8 @@ class Instantiators:
                     passed = {m.group(1) for m in self._passed.finditer(data)}
                     if self._keyword is not None and self._keyword.pattern[:8] in data:
                         passed.update(m.group(1) for m in self._keyword.finditer(data))
+                    # a class imported under another name is passed as that name
+                    passed.update(m.group(1) for m in _ALIASED.finditer(data))
                     passed = frozenset(passed)
                     texts[os.path.abspath(path)] = (path, data, passed)
             self._texts = texts
@@ -389,10 +394,7 @@ class Instantiators:
             path
             for absolute, (path, data, passed) in self._scan().items()
             if absolute not in skip
-            and any(
-                any(n in passed or n + b" as " in data for n in names) and stem.search(data)
-                for stem, names in wanted
-            )
+            and any(any(n in passed for n in names) and stem.search(data) for stem, names in wanted)
         ]
 
 
