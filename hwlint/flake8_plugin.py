@@ -13,7 +13,8 @@ configuration it also applies ``select``/``ignore`` and ``per-file-ignores``, an
 flake8 hands over one file at a time. Where a base or an instantiated class of it comes from a test
 module it imports (a file named as ``hwlint check`` discovers test files), that module is loaded
 (once per process) and the rules see it, as ``hwlint check`` does. What only another module can
-tell, that it instantiates a class of this file, flake8 cannot know: HWC102 stays file-local here.
+tell, that it instantiates a class of this file, is read from the project's files (the current
+directory's check scope: :class:`hwlint.project.Instantiators`), once per process.
 
 An internal error (HWC900) or a file that cannot be checked (HWC901) is reported on line 0, as
 flake8 reports its own E902: flake8 reads a ``# noqa`` from the physical line a finding is on,
@@ -30,8 +31,8 @@ from typing import Any
 
 from . import __version__
 from .model import model_from_tree
-from .pipeline.config import ConfigError, Configs, is_test_file_name
-from .project import around
+from .pipeline.config import ConfigError, Configs, is_test_file_name, project_files
+from .project import Instantiators, around, project_instantiators
 from .rules.check import WHOLE_FILE, Selection, run_rules, selector_problem
 from .rules.registry import RULES
 from .taxonomy import Taxonomy, TaxonomyError, load_taxonomy
@@ -71,6 +72,20 @@ class HWLintPlugin:
             print(f"hwlint: error: {e}", file=sys.stderr)
             raise SystemExit(2) from None
         cls.named = frozenset(os.path.normpath(f) for f in filenames if not os.path.isdir(f))
+        cls.instantiators = None  # made on first use, once per process (flake8's -j forks after this)
+
+    instantiators: Instantiators | None = None
+
+    @classmethod
+    def _instantiators(cls, taxonomy: Taxonomy) -> Instantiators | None:
+        """The project's files that may instantiate a class of another file, as ``hwlint check``
+        reads them (the current directory's check scope)."""
+        if cls.instantiators is None:
+            configs = cls.configs or Configs()
+            cls.instantiators = project_instantiators(
+                lambda: project_files(configs), taxonomy, configs.primary.max_file_size * 1024 * 1024
+            ) or Instantiators(list, (), 0)
+        return cls.instantiators
 
     def _scope(self) -> Selection | None:
         """The Selection for this file, or None when ``hwlint check`` would not check it."""
@@ -96,7 +111,9 @@ class HWLintPlugin:
         try:
             model = model_from_tree(self.tree, "".join(self.lines), self.filename, taxonomy)
             if model.error is None:
-                model = around(model, taxonomy, accept=is_test_file_name)
+                model = around(
+                    model, taxonomy, accept=is_test_file_name, instantiators=self._instantiators(taxonomy)
+                )
         except Exception as e:  # a bug of ours is a finding for this file, never a flake8 traceback
             error = f"{type(e).__name__}: {e}".rstrip(".")
             yield 0, 0, "HWC900 " + RULES["HWC900"].message.format(rule="model", error=error), type(self)

@@ -20,6 +20,7 @@ The second phase is cheap: it reads the per-file models the first phase cached a
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -328,6 +329,105 @@ class ProjectResolver:
         return self.project.foreign_instantiations(model)
 
 
+#: What makes a directory a project root: run in one or below one, the current directory's test
+#: files are read for calls that instantiate another file's classes
+PROJECT_MARKERS = (".git", "pyproject.toml", "hwlint.toml", ".hwlint.toml", "setup.cfg", "tox.ini", ".flake8")
+
+
+_ALIASED = re.compile(rb"\b([A-Za-z_]\w*)\s+as\s+[A-Za-z_]")
+
+
+class Instantiators:
+    """Which files of the project may instantiate a class defined in another file.
+
+    The project is the current directory's check scope (the files ``hwlint check`` with no path
+    would check), whatever files a front end was given: a finding that counts an
+    ``instantiate_device_type_tests(Imported, globals())`` of another module (HWC102, the inference)
+    is then the same from ``hwlint check test/``, ``hwlint check FILE``, flake8 and pre-commit.
+    The files are read once, lazily, and only those naming an instantiation function are kept: a
+    file is a candidate for a class when it passes the class's name (or names it ``as`` an alias)
+    to such a call and from-imports from the module defining the class (the models, built by the
+    caller, say whether a call resolves to that class). The one limit of that filter: a class
+    re-exported by a second test module and instantiated from a third is counted only where the
+    third is checked too (its text names the second module, not the class's own)."""
+
+    def __init__(
+        self,
+        files: Callable[[], Iterable[str]],
+        functions: Sequence[str],
+        max_bytes: int,
+        first: str = "",
+    ):
+        self._files = files
+        self._functions = tuple(f.encode() for f in functions)
+        self._max_bytes = max_bytes
+        self._texts: dict[str, tuple[str, bytes, frozenset[bytes]]] | None = None
+        # the name a call passes its class as: the first argument, or the keyword *first*
+        calls = b"|".join(re.escape(f) for f in self._functions) or b"(?!)"
+        self._passed = re.compile(rb"(?:" + calls + rb")\s*\(\s*(?:\w+\s*=\s*)?([A-Za-z_]\w*)")
+        self._keyword = re.compile(re.escape(first.encode()) + rb"\s*=\s*([A-Za-z_]\w*)") if first else None
+
+    def _scan(self) -> dict[str, tuple[str, bytes, frozenset[bytes]]]:
+        if self._texts is None:
+            texts = {}
+            for path in self._files():
+                try:
+                    with open(path, "rb") as f:
+                        data = f.read(self._max_bytes + 1)
+                except OSError:
+                    continue  # the check of that file says why, when it is checked
+                if len(data) <= self._max_bytes and any(name in data for name in self._functions):
+                    passed = {m.group(1) for m in self._passed.finditer(data)}
+                    if self._keyword is not None and self._keyword.pattern[:8] in data:
+                        passed.update(m.group(1) for m in self._keyword.finditer(data))
+                    # a class imported under another name is passed as that name
+                    passed.update(m.group(1) for m in _ALIASED.finditer(data))
+                    passed = frozenset(passed)
+                    texts[os.path.abspath(path)] = (path, data, passed)
+            self._texts = texts
+        return self._texts
+
+    def candidates(self, classes: Mapping[str, Iterable[str]]) -> list[str]:
+        """The project's files, other than those of *classes* (path -> names of the classes it
+        defines), that name an instantiation function, one of those files' module names (an
+        import of the module names it) and one of its classes."""
+        wanted = []
+        for path, names in classes.items():
+            found = [n.encode() for n in dict.fromkeys(names) if n]
+            if found:
+                stem = re.escape(os.path.splitext(os.path.basename(path))[0].encode())
+                wanted.append((re.compile(rb"\bfrom\s+[\w.]*?\b" + stem + rb"\s+import\b"), found))
+        if not wanted:
+            return []
+        skip = {os.path.abspath(p) for p in classes}
+        return [
+            path
+            for absolute, (path, data, passed) in self._scan().items()
+            if absolute not in skip
+            and any(any(n in passed for n in names) and stem.search(data) for stem, names in wanted)
+        ]
+
+
+def project_instantiators(files: Callable[[], Iterable[str]], taxonomy: Taxonomy, max_bytes: int):
+    """:class:`Instantiators` over *files* (the current directory's check scope, listed on first
+    use), or None when neither the current directory nor an ancestor holds one of
+    :data:`PROJECT_MARKERS` (a run from a home directory walks nothing)."""
+    if not _in_a_project(os.getcwd()):
+        return None
+    first = taxonomy.positional[0] if taxonomy.positional else ""
+    return Instantiators(files, taxonomy.instantiation_functions, max_bytes, first)
+
+
+def _in_a_project(directory: str) -> bool:
+    while True:
+        if any(os.path.exists(os.path.join(directory, m)) for m in PROJECT_MARKERS):
+            return True
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return False
+        directory = parent
+
+
 def on_demand(
     model: FileModel,
     taxonomy: Taxonomy,
@@ -351,13 +451,24 @@ def around(
     taxonomy: Taxonomy,
     roots: Sequence[str] = (),
     accept: Callable[[str], bool] | None = None,
+    instantiators: Instantiators | None = None,
 ) -> FileModel:
     """*model* resolving through an :func:`on_demand` project when a base or an instantiated
-    class of it comes from a module it imports; else *model* itself, as ``hwlint check`` leaves it."""
+    class of it comes from a module it imports, or when one of *instantiators* (the project's
+    files) instantiates a class of it; else *model* itself, as ``hwlint check`` leaves it."""
     project = on_demand(model, taxonomy, roots, accept)
-    if not project.providers(links_of(model)):
+    resolver = project.resolver()
+    noted = False
+    if instantiators is not None and model.classes:
+        for path in instantiators.candidates({model.path: [c.name for c in model.classes]}):
+            other = _load_once(os.path.abspath(path), taxonomy)
+            if other is None or other.error is not None:
+                continue
+            project.add(_at(other, path))
+            noted = bool(resolver.note_instantiations(project.model_of(os.path.abspath(path)))) or noted
+    if not noted and not project.providers(links_of(model)):
         return model
-    return _with_resolver(model, project.resolver())
+    return _with_resolver(model, resolver)
 
 
 _loaded: dict[tuple[str, str], tuple[tuple[int, int], FileModel | None]] = {}

@@ -63,7 +63,10 @@ def vendor_taxonomy() -> Taxonomy:
 # console scripts instead. tests/test_packaging.py and the CLI tests that need a real process (the
 # entry point, a broken pipe) start one themselves.
 _IN_PROCESS = {"hwlint": "hwlint.cli.check", "hwselect": "hwlint.cli.select"}
-_MODULES = {"flake8"}  # tools run as ``python -m`` when this interpreter has no script for them
+
+
+#: console scripts run as a module of this interpreter when the script is not next to it
+_AS_MODULE = {"flake8": "flake8", "pre-commit": "pre_commit"}
 
 
 def run_tool(
@@ -75,8 +78,8 @@ def run_tool(
     exe = Path(sys.executable).parent / args[0]
     if exe.exists():
         cmd = [str(exe), *args[1:]]
-    elif args[0] in _MODULES:  # a venv on system site packages has flake8 but not its script: the
-        cmd = [sys.executable, "-m", args[0], *args[1:]]  # one on PATH would load another hwlint
+    elif args[0] in _AS_MODULE:  # installed in the system site packages: a flake8 found on PATH
+        cmd = [sys.executable, "-m", _AS_MODULE[args[0]], *args[1:]]  # may load another hwlint
     else:
         cmd = list(args)
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1"}

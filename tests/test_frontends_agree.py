@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import run_tool
+from .conftest import ROOT, run_tool
 
 BAD = "class TestA:\n    def test_x(self, device):\n        pass\n"  # HWC001 (and nothing else)
 _LINE = re.compile(r"^(?:\./)?(.+?):(\d+):(\d+): (HWC\d{3}) (?:\[\w+\] )?(?:\[\*\] )?(.*)$")
@@ -30,9 +30,13 @@ def _findings(text: str) -> set[tuple[str, int, int, str, str]]:
 
 
 def _flake8(*args: str, cwd: Path) -> set:
-    exe = Path(sys.executable).parent / "flake8"
+    # flake8 as a module of this interpreter: a flake8 on PATH may load another hwlint
     res = subprocess.run(
-        [str(exe), "--select", "HWC", "-j", "1", *args], cwd=cwd, capture_output=True, text=True, timeout=600
+        [sys.executable, "-m", "flake8", "--select", "HWC", "-j", "1", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert res.returncode in (0, 1), res.stderr
     return _findings(res.stdout)
@@ -133,3 +137,79 @@ def test_both_front_ends_agree_on_real_files(tmp_path):
     again = _check("test", cwd=tmp_path)
     assert {p for p, *_ in again} - paths == {"test/functorch/test_aotdispatch.py"}
     assert _flake8("test", cwd=tmp_path) == again
+
+
+# -- every front end, on real files: the class another module instantiates ---------------------------
+
+PRE_COMMIT_CONFIG = """repos:
+  - repo: local
+    hooks:
+      - id: hwlint
+        name: hwlint
+        entry: {hwlint} check --force-exclude
+        language: system
+        types: [python]
+        files: (^|/)(test_[^/]*|[^/]*_test)\\.py$
+        require_serial: true
+"""
+CROSS_FILES = ["test_optim.py", "optim/test_swa_utils.py", "optim/test_lrscheduler.py", "optim/test_optim.py"]
+
+
+def _four_front_ends(repo: Path, tmp_path: Path) -> dict[str, set]:
+    """(path, line, col, code) of every finding of each front end, run from the root of *repo*."""
+
+    def key(found: set) -> set:
+        return {f[:4] for f in found}
+
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"), "NO_COLOR": "1"}
+    env.pop("PRE_COMMIT", None)
+    hook = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert hook.returncode in (0, 1), hook.stdout + hook.stderr
+    files = sorted(str(p.relative_to(repo)) for p in (repo / "test").rglob("test_*.py"))
+    return {
+        "tree": key(_check("test", cwd=repo)),
+        "flake8": key(_flake8("test", cwd=repo)),
+        "pre-commit": {f[:4] for f in _findings(hook.stdout)},
+        "each file": set().union(*(key(_check(f, cwd=repo)) for f in files)),
+        "flake8, each file": set().union(*(key(_flake8(f, cwd=repo)) for f in files)),
+    }
+
+
+@pytest.mark.skipif(not os.path.isdir(REAL_TREE), reason="PyTorch's test/ tree is not on this machine")
+def test_every_front_end_sees_a_class_instantiated_in_another_module(tmp_path):
+    # test/test_optim.py imports TestSWAUtils from test/optim/test_swa_utils.py; migrated as
+    # upstream later did: the class declares ACCELERATOR and test_optim.py instantiates it
+    repo = tmp_path / "pytorch"
+    for rel in CROSS_FILES:
+        (repo / "test" / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(Path(REAL_TREE) / rel, repo / "test" / rel)
+    swa = repo / "test/optim/test_swa_utils.py"
+    declared = "class TestSWAUtils(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
+    swa.write_text(swa.read_text().replace("class TestSWAUtils(TestCase):\n", declared, 1))
+    optim = repo / "test/test_optim.py"
+    call = "instantiate_device_type_tests(TestSWAUtils, globals())\n"
+    main = '\nif __name__ == "__main__":'
+    optim.write_text(optim.read_text().replace(main, call + main, 1))
+    (repo / "pyproject.toml").write_text((ROOT / "examples/pytorch/pyproject.toml").read_text())
+    hwlint = Path(sys.executable).parent / "hwlint"
+    (repo / ".pre-commit-config.yaml").write_text(PRE_COMMIT_CONFIG.format(hwlint=hwlint))
+    for args in (["init", "-q"], ["add", "-A"]):
+        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+    found = _four_front_ends(repo, tmp_path)
+    assert all(got == found["tree"] for got in found.values()), found
+    swa_codes = {code for path, _, _, code in found["tree"] if path == "test/optim/test_swa_utils.py"}
+    assert "HWC102" not in swa_codes and found["tree"]
+
+    # without the call, every front end says the class is never instantiated
+    optim.write_text(optim.read_text().replace(call, "", 1))
+    again = _four_front_ends(repo, tmp_path)
+    assert all(got == again["tree"] for got in again.values()), again
+    assert again["tree"] - found["tree"] == {("test/optim/test_swa_utils.py", 26, 1, "HWC102")}

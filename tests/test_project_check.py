@@ -64,11 +64,14 @@ def test_a_file_checked_alone_follows_its_imports_as_flake8_does():
         ("forward/test_users.py", 16, "HWC004"),
     }
     assert alone == _flake8(PROJECT / "forward" / "test_users.py")
+    # and the classes another module of the project instantiates are read from it (lines 5 and 31:
+    # test_instantiates.py instantiates them), as when both files are given
     assert _check("reverse/test_device_ops.py") == {
-        ("reverse/test_device_ops.py", 5, "HWC102"),  # instantiated from test_instantiates.py
         ("reverse/test_device_ops.py", 12, "HWC001"),
         ("reverse/test_device_ops.py", 17, "HWC102"),
-        ("reverse/test_device_ops.py", 31, "HWC102"),  # instantiated from test_instantiates.py
+    }
+    assert _check("reverse/test_device_ops.py") == {
+        f for f in _check("forward", "reverse") if f[0] == "reverse/test_device_ops.py"
     }
 
 
@@ -81,13 +84,26 @@ def _flake8(*files: Path) -> set[tuple[str, int, str]]:
     return {(Path(p).relative_to(PROJECT).as_posix(), int(row), code) for p, row, code in rows}
 
 
-def test_flake8_follows_imports_but_cannot_see_who_instantiates_a_class():
+def test_flake8_follows_imports_and_sees_who_instantiates_a_class():
     # flake8 hands the plugin one file: it loads the test modules the file imports, so bases,
     # inherited tests and their device code agree with `hwlint check`...
     assert _flake8(*FORWARD) == _marked(FORWARD)
-    # ...but no file says that another module instantiates one of its classes
-    alone = {("reverse/test_device_ops.py", 5, "HWC102"), ("reverse/test_device_ops.py", 31, "HWC102")}
-    assert _flake8(*REVERSE) == _marked(REVERSE) | alone
+    # ...and reads the project's calls that instantiate a class of it (test_instantiates.py)
+    assert _flake8(*REVERSE) == _marked(REVERSE)
+    assert _flake8(PROJECT / "reverse" / "test_device_ops.py") == _marked(
+        [PROJECT / "reverse/test_device_ops.py"]
+    )
+
+
+def test_outside_a_project_only_the_files_given_are_read(tmp_path):
+    # no .git, pyproject.toml, ... here or above: a run from such a directory walks nothing
+    tree = tmp_path / "loose"
+    shutil.copytree(PROJECT / "reverse", tree)
+    if any((p / ".git").exists() or (p / "pyproject.toml").exists() for p in tree.parents):
+        pytest.skip("the temporary directory is inside a project")
+    found = _check("test_device_ops.py", cwd=tree)
+    assert {("test_device_ops.py", 5, "HWC102"), ("test_device_ops.py", 31, "HWC102")} <= found
+    assert not {f for f in _check(".", cwd=tree) if f[1] in (5, 31) and f[0] == "test_device_ops.py"}
 
 
 def test_fix_declares_what_the_project_aware_check_asks_for(tmp_path):
@@ -116,12 +132,16 @@ def test_fix_declares_what_the_project_aware_check_asks_for(tmp_path):
     }
 
 
-def test_alone_the_instantiated_class_gets_no_safe_fix():
-    res = run_tool(
-        "hwlint", "check", "--isolated", "--no-cache", "--diff", "reverse/test_device_ops.py", cwd=PROJECT
+def test_alone_the_instantiated_class_gets_the_same_safe_fix():
+    # instantiated from test_instantiates.py, which is not named: ACCELERATOR is still safe
+    args = ("hwlint", "check", "--isolated", "--no-cache", "--diff")
+    alone = run_tool(*args, "reverse/test_device_ops.py", cwd=PROJECT)
+    together = run_tool(*args, "reverse", cwd=PROJECT)
+    assert (
+        alone.returncode == 1
+        and "+    hw_classification = HardwareClassification.ACCELERATOR" in alone.stdout
     )
-    assert (res.returncode, res.stdout) == (0, "")
-    assert "No errors would be fixed." in res.stderr
+    assert alone.stdout == together.stdout
 
 
 def _count_parses(monkeypatch) -> list[str]:

@@ -114,10 +114,11 @@ def test_noqa_syntax_is_what_both_ruff_and_flake8_read(tmp_path):
         out = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True).stdout
         return {int(line.split(":")[1]) for line in out.splitlines() if line.startswith("t.py:")}
 
-    bin_dir = Path(sys.executable).parent
     ruff = reported(
         [
-            str(bin_dir / "ruff"),
+            sys.executable,
+            "-m",
+            "ruff",
             "check",
             "--isolated",
             "--no-cache",
@@ -128,7 +129,7 @@ def test_noqa_syntax_is_what_both_ruff_and_flake8_read(tmp_path):
             "t.py",
         ]
     )
-    flake8 = reported([str(bin_dir / "flake8"), "--isolated", "--select", "F401", "t.py"])
+    flake8 = reported([sys.executable, "-m", "flake8", "--isolated", "--select", "F401", "t.py"])
     assert len(ruff) > 10 and len(flake8) > 10  # both tools ran
     ours = dict(noqa_directives(split_lines(source), ast.parse(source)))
     for row, comment in enumerate(COMMENTS, 1):

@@ -255,13 +255,16 @@ def session_for(args, configs, taxonomy, max_mb: int, roots):
     roots; an import is followed into any file named as the configuration's tests are."""
     import functools
 
-    from ..pipeline.config import is_test_file_name
+    from ..pipeline.config import is_test_file_name, project_files
     from ..pipeline.session import Session
+    from ..project import project_instantiators
 
     follow = functools.partial(is_test_file_name, include=configs.primary.include)
     cache = cache_for(args, configs, taxonomy)
     jobs = getattr(args, "jobs", None)
-    return Session(taxonomy, jobs, cache, max_mb * 1024 * 1024, tuple(roots), follow=follow)
+    max_bytes = max_mb * 1024 * 1024
+    instantiators = project_instantiators(lambda: project_files(configs), taxonomy, max_bytes)
+    return Session(taxonomy, jobs, cache, max_bytes, tuple(roots), follow=follow, instantiators=instantiators)
 
 
 def show_progress(args) -> bool:

@@ -15,8 +15,8 @@ def check_stdin(args, configs) -> int:
     ``--fix-only``) the fixed text is written to stdout and the findings left to stderr; with
     ``--diff`` the diff."""
     from ..fix.apply import fix_plan, plan_source
-    from ..pipeline.config import is_test_file_name
-    from ..project import around
+    from ..pipeline.config import is_test_file_name, project_files
+    from ..project import around, project_instantiators
 
     name = args.stdin_filename or "-"
     cfg = configs.for_path(name)
@@ -40,7 +40,8 @@ def check_stdin(args, configs) -> int:
         plan = plan_source(data, name, taxonomy, selection)
         if plan.model is not None and plan.model.error is None:
             # as the flake8 plugin: bases and instantiated classes from the test modules it imports
-            linked = around(plan.model, taxonomy, accept=is_test_file_name)
+            reverse = project_instantiators(lambda: project_files(configs), taxonomy, max_bytes)
+            linked = around(plan.model, taxonomy, accept=is_test_file_name, instantiators=reverse)
             if linked is not plan.model:
                 plan = plan_source(data, name, taxonomy, selection, linked.resolver)
         findings = list(plan.findings)

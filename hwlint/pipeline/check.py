@@ -66,6 +66,12 @@ def link_checked(
     (however they were computed: a fix computes them in its own pass)."""
     links = {path: replace(lk, path=path) for path, (_, lk) in zip(files, per_file, strict=True) if lk}
     taxonomy = session.taxonomy
+    given = files
+    extra = session.instantiating(files, links)
+    if extra:  # read as the given files are; their findings are not reported here
+        found = session.analyze(extra, _check_analysis, CHECK_KIND, CHECK_VALUE, progress=False)
+        links.update((path, replace(lk, path=path)) for path, (_, lk) in zip(extra, found, strict=True) if lk)
+        files = [*files, *extra]
 
     def check_linked(models: dict[str, FileModel]) -> dict[str, list[Finding]]:
         return {path: run_rules(model, taxonomy, _ALL) for path, model in models.items()}
@@ -83,12 +89,13 @@ def link_checked(
 
     linked = session.linked(files, links, "check-linked", check_linked, list[Finding], linker)[1]
     out = []
-    for path, (findings, _) in zip(files, per_file, strict=True):
+    for path, (findings, _) in zip(given, per_file, strict=True):
         findings = linked.get(path, findings)
         # the cache is keyed by absolute path: a value cached from another directory names the
         # file as it was given then
         out.append([f if f.path == path else replace(f, path=path) for f in findings])
-    return ProjectCheck(out, list(linked), resolvers)
+    named = set(given)
+    return ProjectCheck(out, [p for p in linked if p in named], resolvers)
 
 
 def _check_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> tuple[list[Finding], Links | None]:

@@ -572,6 +572,12 @@ def discover(
         yield given
 
 
+def project_files(configs: Configs) -> Iterator[str]:
+    """The files ``hwlint check`` with no path would check: the current directory's scope, as
+    discovery walks it (without adding to the trees a symlink may be read into)."""
+    yield from _walk(".", configs.for_directory("."), configs, [])
+
+
 def _special(path: str, entry: os.DirEntry | None = None) -> str | None:
     """What *path* is when it exists and is not a regular file (None otherwise: a missing or
     unreadable file is read, and reported, like any other)."""

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..model import FileModel, build_model
 from ..model.source import MAX_FILE_BYTES, read_source
-from ..project import Links, Project, _at, _with_resolver
+from ..project import Instantiators, Links, Project, _at, _with_resolver
 from ..taxonomy import Taxonomy
 from .cache import Cache, content_hash
 from .engine import analyze_files, file_hash
@@ -41,6 +41,18 @@ class Session:
     progress: Callable[[int], None] | None = field(default=None, compare=False)
     # which files an import may be followed into (the files a check would scan), beyond those given
     follow: Callable[[str], bool] | None = field(default=None, compare=False)
+    # the project's files that may instantiate a class of another file (None: only those given)
+    instantiators: Instantiators | None = field(default=None, compare=False)
+
+    def instantiating(self, files: Sequence[str], links: dict[str, Links]) -> list[str]:
+        """Files of the project, beyond *files*, that may instantiate a class one of *files*
+        defines (*links*: theirs): the cross-file phase reads them as if they were given, so a
+        file's findings do not depend on which others were named."""
+        if self.instantiators is None:
+            return []
+        classes = {path: [name for name, _ in lk.classes] for path, lk in links.items()}
+        classes.update((path, []) for path in files if path not in classes)
+        return self.instantiators.candidates(classes)
 
     def analyze(
         self,
@@ -102,7 +114,9 @@ class Session:
         for path in wanted:
             model = project.model_of(os.path.abspath(path))
             if model is not None:
-                linked += [index[a] for a in resolver.note_instantiations(model) if a in index]
+                # given or not: the phase's values then depend on the contents of the files it
+                # reads alone, as its cache key does (a run given fewer files reads the same entry)
+                linked += [index.get(a, a) for a in resolver.note_instantiations(model)]
         out = {}
         for path in dict.fromkeys(linked):
             model = project.model_of(os.path.abspath(path))
@@ -160,7 +174,8 @@ class Session:
             values_by_path = {os.path.abspath(p): v for p, v in values.items()}
             cache.store(need[0], key, kind, (extra, list(lookups), values_by_path))
             cache.save()
-        return made.project, values
+        named = set(index.values())
+        return made.project, {p: v for p, v in values.items() if p in named}
 
 
 @dataclass

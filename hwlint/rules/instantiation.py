@@ -50,9 +50,10 @@ def instantiation_missing(ctx: Context) -> Iterator[Hit]:
     """
     ## What it does
     Flags a class whose classification requires instantiation (such as ACCELERATOR) when no
-    instantiation call names it: neither in its own file nor in another scanned test module that
-    imports it (upstream instantiates some classes from `test/test_optim.py`). The flake8 plugin
-    sees one file at a time, so it knows only the calls of the file itself.
+    instantiation call names it: neither in its own file nor in another test module of the project
+    that imports it (upstream instantiates some classes from `test/test_optim.py`). The project is
+    the current directory's check scope, whichever files were named: `hwlint check FILE`, flake8
+    and pre-commit read the same calls as `hwlint check test/`.
 
     ## Why is this bad?
     Without instantiation no per-device classes exist: the class runs as a plain class, its
