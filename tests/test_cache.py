@@ -313,3 +313,7 @@ def test_a_cached_cross_file_result_holds_only_while_imports_resolve_as_they_did
     # from another directory the absolute imports resolve against another current directory
     (tree / "sub" / "test_c.py").write_text(shadow)
     assert check("..", cwd=tree / "sub") == check("--no-cache", "..", cwd=tree / "sub")
+    # a file given twice, as `test_a.py` and as `../sub/test_a.py`, is reported under both names
+    twice = check("--no-cache", ".", "..", cwd=tree / "sub")
+    assert twice == sorted(["test_a.py:4:1 HWC101", "../sub/test_a.py:4:1 HWC101", "../test_c.py:3:1 HWC102"])
+    assert check(".", "..", cwd=tree / "sub") == check(".", "..", cwd=tree / "sub") == twice

@@ -145,7 +145,6 @@ class Session:
         Returns the project (for what needs only links: imported classes, unresolved imports) and
         the values, by path as given."""
         project = self.project(files)
-        index = project.given
         wanted = {path: project.providers(lk) for path, lk in links.items()}
         need = sorted(
             {os.path.abspath(p) for p, v in wanted.items() if v} | {a for v in wanted.values() for a in v}
@@ -163,7 +162,11 @@ class Session:
                 and all(_sha(p, max_bytes) == sha for p, sha in hit[0].items())
                 and project.resolves_as(hit[1])
             ):
-                return project, {index[p]: v for p, v in hit[2].items() if p in index}
+                # a file given twice (`test_a.py`, `../sub/test_a.py`) has its value under both names
+                spellings: dict[str, list[str]] = {}
+                for given in files:
+                    spellings.setdefault(os.path.abspath(given), []).append(given)
+                return project, {g: v for p, v in hit[2].items() for g in spellings.get(p, ())}
         made = linker() if linker is not None else self.link(files, links)
         values = compute(made.models)
         if cache is not None:
