@@ -177,7 +177,9 @@ class Session:
             values_by_path = {os.path.abspath(p): v for p, v in values.items()}
             cache.store(need[0], key, kind, (extra, list(lookups), values_by_path))
             cache.save()
-        named = set(index.values())
+        # the values of the files given: the project's others (read for their instantiation calls)
+        # are not this run's to report
+        named = {*files, *project.given.values()}
         return made.project, {p: v for p, v in values.items() if p in named}
 
 
