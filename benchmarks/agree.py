@@ -44,10 +44,10 @@ Finding = tuple[str, int, int, str]
 
 
 def _tool(name: str) -> list[str]:
-    """The command running *name* from this interpreter's environment (flake8 is run as a module:
-    a flake8 found on PATH may load another hwlint)."""
-    if name == "flake8":
-        return [sys.executable, "-m", "flake8"]
+    """The command running *name* from this interpreter's environment (flake8 and pre-commit run
+    as modules: one found on PATH may load, or put first on PATH, another hwlint)."""
+    if name in ("flake8", "pre-commit"):  # a pyenv shim would also put its own hwlint first on PATH
+        return [sys.executable, "-m", name.replace("-", "_")]
     exe = BIN / name
     return [str(exe) if exe.exists() else name]
 

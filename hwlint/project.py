@@ -365,7 +365,8 @@ class Instantiators:
         # the name a call passes its class as: the first argument, or the keyword *first*
         calls = b"|".join(re.escape(f) for f in self._functions) or b"(?!)"
         self._passed = re.compile(rb"(?:" + calls + rb")\s*\(\s*(?:\w+\s*=\s*)?([A-Za-z_]\w*)")
-        self._keyword = re.compile(re.escape(first.encode()) + rb"\s*=\s*([A-Za-z_]\w*)") if first else None
+        self._first = first.encode()
+        self._keyword = re.compile(re.escape(self._first) + rb"\s*=\s*([A-Za-z_]\w*)") if first else None
 
     def _scan(self) -> dict[str, tuple[str, bytes, frozenset[bytes]]]:
         if self._texts is None:
@@ -378,7 +379,7 @@ class Instantiators:
                     continue  # the check of that file says why, when it is checked
                 if len(data) <= self._max_bytes and any(name in data for name in self._functions):
                     passed = {m.group(1) for m in self._passed.finditer(data)}
-                    if self._keyword is not None and self._keyword.pattern[:8] in data:
+                    if self._keyword is not None and self._first in data:
                         passed.update(m.group(1) for m in self._keyword.finditer(data))
                     # a class imported under another name is passed as that name
                     passed.update(m.group(1) for m in _ALIASED.finditer(data))
