@@ -488,16 +488,11 @@ def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
         several = f"tests that hard-use several devices ({', '.join(sorted(devices))})"
         if 2 * len(using) < len(ev.tests) and generic is not None:
             # as for one device: the majority runs once, where it runs today, until a person splits
-            return _fix(
-                cls,
-                generic.name,
-                False,
-                MINORITY_HARD,
-                f"never instantiated; {len(using)} of {len(ev.tests)} tests hard-use a device "
-                f"({', '.join(sorted(devices))}: {_names(using)})",
-                mixed=f"{several} ({_names(using)}) with tests that use no device: move each device's "
-                "tests to a class for that device",
+            mixed = (
+                f"{several} ({_names(using)}) with tests that use no device: move each device's tests "
+                "to a class for that device"
             )
+            return _by_share(cls, generic, MINORITY_HARD, using, ev, " or ".join(sorted(devices)), mixed)
         return _no_fix(cls, f"its tests hard-use several devices ({', '.join(sorted(devices))})")
     device = next(iter(devices))
     example = ev.first(HARD, using, device)
@@ -537,25 +532,20 @@ def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
         f"({_names(plain)}): {split}"
     )
     if 2 * len(using) < len(ev.tests) and generic is not None:
-        return _fix(
-            cls,
-            generic.name,
-            False,
-            MINORITY_HARD,
-            f"never instantiated; {len(using)} of {len(ev.tests)} tests use {device} ({_names(using)})",
-            mixed=mixed,
-        )
+        return _by_share(cls, generic, MINORITY_HARD, using, ev, device, mixed)
     if 2 * len(using) > len(ev.tests) and target is not None:
         # the device-independent minority runs on the device's runner too, until a person splits
-        return _fix(
-            cls,
-            target.name,
-            False,
-            MAJORITY_HARD,
-            f"never instantiated; {len(using)} of {len(ev.tests)} tests use {device} ({_names(using)})",
-            mixed=mixed,
-        )
+        return _by_share(cls, target, MAJORITY_HARD, using, ev, device, mixed)
     return _mixed(cls, mixed)
+
+
+def _by_share(
+    cls: ClassInfo, c: Classification, rule: str, using: list[Method], ev: _Evidence, devices: str, mixed: str
+) -> Inference:
+    """The unsafe answer for a class whose tests hard-use *devices* in part (*using*), HWC004
+    advising the split."""
+    evidence = f"never instantiated; {len(using)} of {len(ev.tests)} tests use {devices} ({_names(using)})"
+    return _fix(cls, c.name, False, rule, evidence, mixed=mixed)
 
 
 #: Bases that bring no tests or device code of their own.
