@@ -219,3 +219,30 @@ def test_tests_bound_otherwise_make_an_undeclared_class_a_finding(tmp_path, case
     res = run_tool("hwselect", "cpu", "--no-cache", str(path), cwd=tmp_path)
     assert res.returncode == 3 and res.stdout == ""
     assert "1 class is unclassified" in res.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "declarations", "heads", "walked"),
+    [
+        ("class T(TestCase):\n    def test_a(self): ...\n", 0, {}, False),
+        ("class T(TestCase):\n    hw_classification = HC.GENERIC\n", 1, {"HC": 1}, False),
+        (
+            "class T(TestCase):\n    hw_classification = HC.GENERIC\n    del hw_classification\n",
+            1,
+            {"HC": 1},
+            True,
+        ),
+        ("class T(TestCase):\n    hw_classification = HC.GENERIC\n    HC = None\n", 1, {"HC": 1}, True),
+        ("class T(TestCase):\n    exec ('x = 1')\n", 0, {}, True),
+        ("class T(TestCase):\n    locals()['test_x'] = f\n", 0, {}, True),
+        ("class T(TestCase):\n    def __init_subclass__(cls): ...\n", 0, {}, True),
+        ("class T(TestCase):\n    def test_a(self):\n        self.evaluate(executor)\n", 0, {}, False),
+    ],
+)
+def test_the_text_gate_skips_only_bodies_that_cannot_rebind(text, declarations, heads, walked):
+    """The builder walks a class body for rebindings only when its text may hold one: a body that
+    names neither the attribute nor the enum beyond its declarations, and has no dynamic call,
+    is skipped; every body an attack above writes is walked."""
+    from hwlint.model.bindings import may_rebind
+
+    assert may_rebind(text, "hw_classification", declarations, heads) is walked

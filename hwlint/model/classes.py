@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import ast
 import bisect
+from collections import Counter
 from dataclasses import replace
 
-from .bindings import class_overrides, declaration_heads
+from .bindings import class_overrides, declaration_heads, may_rebind
 from .records import HARD, NONE, ClassInfo, Declaration, Decorator, Method, Override, Site
 from .syntax import _after_word, _class_body_statements, _expression, _one_line, _target_names, dotted_name
 
@@ -158,8 +159,13 @@ class _ClassScan:
         heads = declaration_heads(
             [(d.site.text, (d.site.line, d.site.col)) for d in declarations if d.member is not None]
         )
+        starts, _ = self.offsets()
+        end = node.end_lineno or node.lineno
+        text = self.source[starts[node.lineno - 1] : starts[end] if end < len(starts) else len(self.source)]
+        reads = Counter(d.site.text.partition(".")[0].strip() for d in declarations if d.member is not None)
+        body = may_rebind(text, self.tax.attribute, len(declarations), dict(reads))
         overrides, dynamic = class_overrides(
-            node, self.tax.attribute, (last.line, last.col) if last else None, heads, self.position
+            node, self.tax.attribute, (last.line, last.col) if last else None, heads, self.position, body
         )
         return overrides, (self.site(dynamic) if dynamic is not None else None)
 
