@@ -33,6 +33,7 @@ same answers:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from .model import (
     OVERRIDE_INHERITED,
@@ -99,9 +100,7 @@ def runtime_tests(model: FileModel, cls: ClassInfo) -> str | None:
     for site, kind in model.dynamic:
         if kind == "setattr" and site.text == cls.name and not model.under_main_guard(site.line):
             return f"`setattr({cls.name}, ...)` (line {site.line}) adds attributes to it at run time"
-    for name, line, function in model.passed:
-        if name != cls.name or line < cls.site.line or model.under_main_guard(line):
-            continue
+    for line, function in _passed(model, cls):
         if function.rpartition(".")[2] in _NO_NEW_TESTS:
             continue
         return f"it is passed to `{function}` (line {line}), which may add tests to it"
@@ -113,6 +112,21 @@ def runtime_tests(model: FileModel, cls: ClassInfo) -> str | None:
         _, d = unknown_class_decorators(model, cls)[0]
         return f"its class decorator `@{dotted(d) or d.name}` (line {d.site.line}) may add tests to it"
     return None
+
+
+def _passed(model: FileModel, cls: ClassInfo) -> Iterator[tuple[int, str]]:
+    """(line, function) of each module-level call after *cls* that is given the class itself (a
+    ``__main__`` block's calls do not run on import)."""
+    for name, line, function in model.passed:
+        if name == cls.name and line >= cls.site.line and not model.under_main_guard(line):
+            yield line, function
+
+
+def tests_run_elsewhere(model: FileModel, cls: ClassInfo) -> bool:
+    """Whether *cls* is a template: a class pytest does not collect whose tests a module-level call
+    takes elsewhere (inductor's ``copy_tests(CommonTemplate, CpuTests, "cpu")``), so they run in
+    the classes that receive them."""
+    return not collectable(model, cls) and next(_passed(model, cls), None) is not None
 
 
 def collectable(model: FileModel, cls: ClassInfo, resolver: Resolver | None = None) -> bool:

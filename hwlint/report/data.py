@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from .. import __version__
-from ..collection import collectable
+from ..collection import tests_run_elsewhere
 from ..model import ClassInfo, FileModel, ParseError, effective_declaration, mro
 from ..model.source import MAX_FILE_BYTES, read_source
 from ..pipeline.cache import Cache, decoder, encode
@@ -520,20 +520,9 @@ def _class_row(
     status, member, value = _status(model, cls, taxonomy)
     row = ClassRow(model.path, cls.name, cls.site.line, len(cls.test_methods), status, member)
     row.runners = runs.get(id(cls), [])
-    if not row.runners and not _template(model, cls):
+    if not row.runners and not tests_run_elsewhere(model, cls):
         row.never_run = _never_run(model, cls, taxonomy, status, member, value, per_runner)
     return row
-
-
-def _template(model: FileModel, cls: ClassInfo) -> bool:
-    """A class pytest does not collect whose tests a module-level call takes elsewhere (inductor's
-    ``copy_tests(CommonTemplate, CpuTests, "cpu")``): they run in the classes that receive them."""
-    if collectable(model, cls):
-        return False
-    return any(
-        name == cls.name and line > cls.site.line and not model.under_main_guard(line)
-        for name, line, _ in model.passed
-    )
 
 
 def _status(model: FileModel, cls: ClassInfo, taxonomy: Taxonomy) -> tuple[str, str | None, str]:
