@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..collection import tests
@@ -253,7 +253,7 @@ def _kept(
     found: Sequence[Finding],
     now: Sequence[Finding],
     unsafe: bool,
-    safe: set[str | None] = frozenset(),  # type: ignore[assignment]
+    safe: Collection[str | None] = (),
 ) -> dict[str, str]:
     """Class name -> why its fixes are not applied: the fixed text gives it a finding it did not
     have and that no enabled fix removes (of :data:`_BREAKING`, or of :data:`_CONTRADICTIONS` for
