@@ -270,3 +270,38 @@ def test_the_lintrunner_adapter_says_why_nothing_was_linted(tmp_path):
     [msg] = [json.loads(line) for line in res.stdout.splitlines()]
     assert (msg["name"], msg["severity"], msg["path"]) == ("no-files", "advice", None)
     assert "lintrunner --all-files" in msg["description"]
+
+
+EXEMPT = "# flake8: noqa\n" + FIXABLE
+LINE_NOQA = "class TestB:  # noqa: HWC001\n    def test_x(self):\n        pass\n"
+
+
+def test_ignore_noqa_reports_and_fixes_what_noqa_comments_hide(tmp_path):
+    # as ruff's option: a migration declares the classes of files that a blanket flake8 exemption
+    # exempts (a classification-filtered run would drop them), and the cache keeps the two apart
+    (tmp_path / "test_a.py").write_text(EXEMPT)
+    (tmp_path / "test_b.py").write_text(LINE_NOQA)
+    plain = _hwlint("check", cwd=tmp_path)
+    assert (plain.returncode, plain.stdout.decode()) == (0, "All checks passed!\n")
+    ignored = _hwlint("check", "--ignore-noqa", cwd=tmp_path)
+    assert ignored.returncode == 1
+    assert ignored.stdout.decode().splitlines()[:2] == [
+        "test_a.py:2:1: HWC001 [*] Test class `TestA` does not declare `hw_classification`.",
+        "test_b.py:1:1: HWC001 [*] Test class `TestB` does not declare `hw_classification`.",
+    ]
+    assert _hwlint("check", cwd=tmp_path).returncode == 0  # the warm run without the option
+    fixed = _hwlint("check", "--ignore-noqa", "--fix", cwd=tmp_path)
+    assert fixed.returncode == 0, fixed.stderr.decode()
+    assert (tmp_path / "test_a.py").read_text() == "# flake8: noqa\n" + FIXED
+    assert "    hw_classification = HardwareClassification.GENERIC\n" in (tmp_path / "test_b.py").read_text()
+    assert _hwlint("check", "--ignore-noqa", cwd=tmp_path).returncode == 0
+
+
+def test_ignore_noqa_on_stdin_and_with_add_noqa(tmp_path):
+    res = _hwlint("check", "--ignore-noqa", "-", cwd=tmp_path, input=EXEMPT.encode())
+    assert res.stdout.decode().splitlines()[0] == (
+        "-:2:1: HWC001 [*] Test class `TestA` does not declare `hw_classification`."
+    )
+    both = _hwlint("check", "--ignore-noqa", "--add-noqa", ".", cwd=tmp_path)
+    assert both.returncode == 2
+    assert "'--add-noqa' cannot be used with '--ignore-noqa'" in both.stderr.decode()

@@ -98,6 +98,7 @@ def _check_options(args) -> None:
         ("add_noqa", "fix"),
         ("add_noqa", "watch"),
         ("add_noqa", "statistics"),
+        ("add_noqa", "ignore_noqa"),
         ("statistics", "diff"),
         ("statistics", "watch"),
         ("show_files", "show_settings"),

@@ -112,6 +112,11 @@ def _add_check_parser(sub) -> None:
     check.add_argument(
         "--add-noqa", action="store_true", help="add `# noqa: CODE` to every line with a finding (ruff's)"
     )
+    check.add_argument(
+        "--ignore-noqa",
+        action="store_true",
+        help="report and fix findings whatever `# noqa` comments say, file-level ones included (ruff's)",
+    )
     check.add_argument("-o", "--output-file", metavar="FILE", help="write the findings to FILE, not stdout")
     check.add_argument(
         "--stdin-filename", metavar="NAME", help="the name of the file read from stdin (`-` as the path)"

@@ -264,7 +264,10 @@ def session_for(args, configs, taxonomy, max_mb: int, roots):
     jobs = getattr(args, "jobs", None)
     max_bytes = max_mb * 1024 * 1024
     instantiators = project_instantiators(lambda: project_files(configs), taxonomy, max_bytes)
-    return Session(taxonomy, jobs, cache, max_bytes, tuple(roots), follow=follow, instantiators=instantiators)
+    noqa = not getattr(args, "ignore_noqa", False)
+    return Session(
+        taxonomy, jobs, cache, max_bytes, tuple(roots), follow=follow, instantiators=instantiators, noqa=noqa
+    )
 
 
 def show_progress(args) -> bool:

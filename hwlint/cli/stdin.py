@@ -37,13 +37,14 @@ def check_stdin(args, configs) -> int:
         findings = [f for f in unreadable(name, reason) if selection.enabled(f.code)]
         plan = None
     else:
-        plan = plan_source(data, name, taxonomy, selection)
+        noqa = not args.ignore_noqa
+        plan = plan_source(data, name, taxonomy, selection, noqa=noqa)
         if plan.model is not None and plan.model.error is None:
             # as the flake8 plugin: bases and instantiated classes from the test modules it imports
             reverse = project_instantiators(lambda: project_files(configs), taxonomy, max_bytes)
             linked = around(plan.model, taxonomy, accept=is_test_file_name, instantiators=reverse)
             if linked is not plan.model:
-                plan = plan_source(data, name, taxonomy, selection, linked.resolver)
+                plan = plan_source(data, name, taxonomy, selection, linked.resolver, noqa)
         findings = list(plan.findings)
     baseline = Baselines(args, configs).for_path(name) if name != "-" else None
     if baseline is not None:

@@ -59,13 +59,14 @@ def plan_source(
     taxonomy: Taxonomy,
     selection: Selection | None = None,
     resolver: Resolver | None = None,
+    noqa: bool = True,
 ) -> FilePlan:
     """Like :func:`plan_file`, for contents already read. The plan's model keeps *resolver*: the
     fixed text is planned again with it."""
     model, parsed = parse_file(data, path, taxonomy, keep=True)
     if resolver is not None:
         model = replace(model, resolver=resolver)
-    return plan_model(data, model, taxonomy, selection, parsed=parsed)
+    return plan_model(data, model, taxonomy, selection, parsed=parsed, noqa=noqa)
 
 
 def plan_model(
@@ -77,10 +78,12 @@ def plan_model(
     findings: Sequence[Finding] | None = None,
     parsed: Parse | None = None,
     text: str | None = None,
+    noqa: bool = True,
 ) -> FilePlan:
     """The plan of a file whose contents *data* (decoded: *text*) were modelled as *model*.
 
-    The findings are a check's (every code, noqa applied) reduced to *selection*, so what a plan
+    The findings are a check's (every code, noqa applied unless *noqa* is false) reduced to
+    *selection*, so what a plan
     reports is what ``hwlint check`` reports; their fixes carry their edits. Pass the check's
     *findings* and the *context* its rules filled (:func:`hwlint.rules.check.check_in_context` with
     ``edits=True``) to plan from them: the rules do not run again."""
@@ -92,13 +95,14 @@ def plan_model(
         if model.error is None:
             source = text if text is not None else parsed.source if parsed is not None else None
             builder = EditBuilder(source or decode_source(data)[0], model, taxonomy)
-        findings = run_rules(model, taxonomy, context=Context(model, taxonomy, builder=builder))
+        findings = run_rules(model, taxonomy, noqa=noqa, context=Context(model, taxonomy, builder=builder))
     return FilePlan(
         path=model.path,
         data=data,
         model=model,
         findings=[f for f in findings if selection.enabled(f.code)],
         parsed=parsed,
+        noqa=noqa,
     )
 
 
@@ -220,7 +224,7 @@ def _attempt(plan: FilePlan, taxonomy: Taxonomy, selection: Selection | None, ch
     model = derived[0] if derived is not None else build_model(data, plan.path, taxonomy)
     if plan.model.resolver is not None:  # the fixed text is seen through the project as the original was
         model = replace(model, resolver=plan.model.resolver)
-    after = plan_model(data, model, taxonomy, selection, text=new_text)
+    after = plan_model(data, model, taxonomy, selection, text=new_text, noqa=plan.noqa)
     after.derived = derived[1] if derived is not None else None
     # The edits add module-level imports and statements and class-body assignments: once the text
     # parses, the only error a compiler could still find is a `from __future__` import that is no
@@ -314,14 +318,14 @@ def check_and_fix_paths(
     from ..pipeline.check import CHECK_KIND, CHECK_VALUE, link_checked
 
     selections = {path: selection_for(path) for path in files if fixable is None or fixable(path)}
+    options = replace(options, noqa=session.noqa)
     task = functools.partial(_check_and_fix, selections, options, session.project(files))
 
     def nothing_to_plan(path: str, hit: tuple[list[Finding], Links | None]) -> bool:
         return _to_plan(hit[0], selections.get(path)) is None
 
-    values = session.analyze(
-        files, task, CHECK_KIND, CHECK_VALUE, reuse=nothing_to_plan, cached=_Checked.value
-    )
+    kind = session.noqa_kind(CHECK_KIND)
+    values = session.analyze(files, task, kind, CHECK_VALUE, reuse=nothing_to_plan, cached=_Checked.value)
     per_file, outcomes = [], {}
     for path, value in zip(files, values, strict=True):
         if isinstance(value, _Checked):
@@ -369,7 +373,8 @@ def _check_and_fix(
 
     if isinstance(data, str):
         return _Checked(unreadable(path, data))
-    findings, ctx = check_in_context(data, path, taxonomy, keep=True, edits=options.fix or options.diff)
+    edits = options.fix or options.diff
+    findings, ctx = check_in_context(data, path, taxonomy, keep=True, edits=edits, noqa=options.noqa)
     links = links_of(ctx.model) if ctx is not None and ctx.model.error is None else None
     selection = _to_plan(findings, selections.get(path))
     reported = [f.without_edits() for f in findings]  # what the check (and its cache) keeps
@@ -377,7 +382,7 @@ def _check_and_fix(
         return _Checked(reported, links)
     if links is not None and project.providers(links):
         return _Checked(reported, links)  # planned after the check, with what other modules define
-    plan = plan_model(data, ctx.model, taxonomy, selection, ctx, findings)
+    plan = plan_model(data, ctx.model, taxonomy, selection, ctx, findings, noqa=options.noqa)
     result = fix_plan(plan, taxonomy, selection, options.unsafe) if options.fix or options.diff else None
     # what goes back to the main process: the bytes to write, and the texts for a diff only
     for p in (plan, result.after if result is not None else None):
@@ -430,6 +435,7 @@ def apply_fixes(
 
     if not (options.fix or options.diff or planned):
         return CheckRun.unplanned(options, found)
+    options = replace(options, noqa=session.noqa)
     run = CheckRun(options)
     passed = dict(planned or {})  # computed in the check's pass, not written yet
     planned = dict(passed)
@@ -517,7 +523,7 @@ def _plan_and_fix(
         return FilePlan(
             path, None, None, [f for f in unreadable(path, data) if selection.enabled(f.code)]
         ), None
-    plan = plan_source(data, path, taxonomy, selection, resolver)
+    plan = plan_source(data, path, taxonomy, selection, resolver, options.noqa)
     plan, result = _fix_and_write(plan, taxonomy, selection, options)
     _reported(plan, result)
     return plan, result

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import bisect
+import functools
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
@@ -79,12 +80,15 @@ def describe_fixes(
     paths = sorted({f.path for f in findings if f.fixable})
     linked = [p for p in paths if p in resolvers]
     paths = [p for p in paths if p not in resolvers]
-    per_file = session.analyze(paths, _describe_analysis, "fix-descriptions2", Descriptions, progress=False)
+    analysis = functools.partial(_describe_analysis, noqa=session.noqa)
+    kind = session.noqa_kind("fix-descriptions2")
+    per_file = session.analyze(paths, analysis, kind, Descriptions, progress=False)
     for path in linked:
         data = read_source(path, session.max_bytes)
-        per_file.append(
-            [] if isinstance(data, str) else _describe(data, path, session.taxonomy, resolvers[path])
-        )
+        if isinstance(data, str):
+            per_file.append([])
+        else:
+            per_file.append(_describe(data, path, session.taxonomy, resolvers[path], session.noqa))
         paths.append(path)
     table = {
         (path, line, col, code): desc
@@ -94,12 +98,14 @@ def describe_fixes(
     return lambda f: table.get((f.path, f.line, f.col, f.code)) if f.fixable else None
 
 
-def _describe_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> Descriptions:
-    return [] if isinstance(data, str) else _describe(data, path, taxonomy)
+def _describe_analysis(path: str, data: bytes | str, taxonomy: Taxonomy, noqa: bool = True) -> Descriptions:
+    return [] if isinstance(data, str) else _describe(data, path, taxonomy, noqa=noqa)
 
 
-def _describe(data: bytes, path: str, taxonomy: Taxonomy, resolver: Resolver | None = None) -> Descriptions:
-    return fix_descriptions(plan_source(data, path, taxonomy, resolver=resolver))
+def _describe(
+    data: bytes, path: str, taxonomy: Taxonomy, resolver: Resolver | None = None, noqa: bool = True
+) -> Descriptions:
+    return fix_descriptions(plan_source(data, path, taxonomy, resolver=resolver, noqa=noqa))
 
 
 def write_diff(run: CheckRun, out, err) -> int:

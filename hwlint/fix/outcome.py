@@ -28,6 +28,7 @@ class FilePlan:
     # how it follows from the original's parse
     parsed: Parse | None = field(default=None, repr=False, compare=False)
     derived: _Derivation | None = field(default=None, repr=False, compare=False)
+    noqa: bool = True  # whether noqa comments suppressed findings: the fixed text is checked alike
 
 
 @dataclass
@@ -59,6 +60,7 @@ class FixOptions:
     diff: bool = False  # compute the fixes and show them as a diff; write nothing
     show: bool = False  # report each finding's fix and its reason (--show-fixes)
     roots: tuple[str, ...] = ()  # the checked paths: a symlink is written through only into them
+    noqa: bool = True  # whether comments suppress findings (False: --ignore-noqa; set from the session)
 
 
 @dataclass

@@ -3,6 +3,7 @@ with its links), then the cross-file phase over the files whose findings depend 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -55,8 +56,13 @@ def check_project(files: Sequence[str], session: Session) -> ProjectCheck:
     resolver only the files whose bases or instantiated classes come from another test module, or
     whose classes another one instantiates (:meth:`Session.link`): their inherited
     classification, inherited tests and instantiations are the runtime's."""
-    per_file = session.analyze(files, _check_analysis, CHECK_KIND, CHECK_VALUE)
+    per_file = session.analyze(files, check_analysis(session), session.noqa_kind(CHECK_KIND), CHECK_VALUE)
     return link_checked(files, per_file, session)
+
+
+def check_analysis(session: Session) -> Callable[[str, bytes | str, Taxonomy], CHECK_VALUE]:
+    """The per-file check as *session* runs it (its cache kind: ``session.noqa_kind(CHECK_KIND)``)."""
+    return _check_analysis if session.noqa else functools.partial(_check_analysis, noqa=False)
 
 
 def link_checked(
@@ -69,12 +75,13 @@ def link_checked(
     given = files
     extra = session.instantiating(files, links)
     if extra:  # read as the given files are; their findings are not reported here
-        found = session.analyze(extra, _check_analysis, CHECK_KIND, CHECK_VALUE, progress=False)
+        kind = session.noqa_kind(CHECK_KIND)
+        found = session.analyze(extra, check_analysis(session), kind, CHECK_VALUE, progress=False)
         links.update((path, replace(lk, path=path)) for path, (_, lk) in zip(extra, found, strict=True) if lk)
         files = [*files, *extra]
 
     def check_linked(models: dict[str, FileModel]) -> dict[str, list[Finding]]:
-        return {path: run_rules(model, taxonomy, _ALL) for path, model in models.items()}
+        return {path: run_rules(model, taxonomy, _ALL, noqa=session.noqa) for path, model in models.items()}
 
     made: list[Linked] = []  # the phase's models, made once: a fix plans with them after the check
 
@@ -87,7 +94,8 @@ def link_checked(
         models = linker().models
         return {path: m.resolver for path, m in models.items() if m.resolver is not None}
 
-    linked = session.linked(files, links, "check-linked", check_linked, list[Finding], linker)[1]
+    kind = session.noqa_kind("check-linked")
+    linked = session.linked(files, links, kind, check_linked, list[Finding], linker)[1]
     out = []
     for path, (findings, _) in zip(given, per_file, strict=True):
         findings = linked.get(path, findings)
@@ -98,9 +106,11 @@ def link_checked(
     return ProjectCheck(out, [p for p in linked if p in named], resolvers)
 
 
-def _check_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> tuple[list[Finding], Links | None]:
+def _check_analysis(
+    path: str, data: bytes | str, taxonomy: Taxonomy, noqa: bool = True
+) -> tuple[list[Finding], Links | None]:
     """One file's findings, checked alone, and what the cross-file phase needs of it."""
     if isinstance(data, str):
         return unreadable(path, data), None
-    findings, model = check_contents(data, path, taxonomy, _ALL)
+    findings, model = check_contents(data, path, taxonomy, _ALL, noqa)
     return findings, links_of(model) if model is not None and model.error is None else None

@@ -43,6 +43,12 @@ class Session:
     follow: Callable[[str], bool] | None = field(default=None, compare=False)
     # the project's files that may instantiate a class of another file (None: only those given)
     instantiators: Instantiators | None = field(default=None, compare=False)
+    # whether noqa comments suppress findings (False: `--ignore-noqa`)
+    noqa: bool = True
+
+    def noqa_kind(self, kind: str) -> str:
+        """The cache kind of an analysis whose findings *noqa* changes."""
+        return kind if self.noqa else f"{kind}:ignore-noqa"
 
     def instantiating(self, files: Sequence[str], links: dict[str, Links]) -> list[str]:
         """Files of the project, beyond *files*, that may instantiate a class one of *files*

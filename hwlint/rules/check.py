@@ -191,11 +191,15 @@ def check_file(
 
 
 def check_contents(
-    source: str | bytes, path: str, taxonomy: Taxonomy, selection: Selection | None = None
+    source: str | bytes,
+    path: str,
+    taxonomy: Taxonomy,
+    selection: Selection | None = None,
+    noqa: bool = True,
 ) -> tuple[list[Finding], FileModel | None]:
     """The findings for a file's contents, and its model (None when building it failed: a bug in
-    hwlint, not the file, reported as HWC900)."""
-    findings, context = check_in_context(source, path, taxonomy, selection)
+    hwlint, not the file, reported as HWC900); *noqa* as for :func:`check_in_context`."""
+    findings, context = check_in_context(source, path, taxonomy, selection, noqa=noqa)
     return findings, (context.model if context is not None else None)
 
 
@@ -206,12 +210,13 @@ def check_in_context(
     selection: Selection | None = None,
     keep: bool = False,
     edits: bool = False,
+    noqa: bool = True,
 ) -> tuple[list[Finding], Context | None]:
     """The findings for a file's contents, and the context the rules filled: the model, and what
     they inferred per class, which a fix of the file reuses rather than computing again (with
     *keep*, the parse too: :attr:`Context.parsed`). With *edits*, the findings' fixes carry their
-    edits. The context is None when building the model failed (a bug in hwlint, not the file:
-    HWC900)."""
+    edits. Without *noqa*, ``# noqa`` comments suppress nothing (``--ignore-noqa``). The context is
+    None when building the model failed (a bug in hwlint, not the file: HWC900)."""
     selection = selection or Selection()
     keep = keep or edits
     try:
@@ -225,7 +230,7 @@ def check_in_context(
     builder = EditBuilder(parsed.source, model, taxonomy) if edits and parsed is not None else None
     context = Context(model, taxonomy, builder=builder)
     context.parsed = parsed
-    return run_rules(model, taxonomy, selection, context=context), context
+    return run_rules(model, taxonomy, selection, noqa=noqa, context=context), context
 
 
 def unreadable(path: str, reason: str) -> list[Finding]:
