@@ -9,14 +9,17 @@ The rules, each named in the answer's ``rule`` (``--show-fixes`` prints it):
 
 * the class already inherits a classification: that one (safe);
 * instantiated ``only_for`` exactly one known device: that device (safe); two or more device types:
-  ACCELERATOR (unsafe), ``except_for=("cpu",)`` being the device-neutral form;
+  ACCELERATOR (unsafe), ``except_for=("cpu",)`` being the device-neutral form; an ``only_for`` that
+  cannot be resolved: ACCELERATOR (unsafe), which every runner runs;
 * instantiated without ``only_for``: every test takes ``device`` and none is pinned: ACCELERATOR
   (safe); every test pinned to one device: that device (safe); otherwise ACCELERATOR (unsafe), and
   HWC004 names the outliers;
 * not instantiated: no evidence: GENERIC (safe); guards only, or a call GENERIC forbids that no test
   reaches: GENERIC (unsafe); every test hard-uses exactly one device: that device (unsafe); a
   minority of tests hard-use a device (or several devices): GENERIC (unsafe); most of them one
-  device, the others none: that device (unsafe); HWC004 advises the split in both;
+  device, the others none: that device (unsafe); HWC004 advises the split in both; half or more
+  of them several devices, or an accelerator no device names (``GPU_TYPE``): ACCELERATOR (unsafe),
+  which every runner runs, each test where its device exists;
 * a class that collects tests without defining one (HWC005): the answer of the base that holds the
   tests; a class-level ``device = "<dev>"``: that device (unsafe); ``device = <variable>``:
   ACCELERATOR (unsafe);
@@ -44,6 +47,9 @@ EVERY_TEST_TAKES_DEVICE = "instantiated, every test takes device, none pinned"
 EVERY_TEST_PINNED = "instantiated, every test pinned to one device"
 INSTANTIATED_MIXED = "instantiated, tests not all alike"
 DEVICE_PARAM = "device parameter, not instantiated here"
+ONLY_FOR_UNRESOLVED = "only_for cannot be resolved"
+UNNAMED_ACCELERATOR = "uses an accelerator without naming one"
+SEVERAL_DEVICES = "tests hard-use several devices"
 NO_EVIDENCE = "no device evidence"
 GUARDS_ONLY = "guards only"
 EVERY_TEST_HARD = "every test hard-uses one device"
@@ -113,6 +119,15 @@ def instantiated_classification(tax: Taxonomy) -> Classification | None:
         if c.device is None and c.instantiation == "required":
             return c
     return None
+
+
+def everywhere_classification(tax: Taxonomy) -> Classification | None:
+    """The device-independent classification every runner runs (ACCELERATOR by default): a class
+    declared so runs on each runner as it is, each test where the device it needs exists."""
+    accel = instantiated_classification(tax)
+    if accel is None or not tax.runners or any(accel.name not in r.runs for r in tax.runners.values()):
+        return None
+    return accel
 
 
 def runner_classification(tax: Taxonomy, device: str) -> Classification | None:
@@ -271,8 +286,19 @@ def _infer_instantiated(ctx: Context, ev: _Evidence) -> Inference:
     where = f"instantiated by `{first.function}` (line {first.site.line}{ev.where[id(first)]})"
     for call in ev.calls:
         if call.only_for is not None and call.only_for.devices is None:
-            return _no_fix(
-                cls, f"{where} with `only_for={call.only_for.site.text}`, which cannot be resolved"
+            unresolved = f"{where} with `only_for={call.only_for.site.text}`, which cannot be resolved"
+            everywhere = everywhere_classification(tax)
+            if everywhere is None:
+                return _no_fix(cls, unresolved)
+            # every runner runs it, so each class the call generates runs on its device's runner
+            return _fix(
+                cls,
+                everywhere.name,
+                False,
+                ONLY_FOR_UNRESOLVED,
+                unresolved,
+                f"{everywhere.name} runs each generated class on its device's runner; the "
+                "device-neutral form is `except_for`",
             )
     filters = [call.only_for for call in ev.calls]
     if all(f is not None for f in filters):
@@ -493,14 +519,16 @@ def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
                 "to a class for that device"
             )
             return _by_share(cls, generic, MINORITY_HARD, using, ev, " or ".join(sorted(devices)), mixed)
-        return _no_fix(cls, f"its tests hard-use several devices ({', '.join(sorted(devices))})")
+        return _everywhere(ctx, ev, SEVERAL_DEVICES, f"never instantiated; {several} ({_names(using)})")
     device = next(iter(devices))
     example = ev.first(HARD, using, device)
     shown = _use(example) if example is not None else device
     if len(using) == len(ev.tests):
         if device not in tax.devices:
-            return _no_fix(
-                cls,
+            return _everywhere(
+                ctx,
+                ev,
+                UNNAMED_ACCELERATOR,
                 f"it uses an accelerator without naming one ({shown}) and is not instantiated: give its "
                 f"tests a `{tax.device_params[0]}` and instantiate it",
             )
@@ -536,7 +564,21 @@ def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
     if 2 * len(using) > len(ev.tests) and target is not None:
         # the device-independent minority runs on the device's runner too, until a person splits
         return _by_share(cls, target, MAJORITY_HARD, using, ev, device, mixed)
+    if 2 * len(using) >= len(ev.tests) and device not in tax.devices:
+        # no classification names the accelerator: each test runs on every runner, as it is
+        return _everywhere(ctx, ev, UNNAMED_ACCELERATOR, f"never instantiated; {mixed}", mixed=mixed)
     return _mixed(cls, mixed)
+
+
+def _everywhere(ctx: Context, ev: _Evidence, rule: str, why: str, mixed: str | None = None) -> Inference:
+    """The unsafe answer for an uninstantiated class whose tests need devices no one classification
+    names: the one every runner runs (each test then runs where its device exists), else no fix."""
+    everywhere = everywhere_classification(ctx.taxonomy)
+    if everywhere is None:
+        return _mixed(ev.cls, mixed) if mixed else _no_fix(ev.cls, why)
+    return _fix(
+        ev.cls, everywhere.name, False, rule, why, f"{everywhere.name} runs it on every runner", mixed=mixed
+    )
 
 
 def _by_share(

@@ -533,26 +533,68 @@ def test_a_fix_is_compiled_only_when_an_import_may_precede_a_future_import(taxon
 
 
 def test_a_fix_that_would_break_its_class_is_refused_and_said(tmp_path, capsys, monkeypatch):
-    """Tests that take `device` in a class no scanned file instantiates: ACCELERATOR, the inferred
-    answer, would leave a parameter nothing supplies (HWC102): the fix is not written, and says why."""
+    """An answer that would give its class findings that make its tests fail or vanish (GENERIC on
+    an instantiated class whose test takes `device`: HWC201, HWC101) is not written, and the run
+    says why. No rule answers so today; the inference is replaced to get one."""
+    import hwlint.rules.declarations as declarations
+    from hwlint.infer import Inference
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(
+        declarations,
+        "inference",
+        lambda ctx, cls: Inference(cls, "GENERIC", False, ("planted",), rule="planted"),
+    )
+    source = (
+        "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
+        "from torch.testing._internal.common_utils import TestCase\n\n\n"
+        "class TestOps(TestCase):\n    def test_add(self, device):\n        self.assertTrue(True)\n\n\n"
+        "instantiate_device_type_tests(TestOps, globals())\n"
+    )
+    Path("test_ops.py").write_text(source)
+    args = [
+        "check",
+        "--isolated",
+        "--no-cache",
+        "-j",
+        "1",
+        "--fix",
+        "--unsafe-fixes",
+        "--show-fixes",
+        "test_ops.py",
+    ]
+    assert main(args) == 1
+    out, err = capsys.readouterr()
+    assert Path("test_ops.py").read_text() == source
+    assert out.endswith(
+        "Fixes:\n- test_ops.py:5: HWC001 no fix: the fixed class would have HWC201: GENERIC test method "
+        "`TestOps.test_add` takes a `device` parameter.\n"
+    )
+    assert "[*]" not in out
+    assert err == (
+        "hwlint: warning: 1 fix not applied: the fixed class would lose a test, or hold a finding that "
+        "breaks its tests (`--show-fixes` says which, and why)\n"
+    )
+
+
+def test_accelerator_on_a_class_nothing_instantiates_is_written_and_left_for_review(
+    tmp_path, capsys, monkeypatch
+):
+    """Tests that take `device` in a class no scanned file instantiates: nothing supplies the
+    parameter, before the fix or after it, so ACCELERATOR (the unsafe answer, which every runner
+    runs) is written and HWC102 says what a person does next."""
     monkeypatch.chdir(tmp_path)
     source = (
         "from torch.testing._internal.common_utils import TestCase\n\n\n"
         "class TestOps(TestCase):\n    def test_add(self, device):\n        self.assertTrue(True)\n"
     )
     Path("test_ops.py").write_text(source)
-    args = ["check", "--isolated", "--no-cache", "--fix", "--unsafe-fixes", "--show-fixes", "test_ops.py"]
-    assert main(args) == 1
-    out, err = capsys.readouterr()
-    assert Path("test_ops.py").read_text() == source
-    assert out.endswith(
-        "Fixes:\n- test_ops.py:4: HWC001 no fix: the fixed class would have HWC102: ACCELERATOR test class "
-        "`TestOps` is never passed to `instantiate_device_type_tests` in the scanned files.\n"
-    )
-    assert "[*]" not in out
-    assert err == (
-        "hwlint: warning: 1 fix not applied: the fixed class would lose a test, or hold a finding that "
-        "breaks its tests (`--show-fixes` says which, and why)\n"
+    assert main(["check", "--isolated", "--no-cache", "--fix", "--unsafe-fixes", "test_ops.py"]) == 1
+    out, _ = capsys.readouterr()
+    assert "    hw_classification = HardwareClassification.ACCELERATOR\n" in Path("test_ops.py").read_text()
+    assert out.splitlines()[0] == (
+        "test_ops.py:4:1: HWC102 ACCELERATOR test class `TestOps` is never passed to "
+        "`instantiate_device_type_tests` in the scanned files."
     )
 
 

@@ -160,9 +160,10 @@ CASES = [
             def test_b(self):
                 torch.ones(1).to(GPU_TYPE)
         """,
-        (None, False),
-        "it uses an accelerator without naming one (`GPU_TYPE` (line 7)) and is not instantiated: give its "
-        "tests a `device` and instantiate it",
+        ("ACCELERATOR", False),
+        "ACCELERATOR (unsafe, uses an accelerator without naming one): it uses an accelerator without "
+        "naming one (`GPU_TYPE` (line 7)) and is not instantiated: give its tests a `device` and "
+        "instantiate it; ACCELERATOR runs it on every runner",
     ),
     (
         "a name that merely contains a device word is no use",
@@ -205,9 +206,36 @@ CASES = [
             def test_a(self, device): ...
         instantiate_device_type_tests(TestX, globals(), only_for=devices())
         """,
-        (None, False),
-        "instantiated by `instantiate_device_type_tests` (line 7) with `only_for=devices()`, which "
-        "cannot be resolved",
+        ("ACCELERATOR", False),
+        "ACCELERATOR (unsafe, only_for cannot be resolved): instantiated by `instantiate_device_type_tests` "
+        "(line 7) with `only_for=devices()`, which cannot be resolved; ACCELERATOR runs each generated "
+        "class on its device's runner; the device-neutral form is `except_for`",
+    ),
+    (
+        "tests that hard-use several devices",
+        """
+        class TestX(TestCase):
+            def test_a(self):
+                torch.ones(1).cuda()
+            def test_b(self):
+                torch.ones(1).to("mps")
+        """,
+        ("ACCELERATOR", False),
+        "ACCELERATOR (unsafe, tests hard-use several devices): never instantiated; tests that hard-use "
+        "several devices (cuda, mps) (`test_a`, `test_b`); ACCELERATOR runs it on every runner",
+    ),
+    (
+        "half the tests use an unnamed accelerator, the others none",
+        """
+        class TestX(TestCase):
+            def test_a(self):
+                torch.ones(1).to(GPU_TYPE)
+            def test_b(self): ...
+        """,
+        ("ACCELERATOR", False),
+        "ACCELERATOR (unsafe, uses an accelerator without naming one): never instantiated; tests that use "
+        "accelerator (`test_a`, e.g. `GPU_TYPE` (line 7)) with tests that use no device (`test_b`): split "
+        "it into a GENERIC class and a class for its accelerator tests; ACCELERATOR runs it on every runner",
     ),
 ]
 
@@ -232,7 +260,7 @@ def test_vendor_classification_for_its_backend(vendor_taxonomy):
 def test_measured_precision_matches_the_readme(taxonomy):
     found = rows(taxonomy)
     assert len(found) >= 40
-    assert summarize(found) == {"safe": (34, 34), "unsafe": (36, 29), "none": (6, 3)}
+    assert summarize(found) == {"safe": (34, 34), "unsafe": (38, 31), "none": (4, 3)}
     heldout = [r for r in found if r.path == HELDOUT]
     assert summarize(heldout) == {"safe": (7, 7), "unsafe": (5, 3), "none": (0, 0)}
     # the cases written from the inference rules: every safe answer right, every answer as written

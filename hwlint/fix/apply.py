@@ -241,9 +241,11 @@ def _attempt(plan: FilePlan, taxonomy: Taxonomy, selection: Selection | None, ch
 
 #: Findings no fix may create: the declaration contradicts how the runtime runs the class's tests,
 #: so they fail or vanish (a GENERIC or device class instantiated for other devices drops the
-#: generated copies on their runners; ACCELERATOR without instantiation, or GENERIC with a
-#: ``device`` parameter, leaves a parameter nothing supplies; a generated name replaces a class).
-_BREAKING = ("HWC101", "HWC102", "HWC104", "HWC105", "HWC106", "HWC107", "HWC201")
+#: generated copies on their runners; GENERIC with a ``device`` parameter leaves a parameter
+#: nothing supplies; a generated name replaces a class). ACCELERATOR without instantiation
+#: (HWC102) is not among them: the class runs as it is on every runner, and a ``device`` that
+#: nothing supplied before the fix is no worse after it.
+_BREAKING = ("HWC101", "HWC104", "HWC105", "HWC106", "HWC107", "HWC201")
 #: Findings a safe fix may not create either. An unsafe one may leave them: the tests still run on
 #: some runner (an accelerator call in a GENERIC class, an @onlyCUDA test in an ACCELERATOR one, a
 #: test that ignores its device), and the finding says what a person does next; refusing the fix
