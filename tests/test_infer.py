@@ -212,6 +212,18 @@ CASES = [
         "class on its device's runner; the device-neutral form is `except_for`",
     ),
     (
+        "a device hypothesis draws is a parameter, not the fixture (test_workflow_ops.py)",
+        """
+        class TestX(TestCase):
+            @given(device=st.sampled_from(["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"]))
+            def test_a(self, device):
+                torch.ones(1, device=device)
+            def test_b(self): ...
+        """,
+        ("GENERIC", False),
+        'GENERIC (unsafe, guards only): never instantiated; it only asks for a device: `"cuda"` (line 6)',
+    ),
+    (
         "tests that hard-use several devices",
         """
         class TestX(TestCase):

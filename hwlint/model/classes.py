@@ -303,9 +303,12 @@ def _defaulted(a: ast.arguments) -> tuple[str, ...]:
 
 def _parametrized(decorators: list[ast.expr]) -> tuple[str, ...]:
     """Parameters ``@parametrize("device, dtype", ...)`` (``parametrize_test``, ``pytest.mark.
-    parametrize``) gives the decorated test."""
+    parametrize``) or hypothesis's ``@given(device=...)`` gives the decorated test."""
     out: list[str] = []
     for d in decorators:
+        if isinstance(d, ast.Call) and dotted_name(d.func).rpartition(".")[2] == "given":
+            out += [kw.arg for kw in d.keywords if kw.arg]  # hypothesis draws these: @given(device=...)
+            continue
         if not (
             isinstance(d, ast.Call) and d.args and dotted_name(d.func).rpartition(".")[2] in _PARAMETRIZE
         ):
