@@ -22,8 +22,9 @@ installed torch for collection (``--overlay``: they define ``HardwareClassificat
 * before: the unfixed copy, collected per runner without a filter (the tree is unclassified); cached
   by the tree's content, torch's version, the overlay and the plugin (``--cache``), per file, so a
   sample fills part of the cache and a later run collects only what is missing;
-* the fix: ``hwlint check --fix --ignore-noqa`` on one copy (mode ``fix``) and ``--fix --unsafe-fixes
-  --ignore-noqa`` on another (mode ``unsafe``), with ``examples/pytorch/pyproject.toml`` (upstream's linter scope) at its root;
+* the fix: ``hwlint check --fix --ignore-noqa`` on one copy (mode ``fix``) and ``--fix
+  --unsafe-fixes --ignore-noqa`` on another (mode ``unsafe``), with
+  ``examples/pytorch/pyproject.toml`` (upstream's linter scope) at its root;
   re-run every time (seconds), so the current hwlint is measured;
 * after: per mode and runner, the files the fix changed and the files importing them (statically,
   through the tree's own modules), collected WITH the runner's filter: its ``runs`` list from the
@@ -59,8 +60,8 @@ from hwlint.taxonomy import load_taxonomy
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = ROOT / "examples" / "pytorch" / "pyproject.toml"
-# the migration's commands: --ignore-noqa declares the classes of files a blanket `# flake8: noqa`
-# exempts too (a classification-filtered run would drop them)
+# the migration's commands: --ignore-noqa also declares the classes of the files that a blanket
+# flake8 exemption comment covers (a classification-filtered run would drop them)
 MODES = {"fix": ["--fix", "--ignore-noqa"], "unsafe": ["--fix", "--unsafe-fixes", "--ignore-noqa"]}
 OVERLAY = os.environ.get("HWLINT_TORCH_OVERLAY", "/work/cache/t214/torch/testing/_internal")
 CACHE = Path(os.environ.get("HWLINT_MIGRATION_CACHE", "/tmp/hwlint-migration-cache"))

@@ -273,17 +273,32 @@ _HWLINT_FILE_NOQA = re.compile(
 )
 
 
-def _string_spans(tree: ast.AST | None) -> list[tuple[int, int]]:
-    """(first, last) lines of every string literal that spans lines: a line after its first is text."""
-    if tree is None:
-        return []
-    return [
-        (node.lineno, node.end_lineno)
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.Constant, ast.JoinedStr))
-        and (isinstance(node, ast.JoinedStr) or isinstance(node.value, (str, bytes)))
-        and (node.end_lineno or node.lineno) > node.lineno
-    ]
+def _in_strings(tree: ast.AST | None, rows: list[int]) -> set[int]:
+    """Of *rows*, those inside a string literal of *tree* that spans lines (a line after its
+    first is text). Only the nodes whose lines hold one of *rows* are visited: a comment on a line
+    of its own lies between statements, so most files walk nothing below the module."""
+    if tree is None or not rows:
+        return set()
+    out: set[int] = set()
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            first = getattr(child, "lineno", None)
+            if first is None:  # arguments, comprehensions, ...: no position of their own
+                todo.append(child)
+                continue
+            last = child.end_lineno or first
+            inside = [r for r in rows if first < r <= last]
+            if not inside:
+                continue
+            if isinstance(child, ast.JoinedStr) or (
+                isinstance(child, ast.Constant) and isinstance(child.value, (str, bytes))
+            ):
+                out.update(inside)
+            else:
+                todo.append(child)
+    return out
 
 
 def file_exemption(lines: list[str], lowered: str, tree: ast.AST | None) -> tuple[str, ...] | None:
@@ -305,8 +320,8 @@ def file_exemption(lines: list[str], lowered: str, tree: ast.AST | None) -> tupl
             found.append((i, tuple(c.strip().upper() for c in codes.split(",")) if codes else ()))
     if not found:
         return None
-    strings = _string_spans(tree)
-    found = [(i, codes) for i, codes in found if not any(a < i <= b for a, b in strings)]
+    strings = _in_strings(tree, [i for i, _ in found])
+    found = [(i, codes) for i, codes in found if i not in strings]
     if not found:
         return None
     if any(not codes for _, codes in found):
