@@ -675,6 +675,10 @@ class _DeviceScan:
         as sites (character columns) with their :data:`SCOPE_DEFAULT` / :data:`SCOPE_NESTED`."""
         a = node.args
         out = [(self.site(d, ""), SCOPE_DEFAULT) for d in (*a.defaults, *a.kw_defaults) if d is not None]
+        start = node.body[0].lineno
+        body = "".join(self.lines[start - 1 : node.end_lineno or start]) if start > node.lineno else "def "
+        if "lambda" not in body and "def " not in body and "class " not in body:
+            return out  # nothing can nest in the body (a search in C, the walk is in Python)
         todo = list(node.body)
         while todo:
             n = todo.pop()
