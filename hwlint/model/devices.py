@@ -269,6 +269,11 @@ class _Closure:
 _SELF_CALLS = tuple((who, re.compile(rf"{who}\s*\.\s*([A-Za-z_]\w*)\s*\(")) for who in ("self", "cls"))
 
 
+def _first_line(stmt: ast.stmt) -> int:
+    """The first line of *stmt*, its decorators included."""
+    return min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
+
+
 class _DeviceUses:
     """Collects the :class:`DeviceUse` s under some nodes, in source order, each with its kind.
 
@@ -665,21 +670,24 @@ class _DeviceScan:
             return uses
         if node.decorator_list:
             uses = tuple(replace(u, decorator=True) if u.site.line < node.lineno else u for u in uses)
-        spans = self.scope_spans(node)
+        spans = self.scope_spans(node, {u.site.line for u in uses})
         if not spans:
             return uses
         return tuple(self._scoped(u, spans) for u in uses)
 
-    def scope_spans(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[Site, str]]:
+    def scope_spans(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef, lines: set[int]
+    ) -> list[tuple[Site, str]]:
         """The default arguments of *node* and the functions, lambdas and classes nested in its body,
-        as sites (character columns) with their :data:`SCOPE_DEFAULT` / :data:`SCOPE_NESTED`."""
+        as sites (character columns) with their :data:`SCOPE_DEFAULT` / :data:`SCOPE_NESTED`; of the
+        nested ones, those in the body's statements that hold one of *lines* (the uses' lines)."""
         a = node.args
         out = [(self.site(d, ""), SCOPE_DEFAULT) for d in (*a.defaults, *a.kw_defaults) if d is not None]
         start = node.body[0].lineno
         body = "".join(self.lines[start - 1 : node.end_lineno or start]) if start > node.lineno else "def "
         if "lambda" not in body and "def " not in body and "class " not in body:
             return out  # nothing can nest in the body (a search in C, the walk is in Python)
-        todo = list(node.body)
+        todo = [s for s in node.body if any(_first_line(s) <= n <= (s.end_lineno or s.lineno) for n in lines)]
         while todo:
             n = todo.pop()
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
