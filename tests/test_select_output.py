@@ -297,3 +297,27 @@ def test_explain_of_a_missing_class_is_an_error(tmp_path):
     assert other.returncode == 3
     assert "generates for another device; on runner cuda it generates TestAccCUDA" in other.stdout
     assert os.path.exists(tmp_path / "test_ops.py")
+
+
+def test_a_select_format_is_one_writer_and_one_registry_entry(monkeypatch, tmp_path, capsys):
+    """issue 24: a format registered once is among hwselect's `--format` choices and prints the
+    runner's selection; `--argsfile` applies to it when the entry says so."""
+    from hwlint.cli import select as cli
+
+    def count(sel, chosen, root, args):
+        return [f"{len(chosen)} classes"], []
+
+    monkeypatch.setitem(cli.FORMATS, "count", cli.SelectFormat(count, argsfile=True))
+    (tmp_path / "test_a.py").write_text(
+        "from torch.testing._internal.common_utils import HardwareClassification, TestCase\n"
+        + cls("TestA", GEN, "test_x")
+        + cls("TestB", GEN, "test_y")
+    )
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    assert "--format {k,nodeids,files,json,count,matrix}" in capsys.readouterr().out
+    assert cli.main(["cpu", str(tmp_path), "--no-cache", "--format", "count"]) == 0
+    assert capsys.readouterr().out == "2 classes\n"
+    args = tmp_path / "sel.args"
+    assert cli.main(["cpu", str(tmp_path), "--no-cache", "--format", "count", "--argsfile", str(args)]) == 0
+    assert (capsys.readouterr().out, args.read_text()) == (f"@{args}\n", "2 classes\n")

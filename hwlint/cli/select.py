@@ -13,7 +13,8 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from .. import __version__
 from .common import Parser as _Parser
@@ -21,7 +22,6 @@ from .common import UserError as _UserError
 from .common import add_engine_options, guarded
 
 EXIT_OK, EXIT_ERROR, EXIT_EMPTY = 0, 2, 3
-FORMATS = ("k", "nodeids", "files", "json", "matrix")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("runner", metavar="RUNNER", nargs="?", help="a runner of the taxonomy (not with matrix)")
     p.add_argument("paths", nargs="*", metavar="PATH", help="files and directories (default: .)")
     _common(p)
-    p.add_argument("--format", choices=FORMATS, default="nodeids", help="output format (default: nodeids)")
+    formats = (*FORMATS, "matrix")
+    p.add_argument("--format", choices=formats, default="nodeids", help="output format (default: nodeids)")
     p.add_argument("--include-unclassified", action="store_true", help="select unclassified classes too")
     p.add_argument("--runners", metavar="A,B", help="matrix: runners to include (default: all)")
     p.add_argument("--shards", type=_shard_count, default=1, metavar="N", help="matrix: shards per runner")
@@ -185,7 +186,7 @@ def cmd_select(args) -> int:
     lines, notes = render(sel, chosen, args)
     _report(sel, args, notes)
     if lines is not None:
-        _emit(lines, args.argsfile if args.format in ("k", "nodeids") else None)
+        _emit(lines, args.argsfile if FORMATS[args.format].argsfile else None)
     return EXIT_OK
 
 
@@ -267,18 +268,41 @@ def _report_empty(sel, shard: str | None) -> None:
 # -- formats ------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class SelectFormat:
+    """One ``--format`` of a runner's selection: *write(sel, chosen, root, args)* gives stdout's
+    lines (None: it printed them itself) and the notes about them for stderr; with *argsfile*,
+    ``--argsfile`` writes the lines to a file pytest reads (``@FILE``)."""
+
+    write: Callable[..., tuple[list[str] | None, list[str]]]
+    argsfile: bool = False
+
+
+def _k_lines(sel, chosen, root: str, args) -> tuple[list[str], list[str]]:
+    if args.argsfile:  # node ids in the file: an expression there would be read as a path
+        return nodeid_lines(sel, chosen, root)
+    return [k_expression(sel, chosen, root, args)], []
+
+
+def _json_document(sel, chosen, root: str, args) -> tuple[None, list[str]]:
+    print(json.dumps(selection_json(sel, chosen, root), indent=2))
+    return None, []
+
+
+#: The formats of one runner's selection (``--format matrix``, over several runners, is
+#: :func:`cmd_matrix`): adding one is a writer and an entry here.
+FORMATS: dict[str, SelectFormat] = {
+    "k": SelectFormat(_k_lines, argsfile=True),
+    "nodeids": SelectFormat(lambda sel, chosen, root, args: nodeid_lines(sel, chosen, root), argsfile=True),
+    "files": SelectFormat(lambda sel, chosen, root, args: (file_lines(sel, chosen), [])),
+    "json": SelectFormat(_json_document),
+}
+
+
 def render(sel, chosen, args) -> tuple[list[str] | None, list[str]]:
     """stdout's lines in the chosen format (None: the format printed itself) and the notes about
     them for stderr."""
-    root = _scan_root(args.paths)
-    if args.format == "nodeids" or (args.format == "k" and args.argsfile):
-        return nodeid_lines(sel, chosen, root)
-    if args.format == "k":
-        return [k_expression(sel, chosen, root, args)], []
-    if args.format == "files":
-        return file_lines(sel, chosen), []
-    print(json.dumps(selection_json(sel, chosen, root), indent=2))
-    return None, []
+    return FORMATS[args.format].write(sel, chosen, _scan_root(args.paths), args)
 
 
 def _scan_root(paths: Sequence[str]) -> str:
