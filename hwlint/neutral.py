@@ -85,9 +85,12 @@ def _owner(chain: list[ClassInfo], use: DeviceUse) -> Method | None:
     return None
 
 
-def rewrite_use(ctx: Context, use: DeviceUse, method: Method | None, takes_device: bool) -> Rewrite | None:
+def rewrite_use(
+    ctx: Context, use: DeviceUse, method: Method | None, takes_device: bool, device_type: bool = True
+) -> Rewrite | None:
     """How *use* is spelled for every device inside *method* (which takes, or will take, ``device``
-    when *takes_device*), or None."""
+    when *takes_device*), or None. ``self.device_type`` is written only with *device_type*: the
+    instantiation sets it on the classes it generates, a class that is not instantiated has none."""
     tax = ctx.taxonomy
     if use.decorator or use.scope == SCOPE_DEFAULT:  # evaluated before any test runs: no `device` yet
         return None
@@ -95,7 +98,9 @@ def rewrite_use(ctx: Context, use: DeviceUse, method: Method | None, takes_devic
         target = tax.device_neutral.counterpart(use.detail)
         return Rewrite(use, target, SAFE) if target else None
     # in a nested function or class `self` may be another object (an nn.Module's forward)
-    has_self = method is not None and method.params[:1] == ("self",) and use.scope != SCOPE_NESTED
+    has_self = (
+        device_type and method is not None and method.params[:1] == ("self",) and use.scope != SCOPE_NESTED
+    )
     param = tax.device_params[0] if tax.device_params else "device"
     if use.form == FORM_LITERAL:
         value = use.site.text.strip("'\"")
@@ -134,6 +139,7 @@ def hard_uses(ctx: Context, cls: ClassInfo, converting: bool = False) -> list[Ha
     chain = mro(ctx.model, cls, ctx.resolver)
     methods = {m.name: m for c in reversed(chain) for m in c.methods}
     out: dict[tuple[int, int], HardUse] = {}
+    instantiated = converting or bool(ctx.model.instantiations_of(cls) or ctx.foreign_instantiations(cls))
     uses: list[DeviceUse] = list(cls.shared_uses)
     for name, found in cls.test_uses:
         test = methods.get(name)
@@ -149,7 +155,7 @@ def hard_uses(ctx: Context, cls: ClassInfo, converting: bool = False) -> list[Ha
             continue
         owner = _owner(chain, u)
         takes = owner is not None and owner.is_test and (converting or bool(device_parameters(tax, owner)))
-        out[key] = HardUse(u, owner, rewrite_use(ctx, u, owner, takes))
+        out[key] = HardUse(u, owner, rewrite_use(ctx, u, owner, takes, instantiated))
     return sorted(out.values(), key=lambda h: (h.use.site.line, h.use.site.col))
 
 

@@ -642,3 +642,25 @@ def test_a_class_most_of_whose_tests_use_one_device_gets_that_device(tmp_path, c
         "others none: never instantiated; 2 of 3 tests use cuda (`test_a`, `test_b`))\n"
     )
     assert "HWC004 [warning] Test class `TestMostlyCuda` mixes tests that use cuda" in out
+
+
+def test_no_self_device_type_in_a_class_nothing_instantiates(tmp_path, capsys, monkeypatch):
+    """`self.device_type` is set by the instantiation on the classes it generates: in an ACCELERATOR
+    class that is not instantiated (the unsafe answer for tests on several devices) a hard-coded
+    "cuda" is reported (HWC301) but not rewritten to it, where the test would fail with
+    AttributeError on every runner."""
+    monkeypatch.chdir(tmp_path)
+    source = (
+        "import torch\n"
+        "from torch.testing._internal.common_utils import HardwareClassification, TestCase\n\n\n"
+        "class TestTwo(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        '    def test_a(self):\n        torch.ones(1, device="cuda")\n'
+    )
+    Path("test_two.py").write_text(source)
+    assert main(["check", "--isolated", "--no-cache", "--fix", "--unsafe-fixes", "test_two.py"]) == 1
+    out, _ = capsys.readouterr()
+    assert Path("test_two.py").read_text() == source
+    hwc301 = 'test_two.py:9:30: HWC301 ACCELERATOR test class `TestTwo` hard-codes cuda in `test_a`: '
+    hwc301 += '`"cuda"`.'
+    assert hwc301 + "\n" in out
+    assert "[*]" not in out

@@ -316,6 +316,52 @@ class TestMPS(TestCase):
 """,
         None,  # held since issue 25 was fixed
     ),
+    # inductor's GPU_TYPE classes (test_smoke.py's SmokeTest): an accelerator no device names, no
+    # instantiation: ACCELERATOR, which every runner runs
+    "test_gpu_type.py": (
+        """
+GPU_TYPE = torch._C._get_accelerator().type if torch.accelerator.is_available() else None
+
+
+class TestGpuType(TestCase):
+    def test_a(self):
+        self.assertEqual(torch.empty(0, device=GPU_TYPE).numel(), 0)
+
+    def test_b(self):
+        self.assertEqual(torch.ones(1, device=GPU_TYPE).sum().item(), 1)
+""",
+        None,
+    ),
+    # test_execution_trace.py: only_for=devices, devices appended to under an `if`
+    "test_unresolved_only_for.py": (
+        """
+from torch.testing._internal.common_device_type import instantiate_device_type_tests
+
+
+class TestUnresolved(TestCase):
+    def test_a(self, device):
+        self.assertTrue(device)
+
+
+devices = ["cpu", "cuda"]
+if TEST_CUDA:
+    devices.append("hpu")
+instantiate_device_type_tests(TestUnresolved, globals(), only_for=devices)
+""",
+        None,
+    ),
+    # a class whose tests hard-use two devices: ACCELERATOR, each test where its device exists
+    "test_several_devices.py": (
+        f"""
+class TestTwoDevices(TestCase):
+    def test_on_cuda(self):
+        {CUDA}
+
+    def test_on_mps(self):
+        self.assertEqual(torch.device("mps").type, "mps")
+""",
+        None,
+    ),
     # test_nn.py: TestNN's @parametrize_test("device", ...)
     "test_parametrize_device.py": (
         """
@@ -441,6 +487,16 @@ def test_an_unsafe_generic_answer_keeps_the_class_on_the_cpu_runner(migrated, na
     """GENERIC, although the next check reports HWC204 for a person to split: undeclared, a
     classification-filtered run would drop every test of the class."""
     assert "hw_classification = HardwareClassification.GENERIC" in migrated["fixed"][name]
+    assert {o[1] for o in migrated["after"]["cpu"][name]["outcomes"]} == {"passed"}
+
+
+@pytest.mark.parametrize(
+    "name", ["test_gpu_type.py", "test_unresolved_only_for.py", "test_several_devices.py"]
+)
+def test_an_unsafe_accelerator_answer_runs_where_the_devices_are(migrated, name):
+    """ACCELERATOR for a class no single device names (GPU_TYPE, an only_for no one can compute,
+    several devices): declared, and run by the cpu runner as well as the accelerator ones."""
+    assert "hw_classification = HardwareClassification.ACCELERATOR" in migrated["fixed"][name]
     assert {o[1] for o in migrated["after"]["cpu"][name]["outcomes"]} == {"passed"}
 
 
