@@ -321,3 +321,25 @@ def test_a_select_format_is_one_writer_and_one_registry_entry(monkeypatch, tmp_p
     args = tmp_path / "sel.args"
     assert cli.main(["cpu", str(tmp_path), "--no-cache", "--format", "count", "--argsfile", str(args)]) == 0
     assert (capsys.readouterr().out, args.read_text()) == (f"@{args}\n", "2 classes\n")
+
+
+def test_k_leaves_out_an_imported_test_function(tmp_path):
+    """PyTorch's quantization tests import `test_only_eval_fn` from a helper module: pytest
+    collects the imported function as a test of the importing module, the runtime's filter drops
+    it (no class), so `-k` must not select it (the cpu runner's whole-tree -k had 10 such items)."""
+    root = write_suite(
+        tmp_path,
+        {
+            "quantization/test_q.py": "from helpers_q import test_only_eval_fn\n"
+            + cls("TestQ", GEN, "test_a"),
+            "test_plain.py": cls("TestPlain", GEN, "test_b"),
+        },
+    )
+    (root / "helpers_q.py").write_text("def test_only_eval_fn(model=None):\n    return model\n")
+    (root / "taxonomy.yaml").write_text(DEFAULT_TAXONOMY.read_text())
+    expected = collect(root, "cpu", "--truth-runs", RUNS["cpu"])
+    assert expected == {"quantization/test_q.py::TestQ::test_a", "test_plain.py::TestPlain::test_b"}
+    assert "quantization/test_q.py::test_only_eval_fn" in collect(root, "cpu")  # pytest's own
+    k = run_tool("hwselect", "cpu", ".", "--format", "k", cwd=root)
+    assert k.returncode == 0, k.stderr
+    assert collect(root, "cpu", "-k", k.stdout.strip()) == expected

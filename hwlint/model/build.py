@@ -417,6 +417,10 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
             blocks += _conditional_blocks(stmt)
             if isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 imports.append(self.import_statement(stmt, nested))
+                if isinstance(stmt, ast.ImportFrom):  # pytest collects an imported test function too
+                    prefix = self.tax.test_method_prefix + "_"
+                    bound = (a.asname or a.name for a in stmt.names)
+                    functions += [(n, stmt.lineno) for n in bound if n.startswith(prefix)]
             elif isinstance(stmt, ast.ClassDef):
                 classes.append(self.class_info(stmt, nested))
             elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
