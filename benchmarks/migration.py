@@ -190,8 +190,17 @@ def _key(path: str, row: list) -> tuple[str, str, str]:
 
 
 def _pinned_elsewhere(pinned: dict, key: tuple[str, str, str], device: str | None) -> bool:
-    pins = pinned.get(key)
-    return bool(pins) and device is not None and device not in pins
+    """Whether the test of *key* is pinned to devices other than *device*. Its name is the collected
+    one, parametrization included (``test_binary_op_add_float32`` of ``test_binary_op``): the
+    method is the longest pinned name it starts with, at a word boundary."""
+    if device is None:
+        return False
+    path, cls, name = key
+    methods = pinned.get((path, cls))
+    if not methods:
+        return False
+    found = [m for m in methods if name == m or name.startswith(m + "_")]
+    return bool(found) and device not in methods[max(found, key=len)]
 
 
 def _group(key: tuple[str, str, str]) -> str:
@@ -199,15 +208,15 @@ def _group(key: tuple[str, str, str]) -> str:
     return f"{path}::{cls}" if cls else f"{path}::<functions>"
 
 
-def pinned_tests(tree: Path, files: list[str], taxonomy) -> dict[tuple[str, str, str], set[str]]:
-    """(file, class, test) -> the devices a test of *tree* is pinned to by a decorator (``@onlyCUDA``),
+def pinned_tests(tree: Path, files: list[str], taxonomy) -> dict[tuple[str, str], dict[str, set[str]]]:
+    """(file, class) -> test -> the devices a test of *tree* is pinned to by a decorator (``@onlyCUDA``),
     read from the unfixed files with hwlint's model: a test torch generates for another device skips
     there at run time (collected, never run), so it is no device test of that runner."""
     from hwlint.infer import decorator_device, device_pinning_decorators
     from hwlint.model import build_model
 
     pinning = device_pinning_decorators(taxonomy)
-    out: dict[tuple[str, str, str], set[str]] = {}
+    out: dict[tuple[str, str], dict[str, set[str]]] = {}
     for f in files:
         path = tree / f
         if not path.is_file():
@@ -219,7 +228,7 @@ def pinned_tests(tree: Path, files: list[str], taxonomy) -> dict[tuple[str, str,
                 own = {decorator_device(taxonomy, d.name) for d in m.decorators if d.name in pinning}
                 pins = class_pins | own
                 if pins - {None}:
-                    out[(f, cls.name, m.name)] = pins - {None}  # type: ignore[assignment]
+                    out.setdefault((f, cls.name), {})[m.name] = pins - {None}  # type: ignore[assignment]
     return out
 
 
@@ -230,7 +239,7 @@ def compare(
     after: dict[str, dict],
     after_files: list[str],
     changed: list[str],
-    pinned: dict[tuple[str, str, str], set[str]] | None = None,
+    pinned: dict[tuple[str, str], dict[str, set[str]]] | None = None,
     devices: dict[str, str] | None = None,
 ) -> dict:
     """The property, measured: before/after per runner, broken files, lost tests, lost device tests.

@@ -84,3 +84,21 @@ def test_importers_follow_the_tree(tmp_path):
     graph = migration.import_graph(tmp_path)
     assert graph["test_user.py"] == {"pkg/test_base.py"}
     assert migration.importers(graph, {"pkg/test_base.py"}) == {"test_user.py", "test_user2.py"}
+
+
+def test_a_parametrized_test_pinned_to_another_device_is_no_device_test_there():
+    """TestForeach's @onlyCUDA @ops tests: torch generates them on the cpu runner too
+    (`test_binary_op_add_cpu_float32`, skipped at run time), so once the split moves them to a
+    CUDA class the cpu runner has lost nothing. The pin is the method's, found by its name's
+    longest pinned prefix; a test of a longer name that is not pinned stays a device test."""
+    cpu_before = [
+        row("t.py::TestFCPU::test_op_add_cpu", "TestFCPU", "TestF", "test_op_add", "cpu"),
+        row("t.py::TestFCPU::test_op_list_cpu", "TestFCPU", "TestF", "test_op_list", "cpu"),
+    ]
+    before = {"cpu": {"t.py": {"items": [], "records": cpu_before}}}
+    after = {"cpu": {"t.py": {"items": [], "records": []}}}
+    pins = {("t.py", "TestF"): {"test_op": {"cuda"}, "test_op_list": {"cpu"}}}
+    s = migration.compare(
+        {"cpu": RUNS["cpu"]}, ["t.py"], before, after, ["t.py"], ["t.py"], pins, {"cpu": "cpu"}
+    )
+    assert [(e["class"], e["tests"]) for e in s["device_lost"]] == [("t.py::TestF", 1)]  # test_op_list
