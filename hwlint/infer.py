@@ -26,7 +26,9 @@ The rules, each named in the answer's ``rule`` (``--show-fixes`` prints it):
 * a class whose tests are all bound by assignment (``test_x = helper``): GENERIC (unsafe) unless
   its own code hard-uses a device.
 
-Distributed bases (``MultiProcessTestCase`` and friends) go through the same rules.
+A test that a ``@requires_*`` decorator skips without a device (``@requires_gpu``) uses that device
+as a hard use does: the skip leaves it nothing to run elsewhere. Distributed bases
+(``MultiProcessTestCase`` and friends) go through the same rules.
 """
 
 from __future__ import annotations
@@ -207,6 +209,19 @@ class _Evidence:
         if len(found) > 1:
             found.discard(ANY_ACCELERATOR)
         return found
+
+    def required_devices(self, test: Method) -> set[str]:
+        """Devices a ``@requires_*`` decorator of *test* (``@requires_gpu``, ``@requires_cuda``)
+        skips it without: a guard, but one that leaves the test nothing to run elsewhere."""
+        return {
+            u.device
+            for u in self.test_uses[test.name]
+            if u.kind == GUARD and u.decorator and u.site.text.rpartition(".")[2].startswith("requires_")
+        }
+
+    def needed_devices(self, test: Method) -> set[str]:
+        """The devices *test* runs only with: those it hard-uses, else those a decorator requires."""
+        return self.hard_devices(test) or self.required_devices(test)
 
     def first(self, kind: str, tests: Iterable[Method] = (), device: str | None = None) -> DeviceUse | None:
         uses = [*self.shared, *(u for m in (tests or self.tests) for u in self.test_uses[m.name])]
@@ -461,7 +476,7 @@ def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
     """A plain class: the hard device uses of its tests decide; guards alone do not."""
     tax, cls = ctx.taxonomy, ev.cls
     generic = tax.generic_classification()
-    hard = {m.name: ev.hard_devices(m) for m in ev.tests}
+    hard = {m.name: ev.needed_devices(m) for m in ev.tests}
     using = [m for m in ev.tests if hard[m.name]]
     if not using:
         if generic is None:
@@ -521,7 +536,7 @@ def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
             return _by_share(cls, generic, MINORITY_HARD, using, ev, " or ".join(sorted(devices)), mixed)
         return _everywhere(ctx, ev, SEVERAL_DEVICES, f"never instantiated; {several} ({_names(using)})")
     device = next(iter(devices))
-    example = ev.first(HARD, using, device)
+    example = ev.first(HARD, using, device) or ev.first(GUARD, using, device)
     shown = _use(example) if example is not None else device
     if len(using) == len(ev.tests):
         if device not in tax.devices:
@@ -567,6 +582,14 @@ def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
     if 2 * len(using) >= len(ev.tests) and device not in tax.devices:
         # no classification names the accelerator: each test runs on every runner, as it is
         return _everywhere(ctx, ev, UNNAMED_ACCELERATOR, f"never instantiated; {mixed}", mixed=mixed)
+    hard_using = [m for m in using if ev.hard_devices(m)]
+    if generic is not None and 2 * len(hard_using) < len(ev.tests):
+        # an even split only with the tests that merely require the device (`@requires_cuda`):
+        # what the hard uses alone give
+        if hard_using:
+            return _by_share(cls, generic, MINORITY_HARD, hard_using, ev, device, mixed)
+        why = f"never instantiated; half its tests require {device} ({_names(using)}), the others use none"
+        return _fix(cls, generic.name, False, GUARDS_ONLY, why, by_absence=True, mixed=mixed)
     return _mixed(cls, mixed)
 
 

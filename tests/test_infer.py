@@ -224,6 +224,36 @@ CASES = [
         'GENERIC (unsafe, guards only): never instantiated; it only asks for a device: `"cuda"` (line 6)',
     ),
     (
+        "every test requires an accelerator no device names (inductor's WhileLoopTests)",
+        """
+        class TestX(TestCase):
+            @requires_gpu
+            def test_a(self):
+                pass
+            @requires_gpu
+            def test_b(self):
+                pass
+        """,
+        ("ACCELERATOR", False),
+        "ACCELERATOR (unsafe, uses an accelerator without naming one): it uses an accelerator without "
+        "naming one (`requires_gpu` (line 6)) and is not instantiated: give its tests a `device` and "
+        "instantiate it; ACCELERATOR runs it on every runner",
+    ),
+    (
+        "a test that only requires a device counts for it, but no more than a hard use would",
+        """
+        class TestX(TestCase):
+            @requires_cuda
+            def test_a(self):
+                pass
+            def test_b(self):
+                pass
+        """,
+        ("GENERIC", False),
+        "GENERIC (unsafe, guards only): never instantiated; half its tests require cuda (`test_a`), the "
+        "others use none",
+    ),
+    (
         "tests that hard-use several devices",
         """
         class TestX(TestCase):
