@@ -660,7 +660,7 @@ def test_no_self_device_type_in_a_class_nothing_instantiates(tmp_path, capsys, m
     assert main(["check", "--isolated", "--no-cache", "--fix", "--unsafe-fixes", "test_two.py"]) == 1
     out, _ = capsys.readouterr()
     assert Path("test_two.py").read_text() == source
-    hwc301 = 'test_two.py:9:30: HWC301 ACCELERATOR test class `TestTwo` hard-codes cuda in `test_a`: '
+    hwc301 = "test_two.py:9:30: HWC301 ACCELERATOR test class `TestTwo` hard-codes cuda in `test_a`: "
     hwc301 += '`"cuda"`.'
     assert hwc301 + "\n" in out
     assert "[*]" not in out
