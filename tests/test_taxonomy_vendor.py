@@ -153,7 +153,7 @@ def test_a_vendor_adds_hpu_by_yaml_alone(hpu_taxonomy, tmp_path):
     }
 
 
-def test_requires_hccl_is_a_guard_on_hpu(hpu_taxonomy, tmp_path):
+def test_requires_hccl_names_hpu(hpu_taxonomy, tmp_path):
     (tmp_path / "test_guarded.py").write_text(GUARDED)
     reasons = {}
     for name, taxonomy in (("hpu", hpu_taxonomy), ("default", DEFAULT_TAXONOMY)):
@@ -163,9 +163,10 @@ def test_requires_hccl_is_a_guard_on_hpu(hpu_taxonomy, tmp_path):
         )  # fmt: skip
         assert res.returncode == 1, res.stderr
         reasons[name] = res.stderr
-    # a guard of the vendor's device: GENERIC, but only as a judgement call
+    # the vendor's `@requires_hccl()` skips the test without an HPU: the test needs the device
+    # (a judgement call), as a test that hard-uses it does
     assert (
-        "GENERIC` in `TestOnlyGuarded` (unsafe; guards only: never instantiated; it only asks for a "
-        "device: `requires_hccl`" in (reasons["hpu"])
+        "HPU` in `TestOnlyGuarded` (unsafe; every test hard-uses one device: never instantiated; every "
+        "test uses hpu: `requires_hccl` (line 6))" in reasons["hpu"]
     )
     assert "GENERIC` in `TestOnlyGuarded` (safe; no device evidence" in reasons["default"]
