@@ -394,7 +394,8 @@ def _split_pinned(
     (``@onlyCUDA``): those tests, the device, and a name and classification for a class of their own
     (a subclass, instantiated ``only_for`` the device); tests without ``device`` stay (HWC202 says
     so). None where the split does not apply: several devices, a class-level pin, a class that is
-    not a plain module-level class instantiated once, or tests its bases hold."""
+    not a plain module-level class instantiated once, tests its bases hold, or a pinned name the
+    class defines twice."""
     tax, cls = ctx.taxonomy, ev.cls
     if ev.class_pins or not pinned or len(devices) != 1 or None in devices:
         return None
@@ -403,6 +404,9 @@ def _split_pinned(
     own = {m.name for m in cls.test_methods}
     if not set(pinned) <= own or set(pinned) == {m.name for m in ev.tests}:
         return None
+    defined = [m.name for m in cls.methods]
+    if any(defined.count(n) > 1 for n in pinned):
+        return None  # only the last definition runs; a move by name would move the others with it
     device = next(iter(devices))
     c = tax.classification_for_device(device)
     if c is None:

@@ -152,6 +152,20 @@ CASES = [
         "`TestXCudaOnly`, classified CUDA",
     ),
     (
+        "mixed: a pinned test defined twice is not moved (only the last definition runs)",
+        """
+        class TestX(TestCase):
+            @onlyCUDA
+            def test_a(self, device): ...
+            def test_a(self, device): ...
+            def test_b(self, device): ...
+        instantiate_device_type_tests(TestX, globals())
+        """,
+        ("ACCELERATOR", False),
+        "ACCELERATOR (unsafe, instantiated, tests not all alike): instantiated by "
+        "`instantiate_device_type_tests` (line 10) without `only_for`; tests pinned by @onlyCUDA (`test_a`)",
+    ),
+    (
         "a name used as a device names its device, whatever its first word",
         """
         class TestX(TestCase):
