@@ -32,15 +32,15 @@ def pytest_collection_modifyitems(config, items):
 def _fresh_process_trees():
     """Each test starts, as each command does in its own process, with no tree checked yet: the
     trees a check reads symlinks into and trusts for no cache key add up within a process."""
-    from hwlint.model import source
+    from hwlint import roots
 
-    saved = source._roots, set(source._projects)
-    source._roots = None
-    source._projects.clear()
+    saved = roots._roots, set(roots._projects)
+    roots._roots = None
+    roots._projects.clear()
     yield
-    source._roots = saved[0]
-    source._projects.clear()
-    source._projects.update(saved[1])
+    roots._roots = saved[0]
+    roots._projects.clear()
+    roots._projects.update(saved[1])
 
 
 @pytest.fixture(scope="session")

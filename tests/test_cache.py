@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import pytest
 
+from hwlint import keystore
 from hwlint.edits import Fix
 from hwlint.model.source import MAX_FILE_BYTES
-from hwlint.pipeline import cache as cache_module
 from hwlint.pipeline.cache import Cache, InvalidEntry, content_hash, decoder, encode, open_cache
 from hwlint.pipeline.check import check_paths
 from hwlint.pipeline.session import Session
@@ -70,7 +70,7 @@ def test_planted_entry_claiming_no_findings_hides_nothing(tree, taxonomy):
     header = cache._store(CHECK).header  # exactly what a real cache says about itself
     body = json.dumps({"key": header, "entries": {str(src): [sha, []]}}).encode()
     # the right magic and a MAC under every key an attacker could guess: none is ours
-    for mac in (b"0" * 64, cache_module._mac(b"\0" * 32, body)):
+    for mac in (b"0" * 64, keystore.mac(b"\0" * 32, body)):
         _plant(tree, taxonomy, b"hwlint-cache-3 " + mac + b"\n" + body)
         res = run_tool("hwlint", "check", ".", cwd=tree)
         assert (res.returncode, res.stderr) == (1, ""), res.stderr
@@ -173,16 +173,16 @@ def test_symlinked_default_directory_and_special_files_are_not_used(tree, taxono
 
 
 def test_without_a_key_nothing_is_read_or_written(tree, taxonomy, monkeypatch):
-    monkeypatch.setenv(cache_module.KEY_FILE_ENV, str(tree / "test_a.py" / "key"))  # cannot exist
+    monkeypatch.setenv(keystore.KEY_FILE_ENV, str(tree / "test_a.py" / "key"))  # cannot exist
     cache = Cache(tree / "c", taxonomy.digest)
     assert [f.code for f in check_paths([str(tree / "test_a.py")], taxonomy, 1, cache)[0]] == ["HWC001"]
     assert not (tree / "c").exists()
 
 
 def test_key_is_created_private(tmp_path, monkeypatch):
-    monkeypatch.setenv(cache_module.KEY_FILE_ENV, str(tmp_path / "d" / "key"))
-    key = cache_module._secret()
-    assert key is not None and len(key) == 32 and cache_module._secret() == key
+    monkeypatch.setenv(keystore.KEY_FILE_ENV, str(tmp_path / "d" / "key"))
+    key = keystore.secret()
+    assert key is not None and len(key) == 32 and keystore.secret() == key
     assert (tmp_path / "d" / "key").stat().st_mode & 0o777 == 0o600
 
 

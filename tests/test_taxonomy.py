@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from hwlint import lintrunner
-from hwlint.pipeline import cache as cache_module
-from hwlint.pipeline.cache import KEY_FILE_ENV
+from hwlint import keystore, lintrunner
+from hwlint.keystore import KEY_FILE_ENV
 from hwlint.taxonomy import TaxonomyError, load_taxonomy, parse_taxonomy
 
 from .conftest import DEFAULT_TAXONOMY, ROOT, STRICT_TAXONOMY, VENDOR_TAXONOMY, run_tool
@@ -368,7 +367,7 @@ def test_a_remembered_taxonomy_not_signed_with_the_users_key_or_of_another_shape
     assert parse_taxonomy(text, "t.yaml", remember=True) == first
     assert "cuda" in first.runners
     for malformed in ({"raw": [], "lines": {}}, {"raw": {}, "lines": {"version": "1"}}, ["raw", "lines"]):
-        cache_module.remember(name, malformed)
+        keystore.remember(name, malformed)
         assert parse_taxonomy(text, "t.yaml", remember=True) == first
 
 

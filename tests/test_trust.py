@@ -399,10 +399,10 @@ def test_a_cache_key_committed_into_the_checkout_is_refused(tmp_path, monkeypatc
     monkeypatch.setenv("XDG_CACHE_HOME", str(tree / ".cache"))
     monkeypatch.delenv("HWLINT_CACHE_KEY_FILE", raising=False)
 
-    import hwlint.model.source as source
+    import hwlint.keystore as keystore
 
     with monkeypatch.context() as m:  # the attack, were the key's place not checked
-        m.setattr(source, "checked_trees", lambda: set())
+        m.setattr(keystore, "checked_trees", lambda: set())
         assert run_tool("hwlint", "check", ".", cwd=tree).stdout == "All checks passed!\n"
     res = run_tool("hwlint", "check", ".", cwd=tree)
     assert res.returncode == 1 and f"test_b.py:{CLASS_LINE}:1: HWC001" in res.stdout

@@ -290,9 +290,9 @@ _warned: list[str] = []
 
 def _warn_key(cache) -> None:
     """Say once why the cache is off when its key was refused (a key inside the checked tree...)."""
-    from ..pipeline import cache as caches
+    from .. import keystore
 
-    problem = caches.key_problem
+    problem = keystore.key_problem
     if cache is not None and problem and problem not in _warned and cache.key_refused:
         _warned.append(problem)
         print(f"hwlint: warning: cache key not used, the cache is off: {problem}", file=sys.stderr)

@@ -2,20 +2,20 @@
 cap, regular files only, a symbolic link only into the trees being checked), and decoded as CPython
 decodes them (:func:`decode_source`: BOM, PEP 263 cookie, stray bytes in comments).
 
-Every layer that reads a checked file reads it here; the trees being checked are this process's
-(:func:`allow_roots`, :func:`checked_trees`), handed to a spawned worker with :func:`restore_roots`.
+Every layer that reads a checked file reads it here; which trees a symbolic link may point into is
+:mod:`hwlint.roots`' to say.
 """
 
 from __future__ import annotations
 
 import codecs
-import contextlib
 import io
 import os
 import re
 import stat
 import tokenize
-from collections.abc import Sequence
+
+from ..roots import link_refusal
 
 
 def decode_source(data: bytes) -> tuple[str, str]:
@@ -81,14 +81,14 @@ def read_source(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes | str:
 
     Files over *max_bytes* are refused: parsing costs about 15 bytes of memory per byte of source,
     and one generated 50 MB file must not take the whole run down with it. Only regular files are
-    read, and a symbolic link only to a file inside the checked tree (:func:`allow_roots`) and
+    read, and a symbolic link only to a file inside the checked tree (:func:`hwlint.roots.allow_roots`) and
     outside /proc, /sys and /dev: a pull request's ``test_env.py -> /proc/self/environ`` or
     ``test_netrc.py -> ~/.netrc`` would have its target's text parsed and echoed into the log.
     """
     try:
         if stat.S_ISLNK(os.lstat(path).st_mode):
             real = os.path.realpath(path)
-            refused = _outside(real)
+            refused = link_refusal(real)
             if refused:
                 return refused
             path = real  # opened as resolved: a link changed meanwhile is not followed elsewhere
@@ -125,66 +125,6 @@ def read_source(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes | str:
     if len(data) > max_bytes:
         return f"the file is larger than the {max_bytes // (1024 * 1024)} MB limit (--max-file-size)"
     return data
-
-
-#: The real paths of the trees being checked (None: the current directory's). A symlink is read
-#: only when its target lies in one of them.
-_roots: set[str] | None = None
-
-
-_PSEUDO = ("/proc/", "/sys/", "/dev/")  # files there are the kernel's, whatever their mode says
-
-
-def allow_roots(paths: Sequence[str]) -> None:
-    """Add the trees under *paths* (a directory, or the directory a named file is in), as given on
-    the command line, to those a symlink may point into (discovery calls this). Roots add up:
-    a process that checks several trees reads links into each, never into others."""
-    global _roots
-    found = set() if _roots is None else set(_roots)
-    for p in paths:
-        try:
-            base = p if os.path.isdir(p) else os.path.dirname(p) or "."
-            found.add(os.path.realpath(base))
-        except (OSError, ValueError):
-            continue
-    _roots = found
-
-
-_projects: set[str] = set()  # the directories of the configurations that govern the run
-
-
-def allowed_roots() -> set[str] | None:
-    """The roots :func:`allow_roots` gave (None: none yet, so the current directory), for a worker."""
-    return _roots
-
-
-def restore_roots(roots: set[str] | None) -> None:
-    """In a spawned worker, the roots of the process that started it (it does not inherit them)."""
-    global _roots
-    _roots = roots
-
-
-def note_project(root: str) -> None:
-    """Add a configuration's directory (the project being checked) to :func:`checked_trees`."""
-    with contextlib.suppress(OSError, ValueError):
-        _projects.add(os.path.realpath(root))
-
-
-def checked_trees() -> set[str]:
-    """Every tree this process checks: the roots given (:func:`allow_roots`) and the projects
-    they belong to (:func:`note_project`). Nothing in them is trusted as hwlint's own (the cache
-    key, say): a pull request can commit any file there."""
-    return (_roots or set()) | _projects
-
-
-def _outside(real: str) -> str | None:
-    """Why a symlink resolving to *real* is not read, or None."""
-    if real.startswith(_PSEUDO):
-        return "a symlink to a special file; not read"
-    roots = _roots if _roots is not None else {os.path.realpath(os.getcwd())}
-    if not any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in roots):
-        return "a symlink to a file outside the checked tree; not read"
-    return None
 
 
 def file_kind(mode: int) -> str | None:

@@ -412,9 +412,9 @@ class Configs:
                 f"the argument `--config={config_file}` cannot be used with `--isolated` "
                 "(`--isolated` ignores every configuration file)"
             )
-        from ..model.source import allow_roots
+        from ..roots import allow_roots
 
-        allow_roots(paths or ["."])  # the trees read (trusted for nothing: see model.source.checked_trees)
+        allow_roots(paths or ["."])  # the trees read (trusted for nothing: see roots.checked_trees)
         self.cwd = (cwd or Path.cwd()).resolve()
         self.overrides = tuple(overrides)
         self.validate = validate
@@ -439,7 +439,7 @@ class Configs:
         return self._pinned is not None
 
     def _final(self, cfg: Config) -> Config:
-        from ..model.source import note_project
+        from ..roots import note_project
 
         note_project(str(cfg.root))  # its files are the pull request's too
         cfg = _apply(cfg, self.overrides, self.cwd)
@@ -502,9 +502,9 @@ def config_for_paths(paths: Sequence[str], config_file: str | None = None, isola
     """The configuration of the first of *paths* (as :attr:`Configs.primary`): *config_file* when
     given, else the nearest configuration at or above the first path (the defaults when there is
     none). Commands that check files resolve each file's own with :class:`Configs`."""
-    from ..model.source import allow_roots, note_project
+    from ..roots import allow_roots, note_project
 
-    allow_roots(paths or ["."])  # the trees read (trusted for nothing: see model.source.checked_trees)
+    allow_roots(paths or ["."])  # the trees read (trusted for nothing: see roots.checked_trees)
     if isolated:
         return Config()
     if config_file:
@@ -545,7 +545,7 @@ def discover(
 
     Nothing is dropped silently: what cannot be listed or is not a regular file is appended to
     *skipped*, which the caller reports."""
-    from ..model.source import allow_roots
+    from ..roots import allow_roots
 
     allow_roots(paths)  # a symlink is read only into these trees (model.source.read_source)
     configs = config if isinstance(config, Configs) else None

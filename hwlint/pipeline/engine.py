@@ -21,7 +21,8 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..model.source import MAX_FILE_BYTES, allowed_roots, read_source, restore_roots
+from ..model.source import MAX_FILE_BYTES, read_source
+from ..roots import allowed_roots, restore_roots
 from ..taxonomy import Taxonomy
 from .cache import Cache, content_hash
 

@@ -3,7 +3,7 @@
 A taxonomy is untrusted input: it is composed with PyYAML's safe machinery (no tags beyond the plain
 YAML types), and every problem is a :class:`~hwlint.taxonomy.fields.TaxonomyError` naming the file,
 line and key. The YAML's plain values, with the line of every key path, are remembered (signed,
-by the text's hash: :func:`hwlint.pipeline.cache.remember`), so a command that loads the same text
+by the text's hash: :func:`hwlint.keystore.remember`), so a command that loads the same text
 again validates them without importing PyYAML.
 """
 
@@ -15,6 +15,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..keystore import remember as remember_value
+from ..keystore import remembered
 from .fields import TaxonomyError, read_fields
 from .schema import Taxonomy
 
@@ -82,17 +84,13 @@ def parse_taxonomy(text: str, path: str = "<taxonomy>", remember: bool = False) 
     digest = hashlib.sha256(text.encode()).hexdigest()
     name = f"taxonomy-{_REMEMBERED_FORMAT}-{digest[:40]}"
     if remember:
-        from ..pipeline.cache import remembered
-
         found = remembered(name)
         if _parsed_shape(found):
             return _Validator(path, found["lines"], found["raw"]).build(digest)
     lines, raw = _parse_yaml(text, path)  # YAML's plain types: JSON keeps them as they are
     taxonomy = _Validator(path, lines, raw).build(digest)  # (it reads *raw*, never changes it)
     if remember:
-        from ..pipeline.cache import remember as keep
-
-        keep(name, {"lines": lines, "raw": raw})
+        remember_value(name, {"lines": lines, "raw": raw})
     return taxonomy
 
 
