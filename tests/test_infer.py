@@ -180,6 +180,21 @@ CASES = [
         "instantiate it; ACCELERATOR runs it on every runner",
     ),
     (
+        "a device parameter's default and a device parametrization name their device",
+        """
+        class TestX(TestCase):
+            @parametrize("device", (GPU_TYPE, "cpu"))
+            def test_a(self, device): ...
+            def test_b(self, device=GPU_TYPE): ...
+            @parametrize("device, dtype", [(DEVICE_CUDA, 1)])
+            def test_c(self, device, dtype): ...
+        """,
+        ("ACCELERATOR", False),
+        "ACCELERATOR (unsafe, tests hard-use several devices): never instantiated; tests that hard-use "
+        "several devices (accelerator, cuda) (`test_a`, `test_b`, `test_c`); ACCELERATOR runs it on every "
+        "runner",
+    ),
+    (
         "a name that merely contains a device word is no use",
         """
         class TestX(TestCase):

@@ -14,7 +14,15 @@ from dataclasses import replace
 
 from .bindings import class_overrides, declaration_heads, may_rebind
 from .records import HARD, NONE, ClassInfo, Declaration, Decorator, Method, Override, Site
-from .syntax import _after_word, _class_body_statements, _expression, _one_line, _target_names, dotted_name
+from .syntax import (
+    _after_word,
+    _class_body_statements,
+    _expression,
+    _one_line,
+    _target_names,
+    dotted_name,
+    parametrize_names,
+)
 
 
 class _ClassScan:
@@ -289,10 +297,6 @@ def _bound_tests(stmt: ast.stmt, prefix: str) -> list[str]:
     return [n for n in names if n.startswith(prefix)]
 
 
-#: Decorators whose first argument names the parameters they give a test (torch's and pytest's).
-_PARAMETRIZE = frozenset({"parametrize", "parametrize_test"})
-
-
 def _defaulted(a: ast.arguments) -> tuple[str, ...]:
     """The parameters of *a* that have a default value."""
     positional = [*a.posonlyargs, *a.args]
@@ -309,13 +313,6 @@ def _parametrized(decorators: list[ast.expr]) -> tuple[str, ...]:
         if isinstance(d, ast.Call) and dotted_name(d.func).rpartition(".")[2] == "given":
             out += [kw.arg for kw in d.keywords if kw.arg]  # hypothesis draws these: @given(device=...)
             continue
-        if not (
-            isinstance(d, ast.Call) and d.args and dotted_name(d.func).rpartition(".")[2] in _PARAMETRIZE
-        ):
-            continue
-        first = d.args[0]
-        if isinstance(first, ast.Constant) and isinstance(first.value, str):
-            out += [n.strip() for n in first.value.split(",") if n.strip()]
-        elif isinstance(first, (ast.Tuple, ast.List)):
-            out += [e.value for e in first.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        if isinstance(d, ast.Call):
+            out += parametrize_names(d, dotted_name(d.func).rpartition(".")[2])
     return tuple(out)

@@ -38,7 +38,16 @@ from .records import (
     Site,
     mro,
 )
-from .syntax import _DEFS, _after_word, _children, _class_body_statements, _offsets, _WordIndex, dotted_name
+from .syntax import (
+    _DEFS,
+    _after_word,
+    _children,
+    _class_body_statements,
+    _offsets,
+    _WordIndex,
+    dotted_name,
+    parametrized_values,
+)
 
 # Device policy is the taxonomy's: each device's collective backends (`backend="nccl"`,
 # `requires_nccl()`) and library modules (`torch.backends.cudnn`), and the words that name an
@@ -353,7 +362,16 @@ class _DeviceUses:
             return [(test, _CONDITION), *rest]
         elif kind is ast.Assert:
             return [(c, _CONDITION) for c in ast.iter_child_nodes(node)]
+        elif kind is ast.arguments:
+            self.named_values(self.b.parameter_defaults(node), mode)  # def test_x(self, device=GPU_TYPE)
         return None
+
+    def named_values(self, values: Iterable[ast.expr], mode: int) -> None:
+        """Record the device each name among *values*, used as a device, spells (GPU_TYPE, DEVICE_CUDA)."""
+        for value in values:
+            if type(value) in (ast.Name, ast.Attribute):
+                for device in self.named_device(value):
+                    self.add(device, value, HARD, mode, form=FORM_NAME, detail=dotted_name(value))
 
     def names_device(self, node: ast.AST) -> bool:
         """Whether the text of *node* (a condition) names a device or a device word."""
@@ -411,10 +429,8 @@ class _DeviceUses:
                 return [(a, mode) for a in args]
         elif api:
             self.add(ANY_ACCELERATOR, node, NONE, mode, api)
-        for value in self.device_arguments(node, name):
-            for device in self.named_device(value):
-                # device=GPU_TYPE, torch.device(DEVICE_CUDA)
-                self.add(device, value, HARD, mode, form=FORM_NAME, detail=dotted_name(value))
+        # device=GPU_TYPE, torch.device(DEVICE_CUDA)
+        self.named_values(self.device_arguments(node, name), mode)
         if isinstance(func, ast.Attribute) and func.attr in self.devices:
             # tensor.cuda(), module.xpu(): the rewrite replaces `.cuda(...)`, from the end of the value
             value = func.value
@@ -427,6 +443,7 @@ class _DeviceUses:
             self.add(func.attr, node, HARD, mode, form=FORM_METHOD, detail=inner, target=target)
             return [(func.value, mode), *((a, mode) for a in args)]  # not func.attr a second time
         self.note_roles(node, name)
+        self.named_values(self.b.parametrized_devices(node, name), mode)  # @parametrize("device", [GPU_TYPE])
         if isinstance(func, ast.Name):
             for device, kind in self.b.helper_devices.get(func.id, ()):  # a helper of this module
                 self.add(device, node, kind, mode, form=FORM_HELPER, detail=func.id)
@@ -508,6 +525,19 @@ class _DeviceUses:
 
 class _DeviceScan:
     # -- where device words are ---------------------------------------------------------------
+    def parameter_defaults(self, a: ast.arguments) -> list[ast.expr]:
+        """The defaults of *a*'s device parameters (``device=GPU_TYPE``): a test run without the
+        device fixture runs on that device."""
+        positional = [*a.posonlyargs, *a.args]
+        with_default = positional[len(positional) - len(a.defaults) :]
+        pairs = [*zip(with_default, a.defaults, strict=True), *zip(a.kwonlyargs, a.kw_defaults, strict=True)]
+        params = self.tax.device_params
+        return [d for x, d in pairs if d is not None and x.arg in params]
+
+    def parametrized_devices(self, call: ast.Call, name: str) -> list[ast.expr]:
+        """What ``@parametrize("device", [...])`` gives the device parameter."""
+        return parametrized_values(call, name.rpartition(".")[2], self.tax.device_params)
+
     def hot(self, first: int, last: int) -> bool:
         """Whether a line from *first* to *last* names a device word (or a helper's name)."""
         return self.device_index().lines(first, last)

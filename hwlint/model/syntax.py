@@ -56,6 +56,38 @@ def dotted_name(node: ast.AST) -> str:
     return ".".join(reversed(parts))
 
 
+#: Decorators whose first argument names the parameters they give a test (torch's and pytest's).
+PARAMETRIZE = frozenset({"parametrize", "parametrize_test"})
+
+
+def parametrize_names(call: ast.Call, last: str) -> list[str]:
+    """The parameters ``@parametrize("device, dtype", ...)`` (*last*: the called name's last part)
+    gives a test; [] for any other call."""
+    if last not in PARAMETRIZE or not call.args:
+        return []
+    first = call.args[0]
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return [n.strip() for n in first.value.split(",") if n.strip()]
+    if isinstance(first, (ast.Tuple, ast.List)):
+        return [e.value for e in first.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return []
+
+
+def parametrized_values(call: ast.Call, last: str, params: Iterable[str]) -> list[ast.expr]:
+    """The values ``@parametrize`` gives any of *params*: each element of its list for one parameter
+    (``("device", (GPU_TYPE, "cpu"))``), the matching item of each tuple for several."""
+    names = parametrize_names(call, last)
+    wanted = [i for i, n in enumerate(names) if n in params]
+    if not wanted or len(call.args) < 2 or not isinstance(call.args[1], (ast.Tuple, ast.List)):
+        return []
+    elements = call.args[1].elts
+    if len(names) == 1:
+        return list(elements)
+    return [
+        e.elts[i] for e in elements if isinstance(e, (ast.Tuple, ast.List)) for i in wanted if i < len(e.elts)
+    ]
+
+
 def _module_statements(body: Iterable[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt, bool]]:
     """Module-level statements, descending into compound statements but not into defs."""
     for stmt in body:
