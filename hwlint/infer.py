@@ -14,12 +14,14 @@ The rules, each named in the answer's ``rule`` (``--show-fixes`` prints it):
 * instantiated without ``only_for``: every test takes ``device`` and none is pinned: ACCELERATOR
   (safe); every test pinned to one device: that device (safe); otherwise ACCELERATOR (unsafe), and
   HWC004 names the outliers;
-* not instantiated: no evidence: GENERIC (safe); guards only, or a call GENERIC forbids that no test
-  reaches: GENERIC (unsafe); every test hard-uses exactly one device: that device (unsafe); a
-  minority of tests hard-use a device (or several devices): GENERIC (unsafe); most of them one
-  device, the others none: that device (unsafe); HWC004 advises the split in both; half or more
-  of them several devices, or an accelerator no device names (``GPU_TYPE``): ACCELERATOR (unsafe),
-  which every runner runs, each test where its device exists;
+* not instantiated: a base the module rebinds to ``NoTest`` without one device (``TestCase =
+  NoTest`` under ``if not TEST_CUDA:``): that device (safe); no evidence: GENERIC (safe); guards
+  only, or a call GENERIC forbids that no test reaches: GENERIC (unsafe); every test hard-uses
+  exactly one device: that device (unsafe); a minority of tests hard-use a device (or several
+  devices): GENERIC (unsafe); most of them one device, the others none: that device (unsafe);
+  HWC004 advises the split in both; half or more of them several devices, or an accelerator no
+  device names (``GPU_TYPE``): ACCELERATOR (unsafe), which every runner runs, each test where its
+  device exists;
 * a class that collects tests without defining one (HWC005): the answer of the base that holds the
   tests; a class-level ``device = "<dev>"``: that device (unsafe); ``device = <variable>``:
   ACCELERATOR (unsafe);
@@ -58,6 +60,7 @@ EVERY_TEST_HARD = "every test hard-uses one device"
 MINORITY_HARD = "a minority of tests hard-use a device"
 MAJORITY_HARD = "most tests hard-use one device, the others none"
 CLASS_GUARDED = "class guarded by one device, its tests use it"
+BASE_WITHOUT_DEVICE = "its base holds no tests without one device"
 SPLIT_PINNED = "instantiated, some tests pinned to one device: those move to a class of their own"
 BASE_TESTS = "tests collected from a base"
 DEVICE_ATTRIBUTE = "class-level device"
@@ -463,6 +466,9 @@ def _infer_only_for(ctx: Context, ev: _Evidence, where: str, names: list[str]) -
 def _infer_plain(ctx: Context, ev: _Evidence) -> Inference:
     """A class no call in the file instantiates."""
     tax, cls = ctx.taxonomy, ev.cls
+    only_with = _only_with(ctx, ev)
+    if only_with is not None:
+        return only_with
     if ev.with_device:
         accel = instantiated_classification(tax)
         verb = "takes" if len(ev.with_device) == 1 else "take"
@@ -474,6 +480,32 @@ def _infer_plain(ctx: Context, ev: _Evidence) -> Inference:
             cls, accel.name, False, DEVICE_PARAM, f"{where} but the class is not instantiated in this file"
         )
     return _infer_from_uses(ctx, ev)
+
+
+def _only_with(ctx: Context, ev: _Evidence) -> Inference | None:
+    """A class whose base the module rebinds to one with no tests when a device is absent
+    (``TestCase = NoTest`` under ``if not TEST_CUDA:``) exists only with that device: its
+    classification is the device's (safe), unless its tests hard-use another one."""
+    tax = ctx.taxonomy
+    for c in ev.chain:
+        for base in c.bases:
+            found = ctx.model.missing_without(base.partition(".")[0], before=c.site.line)
+            if found is None:
+                continue
+            line, device = found
+            target = tax.classification_for_device(device)
+            others = set().union(*(ev.hard_devices(m) for m in ev.tests)) - {device, ANY_ACCELERATOR}
+            if target is None or others:
+                return None
+            return _fix(
+                ev.cls,
+                target.name,
+                True,
+                BASE_WITHOUT_DEVICE,
+                f"never instantiated; without {device} its base `{base}` is bound to a class with no tests "
+                f"(line {line}), so its tests exist only with {device}",
+            )
+    return None
 
 
 def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:

@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from hwlint.context import Context
-from hwlint.infer import infer, inference
+from hwlint.infer import BASE_WITHOUT_DEVICE, infer, inference
 from hwlint.model import build_model
 
 from .measure_inference import HELDOUT, rows, summarize
@@ -195,6 +195,68 @@ CASES = [
         "runner",
     ),
     (
+        "a parametrization over a list the module grows with the devices present",
+        """
+        import itertools
+        devices = ["cpu"]
+        if torch.cuda.is_available():
+            devices.append("cuda")
+        class TestX(TestCase):
+            @parametrize("device", devices)
+            def test_a(self, device): ...
+            @parametrize("op,device", itertools.product(["add"], devices))
+            def test_b(self, op, device): ...
+        """,
+        ("CUDA", False),
+        "CUDA (unsafe, every test hard-uses one device): never instantiated; every test uses cuda: "
+        "`devices` (line 10)",
+    ),
+    (
+        "a base the module rebinds to NoTest without one device",
+        """
+        from torch.testing._internal.common_utils import NoTest, TEST_CUDA
+        if not TEST_CUDA:
+            TestCase = NoTest
+        class TestX(TestCase):
+            def test_a(self): ...
+        """,
+        ("CUDA", True),
+        "CUDA (safe, its base holds no tests without one device): never instantiated; without cuda its "
+        "base `TestCase` is bound to a class with no tests (line 7), so its tests exist only with cuda",
+    ),
+    (
+        "the else of an availability test, and an or",
+        """
+        from torch.testing._internal.common_utils import NoTest
+        if torch.backends.mps.is_available():
+            pass
+        else:
+            TestCase = object
+        if not torch.xpu.is_available() or IS_WINDOWS:
+            Other = NoTest
+        class TestX(TestCase):
+            def test_a(self): ...
+        class TestY(Other):
+            def test_a(self): ...
+        """,
+        ("MPS", True),
+        "MPS (safe, its base holds no tests without one device): never instantiated; without mps its "
+        "base `TestCase` is bound to a class with no tests (line 9), so its tests exist only with mps",
+    ),
+    (
+        "a rebinding under a condition that names no device is no evidence",
+        """
+        from torch.testing._internal.common_utils import NoTest, IS_WINDOWS
+        if not IS_WINDOWS and not TEST_CUDA:
+            TestCase = NoTest
+        class TestX(TestCase):
+            def test_a(self): ...
+        """,
+        ("GENERIC", True),
+        "GENERIC (safe, no device evidence): never instantiated; no test takes `device`; "
+        "no device-specific code",
+    ),
+    (
         "a name that merely contains a device word is no use",
         """
         class TestX(TestCase):
@@ -316,6 +378,12 @@ def test_inference(taxonomy, body, answer, described):
     found = _infer(taxonomy, body)
     assert (found.classification, found.safe) == answer
     assert found.describe() == described
+
+
+def test_a_negated_availability_in_an_or_rebinds_without_that_device(taxonomy):
+    body = next(c[1] for c in CASES if c[0] == "the else of an availability test, and an or")
+    found = _infer(taxonomy, body, "TestY")
+    assert (found.classification, found.safe, found.rule) == ("XPU", True, BASE_WITHOUT_DEVICE)
 
 
 def test_vendor_classification_for_its_backend(vendor_taxonomy):

@@ -236,6 +236,9 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
         self.reassigned: set[str] = set()
         # constant name -> (line, "extend" | "remove", value) changes after its assignment
         self.mutations: dict[str, list[tuple[int, str, object]]] = {}
+        # list constant name -> every string it holds on some path (``devices.append("cuda")`` under
+        # an ``if`` included): a parametrization over it gives a test those values
+        self.may_hold: dict[str, set[str]] = {}
         self.at_line = 1 << 30  # line of the statement whose literals are read (changes after it are unknown)
         self.opt_in_keywords = {d.opt_in for d in taxonomy.devices.values() if d.opt_in}
         self.functions = set(taxonomy.instantiation_functions)
@@ -335,6 +338,8 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
         statements = list(_module_statements(tree.body, nested=False))
         for stmt, nested in statements:
             self.note_module_statement(stmt, nested)
+        for name in self.device_lists():
+            self.device_words.append(name.lower())  # `@parametrize("device", devices)` is a use
         # Device uses feed the inference of undeclared classes (and of their bases) and the API
         # checks of classes whose classification forbids them: on a migrated file most classes need
         # neither, and the scan, a walk of every method body, would be pure cost.
@@ -356,6 +361,8 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
         blocks: list[tuple[int, int]] = []
         tries: list[tuple[int, int, int, int]] = []
         runtime: list[tuple[str, int]] = []
+        without: list[tuple[int, int, str]] = []  # branches run whenever a device is absent
+        absent: list[tuple[str, int, str]] = []
         dynamic: list[tuple[Site, str]] = []
         passed: list[tuple[str, int, str]] = []
         writes: list[tuple[str, int, str]] = []
@@ -390,6 +397,12 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
                 if not static:
                     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                     runtime += [(n, stmt.lineno) for t in targets for n in _target_names(t)]
+            if isinstance(stmt, ast.If) and self.scan_devices:
+                without += self.without_device(stmt)
+            elif without and isinstance(stmt, ast.Assign) and _holds_no_tests(stmt.value):
+                device = next((d for first, last, d in without if first <= stmt.lineno <= last), None)
+                if device is not None:
+                    absent += [(n, stmt.lineno, device) for t in stmt.targets for n in _target_names(t)]
             creates = dynamic_text.names_word(stmt)
             if creates and not isinstance(
                 stmt, (*_COMPOUND, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -446,6 +459,7 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
             conditional_blocks=tuple(blocks),
             try_blocks=tuple(tries),
             runtime_names=tuple(runtime),
+            absent_without=tuple(absent),
             dynamic=tuple(dynamic),
             passed=tuple(passed),
             attribute_writes=tuple(writes),
@@ -563,6 +577,14 @@ _EXIT_NAMES = ("exit", "quit", "skip")  # in the text of every call in _EXIT_CAL
 _EXIT_CALLS = frozenset(
     {"sys.exit", "exit", "quit", "os._exit", "pytest.skip", "pytest.importorskip", "importorskip"}
 )
+
+
+def _holds_no_tests(value: ast.expr) -> bool:
+    """Whether *value* is a base that gives a class no tests: torch's ``NoTest``, or ``object``."""
+    return isinstance(value, (ast.Name, ast.Attribute)) and dotted_name(value).rpartition(".")[2] in (
+        "NoTest",
+        "object",
+    )
 
 
 def _passed_names(call: ast.Call) -> list[tuple[str, int, str]]:

@@ -44,6 +44,10 @@ class _CallScan:
                     self.reassigned.add(t.id)
                 self.constants[t.id] = value
                 self.mutations.pop(t.id, None)
+                if isinstance(value, tuple):
+                    self.may_hold[t.id] = set(value)
+                else:
+                    self.may_hold.pop(t.id, None)
         elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
             name = stmt.target.id
             value = self.literal(stmt.value) if isinstance(stmt.op, ast.Add) else _UNKNOWN
@@ -69,6 +73,8 @@ class _CallScan:
         """Record ``name.extend(value)`` / ``name.remove(value)``; a use after it sees the change."""
         if name in self.constants:
             self.mutations.setdefault(name, []).append((line, how, _UNKNOWN if nested else value))
+        if name in self.may_hold and how == "extend" and isinstance(value, tuple):
+            self.may_hold[name].update(value)  # under an if too: what the list holds somewhere
 
     def value_at(self, name: str) -> object:
         """The constant *name* as the statement at ``self.at_line`` sees it, mutations applied."""

@@ -370,7 +370,7 @@ class _DeviceUses:
         """Record the device each name among *values*, used as a device, spells (GPU_TYPE, DEVICE_CUDA)."""
         for value in values:
             if type(value) in (ast.Name, ast.Attribute):
-                for device in self.named_device(value):
+                for device in self.named_device(value) or self.b.listed_devices(value):
                     self.add(device, value, HARD, mode, form=FORM_NAME, detail=dotted_name(value))
 
     def names_device(self, node: ast.AST) -> bool:
@@ -537,6 +537,41 @@ class _DeviceScan:
     def parametrized_devices(self, call: ast.Call, name: str) -> list[ast.expr]:
         """What ``@parametrize("device", [...])`` gives the device parameter."""
         return parametrized_values(call, name.rpartition(".")[2], self.tax.device_params)
+
+    def without_device(self, stmt: ast.If) -> list[tuple[int, int, str]]:
+        """The branch of *stmt* that runs whenever one device is absent, as (first, last, device):
+        the body of ``if not TEST_CUDA:`` (also ``if not torch.cuda.is_available() or ...:``), the
+        else of ``if TEST_CUDA:``."""
+        test = stmt.test
+        values = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else [test]
+        asked = [v.operand for v in values if isinstance(v, ast.UnaryOp) and isinstance(v.op, ast.Not)]
+        branch = stmt.body
+        if not asked and isinstance(test, (ast.Name, ast.Attribute, ast.Call)):
+            asked, branch = [test], stmt.orelse
+        if not branch:
+            return []
+        found = []
+        for expr in asked:
+            devices = {u.device for u in self.device_uses(expr)}
+            if len(devices) == 1 and next(iter(devices)) in self.tax.devices:
+                found.append((branch[0].lineno, branch[-1].end_lineno or branch[-1].lineno, devices.pop()))
+        return found
+
+    def device_lists(self) -> list[str]:
+        """The module's list constants that hold a device name on some path (``devices = ["cpu"]``
+        then ``devices.append("cuda")`` under an ``if``)."""
+        return [name for name in self.may_hold if name not in self.reassigned and self.listed(name)]
+
+    def listed(self, name: str) -> list[str]:
+        held = {v.partition(":")[0] for v in self.may_hold.get(name, ())}
+        return [d for d in self.vocabulary.devices if d in held]
+
+    def listed_devices(self, node: ast.expr) -> list[str]:
+        """The devices a list constant named by *node* may hold (what a parametrization over it
+        gives the test)."""
+        if not isinstance(node, ast.Name) or node.id in self.reassigned:
+            return []
+        return self.listed(node.id)
 
     def hot(self, first: int, last: int) -> bool:
         """Whether a line from *first* to *last* names a device word (or a helper's name)."""

@@ -282,6 +282,10 @@ class FileModel:
     # module-level names bound to a value known only at run time (``TestCase = NoTest`` under an if,
     # ``skip = functools.partial(skipIf, True)``, ``Base = object`` in an except): (name, line)
     runtime_names: tuple[tuple[str, int], ...] = ()
+    # module-level names rebound to a class with no tests when a device is absent (``TestCase =
+    # NoTest`` under ``if not TEST_CUDA:``): a class on that base exists only with the device.
+    # (name, line, device)
+    absent_without: tuple[tuple[str, int, str], ...] = ()
     # module-level code that creates classes or tests hwlint cannot see: (site, kind) with kind one
     # of globals, type, setattr, exec, loop (an instantiation whose class is not a plain name)
     dynamic: tuple[tuple[Site, str], ...] = ()
@@ -369,6 +373,14 @@ class FileModel:
             if n == name and after < line < before:
                 return line
         return 0
+
+    def missing_without(self, name: str, before: int) -> tuple[int, str] | None:
+        """(line, device) of the first module-level binding above *before* that makes *name* a
+        class with no tests when that device is absent, else None."""
+        for n, line, device in self.absent_without:
+            if n == name and line < before:
+                return line, device
+        return None
 
     def noqa_codes(self, line: int) -> tuple[str, ...] | None:
         """None: no noqa on *line*; (): blanket noqa; otherwise the listed codes."""

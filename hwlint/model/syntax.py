@@ -78,9 +78,21 @@ def parametrized_values(call: ast.Call, last: str, params: Iterable[str]) -> lis
     (``("device", (GPU_TYPE, "cpu"))``), the matching item of each tuple for several."""
     names = parametrize_names(call, last)
     wanted = [i for i, n in enumerate(names) if n in params]
-    if not wanted or len(call.args) < 2 or not isinstance(call.args[1], (ast.Tuple, ast.List)):
+    if not wanted or len(call.args) < 2:
         return []
-    elements = call.args[1].elts
+    values = call.args[1]
+    if isinstance(values, ast.Name) and len(names) == 1:
+        return [values]  # ("device", devices): a list the module builds
+    if (
+        isinstance(values, ast.Call)
+        and dotted_name(values.func).rpartition(".")[2] == "product"
+        and len(values.args) == len(names)
+        and not values.keywords
+    ):
+        return [values.args[i] for i in wanted]  # itertools.product(ops, devices): one list per name
+    if not isinstance(values, (ast.Tuple, ast.List)):
+        return []
+    elements = values.elts
     if len(names) == 1:
         return list(elements)
     return [
