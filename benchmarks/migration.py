@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import bisect
 import hashlib
 import json
 import os
@@ -50,6 +51,7 @@ import subprocess
 import sys
 import warnings
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -77,9 +79,10 @@ def _digest(*parts: bytes | str) -> str:
 
 
 def tree_digest(tree: Path) -> str:
-    """The content of every file under *tree* (paths and bytes)."""
+    """The content of every file under *tree* (paths and bytes), hwlint's cache left out: a
+    `hwlint check` run in the tree writes one, and the collections do not depend on it."""
     h = hashlib.sha256()
-    for p in sorted(q for q in tree.rglob("*") if q.is_file()):
+    for p in sorted(q for q in tree.rglob("*") if q.is_file() and ".hwlint_cache" not in q.parts):
         h.update(p.relative_to(tree).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
     return h.hexdigest()[:16]
 
@@ -203,6 +206,35 @@ def _pinned_elsewhere(pinned: dict, key: tuple[str, str, str], device: str | Non
     return bool(found) and device not in methods[max(found, key=len)]
 
 
+def _names_by_file(keys: Iterable[tuple[str, str, str]]) -> dict[str, list[str]]:
+    """file -> the sorted test names of *keys* (the neutral names, whatever their class)."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for path, _, name in keys:
+        out[path].add(name)
+    return {path: sorted(names) for path, names in out.items()}
+
+
+def _expanded(
+    key: tuple[str, str, str], after: dict[str, list[str]], before: dict[tuple[str, str, str], set[str]]
+) -> bool:
+    """Whether the test of *key*, collected before under its bare name (the parametrized test of a
+    class nothing expanded on that runner, ``test_indices``), runs after as its expansions: names
+    in its file (whatever their class: a split moves tests) that extend it at a word boundary
+    (``test_indices_backend_cutlass``), none of which its class held before on a runner that
+    collected the bare name (there they were tests of their own). *before*: key -> the runners
+    that collected it."""
+    path, cls, name = key
+    names = after.get(path, [])
+    prefix = name + "_"
+    i = bisect.bisect_left(names, prefix)
+    found = []
+    while i < len(names) and names[i].startswith(prefix):
+        found.append(names[i])
+        i += 1
+    where = before.get(key, set())
+    return bool(found) and not any(before.get((path, cls, n), set()) & where for n in found)
+
+
 def _group(key: tuple[str, str, str]) -> str:
     path, cls, _ = key
     return f"{path}::{cls}" if cls else f"{path}::<functions>"
@@ -303,13 +335,18 @@ def compare(
     # a test a fix moved to a class of its own (the pinned tests of a split) is kept under its name
     named_before = Counter((k[0], k[2]) for k in before_keys)
     named_ran = Counter((k[0], k[2]) for k in ran)
+    names_ran = _names_by_file(ran)
+    expanded: Counter = Counter()
     lost_by: dict[str, Counter] = defaultdict(Counter)
     unchanged: Counter = Counter()
     for k in before_keys:
         if k[0] not in in_after:
             unchanged[k[0]] += 1
         elif k not in ran and named_ran[(k[0], k[2])] < named_before[(k[0], k[2])]:
-            lost_by[_group(k)][k[2]] += 1
+            if _expanded(k, names_ran, before_keys):
+                expanded[_group(k)] += 1
+            else:
+                lost_by[_group(k)][k[2]] += 1
     lost = []
     for group, names in sorted(lost_by.items()):
         f, _, cls = group.partition("::")
@@ -318,17 +355,22 @@ def compare(
         lost.append(entry)
 
     device_lost = []
+    device_expanded: Counter = Counter()
     for r in runners:
         groups: Counter = Counter()
         named_kept = Counter((k[0], k[2]) for k in kept[r])
         named_device = Counter((k[0], k[2]) for k in device_keys[r])
+        kept_names = _names_by_file(kept[r])
         for k in device_keys[r]:
             if (
                 k[0] in in_after
                 and k not in kept[r]
                 and named_kept[(k[0], k[2])] < named_device[(k[0], k[2])]
             ):
-                groups[_group(k)] += 1
+                if _expanded(k, kept_names, before_keys):
+                    device_expanded[r] += 1
+                else:
+                    groups[_group(k)] += 1
         for group, n in sorted(groups.items()):
             f, _, cls = group.partition("::")
             entry = {"runner": r, "class": group, "tests": n, **why(f, cls)}
@@ -366,6 +408,9 @@ def compare(
         "tests_before": len(before_keys),
         "tests_before_in_collected_after_files": total_in_changed,
         "tests_run_nowhere": sum(e["tests"] for e in lost),
+        # collected before under a bare name, run after only as their parametrized expansions
+        "tests_run_expanded": {"tests": sum(expanded.values()), "classes": dict(sorted(expanded.items()))},
+        "device_tests_run_expanded": dict(sorted(device_expanded.items())),
         "device_tests_lost": sum(e["tests"] for e in device_lost),
         "property_holds": not broken and not lost and not device_lost,
         "per_runner": per_runner,
@@ -548,6 +593,13 @@ def print_table(summary: dict) -> None:
             f"broken {s['files_broken']}; tests run nowhere {s['tests_run_nowhere']} of "
             f"{s['tests_before_in_collected_after_files']}; device tests lost {s['device_tests_lost']}"
         )
+        grown = s.get("tests_run_expanded", {}).get("tests", 0)
+        if grown:
+            device = sum(s.get("device_tests_run_expanded", {}).values())
+            print(
+                f"  run as their parametrized expansions (bare names before): {grown} tests, "
+                f"{device} of them device tests"
+            )
         head = (
             "runner",
             "files before",

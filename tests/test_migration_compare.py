@@ -102,3 +102,64 @@ def test_a_parametrized_test_pinned_to_another_device_is_no_device_test_there():
         {"cpu": RUNS["cpu"]}, ["t.py"], before, after, ["t.py"], ["t.py"], pins, {"cpu": "cpu"}
     )
     assert [(e["class"], e["tests"]) for e in s["device_lost"]] == [("t.py::TestF", 1)]  # test_op_list
+
+
+def test_a_bare_name_before_runs_after_as_its_expansions():
+    """test_sparse_semi_structured.py's CUDA classes: the cpu runner collected the class nothing
+    expanded (`test_indices`), the cuda runner runs it after under its parametrized names
+    (`test_indices_backend_cutlass`), which it also collected before: kept, and counted as such.
+    A longer name the same runner collected beside it is a test of its own, no expansion:
+    `test_x` stays lost although `test_x_big` runs."""
+    before = {
+        "cpu": {
+            "s.py": {
+                "items": [],
+                "records": [
+                    row("s.py::TestS::test_indices", "TestS", "TestS", "test_indices"),
+                    row("s.py::TestS::test_x", "TestS", "TestS", "test_x"),
+                    row("s.py::TestS::test_x_big", "TestS", "TestS", "test_x_big"),
+                ],
+            }
+        },
+        "cuda": {
+            "s.py": {
+                "items": [],
+                "records": [
+                    row(
+                        "s.py::TestSCUDA::test_indices_backend_cutlass_cuda",
+                        "TestSCUDA",
+                        "TestS",
+                        "test_indices_backend_cutlass",
+                        "cuda",
+                    ),
+                ],
+            }
+        },
+    }
+    ran = [
+        row(
+            "s.py::TestSCUDA::test_indices_backend_cutlass_cuda",
+            "TestSCUDA",
+            "TestS",
+            "test_indices_backend_cutlass",
+            "cuda",
+            "CUDA",
+            True,
+        ),
+        row("s.py::TestSCUDA::test_x_big_cuda", "TestSCUDA", "TestS", "test_x_big", "cuda", "CUDA", True),
+    ]
+    after = {"cpu": {"s.py": {"items": [], "records": []}}, "cuda": {"s.py": {"items": [], "records": ran}}}
+    runs = {"cpu": RUNS["cpu"], "cuda": RUNS["cuda"]}
+    s = migration.compare(runs, ["s.py"], before, after, ["s.py"], ["s.py"])
+    assert s["tests_run_expanded"] == {"tests": 1, "classes": {"s.py::TestS": 1}}
+    assert [(e["class"], e["examples"]) for e in s["lost"]] == [("s.py::TestS", ["test_x"])]
+
+
+def test_the_tree_digest_leaves_out_hwlints_cache(tmp_path):
+    (tmp_path / "test_a.py").write_text("x = 1\n")
+    first = migration.tree_digest(tmp_path)
+    (tmp_path / ".hwlint_cache").mkdir()
+    (tmp_path / ".hwlint_cache" / "v.json").write_text("{}")
+    assert migration.tree_digest(tmp_path) == first
+    (tmp_path / "test_a.py").write_text("x = 2\n")
+    assert migration.tree_digest(tmp_path) != first
