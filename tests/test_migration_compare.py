@@ -110,6 +110,13 @@ def test_a_bare_name_before_runs_after_as_its_expansions():
     (`test_indices_backend_cutlass`), which it also collected before: kept, and counted as such.
     A longer name the same runner collected beside it is a test of its own, no expansion:
     `test_x` stays lost although `test_x_big` runs."""
+    expanded = row(
+        "s.py::TestSCUDA::test_indices_backend_cutlass_cuda",
+        "TestSCUDA",
+        "TestS",
+        "test_indices_backend_cutlass",
+        "cuda",
+    )
     before = {
         "cpu": {
             "s.py": {
@@ -121,31 +128,10 @@ def test_a_bare_name_before_runs_after_as_its_expansions():
                 ],
             }
         },
-        "cuda": {
-            "s.py": {
-                "items": [],
-                "records": [
-                    row(
-                        "s.py::TestSCUDA::test_indices_backend_cutlass_cuda",
-                        "TestSCUDA",
-                        "TestS",
-                        "test_indices_backend_cutlass",
-                        "cuda",
-                    ),
-                ],
-            }
-        },
+        "cuda": {"s.py": {"items": [], "records": [expanded]}},
     }
     ran = [
-        row(
-            "s.py::TestSCUDA::test_indices_backend_cutlass_cuda",
-            "TestSCUDA",
-            "TestS",
-            "test_indices_backend_cutlass",
-            "cuda",
-            "CUDA",
-            True,
-        ),
+        [*expanded[:6], "CUDA", True],
         row("s.py::TestSCUDA::test_x_big_cuda", "TestSCUDA", "TestS", "test_x_big", "cuda", "CUDA", True),
     ]
     after = {"cpu": {"s.py": {"items": [], "records": []}}, "cuda": {"s.py": {"items": [], "records": ran}}}
