@@ -237,7 +237,6 @@ _LINE_MEMBERS = {
     "conditional_blocks": (0, 1),
     "try_blocks": (0, 1, 2, 3),
     "runtime_names": (1,),
-    "absent_without": (1,),
     "passed": (1,),
     "attribute_writes": (1,),
     "enum_bindings": (1,),

@@ -234,11 +234,8 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
         self.enum_names = {taxonomy.enum_name}
         self.constants: dict[str, object] = {}
         self.reassigned: set[str] = set()
-        # constant name -> (line, "extend" | "remove", value) changes after its assignment
-        self.mutations: dict[str, list[tuple[int, str, object]]] = {}
-        # list constant name -> every string it holds on some path (``devices.append("cuda")`` under
-        # an ``if`` included): a parametrization over it gives a test those values
-        self.may_hold: dict[str, set[str]] = {}
+        # constant name -> (line, "extend" | "remove", value, under an if) changes after its assignment
+        self.mutations: dict[str, list[tuple[int, str, object, bool]]] = {}
         self.at_line = 1 << 30  # line of the statement whose literals are read (changes after it are unknown)
         self.opt_in_keywords = {d.opt_in for d in taxonomy.devices.values() if d.opt_in}
         self.functions = set(taxonomy.instantiation_functions)
@@ -360,9 +357,8 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
         functions = []
         blocks: list[tuple[int, int]] = []
         tries: list[tuple[int, int, int, int]] = []
-        runtime: list[tuple[str, int]] = []
+        runtime: list[tuple[str, int, str]] = []
         without: list[tuple[int, int, str]] = []  # branches run whenever a device is absent
-        absent: list[tuple[str, int, str]] = []
         dynamic: list[tuple[Site, str]] = []
         passed: list[tuple[str, int, str]] = []
         writes: list[tuple[str, int, str]] = []
@@ -382,6 +378,8 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
             "exits", lambda: _WordIndex(self.source, self.offsets(), self.ascii, _EXIT_NAMES, False, outside)
         )
         for stmt, nested in statements:
+            if isinstance(stmt, ast.If) and self.scan_devices:
+                without += self.without_device(stmt)
             if isinstance(stmt, _TRY) and stmt.handlers and stmt.body:
                 last = stmt.handlers[-1]
                 tries.append(
@@ -396,13 +394,10 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
                 static = not nested and isinstance(stmt.value, (ast.Name, ast.Attribute))
                 if not static:
                     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                    runtime += [(n, stmt.lineno) for t in targets for n in _target_names(t)]
-            if isinstance(stmt, ast.If) and self.scan_devices:
-                without += self.without_device(stmt)
-            elif without and isinstance(stmt, ast.Assign) and _holds_no_tests(stmt.value):
-                device = next((d for first, last, d in without if first <= stmt.lineno <= last), None)
-                if device is not None:
-                    absent += [(n, stmt.lineno, device) for t in stmt.targets for n in _target_names(t)]
+                    device = ""
+                    if without and _holds_no_tests(stmt.value):
+                        device = next((d for first, last, d in without if first <= stmt.lineno <= last), "")
+                    runtime += [(n, stmt.lineno, device) for t in targets for n in _target_names(t)]
             creates = dynamic_text.names_word(stmt)
             if creates and not isinstance(
                 stmt, (*_COMPOUND, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -459,7 +454,6 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
             conditional_blocks=tuple(blocks),
             try_blocks=tuple(tries),
             runtime_names=tuple(runtime),
-            absent_without=tuple(absent),
             dynamic=tuple(dynamic),
             passed=tuple(passed),
             attribute_writes=tuple(writes),

@@ -44,10 +44,6 @@ class _CallScan:
                     self.reassigned.add(t.id)
                 self.constants[t.id] = value
                 self.mutations.pop(t.id, None)
-                if isinstance(value, tuple):
-                    self.may_hold[t.id] = set(value)
-                else:
-                    self.may_hold.pop(t.id, None)
         elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
             name = stmt.target.id
             value = self.literal(stmt.value) if isinstance(stmt.op, ast.Add) else _UNKNOWN
@@ -70,19 +66,18 @@ class _CallScan:
             self.mutate(name, value, how if how != "append" else "extend", nested, stmt.lineno)
 
     def mutate(self, name: str, value: object, how: str, nested: bool, line: int) -> None:
-        """Record ``name.extend(value)`` / ``name.remove(value)``; a use after it sees the change."""
+        """Record ``name.extend(value)`` / ``name.remove(value)``; a use after it sees the change
+        (one under an ``if``, *nested*, makes the value unknown there)."""
         if name in self.constants:
-            self.mutations.setdefault(name, []).append((line, how, _UNKNOWN if nested else value))
-        if name in self.may_hold and how == "extend" and isinstance(value, tuple):
-            self.may_hold[name].update(value)  # under an if too: what the list holds somewhere
+            self.mutations.setdefault(name, []).append((line, how, value, nested))
 
     def value_at(self, name: str) -> object:
         """The constant *name* as the statement at ``self.at_line`` sees it, mutations applied."""
         value = self.constants[name]
-        for line, how, change in self.mutations.get(name, ()):
+        for line, how, change, nested in self.mutations.get(name, ()):
             if line > self.at_line:
                 break
-            if not isinstance(value, tuple) or not isinstance(change, tuple):
+            if nested or not isinstance(value, tuple) or not isinstance(change, tuple):
                 return _UNKNOWN
             if how == "extend":
                 value = value + change

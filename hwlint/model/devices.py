@@ -560,18 +560,26 @@ class _DeviceScan:
     def device_lists(self) -> list[str]:
         """The module's list constants that hold a device name on some path (``devices = ["cpu"]``
         then ``devices.append("cuda")`` under an ``if``)."""
-        return [name for name in self.may_hold if name not in self.reassigned and self.listed(name)]
+        return [
+            name for name, value in self.constants.items() if isinstance(value, tuple) and self.listed(name)
+        ]
 
     def listed(self, name: str) -> list[str]:
-        held = {v.partition(":")[0] for v in self.may_hold.get(name, ())}
-        return [d for d in self.vocabulary.devices if d in held]
+        """The devices the list constant *name* holds on some path: its value and every extension,
+        those under an ``if`` included (what a parametrization over it gives the test)."""
+        value = self.constants.get(name)
+        if name in self.reassigned or not isinstance(value, tuple):
+            return []
+        held = {*value}
+        for _, how, change, _ in self.mutations.get(name, ()):
+            if how == "extend" and isinstance(change, tuple):
+                held.update(change)
+        devices = {v.partition(":")[0] for v in held}
+        return [d for d in self.vocabulary.devices if d in devices]
 
     def listed_devices(self, node: ast.expr) -> list[str]:
-        """The devices a list constant named by *node* may hold (what a parametrization over it
-        gives the test)."""
-        if not isinstance(node, ast.Name) or node.id in self.reassigned:
-            return []
-        return self.listed(node.id)
+        """:meth:`listed` for a name used as a value (``@parametrize("device", devices)``)."""
+        return self.listed(node.id) if isinstance(node, ast.Name) else []
 
     def hot(self, first: int, last: int) -> bool:
         """Whether a line from *first* to *last* names a device word (or a helper's name)."""

@@ -280,12 +280,11 @@ class FileModel:
     # nothing raises (the common path) a name the body binds keeps the body's value.
     try_blocks: tuple[tuple[int, int, int, int], ...] = ()
     # module-level names bound to a value known only at run time (``TestCase = NoTest`` under an if,
-    # ``skip = functools.partial(skipIf, True)``, ``Base = object`` in an except): (name, line)
-    runtime_names: tuple[tuple[str, int], ...] = ()
-    # module-level names rebound to a class with no tests when a device is absent (``TestCase =
-    # NoTest`` under ``if not TEST_CUDA:``): a class on that base exists only with the device.
-    # (name, line, device)
-    absent_without: tuple[tuple[str, int, str], ...] = ()
+    # ``skip = functools.partial(skipIf, True)``, ``Base = object`` in an except): (name, line,
+    # device), the device being the one without which the binding runs and makes the name a class
+    # with no tests (``TestCase = NoTest`` under ``if not TEST_CUDA:``: a class on that base exists
+    # only with the device), else ""
+    runtime_names: tuple[tuple[str, int, str], ...] = ()
     # module-level code that creates classes or tests hwlint cannot see: (site, kind) with kind one
     # of globals, type, setattr, exec, loop (an instantiation whose class is not a plain name)
     dynamic: tuple[tuple[Site, str], ...] = ()
@@ -369,7 +368,7 @@ class FileModel:
     def runtime_bound(self, name: str, before: int = 1 << 30, after: int = 0) -> int:
         """The first line between *after* and *before* where *name* is bound to a run-time value
         at module level, else 0."""
-        for n, line in self.runtime_names:
+        for n, line, _ in self.runtime_names:
             if n == name and after < line < before:
                 return line
         return 0
@@ -377,8 +376,8 @@ class FileModel:
     def missing_without(self, name: str, before: int) -> tuple[int, str] | None:
         """(line, device) of the first module-level binding above *before* that makes *name* a
         class with no tests when that device is absent, else None."""
-        for n, line, device in self.absent_without:
-            if n == name and line < before:
+        for n, line, device in self.runtime_names:
+            if device and n == name and line < before:
                 return line, device
         return None
 
