@@ -97,9 +97,8 @@ def tests(model: FileModel, cls: ClassInfo, resolver: Resolver | None = None) ->
 def runtime_tests(model: FileModel, cls: ClassInfo) -> str | None:
     """How module code may add tests to *cls* at run time, in words (None: it adds none hwlint
     knows of): ``setattr`` on the class, or the class passed to a module-level call."""
-    for site, kind in model.dynamic:
-        if kind == "setattr" and site.text == cls.name and not model.under_main_guard(site.line):
-            return f"`setattr({cls.name}, ...)` (line {site.line}) adds attributes to it at run time"
+    for line in added_by_setattr(model, cls):
+        return f"`setattr({cls.name}, ...)` (line {line}) adds attributes to it at run time"
     for line, function in _passed(model, cls):
         if function.rpartition(".")[2] in _NO_NEW_TESTS:
             continue
@@ -112,6 +111,13 @@ def runtime_tests(model: FileModel, cls: ClassInfo) -> str | None:
         _, d = unknown_class_decorators(model, cls)[0]
         return f"its class decorator `@{dotted(d) or d.name}` (line {d.site.line}) may add tests to it"
     return None
+
+
+def added_by_setattr(model: FileModel, cls: ClassInfo) -> Iterator[int]:
+    """The lines of module code (outside a ``__main__`` block) that ``setattr`` on *cls*."""
+    for site, kind in model.dynamic:
+        if kind == "setattr" and site.text == cls.name and not model.under_main_guard(site.line):
+            yield site.line
 
 
 def _passed(model: FileModel, cls: ClassInfo) -> Iterator[tuple[int, str]]:

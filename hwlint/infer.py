@@ -18,15 +18,16 @@ The rules, each named in the answer's ``rule`` (``--show-fixes`` prints it):
   NoTest`` under ``if not TEST_CUDA:``): that device (safe); no evidence: GENERIC (safe); guards
   only, or a call GENERIC forbids that no test reaches: GENERIC (unsafe); every test hard-uses
   exactly one device: that device (unsafe); a minority of tests hard-use a device (or several
-  devices): GENERIC (unsafe); most of them one device, the others none: that device (unsafe);
-  HWC004 advises the split in both; half or more of them several devices, or an accelerator no
-  device names (``GPU_TYPE``): ACCELERATOR (unsafe), which every runner runs, each test where its
-  device exists;
+  devices): GENERIC (unsafe); half or most of them one device, the others none: that device
+  (unsafe), whose runner runs every test; HWC004 advises the split in these; half or more of them
+  several devices, or an accelerator no device names (``GPU_TYPE``), or any share parametrized by
+  such an accelerator (their variants are named after each runner's device): ACCELERATOR
+  (unsafe), which every runner runs, each test where its device exists;
 * a class that collects tests without defining one (HWC005): the answer of the base that holds the
   tests; a class-level ``device = "<dev>"``: that device (unsafe); ``device = <variable>``:
   ACCELERATOR (unsafe);
-* a class whose tests are all bound by assignment (``test_x = helper``): GENERIC (unsafe) unless
-  its own code hard-uses a device.
+* a class whose tests are all bound by assignment (``test_x = helper``) or added by module code's
+  ``setattr``: GENERIC (unsafe) unless its own code hard-uses a device.
 
 A test that a ``@requires_*`` decorator skips without a device (``@requires_gpu``) uses that device
 as a hard use does: the skip leaves it nothing to run elsewhere. Distributed bases
@@ -38,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from .collection import DISTRIBUTED_BASES, device_parameters, hidden_bases
+from .collection import DISTRIBUTED_BASES, added_by_setattr, device_parameters, hidden_bases
 from .context import Context
 from .model import ANY_ACCELERATOR, GUARD, HARD, ClassInfo, DeviceUse, Method, mro
 from .taxonomy import Classification, Taxonomy
@@ -59,12 +60,13 @@ GUARDS_ONLY = "guards only"
 EVERY_TEST_HARD = "every test hard-uses one device"
 MINORITY_HARD = "a minority of tests hard-use a device"
 MAJORITY_HARD = "most tests hard-use one device, the others none"
+EVEN_HARD = "half the tests hard-use one device, the others none"
 CLASS_GUARDED = "class guarded by one device, its tests use it"
 BASE_WITHOUT_DEVICE = "its base holds no tests without one device"
 SPLIT_PINNED = "instantiated, some tests pinned to one device: those move to a class of their own"
 BASE_TESTS = "tests collected from a base"
 DEVICE_ATTRIBUTE = "class-level device"
-BOUND_TESTS = "tests bound by assignment"
+BOUND_TESTS = "tests bound by assignment or setattr"
 UNDECIDED = "undecided"
 
 
@@ -574,15 +576,15 @@ def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
     device = next(iter(devices))
     example = ev.first(HARD, using, device) or ev.first(GUARD, using, device)
     shown = _use(example) if example is not None else device
+    if len(using) == len(ev.tests) and device not in tax.devices:
+        return _everywhere(
+            ctx,
+            ev,
+            UNNAMED_ACCELERATOR,
+            f"it uses an accelerator without naming one ({shown}) and is not instantiated: give its "
+            f"tests a `{tax.device_params[0]}` and instantiate it",
+        )
     if len(using) == len(ev.tests):
-        if device not in tax.devices:
-            return _everywhere(
-                ctx,
-                ev,
-                UNNAMED_ACCELERATOR,
-                f"it uses an accelerator without naming one ({shown}) and is not instantiated: give its "
-                f"tests a `{tax.device_params[0]}` and instantiate it",
-            )
         target = tax.classification_for_device(device)
         if target is None:
             return _no_fix(cls, f"it uses {device}, and the taxonomy has no classification for {device}")
@@ -610,14 +612,20 @@ def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
         f"tests that use {device} ({_names(using)}, e.g. {shown}) with tests that use no device "
         f"({_names(plain)}): {split}"
     )
+    named_by_runner = [m for m in using if set(m.parametrized) & set(tax.device_params)]
+    if device not in tax.devices and (named_by_runner or 2 * len(using) >= len(ev.tests)):
+        # no classification names the accelerator: each test runs on every runner, as it is. Even a
+        # minority: a test parametrized by `GPU_TYPE` has variants named after each runner's
+        # device (`test_x_device_mps`), which GENERIC, run where there is no accelerator, never has
+        why = f"never instantiated; {mixed}"
+        if 2 * len(using) < len(ev.tests):
+            why += f"; the variants of {_names(named_by_runner)}, parametrized by it, exist only where it is"
+        return _everywhere(ctx, ev, UNNAMED_ACCELERATOR, why, mixed=mixed)
     if 2 * len(using) < len(ev.tests) and generic is not None:
         return _by_share(cls, generic, MINORITY_HARD, using, ev, device, mixed)
     if 2 * len(using) > len(ev.tests) and target is not None:
         # the device-independent minority runs on the device's runner too, until a person splits
         return _by_share(cls, target, MAJORITY_HARD, using, ev, device, mixed)
-    if 2 * len(using) >= len(ev.tests) and device not in tax.devices:
-        # no classification names the accelerator: each test runs on every runner, as it is
-        return _everywhere(ctx, ev, UNNAMED_ACCELERATOR, f"never instantiated; {mixed}", mixed=mixed)
     hard_using = [m for m in using if ev.hard_devices(m)]
     if generic is not None and 2 * len(hard_using) < len(ev.tests):
         # an even split only with the tests that merely require the device (`@requires_cuda`):
@@ -626,6 +634,10 @@ def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
             return _by_share(cls, generic, MINORITY_HARD, hard_using, ev, device, mixed)
         why = f"never instantiated; half its tests require {device} ({_names(using)}), the others use none"
         return _fix(cls, generic.name, False, GUARDS_ONLY, why, by_absence=True, mixed=mixed)
+    if target is not None:
+        # half hard-use the device: GENERIC would run those where it is absent; the device's runner
+        # runs every test for real, the device-independent half included, until a person splits
+        return _by_share(cls, target, EVEN_HARD, using, ev, device, mixed)
     return _mixed(cls, mixed)
 
 
@@ -664,15 +676,21 @@ def _forbidden_calls(ctx: Context, cls: ClassInfo, generic: Classification) -> s
 def _infer_without_tests(ctx: Context, ev: _Evidence) -> Inference:
     """A class that defines no test and is not instantiated (HWC005): its device attribute decides."""
     tax, cls = ctx.taxonomy, ev.cls
-    if cls.device_attribute is None and cls.assigned_tests:
-        # `test_x = helper`: the tests' code is elsewhere; only the class's own code is evidence here
-        bound = _names(cls.assigned_tests)
+    setattr_line = next((line for line in added_by_setattr(ctx.model, cls)), None)
+    if cls.device_attribute is None and (cls.assigned_tests or setattr_line is not None):
+        # `test_x = helper`, or `setattr(TestFoo, "test_x", ...)` in module code: the tests' code is
+        # elsewhere; only the class's own code is evidence here
+        bound = (
+            f"{_names(cls.assigned_tests)} are bound by assignment"
+            if cls.assigned_tests
+            else f"are added by `setattr` (line {setattr_line})"
+        )
         hard = next((u for u in ev.shared if u.kind == HARD), None)
         generic = tax.generic_classification()
         if hard is not None or generic is None:
             return _no_fix(
                 cls,
-                f"its tests {bound} are bound by assignment, and the class uses {_use(hard)}"
+                f"its tests {bound}, and the class uses {_use(hard)}"
                 if hard is not None
                 else "the taxonomy has no generic classification",
             )
@@ -681,7 +699,7 @@ def _infer_without_tests(ctx: Context, ev: _Evidence) -> Inference:
             generic.name,
             False,
             BOUND_TESTS,
-            f"its tests {bound} are bound by assignment: their code is not read",
+            f"its tests {bound}: their code is not read",
             by_absence=True,
         )
     if cls.device_attribute is None:

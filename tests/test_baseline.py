@@ -41,6 +41,7 @@ SEVERAL = [
     ("test/nn/test_several.py", "TestGeneric", "HWC001", 1),
     ("test/nn/test_several.py", "TestMixed", "HWC001", 1),
     ("test/nn/test_several.py", "TestMixed", "HWC004", 1),
+    ("test/nn/test_several.py", "TestMixed", "HWC302", 1),
 ]
 
 
@@ -49,11 +50,11 @@ def test_baseline_records_file_class_and_code(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["baseline", "--isolated", "test", "-o", "allow.json"]) == 0
     assert _entries("allow.json") == SEVERAL + PLAIN
-    assert capsys.readouterr().err == "hwlint: wrote 7 entries (2 files) to allow.json\n"
+    assert capsys.readouterr().err == "hwlint: wrote 8 entries (2 files) to allow.json\n"
     # one entry a line: a diff of the baseline shows each class that changed
     lines = Path("allow.json").read_text().splitlines()
     assert lines[:3] == ["{", '  "schema": "hwlint-baseline/2",', '  "entries": [']
-    assert lines[-1] == "}" and len(lines) == 3 + 7 + 2
+    assert lines[-1] == "}" and len(lines) == 3 + 8 + 2
 
 
 def test_baseline_output_options_are_aliases(tmp_path, monkeypatch, capsys):

@@ -132,9 +132,9 @@ CASES = [
                 torch.cuda.synchronize()
             def test_b(self): ...
         """,
-        (None, False),
-        "tests that use cuda (`test_a`, e.g. `torch.cuda.synchronize()` (line 7)) with tests that use no "
-        "device (`test_b`): split it into a GENERIC class and a CUDA class",
+        ("CUDA", False),
+        "CUDA (unsafe, half the tests hard-use one device, the others none): never instantiated; 1 of 2 "
+        "tests use cuda (`test_a`)",
     ),
     (
         "mixed: some tests pinned",
@@ -370,6 +370,50 @@ CASES = [
         "accelerator (`test_a`, e.g. `GPU_TYPE` (line 7)) with tests that use no device (`test_b`): split "
         "it into a GENERIC class and a class for its accelerator tests; ACCELERATOR runs it on every runner",
     ),
+    (
+        "a few tests parametrized by an unnamed accelerator, the rest none",
+        """
+        class TestX(TestCase):
+            @parametrize("device", (GPU_TYPE,))
+            def test_a(self, device): ...
+            def test_b(self): ...
+            def test_c(self): ...
+        """,
+        ("ACCELERATOR", False),
+        "ACCELERATOR (unsafe, uses an accelerator without naming one): never instantiated; tests that use "
+        "accelerator (`test_a`, e.g. `GPU_TYPE` (line 6)) with tests that use no device (`test_b`, "
+        "`test_c`): split it into a GENERIC class and a class for its accelerator tests; the variants of "
+        "`test_a`, parametrized by it, exist only where it is; ACCELERATOR runs it on every runner",
+    ),
+    (
+        "half the tests hard-use cuda, the others none",
+        """
+        class TestX(TestCase):
+            def setUp(self):
+                self.data = [1, 2]
+            def test_plain(self): ...
+            def test_also_plain(self): ...
+            def test_pin(self):
+                DataLoader(self.data, pin_memory_device="cuda")
+            def test_stream(self):
+                torch.cuda.current_stream()
+        """,
+        ("CUDA", False),
+        "CUDA (unsafe, half the tests hard-use one device, the others none): never instantiated; 2 of 4 "
+        "tests use cuda (`test_pin`, `test_stream`)",
+    ),
+    (
+        "tests added by setattr in module code",
+        """
+        class TestX(TestCase):
+            def _check(self, name): ...
+        for name in ("a", "b"):
+            setattr(TestX, f"test_{name}", lambda self, n=name: self._check(n))
+        """,
+        ("GENERIC", False),
+        "GENERIC (unsafe, tests bound by assignment or setattr): its tests are added by `setattr` (line 8): "
+        "their code is not read",
+    ),
 ]
 
 
@@ -399,7 +443,7 @@ def test_vendor_classification_for_its_backend(vendor_taxonomy):
 def test_measured_precision_matches_the_readme(taxonomy):
     found = rows(taxonomy)
     assert len(found) >= 40
-    assert summarize(found) == {"safe": (34, 34), "unsafe": (38, 31), "none": (4, 3)}
+    assert summarize(found) == {"safe": (34, 34), "unsafe": (41, 31), "none": (1, 0)}
     heldout = [r for r in found if r.path == HELDOUT]
     assert summarize(heldout) == {"safe": (7, 7), "unsafe": (5, 3), "none": (0, 0)}
     # the cases written from the inference rules: every safe answer right, every answer as written

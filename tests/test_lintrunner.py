@@ -68,6 +68,7 @@ def test_unparsable_missing_and_mixed_files_become_messages(tmp_path, monkeypatc
         ("test_mixed.py", 11, "HWC001", "error"),
         ("test_mixed.py", 16, "HWC001", "error"),
         ("test_mixed.py", 16, "HWC004", "warning"),
+        ("test_mixed.py", 16, "HWC302", "advice"),
         ("test_mixed.py", 24, "HWC001", "error"),
         ("test_mixed.py", 24, "HWC302", "advice"),
     ]

@@ -18,11 +18,16 @@ class TestDevices(TestCase):
 
 
 class TestMixed(TestCase):
-    def test_cpu_only(self):
+    hw_classification = HardwareClassification.ACCELERATOR
+
+    def test_cpu_only(self, device):
         pass
 
-    def test_needs_cuda(self):
-        torch.cuda.synchronize()
+    def test_needs_cuda(self, device):
+        torch.accelerator.synchronize()
+
+
+instantiate_device_type_tests(TestMixed, globals(), except_for=("cpu",), allow_mps=True, allow_xpu=True)
 
 
 class TestCudaOnly(TestCase):
