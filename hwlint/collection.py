@@ -97,7 +97,8 @@ def tests(model: FileModel, cls: ClassInfo, resolver: Resolver | None = None) ->
 def runtime_tests(model: FileModel, cls: ClassInfo) -> str | None:
     """How module code may add tests to *cls* at run time, in words (None: it adds none hwlint
     knows of): ``setattr`` on the class, or the class passed to a module-level call."""
-    for line in added_by_setattr(model, cls):
+    line = next(added_by_setattr(model, cls), None)
+    if line is not None:
         return f"`setattr({cls.name}, ...)` (line {line}) adds attributes to it at run time"
     for line, function in _passed(model, cls):
         if function.rpartition(".")[2] in _NO_NEW_TESTS:

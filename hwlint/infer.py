@@ -576,15 +576,15 @@ def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
     device = next(iter(devices))
     example = ev.first(HARD, using, device) or ev.first(GUARD, using, device)
     shown = _use(example) if example is not None else device
-    if len(using) == len(ev.tests) and device not in tax.devices:
-        return _everywhere(
-            ctx,
-            ev,
-            UNNAMED_ACCELERATOR,
-            f"it uses an accelerator without naming one ({shown}) and is not instantiated: give its "
-            f"tests a `{tax.device_params[0]}` and instantiate it",
-        )
     if len(using) == len(ev.tests):
+        if device not in tax.devices:
+            return _everywhere(
+                ctx,
+                ev,
+                UNNAMED_ACCELERATOR,
+                f"it uses an accelerator without naming one ({shown}) and is not instantiated: give its "
+                f"tests a `{tax.device_params[0]}` and instantiate it",
+            )
         target = tax.classification_for_device(device)
         if target is None:
             return _no_fix(cls, f"it uses {device}, and the taxonomy has no classification for {device}")
@@ -676,7 +676,7 @@ def _forbidden_calls(ctx: Context, cls: ClassInfo, generic: Classification) -> s
 def _infer_without_tests(ctx: Context, ev: _Evidence) -> Inference:
     """A class that defines no test and is not instantiated (HWC005): its device attribute decides."""
     tax, cls = ctx.taxonomy, ev.cls
-    setattr_line = next((line for line in added_by_setattr(ctx.model, cls)), None)
+    setattr_line = next(added_by_setattr(ctx.model, cls), None)
     if cls.device_attribute is None and (cls.assigned_tests or setattr_line is not None):
         # `test_x = helper`, or `setattr(TestFoo, "test_x", ...)` in module code: the tests' code is
         # elsewhere; only the class's own code is evidence here
