@@ -35,7 +35,10 @@ def import_revision(rev: str, where: Path):
     subprocess.run(["tar", "-x", "-C", str(where)], input=archive, check=True)
     (where / "hwlint").rename(where / name)
     sys.path.insert(0, str(where))
-    return tuple(importlib.import_module(f"{name}.{m}") for m in ("model", "checker", "taxonomy"))
+    package = where / name
+    # the rules' runner moved from checker.py to rules/check.py with the package layout
+    checker = "rules.check" if (package / "rules" / "check.py").exists() else "checker"
+    return tuple(importlib.import_module(f"{name}.{m}") for m in ("model", checker, "taxonomy"))
 
 
 def parsable_files(tree: Path, decode_source) -> list[tuple[str, str, str]]:
