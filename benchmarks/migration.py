@@ -5,6 +5,7 @@
     python benchmarks/migration.py --out /tmp/mig --files test_jiterator.py test_cuda_sanitizer.py
     python benchmarks/migration.py --out /tmp/mig --compare-only         # the stored collections again
     python benchmarks/migration.py --out /tmp/mig --modes unsafe --runners cpu,mps
+    python benchmarks/migration.py --out /tmp/mig --since b143aab        # what changed since a run
 
 The property (docs/fixes.md, "Does the migration keep the suite?"): after the migration, with each
 runner's run-time classification filter on,
@@ -32,6 +33,10 @@ installed torch for collection (``--overlay``: they define ``HardwareClassificat
   calls it (the collection plugin in real_tree.py);
 * compare by a device-neutral key (file, generic class, test name without the device suffix; see
   ``_neutral`` in real_tree.py's plugin), and write OUT/migration-summary.json.
+
+``--since REV`` re-measures a whole-tree run made at REV without its hours: REV's hwlint fixes a
+copy of its own (``git archive``, run from OUT/since-REV), and only the files whose fixed text
+differs from the current hwlint's, and the files importing them, are collected.
 
 Everything stays under OUT (the original tree is never written). Exits 1 when the property fails.
 """
@@ -118,12 +123,30 @@ def fresh_copy(base: Path, dest: Path) -> Path:
     return dest / "test"
 
 
-def run_fix(hwlint: str, dest: Path, mode: str) -> None:
-    cmd = [hwlint, "check", *MODES[mode], "--no-cache", "--exit-zero", "--show-fixes", "test"]
-    proc = subprocess.run(cmd, cwd=dest, capture_output=True, text=True)
+def run_fix(hwlint: list[str], dest: Path, mode: str, env: dict[str, str] | None = None) -> None:
+    cmd = [*hwlint, "check", *MODES[mode], "--no-cache", "--exit-zero", "--show-fixes", "test"]
+    proc = subprocess.run(cmd, cwd=dest, capture_output=True, text=True, env=env)
     (dest / "hwlint.out").write_text(proc.stdout + proc.stderr)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}: {proc.stderr[-2000:]}")
+
+
+def fixed_at(rev: str, base: Path, out: Path, mode: str) -> Path:
+    """The tree *base* fixed in *mode* by hwlint as of git revision *rev* (under OUT/since-REV)."""
+    where = out / f"since-{rev}"
+    package = where / "package"
+    if not package.exists():
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", rev, "hwlint", "taxonomy.yaml"],
+            capture_output=True,
+            check=True,
+        ).stdout
+        package.mkdir(parents=True)
+        subprocess.run(["tar", "-x", "-C", str(package)], input=archive, check=True)
+    fixed = fresh_copy(base, where / mode)
+    env = {**os.environ, "PYTHONPATH": str(package)}
+    run_fix([sys.executable, "-m", "hwlint"], where / mode, mode, env)
+    return fixed
 
 
 def changed_files(base: Path, fixed: Path) -> list[str]:
@@ -651,6 +674,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sample", type=int, default=0, help="N of the files a fix changes (plus --files)")
     p.add_argument("--seed", type=int, default=25)
     p.add_argument("--files", nargs="*", default=[], help="these files (root-relative)")
+    p.add_argument(
+        "--since", metavar="REV", help="the files whose fix differs from REV's, and their importers"
+    )
     p.add_argument("--overlay", default=OVERLAY, help="torch 2.14.1's torch/testing/_internal ('' for none)")
     p.add_argument("--cache", default=str(CACHE), help="where the before collections are kept")
     p.add_argument(
@@ -680,7 +706,7 @@ def main(argv: list[str] | None = None) -> int:
         fixed = out / mode / "test"
         if not args.compare_only:
             fixed = fresh_copy(base, out / mode)
-            run_fix(args.hwlint, out / mode, mode)
+            run_fix([args.hwlint], out / mode, mode)
             (out / mode / "changed.json").write_text(json.dumps(changed_files(base, fixed)))
         changed[mode] = json.loads((out / mode / "changed.json").read_text())
 
@@ -688,6 +714,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.sample:
         pool = sorted({f for c in changed.values() for f in c if f in set(files)})
         scope = sorted({*random.Random(args.seed).sample(pool, min(args.sample, len(pool))), *args.files})
+    elif args.since:
+        differ = {
+            f
+            for mode in modes
+            for f in changed_files(out / mode / "test", fixed_at(args.since, base, out, mode))
+        }
+        print(f"since {args.since}: {len(differ)} files fixed otherwise: {', '.join(sorted(differ))}")
+        scope = sorted(({*differ} | importers(import_graph(base), differ)) & set(files) | {*args.files})
     elif args.files:
         scope = sorted(args.files)
     else:
@@ -718,7 +752,13 @@ def main(argv: list[str] | None = None) -> int:
         "common_utils_loaded": loaded,
         "before_cache": str(cache),
         "runners": {r: list(v) for r, v in runners.items()},
-        "scope": {"files": len(scope), "sample": args.sample, "seed": args.seed, "named": args.files},
+        "scope": {
+            "files": len(scope),
+            "sample": args.sample,
+            "seed": args.seed,
+            "named": args.files,
+            "since": args.since,
+        },
         "modes": {},
     }
     for mode in modes:

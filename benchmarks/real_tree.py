@@ -498,7 +498,9 @@ def collect(
             queue[:0] = [p for p in ([cut[0]], cut[1:]) if p] if cut else []
         store.write_text(json.dumps(done))
         print(
-            f"collected {len(done)}/{len(files)} files ({time.time() - t0:.0f}s for {len(part)})", flush=True
+            f"collected {sum(f in done for f in files)}/{len(files)} files"
+            f" ({time.time() - t0:.0f}s for {len(part)})",
+            flush=True,
         )
     return done
 
