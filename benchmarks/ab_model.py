@@ -26,13 +26,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def import_revision(rev: str, where: Path):
-    """hwlint as of *rev*, importable as the package ``hwlint_base`` (its relative imports hold)."""
-    name = "hwlint_base"
+def extract_revision(rev: str, where: Path) -> Path:
+    """hwlint's package and taxonomy as of git revision *rev*, written into *where*."""
     archive = subprocess.run(
         ["git", "-C", str(ROOT), "archive", rev, "hwlint", "taxonomy.yaml"], capture_output=True, check=True
     ).stdout
+    where.mkdir(parents=True, exist_ok=True)
     subprocess.run(["tar", "-x", "-C", str(where)], input=archive, check=True)
+    return where
+
+
+def import_revision(rev: str, where: Path):
+    """hwlint as of *rev*, importable as the package ``hwlint_base`` (its relative imports hold)."""
+    name = "hwlint_base"
+    extract_revision(rev, where)
     (where / "hwlint").rename(where / name)
     sys.path.insert(0, str(where))
     package = where / name

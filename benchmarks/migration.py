@@ -61,6 +61,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import real_tree
+from ab_model import extract_revision
 
 from hwlint.project import Project
 from hwlint.taxonomy import load_taxonomy
@@ -136,13 +137,7 @@ def fixed_at(rev: str, base: Path, out: Path, mode: str) -> Path:
     where = out / f"since-{rev}"
     package = where / "package"
     if not package.exists():
-        archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", rev, "hwlint", "taxonomy.yaml"],
-            capture_output=True,
-            check=True,
-        ).stdout
-        package.mkdir(parents=True)
-        subprocess.run(["tar", "-x", "-C", str(package)], input=archive, check=True)
+        extract_revision(rev, package)
     fixed = fresh_copy(base, where / mode)
     env = {**os.environ, "PYTHONPATH": str(package)}
     run_fix([sys.executable, "-m", "hwlint"], where / mode, mode, env)
@@ -711,6 +706,7 @@ def main(argv: list[str] | None = None) -> int:
         changed[mode] = json.loads((out / mode / "changed.json").read_text())
 
     files = real_tree.test_files(base)
+    graph = import_graph(base)
     if args.sample:
         pool = sorted({f for c in changed.values() for f in c if f in set(files)})
         scope = sorted({*random.Random(args.seed).sample(pool, min(args.sample, len(pool))), *args.files})
@@ -721,7 +717,7 @@ def main(argv: list[str] | None = None) -> int:
             for f in changed_files(out / mode / "test", fixed_at(args.since, base, out, mode))
         }
         print(f"since {args.since}: {len(differ)} files fixed otherwise: {', '.join(sorted(differ))}")
-        scope = sorted(({*differ} | importers(import_graph(base), differ)) & set(files) | {*args.files})
+        scope = sorted((differ | importers(graph, differ)) & set(files) | {*args.files})
     elif args.files:
         scope = sorted(args.files)
     else:
@@ -744,7 +740,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"before, {r}:", flush=True)
             before[r] = real_tree.collect(base, scope, r, out, args.batch, args.timeout, env, store)
 
-    graph = import_graph(base)
     summary = {
         "tree": str(tree),
         "torch": torch_version(),
