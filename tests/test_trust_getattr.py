@@ -237,6 +237,10 @@ def test_tests_bound_otherwise_make_an_undeclared_class_a_finding(tmp_path, case
         ("class T(TestCase):\n    locals()['test_x'] = f\n", 0, {}, True),
         ("class T(TestCase):\n    def __init_subclass__(cls): ...\n", 0, {}, True),
         ("class T(TestCase):\n    def test_a(self):\n        self.evaluate(executor)\n", 0, {}, False),
+        # a call's name is found as a word, its parenthesis after any blanks, a line end included
+        ("class T(TestCase):\n    def test_a(self):\n        model.eval()\n", 0, {}, True),
+        ("class T(TestCase):\n    x = vars\\\n        (Base)\n", 0, {}, True),
+        ("class T(TestCase):\n    def test_a(self):\n        myvars(x), exec_(y)\n", 0, {}, False),
     ],
 )
 def test_the_text_gate_skips_only_bodies_that_cannot_rebind(text, declarations, heads, walked):
