@@ -90,7 +90,8 @@ class Config:
         """Whether *path* is excluded. With *parent_checked* (discovery, which prunes excluded
         directories as it walks) only the last component needs the name patterns."""
         for root, (names, paths) in self._exclude_patterns:
-            rel = _relative(path, root)
+            # discovery asks this of every file: the path relative to the anchor only when a pattern reads it
+            rel = _relative(path, root) if paths is not None or not parent_checked else ""
             if names is not None:
                 parts = [os.path.basename(path)] if parent_checked else rel.split("/")
                 if any(names.match(part) for part in parts):
@@ -683,9 +684,15 @@ def _ignored(path: str, prefix: str, ignored: frozenset[str], is_dir: bool) -> b
 
 def _relative(path: str, root: Path) -> str:
     # abspath, not resolve(): a symlink loop must not stop discovery, and links are judged by their name
-    absolute = Path(os.path.abspath(path))
+    absolute = os.path.abspath(path)
+    if os.sep == "/" and not os.altsep:  # POSIX: Path.relative_to's answer, without building two Paths
+        base = str(root)
+        if absolute == base:
+            return "."
+        if absolute.startswith(base if base.endswith("/") else base + "/"):
+            return absolute[len(base) + (not base.endswith("/")) :]
     try:
-        return absolute.relative_to(root).as_posix()
+        return Path(absolute).relative_to(root).as_posix()
     except ValueError:
         return Path(path).as_posix()
 
