@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from hwlint.model.source import MAX_FILE_BYTES
+from hwlint.pipeline import engine
 from hwlint.pipeline.cache import Cache
 from hwlint.pipeline.check import check_project
 from hwlint.pipeline.session import Session
@@ -160,9 +162,9 @@ def test_a_warm_check_of_the_project_parses_nothing(tmp_path, monkeypatch, taxon
     files = [str(p) for p in (*FORWARD, *REVERSE)]
     parses = _count_parses(monkeypatch)
     cold = check_project(files, Session(taxonomy, 1, Cache(tmp_path / "c", taxonomy.digest)))
-    # each file once, then (for the cross-file phase's model cache) the files whose bases or
-    # instantiated classes come from another module, and those modules: all four here
-    assert sorted(parses) == sorted(files * 2)
+    # each file once: the cross-file phase takes the models the per-file phase kept (the files
+    # whose bases or instantiated classes come from another module, and those modules: all four)
+    assert sorted(parses) == sorted(files)
     # what borrows from another module, and the module whose class another one instantiates
     linked = ["forward/test_users.py", "reverse/test_device_ops.py", "reverse/test_instantiates.py"]
     assert sorted(cold.linked) == [str(PROJECT / p) for p in linked]
@@ -171,6 +173,27 @@ def test_a_warm_check_of_the_project_parses_nothing(tmp_path, monkeypatch, taxon
     warm = check_project(files, Session(taxonomy, 1, Cache(tmp_path / "c", taxonomy.digest)))
     assert parses == []
     assert warm.findings == cold.findings
+
+
+def test_the_cross_file_phase_takes_the_models_the_worker_processes_kept(tmp_path, monkeypatch, taxonomy):
+    files = [str(p) for p in (*FORWARD, *REVERSE)]
+    serial = check_project(files, Session(taxonomy, 1)).findings
+    analysed: list[tuple[str, list[str]]] = []
+    real = Session.analyze
+
+    def analyze(self, paths, analysis, kind, *args, **kwargs):
+        analysed.append((kind, list(paths)))
+        return real(self, paths, analysis, kind, *args, **kwargs)
+
+    monkeypatch.setattr(Session, "analyze", analyze)
+    monkeypatch.setattr(engine, "_pool_worth", lambda tasks, jobs: True)  # four files: a pool anyway
+    parallel = check_project(files, Session(taxonomy, 2, Cache(tmp_path / "c", taxonomy.digest)))
+    # the checks, then no model to build: every one the phase needed came back from the processes
+    assert analysed == [("check", files), ("model", [])]
+    assert parallel.findings == serial
+    # and they are cached as the models of those files: a run whose phase misses reads them
+    stored = Cache(tmp_path / "c", taxonomy.digest).entries(f"model:max-bytes={MAX_FILE_BYTES}")
+    assert len(stored) == 4
 
 
 def test_an_edited_base_module_changes_the_warm_findings_of_its_users(tmp_path, taxonomy):

@@ -22,6 +22,7 @@ from ..edits import NONE, SAFE, EditBuilder, Fix, apply_edits
 from ..model import FileModel, Parse, Resolver, build_model, decode_source, parse_file
 from ..model.source import read_source
 from ..pipeline.check import ProjectCheck
+from ..pipeline.engine import keep_model
 from ..pipeline.session import Session
 from ..project import Links
 from ..rules.check import Finding, Selection, run_rules
@@ -327,7 +328,9 @@ def check_and_fix_paths(
         return _to_plan(hit[0], selections.get(path)) is None
 
     kind = session.noqa_kind(CHECK_KIND)
-    values = session.analyze(files, task, kind, CHECK_VALUE, reuse=nothing_to_plan, cached=_Checked.value)
+    values = session.analyze(
+        files, task, kind, CHECK_VALUE, reuse=nothing_to_plan, cached=_Checked.value, keep=True
+    )
     per_file, outcomes = [], {}
     for path, value in zip(files, values, strict=True):
         if isinstance(value, _Checked):
@@ -377,6 +380,7 @@ def _check_and_fix(
         return _Checked(unreadable(path, data))
     edits = options.fix or options.diff
     findings, ctx = check_in_context(data, path, taxonomy, keep=True, edits=edits, noqa=options.noqa)
+    keep_model(ctx.model if ctx is not None else None)  # the cross-file phase's, as a check's
     links = links_of(ctx.model) if ctx is not None and ctx.model.error is None else None
     selection = _to_plan(findings, selections.get(path))
     reported = [f.without_edits() for f in findings]  # what the check (and its cache) keeps

@@ -13,6 +13,7 @@ from ..project import Links, links_of
 from ..rules.check import Finding, Selection, check_contents, run_rules, unreadable
 from ..taxonomy import Taxonomy
 from .cache import Cache
+from .engine import keep_model
 from .session import Linked, Session
 
 _ALL = Selection(("HWC",), ())
@@ -56,7 +57,8 @@ def check_project(files: Sequence[str], session: Session) -> ProjectCheck:
     resolver only the files whose bases or instantiated classes come from another test module, or
     whose classes another one instantiates (:meth:`Session.link`): their inherited
     classification, inherited tests and instantiations are the runtime's."""
-    per_file = session.analyze(files, check_analysis(session), session.noqa_kind(CHECK_KIND), CHECK_VALUE)
+    kind = session.noqa_kind(CHECK_KIND)
+    per_file = session.analyze(files, check_analysis(session), kind, CHECK_VALUE, keep=True)
     return link_checked(files, per_file, session)
 
 
@@ -109,8 +111,10 @@ def link_checked(
 def _check_analysis(
     path: str, data: bytes | str, taxonomy: Taxonomy, noqa: bool = True
 ) -> tuple[list[Finding], Links | None]:
-    """One file's findings, checked alone, and what the cross-file phase needs of it."""
+    """One file's findings, checked alone, and what the cross-file phase needs of it (its model is
+    kept for that phase: :func:`~hwlint.pipeline.session.model_analysis` would build the same)."""
     if isinstance(data, str):
         return unreadable(path, data), None
     findings, model = check_contents(data, path, taxonomy, _ALL, noqa)
+    keep_model(model)
     return findings, links_of(model) if model is not None and model.error is None else None

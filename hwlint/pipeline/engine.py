@@ -12,13 +12,18 @@ An analysis is a module-level function ``analysis(path, data, taxonomy) -> value
 the file's bytes or, when it cannot be read, a one-line reason; a ``functools.partial`` of one works
 too. It must never raise for a bad file; values must be picklable, and cacheable values
 JSON-encodable (:func:`hwlint.cache.encode`).
+
+An analysis may also hand the model it built to :func:`keep_model`: when its run was asked to keep
+models (:class:`Held`), the processes hold them until the cross-file phase has asked for the few it
+needs, which it would otherwise build again after the per-file phase, alone on the critical path.
 """
 
 from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..model.source import MAX_FILE_BYTES, read_source
@@ -29,6 +34,17 @@ from .cache import Cache, content_hash
 Analysis = Callable[[str, "bytes | str", Taxonomy], Any]
 
 _job: tuple[Taxonomy, Analysis, int] | None = None
+
+#: What one process keeps of the models its analyses built, counted in the bytes of their files.
+#: The files come largest first, so the budget keeps the costliest to build again (PyTorch's
+#: test_jit.py, 562 KB, takes 0.27 s; its model is 0.2 MB pickled and comes back in 10 ms).
+KEEP_BYTES = 32 * 1024 * 1024
+
+_keeping = False  # whether this process keeps the models of its analyses
+_kept: dict[str, tuple[str, Any]] = {}  # absolute path -> (content hash, model)
+_kept_bytes = 0
+_current: tuple[str, str, int] | None = None  # the file under analysis: absolute path, hash, size
+_barrier: Any = None  # a worker's barrier: every worker answers one request for kept models
 
 
 def analyze_files(
@@ -44,6 +60,7 @@ def analyze_files(
     reuse: Callable[[str, Any], bool] | None = None,
     cached: Callable[[Any], Any] | None = None,
     also: Callable[[Any], Sequence[tuple[str, Any]]] | None = None,
+    keep: Held | None = None,
 ) -> list[Any]:
     """``analysis`` of each of *files*, in the same order, identical to a serial uncached run.
 
@@ -56,6 +73,8 @@ def analyze_files(
     *reuse(path, hit)* says whether a hit stands for the file, which is analysed again otherwise.
     *also(value)*: (kind, value) pairs of other analyses a value holds (the report's holds the
     check's), cached for the file too, so that those analyses find the file warm.
+    *keep*: the processes that ran the analysis stay open in it, holding the models the analysis
+    kept (:func:`keep_model`), until it is closed.
     """
     if value_type is None:
         cache = None
@@ -67,7 +86,9 @@ def analyze_files(
     # files and decodes the cached values. Modification times only say where to start; what
     # is reused is decided by the hashes.
     early = _edited_since(files, cache.written_ns(kind)) if cache is not None else list(range(len(files)))
-    work = _Work([files[i] for i in early], taxonomy, analysis, jobs, max_bytes, tick)
+    keeping = keep is not None
+    work = _Work([files[i] for i in early], taxonomy, analysis, jobs, max_bytes, tick, keeping)
+    late_work = None
     try:
         started = set(early)
         # the others' content hashes, most of a warm run; in one thread: a pool of threads made it
@@ -85,7 +106,7 @@ def analyze_files(
         late = [i for i, hit in enumerate(hits) if not hit and i not in started]
         if late and not early:  # nothing started yet: these start before the decoding
             work.cancel()
-            work = _Work([files[i] for i in late], taxonomy, analysis, jobs, max_bytes, tick)
+            work = _Work([files[i] for i in late], taxonomy, analysis, jobs, max_bytes, tick, keeping)
             early, late = late, []
         for i, path in enumerate(files):
             if not hits[i]:
@@ -97,10 +118,19 @@ def analyze_files(
                 late.append(i)  # a value that does not decode, or that *reuse* refuses
         tick(len(files) - len(early) - len(late))
         done = work.results()
+        if late:
+            late_work = _Work([files[i] for i in late], taxonomy, analysis, jobs, max_bytes, tick, keeping)
+            done += late_work.results()
+        if keep is not None:
+            keep.hold(work)
+            work = None  # type: ignore[assignment]
+            if late_work is not None:
+                keep.hold(late_work)
+                late_work = None
     finally:
-        work.cancel()
-    if late:
-        done += _run([files[i] for i in late], taxonomy, analysis, jobs, max_bytes, tick)
+        for w in (work, late_work):
+            if w is not None:
+                w.cancel()
     todo = [*early, *late]
     for i, (sha, value) in zip(todo, done, strict=True):
         if cache is not None and sha is not None:
@@ -113,18 +143,69 @@ def analyze_files(
     return results
 
 
+def store_values(
+    cache: Cache | None, kind: str, max_bytes: int, values: Mapping[str, tuple[str, Any]]
+) -> None:
+    """Cache values of *kind* computed elsewhere (a model kept by a per-file phase), by file:
+    (content hash, value), as :func:`analyze_files` caches those it computes."""
+    if cache is None or not values:
+        return
+    for path, (sha, value) in values.items():
+        cache.store(path, sha, f"{kind}:max-bytes={max_bytes}", value)
+    cache.save()
+
+
 def file_hash(path: str, max_bytes: int = MAX_FILE_BYTES) -> str | None:
     """The content hash of the file at *path*, None when it cannot be read."""
     data = read_source(path, max_bytes)
     return None if isinstance(data, str) else content_hash(data)
 
 
-def _init(taxonomy: Taxonomy, analysis: Analysis, max_bytes: int, roots: set[str] | None = None) -> None:
-    global _job
+def _init(
+    taxonomy: Taxonomy, analysis: Analysis, max_bytes: int, roots: set[str] | None = None, keep: bool = False
+) -> None:
+    global _job, _keeping
     _job = (taxonomy, analysis, max_bytes)
+    _keeping = keep
     restore_roots(roots)  # a spawned worker does not inherit them
     # Trees and models hold no reference cycles, so the cycle collector only costs time here.
     gc.disable()
+
+
+def keep_model(model: Any) -> None:
+    """Keep *model*, built by the analysis now running from its file's bytes, for :meth:`Held.models`:
+    nothing when the run was not asked to keep models, or once the process holds
+    :data:`KEEP_BYTES` of files."""
+    global _kept_bytes
+    if not _keeping or _current is None or model is None:
+        return
+    path, sha, size = _current
+    if _kept_bytes + size > KEEP_BYTES:
+        return
+    _kept[path] = (sha, model)
+    _kept_bytes += size
+
+
+def _forget() -> None:
+    global _kept_bytes
+    _kept.clear()
+    _kept_bytes = 0
+
+
+def _give(paths: list[str]) -> dict[str, tuple[str, Any]]:
+    """Worker: the kept models of *paths*, once every worker of the pool has taken its request (a
+    worker waiting at the barrier takes no other, so each answers exactly one)."""
+    if _barrier is not None:
+        try:
+            _barrier.wait(timeout=_GIVE_SECONDS)
+        except threading.BrokenBarrierError:
+            return {}  # a worker missing: the phase builds what no answer brings
+    found = {p: _kept[p] for p in paths if p in _kept}
+    _forget()
+    return found
+
+
+_GIVE_SECONDS = 10.0
 
 
 #: The memory one worker process may take beyond what it holds when it starts: the parse-cost cap
@@ -136,13 +217,21 @@ _memory_limit: int | None = None  # the bytes of address space this worker may u
 
 
 def _init_worker(
-    taxonomy: Taxonomy, analysis: Analysis, max_bytes: int, roots: set[str] | None, memory: int
+    taxonomy: Taxonomy,
+    analysis: Analysis,
+    max_bytes: int,
+    roots: set[str] | None,
+    memory: int,
+    keep: bool = False,
+    barrier: Any = None,
 ) -> None:
     """A pool worker's initializer: :func:`_init`, and its address space capped at what it holds
     now plus *memory* (one file cannot take the machine: past it, a MemoryError, which
-    :func:`_task` turns into HWC901 for the file)."""
-    global _memory_limit
-    _init(taxonomy, analysis, max_bytes, roots)
+    :func:`_task` turns into HWC901 for the file). *barrier*: what :func:`_give` waits at."""
+    global _memory_limit, _barrier
+    _init(taxonomy, analysis, max_bytes, roots, keep)
+    _forget()  # what this process kept before the fork is the parent's
+    _barrier = barrier
     try:
         import resource
 
@@ -161,16 +250,20 @@ def _init_worker(
 
 def _task(path: str) -> tuple[str | None, Any]:
     """Worker: (content hash, or None when unreadable; value)."""
+    global _current
     assert _job is not None
     taxonomy, analysis, max_bytes = _job
     data = read_source(path, max_bytes)
     if isinstance(data, str):
         return None, analysis(path, data, taxonomy)
     sha = content_hash(data)
+    _current = (os.path.abspath(path), sha, len(data))
     try:
         return sha, analysis(path, data, taxonomy)
     except MemoryError:
         pass  # the file's tree and model are gone with the frames that held them
+    finally:
+        _current = None
     del data
     gc.collect()
     cap = f"the {_memory_limit // 2**20:,} MB memory limit of a worker" if _memory_limit else "memory"
@@ -193,9 +286,12 @@ class _Work:
         jobs: int | None,
         max_bytes: int,
         progress,
+        keep: bool = False,
     ):
+        """*keep*: the processes keep the models the analysis hands to :func:`keep_model`."""
         self.tasks, self.job, self.progress = tasks, (taxonomy, analysis, max_bytes), progress
-        jobs = max(1, jobs or os.cpu_count() or 1)
+        self.keep = keep
+        self.jobs = jobs = max(1, jobs or os.cpu_count() or 1)
         self.pool = None
         self.order: list[int] = []
         if jobs == 1 or not _pool_worth(tasks, jobs):
@@ -207,11 +303,12 @@ class _Work:
         methods = multiprocessing.get_all_start_methods()
         ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
         chunksize = max(1, min(8, len(tasks) // (jobs * 16)))
+        barrier = ctx.Barrier(jobs) if keep else None
         self.pool = ProcessPoolExecutor(
             jobs,
             mp_context=ctx,
             initializer=_init_worker,
-            initargs=(*self.job, allowed_roots(), WORKER_MEMORY),
+            initargs=(*self.job, allowed_roots(), WORKER_MEMORY, keep, barrier),
         )
         try:
             self.done = self.pool.map(_task, [tasks[i] for i in self.order], chunksize=chunksize)
@@ -221,9 +318,10 @@ class _Work:
 
     def results(self) -> list:
         """The result of each task, in order, once all are done."""
+        global _keeping
         if self.pool is None:
             enabled = gc.isenabled()
-            _init(*self.job, allowed_roots())
+            _init(*self.job, allowed_roots(), self.keep)
             try:
                 out = []
                 for t in self.tasks:
@@ -231,31 +329,60 @@ class _Work:
                     self.progress(1)
                 return out
             finally:
+                _keeping = False
                 if enabled:
                     gc.enable()
         results: list = [None] * len(self.tasks)
         for i, result in zip(self.order, self.done, strict=True):
             results[i] = result
             self.progress(1)
-        self.pool.shutdown()
-        self.pool = None
+        if not self.keep:
+            self.pool.shutdown()
+            self.pool = None
         return results
 
+    def models(self, paths: Sequence[str]) -> dict[str, tuple[str, Any]]:
+        """The models kept of *paths* (absolute): path -> (content hash, model)."""
+        if self.pool is None:
+            found = {p: _kept[p] for p in paths if p in _kept}
+            _forget()
+            return found
+        asked = [self.pool.submit(_give, list(paths)) for _ in range(self.jobs)]
+        found = {}
+        for answer in asked:
+            found.update(answer.result())
+        return found
+
     def cancel(self) -> None:
-        """Stop the work not yet done (nothing once the results are in)."""
+        """Stop the work not yet done (nothing once the results are in) and the processes."""
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None
+        elif self.keep:
+            _forget()
 
 
-def _run(
-    tasks: list[str], taxonomy: Taxonomy, analysis: Analysis, jobs: int | None, max_bytes: int, progress
-) -> list:
-    work = _Work(tasks, taxonomy, analysis, jobs, max_bytes, progress)
-    try:
-        return work.results()
-    finally:
-        work.cancel()
+class Held:
+    """The processes of a per-file phase held open with the models its analysis kept, until the
+    cross-file phase has taken those it needs (:meth:`models`) and closes them."""
+
+    def __init__(self) -> None:
+        self.works: list[_Work] = []
+
+    def hold(self, work: _Work) -> None:
+        self.works.append(work)
+
+    def models(self, paths: Sequence[str]) -> dict[str, tuple[str, Any]]:
+        """The kept models of *paths* (absolute): path -> (content hash, model)."""
+        found: dict[str, tuple[str, Any]] = {}
+        for work in self.works:
+            found.update(work.models(paths))
+        return found
+
+    def close(self) -> None:
+        works, self.works = self.works, []
+        for work in works:
+            work.cancel()
 
 
 #: The files edited since the cache was written are analysed ahead of the hashing only when

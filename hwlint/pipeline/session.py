@@ -9,9 +9,11 @@ runs the same two phases on it:
   :class:`~hwlint.project.Links`, what the second phase needs of it;
 * the **cross-file phase** (:meth:`Session.link`, :meth:`Session.linked`): over those links, only the
   files whose bases or instantiated classes come from another test module, and those modules, are
-  modelled again with the project's resolver, the whole phase cached as one value. The modules a
-  file imports are followed as flake8's plugin follows them, whether or not they were given on the
-  command line: a file's findings do not depend on which other files are checked with it.
+  given the project's resolver, the whole phase cached as one value. Their models come from the
+  processes of the per-file phase, which keep them until this phase has asked (a check's analysis
+  builds the same model), or are built again. The modules a file imports are followed as flake8's
+  plugin follows them, whether or not they were given on the command line: a file's findings do not
+  depend on which other files are checked with it.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from ..model.source import MAX_FILE_BYTES, read_source
 from ..project import Instantiators, Links, Project, _at, _with_resolver
 from ..taxonomy import Taxonomy
 from .cache import Cache, content_hash
-from .engine import analyze_files, file_hash
+from .engine import Held, analyze_files, file_hash, store_values
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,8 @@ class Session:
     instantiators: Instantiators | None = field(default=None, compare=False)
     # whether noqa comments suppress findings (False: `--ignore-noqa`)
     noqa: bool = True
+    # the processes of a per-file phase run with ``keep``, and the models they hold for :meth:`link`
+    held: Held = field(default_factory=Held, compare=False, repr=False)
 
     def noqa_kind(self, kind: str) -> str:
         """The cache kind of an analysis whose findings *noqa* changes."""
@@ -67,10 +71,13 @@ class Session:
         kind: str,
         value_type: Any = Any,
         progress: bool = True,
+        keep: bool = False,
         **options: Any,
     ) -> list:
         """The per-file phase: *analysis* of each of *files* (see
-        :func:`hwlint.pipeline.engine.analyze_files` for *options*), in the order given."""
+        :func:`hwlint.pipeline.engine.analyze_files` for *options*), in the order given. With
+        *keep*, the processes stay open with the models the analysis kept, for :meth:`link` (an
+        analysis that keeps the models :func:`model_analysis` would build)."""
         return analyze_files(
             files,
             self.taxonomy,
@@ -81,6 +88,7 @@ class Session:
             self.max_bytes,
             value_type,
             self.progress if progress else None,
+            keep=self.held if keep else None,
             **options,
         )
 
@@ -111,8 +119,15 @@ class Session:
         if not wanted:
             return Linked(project, {})
         need = sorted({*(os.path.abspath(p) for p in wanted), *(a for v in wanted.values() for a in v)})
-        loaded = self.analyze(need, model_analysis, "model", FileModel | str, progress=False)
-        for path, model in zip(need, loaded, strict=True):
+        kept = self.held.models(need)
+        self.held.close()
+        store_values(self.cache, "model", max_bytes, kept)
+        rest = [p for p in need if p not in kept]
+        built = self.analyze(rest, model_analysis, "model", FileModel | str, progress=False)
+        loaded = dict(zip(rest, built, strict=True))
+        loaded.update((p, model) for p, (_, model) in kept.items())
+        for path in need:
+            model = loaded[path]
             if not isinstance(model, str):
                 project.add(_at(model, index.get(path, path)))
         resolver = project.resolver()
@@ -150,6 +165,20 @@ class Session:
 
         Returns the project (for what needs only links: imported classes, unresolved imports) and
         the values, by path as given."""
+        try:
+            return self._linked(files, links, kind, compute, value_type, linker)
+        finally:
+            self.held.close()  # the models the per-file phase kept are no use past this phase
+
+    def _linked(
+        self,
+        files: Sequence[str],
+        links: dict[str, Links],
+        kind: str,
+        compute: Callable[[dict[str, FileModel]], dict[str, Any]],
+        value_type: Any,
+        linker: Callable[[], Linked] | None,
+    ) -> tuple[Project, dict[str, Any]]:
         project = self.project(files)
         wanted = {path: project.providers(lk) for path, lk in links.items()}
         need = sorted(

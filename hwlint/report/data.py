@@ -38,6 +38,7 @@ from ..model.source import MAX_FILE_BYTES, read_source
 from ..pipeline.cache import Cache, decoder, encode
 from ..pipeline.check import CHECK_KIND
 from ..pipeline.config import Config, Configs, discover
+from ..pipeline.engine import keep_model
 from ..pipeline.session import Session
 from ..project import Links, links_of
 from ..rules.check import Finding, Selection, check_contents, run_rules, unreadable
@@ -326,7 +327,9 @@ def analyze_report(files: Sequence[str], session: Session) -> tuple[list[list[Fi
     check`` and hwselect) checks and summarizes again the files that borrow from another scanned module, and
     each file's runner tallies are those of hwselect's selection, imported test classes included."""
     taxonomy = session.taxonomy
-    values = session.analyze(files, _report_analysis, "report", _Value, progress=False, also=_check_value)
+    values = session.analyze(
+        files, _report_analysis, "report", _Value, progress=False, also=_check_value, keep=True
+    )
     findings = [
         [f if f.path == path else replace(f, path=path) for f in found]
         for path, (found, _, _, _) in zip(files, values, strict=True)
@@ -411,6 +414,7 @@ def _report_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> _Value
     if isinstance(data, str):  # an unreadable file is an unparsable one, never an error
         return unreadable(path, data), _summary_analysis(path, data, taxonomy), None, {"error": data}
     findings, model = check_contents(data, path, taxonomy)
+    keep_model(model)  # the cross-file phase's, as a check's
     if model is None:  # building the model failed (HWC900): nothing else can be said
         summary = _summary_analysis(path, "internal error", taxonomy)
         return findings, summary, None, {"error": "internal error"}
