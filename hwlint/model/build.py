@@ -363,8 +363,6 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
         passed: list[tuple[str, int, str]] = []
         writes: list[tuple[str, int, str]] = []
         execs: list[Site] = []
-        # code that writes a class's attribute names it, or setattr/delattr (most files do neither)
-        may_write = any(w in self.source for w in (self.tax.attribute, "setattr", "delattr"))
         # The statements that may create classes name one of these functions in their text, and
         # those that may end the import one of those: found once (a search per statement is
         # quadratic) in the text of the module's statements other than its classes, whose bodies
@@ -376,6 +374,16 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
         )
         exits = self.remember(
             "exits", lambda: _WordIndex(self.source, self.offsets(), self.ascii, _EXIT_NAMES, False, outside)
+        )
+        # code that writes a class's attribute names it, or setattr/delattr: only the statements whose
+        # text does are walked (a module function's whole body otherwise)
+        written = (self.tax.attribute, "setattr", "delattr")
+        writes_text = (
+            self.remember(
+                "writes", lambda: _WordIndex(self.source, self.offsets(), self.ascii, written, False, outside)
+            )
+            if any(w in self.source for w in written)
+            else None
         )
         for stmt, nested in statements:
             if isinstance(stmt, ast.If) and self.scan_devices:
@@ -410,7 +418,7 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
                 ]
             if isinstance(stmt, (ast.Expr, ast.Raise, ast.Assign)):
                 dynamic += self.early_exit(stmt, exits)
-            if may_write:
+            if writes_text is not None and writes_text.names_word(stmt):
                 writes += attribute_writes(stmt, self.tax.attribute, self.literal)
             if creates and isinstance(stmt, ast.Expr) and _is_call_to(stmt.value, frozenset({"exec"})):
                 execs.append(self.site(stmt.value))
