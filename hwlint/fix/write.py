@@ -207,12 +207,24 @@ def _inside(path: str, roots: Sequence[str]) -> bool:
     return False
 
 
+#: directory -> when this process last removed its stale temporary files
+_CLEANED: dict[str, float] = {}
+
+
 def _remove_stale_temps(directory: str) -> None:
-    """Remove the temporary files a killed ``--fix`` left in *directory* (a live one is younger)."""
+    """Remove the temporary files a killed ``--fix`` left in *directory* (a live one is younger).
+    A directory looked at less than :data:`STALE_TEMP_SECONDS` ago is not listed again: what was
+    stale then is gone, and the rest was not yet (a whole-tree fix of PyTorch's test/ writes 804
+    files in a hundred directories, and listed a directory for each file)."""
     import glob
     import time
 
-    limit = time.time() - STALE_TEMP_SECONDS
+    now = time.time()
+    last = _CLEANED.get(directory)
+    if last is not None and now - last < STALE_TEMP_SECONDS:
+        return
+    _CLEANED[directory] = now
+    limit = now - STALE_TEMP_SECONDS
     for tmp in glob.glob(os.path.join(glob.escape(directory), ".hwlint-*.tmp")):
         try:
             st = os.lstat(tmp)
