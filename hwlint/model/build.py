@@ -22,7 +22,7 @@ from .bindings import ASSIGN, attribute_writes, enum_stand_in, statement_binding
 from .calls import _CallScan
 from .classes import _ClassScan
 from .devices import _DeviceScan, _strongest, _vocabulary
-from .noqa import file_exemption, noqa_directives
+from .noqa import file_exemption, noqa_directives, rows_saying
 from .records import (
     ClassInfo,
     FileModel,
@@ -566,8 +566,10 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
         """The noqa directives, read from comment tokens (:mod:`hwlint.model.noqa`)."""
         if "noqa" not in self.lowered:
             return ()
-        out = list(noqa_directives(self.lines, tree))
-        exempt = file_exemption(self.lines, self.lowered, tree)
+        # in an ASCII file the lowered text has the text's offsets: the lines saying noqa are found in it
+        rows = rows_saying("noqa", self.lowered, self.offsets()[0]) if self.ascii else None
+        out = list(noqa_directives(self.lines, tree, rows))
+        exempt = file_exemption(self.lines, self.lowered, tree, rows)
         if exempt is not None:
             out.insert(0, (0, exempt))  # line 0: the whole file (FileModel.file_noqa)
         return tuple(out)

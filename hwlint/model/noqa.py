@@ -163,9 +163,27 @@ def directive(comment: str) -> tuple[str, ...] | None:
 # Comment tokens, found cheaply
 
 
-def candidate_rows(lines: Sequence[str]) -> list[int]:
-    """The lines (1-based) that may hold a noqa comment: those with ``#`` and ``noqa``."""
+def candidate_rows(lines: Sequence[str], noqa_rows: Sequence[int] | None = None) -> list[int]:
+    """The lines (1-based) that may hold a noqa comment: those with ``#`` and ``noqa``.
+    *noqa_rows*: the lines that say ``noqa`` in any case, when the caller knows them
+    (:func:`rows_saying`)."""
+    if noqa_rows is not None:
+        return [i for i in noqa_rows if "#" in lines[i - 1]]
     return [i for i, line in enumerate(lines, 1) if "#" in line and "noqa" in line.lower()]
+
+
+def rows_saying(word: str, lowered: str, starts: Sequence[int]) -> list[int]:
+    """The lines (1-based) whose text holds *word* (lowercase, no line break), found in the lowered
+    text of the file (*lowered*, as long as the text: an ASCII file) whose lines start at the
+    offsets *starts*: a search in C rather than a lowered copy of every line."""
+    rows: list[int] = []
+    pos = lowered.find(word)
+    while pos >= 0:
+        row = bisect.bisect_right(starts, pos)
+        if not rows or rows[-1] != row:
+            rows.append(row)
+        pos = lowered.find(word, pos + len(word))
+    return rows
 
 
 def comments(lines: Sequence[str], tree: ast.Module, rows: Sequence[int]) -> dict[int, str]:
@@ -180,8 +198,26 @@ def comments(lines: Sequence[str], tree: ast.Module, rows: Sequence[int]) -> dic
         groups.setdefault(_statement_start(tree, row, children), []).append(row)
     out: dict[int, str] = {}
     for (line, col), wanted in groups.items():
-        out.update(_comments_from(lines, line, col, set(wanted)))
+        simple = _simple_comment(lines[line - 1], col) if wanted == [line] else None
+        if simple is not None:
+            out[line] = simple
+        else:
+            out.update(_comments_from(lines, line, col, set(wanted)))
     return out
+
+
+def _simple_comment(text: str, col: int) -> str | None:
+    """The comment of a line on which a statement starts at *col* (a byte column) when no quote
+    comes before its first ``#`` from there: what the tokenizer would read, without it (an import
+    ``# noqa: F401`` is most directives). None when the line is not that plain."""
+    if not text.isascii():
+        return None
+    at = text.find("#", col)
+    if at < 0:
+        return None
+    if "'" in text[col:at] or '"' in text[col:at]:
+        return None
+    return text[at:].rstrip("\r\n")
 
 
 def _statement_start(tree: ast.Module, row: int, children: dict[int, list]) -> tuple[int, int]:
@@ -246,9 +282,12 @@ def _comments_from(lines: Sequence[str], line: int, col: int, rows: set[int]) ->
     return out
 
 
-def noqa_directives(lines: Sequence[str], tree: ast.Module) -> tuple[tuple[int, tuple[str, ...]], ...]:
-    """(line, codes) of every noqa directive of a parsed file (codes empty: blanket)."""
-    rows = candidate_rows(lines)
+def noqa_directives(
+    lines: Sequence[str], tree: ast.Module, noqa_rows: Sequence[int] | None = None
+) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    """(line, codes) of every noqa directive of a parsed file (codes empty: blanket); *noqa_rows*
+    as for :func:`candidate_rows`."""
+    rows = candidate_rows(lines, noqa_rows)
     if not rows:
         return ()
     found = comments(lines, tree, rows)
@@ -301,16 +340,19 @@ def _in_strings(tree: ast.AST | None, rows: list[int]) -> set[int]:
     return out
 
 
-def file_exemption(lines: list[str], lowered: str, tree: ast.AST | None) -> tuple[str, ...] | None:
+def file_exemption(
+    lines: list[str], lowered: str, tree: ast.AST | None, noqa_rows: Sequence[int] | None = None
+) -> tuple[str, ...] | None:
     """The file-level noqa of the file of *lines* (*lowered*: its text in lowercase): None, () for
     every code, or the codes exempted (see :data:`_FLAKE8_FILE_NOQA`). Only a comment counts: a
-    line inside a string of *tree* is text."""
+    line inside a string of *tree* is text. *noqa_rows* as for :func:`candidate_rows`."""
     if "flake8" not in lowered and "hwlint" not in lowered:
         return None
     found: list[tuple[int, tuple[str, ...]]] = []
-    for i, line in enumerate(lines, 1):
-        if "noqa" not in line.lower():
-            continue
+    if noqa_rows is None:
+        noqa_rows = [i for i, line in enumerate(lines, 1) if "noqa" in line.lower()]
+    for i in noqa_rows:
+        line = lines[i - 1]
         if _FLAKE8_FILE_NOQA.match(line):
             found.append((i, ()))
             continue
