@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from hwlint.model import build as build_module
 from hwlint.model import build_model, syntax
 from hwlint.model import devices as model_module
+from hwlint.model import noqa as noqa_module
 
 from .conftest import EXAMPLES
 
@@ -73,6 +75,21 @@ def _add(cls):
 globals()["TestDyn"] = type("TestDyn", (TestCase,), {})
 dtype_only = torch.float32
 """,
+    "noqa": """
+import os  # noqa: F401
+x = "# noqa"; import sys  # NOQA:HWC001
+y = ("#", 1)  # noqa : HWC001
+
+
+class TestN(TestCase if "#noqa" else object):  # noqa: HWC001
+    hw_classification = HardwareClassification.GENERIC  # noqa
+    text = \"\"\"
+    # noqa: HWC001
+    \"\"\"
+
+    def test_a(self):  # noqa: HWC201,HWC004
+        pass  # a comment # noqa
+""",
 }
 
 
@@ -90,6 +107,21 @@ def test_index_changes_no_model(taxonomy_name, request, monkeypatch):
     monkeypatch.setattr(syntax._WordIndex, "lines", lambda self, first, last: True)
     full = [repr(build_model(data, f"test_{name}.py", taxonomy)) for name, data in sources]
     assert pruned == full
+
+
+@pytest.mark.parametrize("taxonomy_name", ["taxonomy", "strict_taxonomy", "vendor_taxonomy"])
+def test_noqa_shortcuts_change_no_model(taxonomy_name, request, monkeypatch):
+    """The lines saying noqa found in the lowered text, and a plain line's comment read without the
+    tokenizer, give the model the tokenizer over every line gives."""
+    taxonomy = request.getfixturevalue(taxonomy_name)
+    sources = _sources()
+    quick = [repr(build_model(data, f"test_{name}.py", taxonomy)) for name, data in sources]
+    directives = build_model(TRICKY["noqa"], "test_noqa.py", taxonomy).noqa
+    assert [line for line, _ in directives] == [2, 3, 4, 7, 8, 13, 14]  # the case holds some to find
+    monkeypatch.setattr(build_module, "rows_saying", lambda word, lowered, starts: None)
+    monkeypatch.setattr(noqa_module, "_simple_comment", lambda text, col: None)
+    slow = [repr(build_model(data, f"test_{name}.py", taxonomy)) for name, data in sources]
+    assert quick == slow
 
 
 def test_index_prunes(taxonomy, monkeypatch):
