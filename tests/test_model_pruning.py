@@ -11,6 +11,7 @@ no text names it.
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -209,3 +210,47 @@ def test_module_level_run_time_facts_are_found_however_they_are_spelled(taxonomy
     )
     model = build_model(source, "test_x.py", taxonomy)
     assert [(site.line, kind) for site, kind in model.dynamic] == [(5, "type"), (6, "exit")]
+
+
+def _naive_hits(text: str, words: list[str], whole: bool, spans: list[tuple[int, int]]) -> list[int]:
+    found = []
+    for word in set(words):
+        if any(other in word for other in set(words) if other != word):
+            continue
+        for start, end in spans:
+            for pos in range(start, end - len(word) + 1):
+                if text.startswith(word, pos) and not (whole and syntax._after_word(text, pos)):
+                    found.append(pos)
+    return sorted(found)
+
+
+def test_words_found_through_a_shared_anchor_are_every_occurrence():
+    """Words sharing a substring are searched for once (`pu` for gpu, xpu, .hpu): the index holds
+    every occurrence of every word a search per word finds, overlapping ones and those at the
+    edges of the spans searched included."""
+    rng = random.Random(7)
+    alphabet = "gxhipuccdanl._ "
+    vocabularies = [
+        [".hpu", ".ipu", "gpu", "xpu", "cuda", "cudnn", "nccl", "xccl", "accelerator", "mps"],
+        ["exit", "quit", "skip"],
+        ["globals", "locals", "vars", "type", "exec"],
+        ["aa", "aaa", "aab"],
+    ]
+    for case in range(300):
+        words = vocabularies[case % len(vocabularies)]
+        text = "".join(rng.choice(alphabet + "".join(words)) for _ in range(rng.randint(0, 120)))
+        cut = sorted(rng.randint(0, len(text)) for _ in range(4))
+        spans = [(0, len(text))] if case % 2 else [(cut[0], cut[1]), (cut[2], cut[3])]
+        whole = case % 3 == 0
+        index = syntax._WordIndex(text, ([0], [len(text)]), True, words, whole, spans)
+        assert index.hits == _naive_hits(text, words, whole, spans), (text, words, spans, whole)
+    # a word the edge of a span cuts is no occurrence, whichever end cuts it
+    for text, spans, found in [
+        ("xcudax", [(0, 4)], []),
+        ("xcudax", [(0, 5)], [1]),
+        ("cudnncuda", [(1, 9)], [5]),
+    ]:
+        index = syntax._WordIndex(text, ([0], [len(text)]), True, vocabularies[0], False, spans)
+        assert index.hits == found == _naive_hits(text, vocabularies[0], False, spans)
+    shared = [a for a, members in syntax._anchors(tuple(sorted(vocabularies[0]))) if len(members) > 1]
+    assert shared == ["pu", "cc", "cud"]

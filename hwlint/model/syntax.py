@@ -235,11 +235,11 @@ class _WordIndex:
         self.whole = whole
         self.spans = [(0, len(text))] if spans is None else spans
         words = set(words)
+        # a word holding another (`torch.cuda`, `gpus`) occurs only where the other one does
+        roots = tuple(sorted(w for w in words if not any(other in w for other in words if other != w)))
         hits: list[int] = []
-        for word in words:
-            # a word holding another (`torch.cuda`, `gpus`) occurs only where the other one does
-            if not any(other in word for other in words if other != word):
-                hits += self.occurrences(word)
+        for anchor, members in _anchors(roots):
+            hits += self.anchored(anchor, members)
         hits.sort()
         # sorted start offsets of the occurrences (one offset may be there twice: a query asks
         # only whether a span holds one)
@@ -253,6 +253,27 @@ class _WordIndex:
                 if not (self.whole and _after_word(text, pos)):
                     found.append(pos)
                 pos = find(word, pos + 1, end)
+        return found
+
+    def anchored(self, anchor: str, members: tuple[tuple[str, int], ...]) -> list[int]:
+        """The occurrences of each of *members*, (word, where *anchor* first occurs in it), found
+        by one search for *anchor*: every occurrence of a word holds the anchor there."""
+        if len(members) == 1 and members[0][0] == anchor:
+            return self.occurrences(anchor)
+        text, find, found = self.text, self.text.find, []
+        for start, end in self.spans:
+            pos = find(anchor, start, end)
+            while pos >= 0:
+                for word, at in members:
+                    begin = pos - at
+                    if (
+                        begin >= start
+                        and begin + len(word) <= end
+                        and text.startswith(word, begin)
+                        and not (self.whole and _after_word(text, begin))
+                    ):
+                        found.append(begin)
+                pos = find(anchor, pos + 1, end)
         return found
 
     def add(self, word: str) -> None:
@@ -303,6 +324,38 @@ class _WordIndex:
         hits = self.hits
         i = bisect.bisect_left(hits, start)
         return i < len(hits) and hits[i] < end
+
+
+@functools.lru_cache(maxsize=64)
+def _anchors(words: tuple[str, ...]) -> tuple[tuple[str, tuple[tuple[str, int], ...]], ...]:
+    """Searches that find *words*: (anchor, ((word, where the anchor first occurs in it), ...)).
+    Words that share a substring are found by one search for it (`cud` for cuda and cudnn, `pu`
+    for gpu, xpu, .hpu, .ipu): each search is a pass over the whole text, each hit of an anchor a
+    check per word (the default taxonomy's 13 device words over PyTorch's test/: 0.26 s in 13
+    searches, 0.22 s in 7). Greedy: the substring most words share first, the longest of those."""
+    left = set(words)
+    out: list[tuple[str, tuple[tuple[str, int], ...]]] = []
+    while True:
+        best: tuple[tuple[int, int, str], list[str]] | None = None
+        for word in sorted(left):
+            for i in range(len(word)):
+                for j in range(i + 2, len(word) + 1):
+                    part = word[i:j]
+                    members = sorted(w for w in left if part in w)
+                    # two characters occur everywhere (`it` in exit and quit): worth a check per
+                    # hit only for three words or more
+                    if len(members) < 2 or (len(part) < 3 and len(members) < 3):
+                        continue
+                    key = (len(members), len(part), part)
+                    if best is None or key > best[0]:
+                        best = (key, members)
+        if best is None:
+            break
+        (_, _, part), members = best
+        out.append((part, tuple((w, w.find(part)) for w in members)))
+        left.difference_update(members)
+    out += [(w, ((w, 0),)) for w in sorted(left)]
+    return tuple(out)
 
 
 def _after_word(text: str, start: int) -> bool:
