@@ -87,7 +87,23 @@ def analyze_files(
     # is reused is decided by the hashes.
     early = _edited_since(files, cache.written_ns(kind)) if cache is not None else list(range(len(files)))
     keeping = keep is not None
-    work = _Work([files[i] for i in early], taxonomy, analysis, jobs, max_bytes, tick, keeping)
+
+    def taking(indices: list[int]) -> Callable[[int, tuple[str | None, Any]], None]:
+        """What to do with the result of task *j* of a work over *indices*, as it comes: the main
+        process caches it while the processes work on the next (at the end, a serial tail)."""
+
+        def take(j: int, result: tuple[str | None, Any]) -> None:
+            i = indices[j]
+            sha, value = result
+            if cache is not None and sha is not None:
+                cache.store(files[i], sha, kind, value if cached is None else cached(value))
+                for other, part in also(value) if also is not None else ():
+                    cache.store(files[i], sha, f"{other}:max-bytes={max_bytes}", part)
+            results[i] = value
+
+        return take
+
+    work = _Work([files[i] for i in early], taxonomy, analysis, jobs, max_bytes, tick, keeping, taking(early))
     late_work = None
     try:
         started = set(early)
@@ -106,7 +122,9 @@ def analyze_files(
         late = [i for i, hit in enumerate(hits) if not hit and i not in started]
         if late and not early:  # nothing started yet: these start before the decoding
             work.cancel()
-            work = _Work([files[i] for i in late], taxonomy, analysis, jobs, max_bytes, tick, keeping)
+            work = _Work(
+                [files[i] for i in late], taxonomy, analysis, jobs, max_bytes, tick, keeping, taking(late)
+            )
             early, late = late, []
         for i, path in enumerate(files):
             if not hits[i]:
@@ -117,10 +135,12 @@ def analyze_files(
             else:
                 late.append(i)  # a value that does not decode, or that *reuse* refuses
         tick(len(files) - len(early) - len(late))
-        done = work.results()
+        work.results()
         if late:
-            late_work = _Work([files[i] for i in late], taxonomy, analysis, jobs, max_bytes, tick, keeping)
-            done += late_work.results()
+            late_work = _Work(
+                [files[i] for i in late], taxonomy, analysis, jobs, max_bytes, tick, keeping, taking(late)
+            )
+            late_work.results()
         if keep is not None:
             keep.hold(work)
             work = None  # type: ignore[assignment]
@@ -131,13 +151,6 @@ def analyze_files(
         for w in (work, late_work):
             if w is not None:
                 w.cancel()
-    todo = [*early, *late]
-    for i, (sha, value) in zip(todo, done, strict=True):
-        if cache is not None and sha is not None:
-            cache.store(files[i], sha, kind, value if cached is None else cached(value))
-            for other, part in also(value) if also is not None else ():
-                cache.store(files[i], sha, f"{other}:max-bytes={max_bytes}", part)
-        results[i] = value
     if cache is not None:
         cache.save()
     return results
@@ -287,10 +300,12 @@ class _Work:
         max_bytes: int,
         progress,
         keep: bool = False,
+        each: Callable[[int, tuple[str | None, Any]], None] | None = None,
     ):
-        """*keep*: the processes keep the models the analysis hands to :func:`keep_model`."""
+        """*keep*: the processes keep the models the analysis hands to :func:`keep_model`.
+        *each(j, result)*: called with the result of task *j* as it comes."""
         self.tasks, self.job, self.progress = tasks, (taxonomy, analysis, max_bytes), progress
-        self.keep = keep
+        self.keep, self.each = keep, each
         self.jobs = jobs = max(1, jobs or os.cpu_count() or 1)
         self.pool = None
         self.order: list[int] = []
@@ -324,8 +339,10 @@ class _Work:
             _init(*self.job, allowed_roots(), self.keep)
             try:
                 out = []
-                for t in self.tasks:
+                for j, t in enumerate(self.tasks):
                     out.append(_task(t))
+                    if self.each is not None:
+                        self.each(j, out[-1])
                     self.progress(1)
                 return out
             finally:
@@ -335,6 +352,8 @@ class _Work:
         results: list = [None] * len(self.tasks)
         for i, result in zip(self.order, self.done, strict=True):
             results[i] = result
+            if self.each is not None:
+                self.each(i, result)
             self.progress(1)
         if not self.keep:
             self.pool.shutdown()
