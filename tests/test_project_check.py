@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import io
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -194,6 +195,32 @@ def test_the_cross_file_phase_takes_the_models_the_worker_processes_kept(tmp_pat
     # and they are cached as the models of those files: a run whose phase misses reads them
     stored = Cache(tmp_path / "c", taxonomy.digest).entries(f"model:max-bytes={MAX_FILE_BYTES}")
     assert len(stored) == 4
+
+
+def test_spawned_processes_keep_no_model_for_the_cross_file_phase(monkeypatch, taxonomy):
+    """Where processes are spawned, not forked (Windows), the pool starts them as the work needs
+    them: a request met at a barrier could wait for one never started, so nothing is kept and
+    the phase builds its models, with the same findings."""
+    import multiprocessing
+
+    files = [str(p) for p in (*FORWARD, *REVERSE)]
+    serial = check_project(files, Session(taxonomy, 1)).findings
+    analysed: list[tuple[str, list[str]]] = []
+    real = Session.analyze
+
+    def analyze(self, paths, analysis, kind, *args, **kwargs):
+        analysed.append((kind, list(paths)))
+        return real(self, paths, analysis, kind, *args, **kwargs)
+
+    monkeypatch.setattr(Session, "analyze", analyze)
+    monkeypatch.setattr(engine, "_pool_worth", lambda tasks, jobs: True)
+    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    spawn = multiprocessing.get_context("spawn")
+    monkeypatch.setattr(multiprocessing, "get_context", lambda method=None: spawn)
+    spawned = check_project(files, Session(taxonomy, 2))
+    assert [kind for kind, _ in analysed] == ["check", "model"]
+    assert sorted(analysed[1][1]) == sorted(os.path.abspath(f) for f in files)
+    assert spawned.findings == serial
 
 
 def test_an_edited_base_module_changes_the_warm_findings_of_its_users(tmp_path, taxonomy):

@@ -328,17 +328,20 @@ def check_and_fix_paths(
         return _to_plan(hit[0], selections.get(path)) is None
 
     kind = session.noqa_kind(CHECK_KIND)
-    values = session.analyze(
-        files, task, kind, CHECK_VALUE, reuse=nothing_to_plan, cached=_Checked.value, keep=True
-    )
-    per_file, outcomes = [], {}
-    for path, value in zip(files, values, strict=True):
-        if isinstance(value, _Checked):
-            if value.outcome is not None:
-                outcomes[path] = value.outcome
-            value = value.value()
-        per_file.append(value)
-    checked = link_checked(files, per_file, session)
+    try:
+        values = session.analyze(
+            files, task, kind, CHECK_VALUE, reuse=nothing_to_plan, cached=_Checked.value, keep=True
+        )
+        per_file, outcomes = [], {}
+        for path, value in zip(files, values, strict=True):
+            if isinstance(value, _Checked):
+                if value.outcome is not None:
+                    outcomes[path] = value.outcome
+                value = value.value()
+            per_file.append(value)
+        checked = link_checked(files, per_file, session)
+    finally:
+        session.held.close()  # whatever the cross-file phase did not take
     linked = set(checked.linked)
     return checked, {path: outcome for path, outcome in outcomes.items() if path not in linked}
 

@@ -58,8 +58,11 @@ def check_project(files: Sequence[str], session: Session) -> ProjectCheck:
     whose classes another one instantiates (:meth:`Session.link`): their inherited
     classification, inherited tests and instantiations are the runtime's."""
     kind = session.noqa_kind(CHECK_KIND)
-    per_file = session.analyze(files, check_analysis(session), kind, CHECK_VALUE, keep=True)
-    return link_checked(files, per_file, session)
+    try:
+        per_file = session.analyze(files, check_analysis(session), kind, CHECK_VALUE, keep=True)
+        return link_checked(files, per_file, session)
+    finally:
+        session.held.close()  # whatever the second phase did not take
 
 
 def check_analysis(session: Session) -> Callable[[str, bytes | str, Taxonomy], CHECK_VALUE]:

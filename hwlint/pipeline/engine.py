@@ -318,6 +318,9 @@ class _Work:
         methods = multiprocessing.get_all_start_methods()
         ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
         chunksize = max(1, min(8, len(tasks) // (jobs * 16)))
+        # forked processes all start with the pool, each then taking one request for what it kept;
+        # spawned ones start as the work needs them, and a barrier might wait for one never started
+        self.keep = keep = keep and ctx.get_start_method() == "fork"
         barrier = ctx.Barrier(jobs) if keep else None
         self.pool = ProcessPoolExecutor(
             jobs,
@@ -366,10 +369,13 @@ class _Work:
             found = {p: _kept[p] for p in paths if p in _kept}
             _forget()
             return found
-        asked = [self.pool.submit(_give, list(paths)) for _ in range(self.jobs)]
-        found = {}
-        for answer in asked:
-            found.update(answer.result())
+        found: dict[str, tuple[str, Any]] = {}
+        try:
+            asked = [self.pool.submit(_give, list(paths)) for _ in range(self.jobs)]
+            for answer in asked:
+                found.update(answer.result())
+        except Exception:  # a process lost since (the pool is broken): the phase builds them
+            return {}
         return found
 
     def cancel(self) -> None:

@@ -326,10 +326,20 @@ def analyze_report(files: Sequence[str], session: Session) -> tuple[list[list[Fi
     Then the cross-file phase (:meth:`hwlint.pipeline.session.Session.link`, shared with ``hwlint
     check`` and hwselect) checks and summarizes again the files that borrow from another scanned module, and
     each file's runner tallies are those of hwselect's selection, imported test classes included."""
+    try:
+        values = session.analyze(
+            files, _report_analysis, "report", _Value, progress=False, also=_check_value, keep=True
+        )
+        return _linked_report(files, values, session)
+    finally:
+        session.held.close()  # whatever the cross-file phase did not take
+
+
+def _linked_report(
+    files: Sequence[str], values: list[_Value], session: Session
+) -> tuple[list[list[Finding]], list[FileSummary]]:
+    """The second phase of :func:`analyze_report`, over the first one's values per file."""
     taxonomy = session.taxonomy
-    values = session.analyze(
-        files, _report_analysis, "report", _Value, progress=False, also=_check_value, keep=True
-    )
     findings = [
         [f if f.path == path else replace(f, path=path) for f in found]
         for path, (found, _, _, _) in zip(files, values, strict=True)
