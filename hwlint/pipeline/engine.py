@@ -90,7 +90,7 @@ def analyze_files(
 
     def taking(indices: list[int]) -> Callable[[int, tuple[str | None, Any]], None]:
         """What to do with the result of task *j* of a work over *indices*, as it comes: the main
-        process caches it while the processes work on the next (at the end, a serial tail)."""
+        process caches it while the processes work on the next, not all of them after the last."""
 
         def take(j: int, result: tuple[str | None, Any]) -> None:
             i = indices[j]
