@@ -176,9 +176,9 @@ def test_a_warm_check_of_the_project_parses_nothing(tmp_path, monkeypatch, taxon
     assert warm.findings == cold.findings
 
 
-def test_the_cross_file_phase_takes_the_models_the_worker_processes_kept(tmp_path, monkeypatch, taxonomy):
-    files = [str(p) for p in (*FORWARD, *REVERSE)]
-    serial = check_project(files, Session(taxonomy, 1)).findings
+def _pooled_analyses(monkeypatch) -> list[tuple[str, list[str]]]:
+    """(kind, files) of every per-file phase the session runs from now on, each on a pool of
+    processes however few its files (four here)."""
     analysed: list[tuple[str, list[str]]] = []
     real = Session.analyze
 
@@ -187,7 +187,14 @@ def test_the_cross_file_phase_takes_the_models_the_worker_processes_kept(tmp_pat
         return real(self, paths, analysis, kind, *args, **kwargs)
 
     monkeypatch.setattr(Session, "analyze", analyze)
-    monkeypatch.setattr(engine, "_pool_worth", lambda tasks, jobs: True)  # four files: a pool anyway
+    monkeypatch.setattr(engine, "_pool_worth", lambda tasks, jobs: True)
+    return analysed
+
+
+def test_the_cross_file_phase_takes_the_models_the_worker_processes_kept(tmp_path, monkeypatch, taxonomy):
+    files = [str(p) for p in (*FORWARD, *REVERSE)]
+    serial = check_project(files, Session(taxonomy, 1)).findings
+    analysed = _pooled_analyses(monkeypatch)
     parallel = check_project(files, Session(taxonomy, 2, Cache(tmp_path / "c", taxonomy.digest)))
     # the checks, then no model to build: every one the phase needed came back from the processes
     assert analysed == [("check", files), ("model", [])]
@@ -205,15 +212,7 @@ def test_spawned_processes_keep_no_model_for_the_cross_file_phase(monkeypatch, t
 
     files = [str(p) for p in (*FORWARD, *REVERSE)]
     serial = check_project(files, Session(taxonomy, 1)).findings
-    analysed: list[tuple[str, list[str]]] = []
-    real = Session.analyze
-
-    def analyze(self, paths, analysis, kind, *args, **kwargs):
-        analysed.append((kind, list(paths)))
-        return real(self, paths, analysis, kind, *args, **kwargs)
-
-    monkeypatch.setattr(Session, "analyze", analyze)
-    monkeypatch.setattr(engine, "_pool_worth", lambda tasks, jobs: True)
+    analysed = _pooled_analyses(monkeypatch)
     monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
     spawn = multiprocessing.get_context("spawn")
     monkeypatch.setattr(multiprocessing, "get_context", lambda method=None: spawn)
