@@ -113,6 +113,8 @@ class _Vocabulary:
     accelerator_words: frozenset[str]  # words that name an accelerator but no device (gpu)
     # dotted call name -> whether the taxonomy lists it as an accelerator API (asked of every call)
     api_calls: dict[str, bool] = field(default_factory=dict, compare=False)
+    # identifier -> the (device, kind) pairs it spells (asked of every name and attribute visited)
+    identifiers: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict, compare=False)
 
 
 _VOCABULARIES: dict[tuple[str, str], _Vocabulary] = {}
@@ -304,6 +306,7 @@ class _DeviceUses:
         self.words = vocab.identifier_words
         self.api_modules = vocab.api_modules
         self.api_calls = vocab.api_calls
+        self.identifiers = vocab.identifiers
         self.module_devices, self.backend_devices = vocab.module_devices, vocab.backend_devices
         self.library_devices, self.accelerator_words = vocab.library_devices, vocab.accelerator_words
         self.found: list[DeviceUse] = []
@@ -500,9 +503,18 @@ class _DeviceUses:
                 site = self.b.site(node)
                 self.add(head, node, HARD, mode, form=FORM_LITERAL, detail=role, target=site)
 
-    def identifier_devices(self, identifier: str) -> list[tuple[str, str]]:
+    def identifier_devices(self, identifier: str) -> tuple[tuple[str, str], ...]:
         """(device, kind) a name spells out: TEST_CUDA, requires_cuda, skipIfNoXPU, x.is_cuda (guards),
-        onlyCUDA (hard). A name that merely contains a device word is no use."""
+        onlyCUDA (hard). A name that merely contains a device word is no use. Remembered per
+        taxonomy: a tree repeats its names (self, torch, x, TEST_CUDA) at every visit."""
+        found = self.identifiers.get(identifier)
+        if found is None:
+            if len(self.identifiers) >= _API_MEMO_LIMIT:  # names come from the files: keep the memo bounded
+                self.identifiers.clear()
+            found = self.identifiers[identifier] = tuple(self._identifier_devices(identifier))
+        return found
+
+    def _identifier_devices(self, identifier: str) -> list[tuple[str, str]]:
         lowered = identifier.lower()
         if not any(w in lowered for w in self.words):
             return []
