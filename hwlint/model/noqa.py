@@ -167,9 +167,14 @@ def candidate_rows(lines: Sequence[str], noqa_rows: Sequence[int] | None = None)
     """The lines (1-based) that may hold a noqa comment: those with ``#`` and ``noqa``.
     *noqa_rows*: the lines that say ``noqa`` in any case, when the caller knows them
     (:func:`rows_saying`)."""
-    if noqa_rows is not None:
-        return [i for i in noqa_rows if "#" in lines[i - 1]]
-    return [i for i, line in enumerate(lines, 1) if "#" in line and "noqa" in line.lower()]
+    if noqa_rows is None:
+        noqa_rows = _lines_saying_noqa(lines)
+    return [i for i in noqa_rows if "#" in lines[i - 1]]
+
+
+def _lines_saying_noqa(lines: Sequence[str]) -> list[int]:
+    """The lines (1-based) that say ``noqa`` in any case, read line by line (any file)."""
+    return [i for i, line in enumerate(lines, 1) if "noqa" in line.lower()]
 
 
 def rows_saying(word: str, lowered: str, starts: Sequence[int]) -> list[int]:
@@ -349,9 +354,7 @@ def file_exemption(
     if "flake8" not in lowered and "hwlint" not in lowered:
         return None
     found: list[tuple[int, tuple[str, ...]]] = []
-    if noqa_rows is None:
-        noqa_rows = [i for i, line in enumerate(lines, 1) if "noqa" in line.lower()]
-    for i in noqa_rows:
+    for i in _lines_saying_noqa(lines) if noqa_rows is None else noqa_rows:
         line = lines[i - 1]
         if _FLAKE8_FILE_NOQA.match(line):
             found.append((i, ()))

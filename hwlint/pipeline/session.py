@@ -165,46 +165,43 @@ class Session:
 
         Returns the project (for what needs only links: imported classes, unresolved imports) and
         the values, by path as given."""
-        try:
-            project = self.project(files)
-            wanted = {path: project.providers(lk) for path, lk in links.items()}
-            need = sorted(
-                {os.path.abspath(p) for p, v in wanted.items() if v} | {a for v in wanted.values() for a in v}
-            )
-            if not need:
-                return project, {}
-            cache, max_bytes = self.cache, self.max_bytes
-            kind = f"{kind}:max-bytes={max_bytes}"
-            stored = tuple[dict[str, str], list[tuple[str, str, str | None]], dict[str, value_type]]
-            key = content_hash("\0".join(f"{p}\0{_sha(p, max_bytes)}" for p in need).encode())
-            if cache is not None:
-                hit = cache.get(need[0], key, kind, stored)
-                if (
-                    hit is not None
-                    and all(_sha(p, max_bytes) == sha for p, sha in hit[0].items())
-                    and project.resolves_as(hit[1])
-                ):
-                    # a file given twice (`test_a.py`, `../sub/test_a.py`) has its value under both names
-                    spellings: dict[str, list[str]] = {}
-                    for given in files:
-                        spellings.setdefault(os.path.abspath(given), []).append(given)
-                    return project, {g: v for p, v in hit[2].items() for g in spellings.get(p, ())}
-            made = linker() if linker is not None else self.link(files, links)
-            values = compute(made.models)
-            if cache is not None:
-                # files the phase loaded beyond those the links name (a base's own base): their contents
-                # are checked on every hit; and how each import it looked up resolved
-                extra = {p: _sha(p, max_bytes) for p in made.project.models if p not in need}
-                lookups = dict.fromkeys([*project.resolutions(), *made.project.resolutions()])
-                values_by_path = {os.path.abspath(p): v for p, v in values.items()}
-                cache.store(need[0], key, kind, (extra, list(lookups), values_by_path))
-                cache.save()
-            # the values of the files given: the project's others (read for their instantiation calls)
-            # are not this run's to report
-            named = {*files, *project.given.values()}
-            return made.project, {p: v for p, v in values.items() if p in named}
-        finally:
-            self.held.close()  # the models the per-file phase kept are no use past this phase
+        project = self.project(files)
+        wanted = {path: project.providers(lk) for path, lk in links.items()}
+        need = sorted(
+            {os.path.abspath(p) for p, v in wanted.items() if v} | {a for v in wanted.values() for a in v}
+        )
+        if not need:
+            return project, {}
+        cache, max_bytes = self.cache, self.max_bytes
+        kind = f"{kind}:max-bytes={max_bytes}"
+        stored = tuple[dict[str, str], list[tuple[str, str, str | None]], dict[str, value_type]]
+        key = content_hash("\0".join(f"{p}\0{_sha(p, max_bytes)}" for p in need).encode())
+        if cache is not None:
+            hit = cache.get(need[0], key, kind, stored)
+            if (
+                hit is not None
+                and all(_sha(p, max_bytes) == sha for p, sha in hit[0].items())
+                and project.resolves_as(hit[1])
+            ):
+                # a file given twice (`test_a.py`, `../sub/test_a.py`) has its value under both names
+                spellings: dict[str, list[str]] = {}
+                for given in files:
+                    spellings.setdefault(os.path.abspath(given), []).append(given)
+                return project, {g: v for p, v in hit[2].items() for g in spellings.get(p, ())}
+        made = linker() if linker is not None else self.link(files, links)
+        values = compute(made.models)
+        if cache is not None:
+            # files the phase loaded beyond those the links name (a base's own base): their contents
+            # are checked on every hit; and how each import it looked up resolved
+            extra = {p: _sha(p, max_bytes) for p in made.project.models if p not in need}
+            lookups = dict.fromkeys([*project.resolutions(), *made.project.resolutions()])
+            values_by_path = {os.path.abspath(p): v for p, v in values.items()}
+            cache.store(need[0], key, kind, (extra, list(lookups), values_by_path))
+            cache.save()
+        # the values of the files given: the project's others (read for their instantiation calls)
+        # are not this run's to report
+        named = {*files, *project.given.values()}
+        return made.project, {p: v for p, v in values.items() if p in named}
 
 
 @dataclass
