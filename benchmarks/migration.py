@@ -723,6 +723,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         scope = files
 
+    if not scope:  # --since found every file fixed as the revision fixes it: torch collects the same
+        print("nothing to collect: the fixed trees are the revision's")
+        return 0
+
     check = cache / "overlay-check.json"
     if not check.exists() and not args.compare_only:
         data = real_tree.collect_batch(base, [scope[0]], "cpu", out, args.timeout, env)
