@@ -254,3 +254,37 @@ def test_lintrunner_adapter_follows_imports_as_flake8_does():
         for m in map(json.loads, out.getvalue().splitlines())
     }
     assert found == _marked(FORWARD)
+
+
+def test_instantiators_name_the_files_that_import_the_module_and_pass_a_class(tmp_path, monkeypatch):
+    from hwlint.project import Instantiators
+
+    call = "instantiate_device_type_tests"
+    texts = {
+        "test_a.py": "class TestA: pass\nclass TestB: pass\n",
+        "by_package.py": "from pkg.sub.test_a import TestA\n" + call + "(TestA, globals())\n",
+        "relative.py": "from .test_a import TestB as Other\n" + call + "(Other, globals())\n",
+        "keyword.py": "from test_a import TestB\n" + call + "(generic_test_class=TestB)\n",
+        "other_module.py": "from pkg.xtest_a import TestA\n" + call + "(TestA, globals())\n",
+        "not_from.py": "import test_a\n" + call + "(test_a.TestA, globals())\n",
+        "no_call.py": "from test_a import TestA\n",
+        "other_class.py": "from test_a import TestC\n" + call + "(TestC, globals())\n",
+    }
+    for name, text in texts.items():
+        (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    found = Instantiators(lambda: list(texts), [call], MAX_FILE_BYTES, "generic_test_class")
+    assert found.candidates({"test_a.py": ["TestA", "TestB"]}) == [
+        "by_package.py",
+        "relative.py",
+        "keyword.py",
+    ]
+    assert found.candidates({"test_a.py": ["TestB"], "relative.py": []}) == ["keyword.py"]
+    # a file given is no candidate, and is not read for one
+    read = []
+    monkeypatch.setattr(Instantiators, "_text", lambda self, path: read.append(path))
+    assert (
+        Instantiators(lambda: ["test_a.py"], [call], MAX_FILE_BYTES).candidates({"test_a.py": ["TestA"]})
+        == []
+    )
+    assert read == []
