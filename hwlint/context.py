@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .edits import Edit, EditBuilder, Fix
 from .model import (
@@ -18,11 +18,13 @@ from .model import (
     FileModel,
     Instantiation,
     LocalResolver,
-    Parse,
     Resolver,
     effective_declaration,
 )
 from .taxonomy import Classification, Taxonomy
+
+if TYPE_CHECKING:
+    from .model import Parse
 
 
 class Context:

@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from .model import ClassInfo, FileModel, ImportStatement, Instantiation, LocalResolver, build_model
+from .model import ClassInfo, FileModel, ImportStatement, Instantiation, LocalResolver
 from .model.source import read_source
 from .taxonomy import Taxonomy
 
@@ -519,6 +519,8 @@ def _load_once(path: str, taxonomy: Taxonomy) -> FileModel | None:
     key, stamp = (path, taxonomy.digest), (st.st_mtime_ns, st.st_size)
     found = _loaded.get(key)
     if found is None or found[0] != stamp:
+        from .model import build_model  # the builder: imported by the runs that build a model
+
         data = read_source(path)
         found = _loaded[key] = (stamp, None if isinstance(data, str) else build_model(data, path, taxonomy))
     return found[1]

@@ -102,12 +102,12 @@ def test_an_internal_error_in_one_rule_is_hwc900_and_others_still_run(monkeypatc
 
 
 def test_an_internal_error_while_modelling_is_hwc900(monkeypatch, taxonomy):
-    import hwlint.rules.check
+    import hwlint.model.build
 
     def explode(*args, **kwargs):
         raise KeyError("x")
 
-    monkeypatch.setattr(hwlint.rules.check, "parse_file", explode)
+    monkeypatch.setattr(hwlint.model.build, "parse_file", explode)
     (f,) = check_source(UNDECLARED, "test_x.py", taxonomy)
     assert (f.code, f.message) == ("HWC900", "Internal error in rule model: KeyError: 'x'.")
 

@@ -17,11 +17,11 @@ import pytest
 import yaml
 
 from hwlint import __version__
+from hwlint.model import build as builder
 from hwlint.pipeline.cache import Cache
 from hwlint.pipeline.config import Config
 from hwlint.pipeline.session import Session
 from hwlint.report.data import SCHEMA, report_paths, summarize_paths
-from hwlint.rules import check as checker_module
 from hwlint.select.runners import select_paths
 from hwlint.taxonomy import load_taxonomy
 
@@ -850,8 +850,8 @@ def test_summaries_come_from_the_cache_until_a_file_changes(tmp_path, taxonomy, 
     cache_dir = tmp_path / "cache"
     first = summarize_paths(files, taxonomy, jobs=1, cache=Cache(cache_dir, taxonomy.digest))
     built = []
-    real = checker_module.parse_file  # the report's one pass builds its model where the checker does
-    monkeypatch.setattr(checker_module, "parse_file", lambda *a: built.append(a[1]) or real(*a))
+    real = builder.parse_file  # the report's one pass builds its model where the checker does
+    monkeypatch.setattr(builder, "parse_file", lambda *a: built.append(a[1]) or real(*a))
     os.utime(files[1], ns=(1, 1))  # touched, same content: the hash says it is unchanged
     assert summarize_paths(files, taxonomy, jobs=1, cache=Cache(cache_dir, taxonomy.digest)) == first
     assert built == []

@@ -7,7 +7,8 @@ device evidence; ``noqa`` the suppressions; ``bindings`` the code that may chang
 runtime's getattr reads), ``syntax`` what they share about the tree and its text.
 """
 
-from .build import MAX_PARSE_COST, Parse, build_model, model_from_tree, parse_cost, parse_file
+from typing import TYPE_CHECKING
+
 from .records import (
     ANY_ACCELERATOR,
     FORM_CHAIN,
@@ -47,6 +48,24 @@ from .records import (
 )
 from .source import decode_source
 from .syntax import dotted_name, split_lines
+
+if TYPE_CHECKING:
+    from .build import MAX_PARSE_COST, Parse, build_model, model_from_tree, parse_cost, parse_file
+
+#: The builder's names, imported on first use: a run whose files are all cached builds no model,
+#: and the builder and its scans are a fifth of hwlint's import time.
+_BUILDER = frozenset(
+    {"MAX_PARSE_COST", "Parse", "build_model", "model_from_tree", "parse_cost", "parse_file"}
+)
+
+
+def __getattr__(name: str):
+    if name in _BUILDER:
+        from . import build
+
+        return getattr(build, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ANY_ACCELERATOR",

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import FileModel, build_model
+from ..model import FileModel
 from ..model.source import MAX_FILE_BYTES, read_source
 from ..project import Instantiators, Links, Project, _at, _with_resolver
 from ..taxonomy import Taxonomy
@@ -215,6 +215,8 @@ class Linked:
 
 def model_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> FileModel | str:
     """The engine analysis the cross-file phase loads models with (cached as kind ``model``)."""
+    from ..model import build_model  # the builder: imported by the runs that build a model
+
     return data if isinstance(data, str) else build_model(data, path, taxonomy)
 
 

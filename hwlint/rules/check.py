@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from ..context import Context
 from ..edits import EditBuilder, Fix
-from ..model import FileModel, Resolver, parse_file
+from ..model import FileModel, Resolver
 from ..model.source import MAX_FILE_BYTES, read_source
 from ..taxonomy import Taxonomy
 from .registry import RULES
@@ -220,6 +220,8 @@ def check_in_context(
     selection = selection or Selection()
     keep = keep or edits
     try:
+        from ..model import parse_file  # the builder: imported by the runs that build a model
+
         model, parsed = parse_file(source, path, taxonomy, keep)
     except MemoryError:
         raise
