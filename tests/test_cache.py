@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import time
 from collections import Counter
 from dataclasses import dataclass
 
@@ -109,6 +110,62 @@ def test_a_changed_file_with_restored_mtime_and_size_is_rechecked(tree, taxonomy
     os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
     [found] = check_paths([str(src)], taxonomy, 1, Cache(tree / "c", taxonomy.digest))
     assert [(f.code, "TestB" in f.message) for f in found] == [("HWC001", True)]
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """The files the checks read from now on, with files counted as settled 20 ms after their last
+    change (a stamp then stands for their bytes) instead of two seconds."""
+    import hwlint.model.source
+    import hwlint.pipeline.engine
+
+    monkeypatch.setattr(hwlint.model.source, "SETTLED_NS", 20_000_000)
+    read: list[str] = []
+    real = hwlint.pipeline.engine.read_stamped
+    monkeypatch.setattr(
+        hwlint.pipeline.engine, "read_stamped", lambda path, *a: read.append(path) or real(path, *a)
+    )
+    time.sleep(0.05)  # the tree's files were written more than 20 ms before the first read
+    return read
+
+
+def test_a_warm_run_reads_no_file_that_still_has_its_stamp(tree, taxonomy, reads):
+    src = str(tree / "test_a.py")
+    cold = check_paths([src], taxonomy, 1, Cache(tree / "c", taxonomy.digest))
+    assert reads == [src]
+    reads.clear()
+    warm = Cache(tree / "c", taxonomy.digest)
+    assert check_paths([src], taxonomy, 1, warm) == cold
+    assert reads == [] and not warm.dirty
+
+
+def test_a_stamped_file_changed_with_restored_mtime_and_size_is_rechecked(tree, taxonomy, reads):
+    src = tree / "test_a.py"
+    st = os.stat(src)
+    check_paths([str(src)], taxonomy, 1, Cache(tree / "c", taxonomy.digest))
+    src.write_text(UNCLASSIFIED.replace("TestA", "TestB"))  # same size, same mtime: a new ctime
+    os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
+    [found] = check_paths([str(src)], taxonomy, 1, Cache(tree / "c", taxonomy.digest))
+    assert [(f.code, "TestB" in f.message) for f in found] == [("HWC001", True)]
+
+
+def test_a_file_changed_just_before_its_read_or_a_link_is_read_on_every_run(tree, taxonomy, reads):
+    from hwlint.roots import allow_roots, allowed_roots, restore_roots
+
+    (tree / "test_link.py").symlink_to(tree / "test_a.py")
+    fresh = tree / "test_fresh.py"
+    fresh.write_text(UNCLASSIFIED)  # changed 20 ms before the read, or less: not settled
+    files = [str(tree / "test_link.py"), str(fresh)]
+    roots = allowed_roots()
+    allow_roots([str(tree)])  # the link is read (it points into the tree checked)
+    try:
+        for _ in range(2):
+            reads.clear()
+            found = check_paths(files, taxonomy, 1, Cache(tree / "c", taxonomy.digest))
+            assert [[f.code for f in fs] for fs in found] == [["HWC001"], ["HWC001"]]
+            assert reads == files
+    finally:
+        restore_roots(roots)
 
 
 def test_results_are_keyed_by_the_size_cap(tree, taxonomy):

@@ -13,6 +13,7 @@ import io
 import os
 import re
 import stat
+import time
 import tokenize
 
 from ..roots import link_refusal
@@ -85,33 +86,58 @@ def read_source(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes | str:
     outside /proc, /sys and /dev: a pull request's ``test_env.py -> /proc/self/environ`` or
     ``test_netrc.py -> ~/.netrc`` would have its target's text parsed and echoed into the log.
     """
+    return read_stamped(path, max_bytes)[0]
+
+
+#: A file's identity and state as ``stat`` gives them: size, mtime and ctime (ns), inode, device.
+Stamp = tuple[int, int, int, int, int]
+
+#: How long before a read a file must have last changed for its :data:`Stamp` to stand for the
+#: bytes read (git's "racily clean" entries): a file written again within one tick of the
+#: filesystem's clock, at the same size, would keep its stamp. Two seconds cover the coarsest
+#: clocks (FAT, some network filesystems).
+SETTLED_NS = 2_000_000_000
+
+
+def stamp_of(st: os.stat_result) -> Stamp:
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+
+
+def read_stamped(path: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[bytes | str, Stamp | None]:
+    """:func:`read_source`, with the :data:`Stamp` of the file read when it stands for the bytes:
+    a regular file (not a link), unchanged while it was read, whose last change (its ctime, which
+    no program sets at will, and its mtime) came :data:`SETTLED_NS` before the read began.
+    Otherwise None."""
+    link = False
     try:
         if stat.S_ISLNK(os.lstat(path).st_mode):
+            link = True
             real = os.path.realpath(path)
             refused = link_refusal(real)
             if refused:
-                return refused
+                return refused, None
             path = real  # opened as resolved: a link changed meanwhile is not followed elsewhere
     except (OSError, ValueError):
         pass  # the open below says why (missing, too long, a NUL in the name)
+    began = time.time_ns()
     try:
         # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except IsADirectoryError:
-        return "Is a directory"
+        return "Is a directory", None
     except OSError as e:
-        return e.strerror or str(e)
+        return e.strerror or str(e), None
     except ValueError:  # a NUL in the path (from a lintrunner paths file, say)
-        return "the path holds a NUL character"
+        return "the path holds a NUL character", None
     try:
         st = os.fstat(fd)
         kind = file_kind(st.st_mode)
     except OSError as e:
         os.close(fd)
-        return e.strerror or str(e)
+        return e.strerror or str(e), None
     if kind is not None:  # a directory opens for reading too, and fdopen would raise
         os.close(fd)
-        return kind if kind == "Is a directory" else f"not a regular file ({kind})"
+        return (kind if kind == "Is a directory" else f"not a regular file ({kind})"), None
     with os.fdopen(fd, "rb") as f:
         # read(n) allocates n bytes before it reads: ask for what fstat says, plus one byte that
         # shows a file grown since (then read on, up to one byte past the cap)
@@ -120,11 +146,15 @@ def read_source(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes | str:
             data = f.read(want)
             if len(data) == want and want <= max_bytes:
                 data += f.read(max_bytes + 1 - want)
+            after = os.fstat(fd)
         except OSError as e:
-            return e.strerror or str(e)
+            return e.strerror or str(e), None
     if len(data) > max_bytes:
-        return f"the file is larger than the {max_bytes // (1024 * 1024)} MB limit (--max-file-size)"
-    return data
+        return f"the file is larger than the {max_bytes // (1024 * 1024)} MB limit (--max-file-size)", None
+    stamp = stamp_of(st)
+    settled = max(st.st_mtime_ns, st.st_ctime_ns) < began - SETTLED_NS
+    whole = len(data) == st.st_size and stamp_of(after) == stamp
+    return data, stamp if settled and whole and not link else None
 
 
 def file_kind(mode: int) -> str | None:

@@ -11,8 +11,14 @@ nothing in it is trusted:
 
 * the format is JSON, which cannot execute code, and every value is rebuilt from it against its
   declared type (:func:`decoder`): an entry of the wrong shape is a miss, never a crash;
-* an entry is used only for the exact content it was computed from: every run reads and hashes
-  each file (SHA-256 of the whole content); an mtime and a size prove nothing;
+* an entry is used only for the exact content it was computed from (SHA-256 of the whole
+  content). A file is read and hashed unless its hash was kept with its stamp (:meth:`Cache.stamp`:
+  size, mtime, ctime, inode and device) and the file has that stamp still. A stamp is kept only
+  when the file had last changed two seconds before it was read, and did not change while it was
+  read: a later change of its content sets its ctime, which no program can set back (``touch``
+  sets the mtime only), to a later tick. This is git's rule for its index (a file rewritten
+  within one tick of the filesystem's clock at the same size would keep its stamp). An mtime
+  and a size alone prove nothing;
 * the file carries a MAC keyed by a secret kept outside the tree (``$XDG_CACHE_HOME/hwlint/
   cache-key``, created on first use, mode 0600). A cache written by anyone without that key,
   however plausible its entries ("this content has no findings"), is ignored and rewritten.
@@ -37,12 +43,16 @@ import typing
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 from .. import __version__
 from ..keystore import UNREAD, read_regular, read_signed, secret, write_signed
+from ..model.source import Stamp, stamp_of
 
 CACHE_DIR_NAME = ".hwlint_cache"
+#: The kind under which each file's content hash is kept with its stamp
+STAMPS = "stamps"
 _CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by hwlint.\n"
@@ -376,6 +386,26 @@ class Cache:
     def _entry(self, path: str, sha: str, kind: str) -> list | None:
         entry = self.entries(kind).get(self.key(path))
         return entry if type(entry) is list and len(entry) == 2 and entry[0] == sha else None
+
+    def stamped_hash(self, path: str, max_bytes: int) -> str | None:
+        """The content hash of the file at *path* kept with its :data:`~hwlint.model.source.Stamp`
+        (:meth:`stamp`), when the file, a regular file of at most *max_bytes*, still has that
+        stamp; else None, and the file is read."""
+        entry = self.entries(STAMPS).get(self.key(path))
+        if type(entry) is not list or len(entry) != 2 or type(entry[0]) is not str:
+            return None
+        try:
+            st = os.lstat(path)
+        except (OSError, ValueError):
+            return None
+        if not S_ISREG(st.st_mode) or st.st_size > max_bytes or entry[1] != list(stamp_of(st)):
+            return None
+        return entry[0]
+
+    def stamp(self, path: str, sha: str, stamp: Stamp) -> None:
+        """Keep the content hash *sha* of the file at *path* with the stamp it had when read (one
+        :func:`~hwlint.model.source.read_stamped` says stands for the bytes)."""
+        self.store(path, sha, STAMPS, stamp)
 
     def store(self, path: str, sha: str, kind: str, value: Any) -> None:
         """Keep *value* for *path* with content hash *sha*; a value JSON cannot hold is not kept."""

@@ -26,7 +26,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..model.source import MAX_FILE_BYTES, read_source
+from ..model.source import MAX_FILE_BYTES, Stamp, read_stamped
 from ..roots import allowed_roots, restore_roots
 from ..taxonomy import Taxonomy
 from .cache import Cache, content_hash
@@ -88,14 +88,16 @@ def analyze_files(
     early = _edited_since(files, cache.written_ns(kind)) if cache is not None else list(range(len(files)))
     keeping = keep is not None
 
-    def taking(indices: list[int]) -> Callable[[int, tuple[str | None, Any]], None]:
+    def taking(indices: list[int]) -> Callable[[int, _Result], None]:
         """What to do with the result of task *j* of a work over *indices*, as it comes: the main
         process caches it while the processes work on the next, not all of them after the last."""
 
-        def take(j: int, result: tuple[str | None, Any]) -> None:
+        def take(j: int, result: _Result) -> None:
             i = indices[j]
-            sha, value = result
+            sha, value, stamp = result
             if cache is not None and sha is not None:
+                if stamp is not None:
+                    cache.stamp(files[i], sha, stamp)
                 cache.store(files[i], sha, kind, value if cached is None else cached(value))
                 for other, part in also(value) if also is not None else ():
                     cache.store(files[i], sha, f"{other}:max-bytes={max_bytes}", part)
@@ -113,7 +115,7 @@ def analyze_files(
         if cache is not None:
             for i, path in enumerate(files):
                 if i not in started:
-                    hashes[i] = file_hash(path, max_bytes)
+                    hashes[i] = file_hash(path, max_bytes, cache)
         hits = [
             i not in started and sha is not None and cache.has(files[i], sha, kind)  # type: ignore[union-attr]
             for i, sha in enumerate(hashes)
@@ -168,10 +170,21 @@ def store_values(
     cache.save()
 
 
-def file_hash(path: str, max_bytes: int = MAX_FILE_BYTES) -> str | None:
-    """The content hash of the file at *path*, None when it cannot be read."""
-    data = read_source(path, max_bytes)
-    return None if isinstance(data, str) else content_hash(data)
+def file_hash(path: str, max_bytes: int = MAX_FILE_BYTES, cache: Cache | None = None) -> str | None:
+    """The content hash of the file at *path*, None when it cannot be read: the one *cache* kept
+    with the file's stamp when it still has it (a warm run reads no file), else the file's, kept
+    with its stamp when that stands for the bytes read."""
+    if cache is not None:
+        known = cache.stamped_hash(path, max_bytes)
+        if known is not None:
+            return known
+    data, stamp = read_stamped(path, max_bytes)
+    if isinstance(data, str):
+        return None
+    sha = content_hash(data)
+    if cache is not None and stamp is not None:
+        cache.stamp(path, sha, stamp)
+    return sha
 
 
 def _init(
@@ -261,18 +274,23 @@ def _init_worker(
         pass  # no /proc or no rlimits here: the parse-cost cap still holds
 
 
-def _task(path: str) -> tuple[str | None, Any]:
-    """Worker: (content hash, or None when unreadable; value)."""
+#: What a task gives back: the file's content hash (None when unreadable), the analysis' value and
+#: the file's stamp when it stands for the bytes read (:func:`~hwlint.model.source.read_stamped`)
+_Result = tuple[str | None, Any, Stamp | None]
+
+
+def _task(path: str) -> _Result:
+    """Worker: the :data:`_Result` of the analysis of *path*."""
     global _current
     assert _job is not None
     taxonomy, analysis, max_bytes = _job
-    data = read_source(path, max_bytes)
+    data, stamp = read_stamped(path, max_bytes)
     if isinstance(data, str):
-        return None, analysis(path, data, taxonomy)
+        return None, analysis(path, data, taxonomy), None
     sha = content_hash(data)
     _current = (os.path.abspath(path), sha, len(data))
     try:
-        return sha, analysis(path, data, taxonomy)
+        return sha, analysis(path, data, taxonomy), stamp
     except MemoryError:
         pass  # the file's tree and model are gone with the frames that held them
     finally:
@@ -280,7 +298,7 @@ def _task(path: str) -> tuple[str | None, Any]:
     del data
     gc.collect()
     cap = f"the {_memory_limit // 2**20:,} MB memory limit of a worker" if _memory_limit else "memory"
-    return None, analysis(path, f"the file is too large to check within {cap}", taxonomy)
+    return None, analysis(path, f"the file is too large to check within {cap}", taxonomy), None
 
 
 def _ignore(n: int) -> None:
@@ -300,7 +318,7 @@ class _Work:
         max_bytes: int,
         progress,
         keep: bool = False,
-        each: Callable[[int, tuple[str | None, Any]], None] | None = None,
+        each: Callable[[int, _Result], None] | None = None,
     ):
         """*keep*: the processes keep the models the analysis hands to :func:`keep_model`.
         *each(j, result)*: called with the result of task *j* as it comes."""

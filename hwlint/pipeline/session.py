@@ -175,14 +175,15 @@ class Session:
         cache, max_bytes = self.cache, self.max_bytes
         kind = f"{kind}:max-bytes={max_bytes}"
         stored = tuple[dict[str, str], list[tuple[str, str, str | None]], dict[str, value_type]]
-        key = content_hash("\0".join(f"{p}\0{_sha(p, max_bytes)}" for p in need).encode())
+        key = content_hash("\0".join(f"{p}\0{_sha(p, max_bytes, cache)}" for p in need).encode())
         if cache is not None:
             hit = cache.get(need[0], key, kind, stored)
             if (
                 hit is not None
-                and all(_sha(p, max_bytes) == sha for p, sha in hit[0].items())
+                and all(_sha(p, max_bytes, cache) == sha for p, sha in hit[0].items())
                 and project.resolves_as(hit[1])
             ):
+                cache.save()  # the stamps of files only this phase reads
                 # a file given twice (`test_a.py`, `../sub/test_a.py`) has its value under both names
                 spellings: dict[str, list[str]] = {}
                 for given in files:
@@ -193,7 +194,7 @@ class Session:
         if cache is not None:
             # files the phase loaded beyond those the links name (a base's own base): their contents
             # are checked on every hit; and how each import it looked up resolved
-            extra = {p: _sha(p, max_bytes) for p in made.project.models if p not in need}
+            extra = {p: _sha(p, max_bytes, cache) for p in made.project.models if p not in need}
             lookups = dict.fromkeys([*project.resolutions(), *made.project.resolutions()])
             values_by_path = {os.path.abspath(p): v for p, v in values.items()}
             cache.store(need[0], key, kind, (extra, list(lookups), values_by_path))
@@ -220,5 +221,5 @@ def model_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> FileMode
     return data if isinstance(data, str) else build_model(data, path, taxonomy)
 
 
-def _sha(path: str, max_bytes: int) -> str:
-    return file_hash(path, max_bytes) or ""
+def _sha(path: str, max_bytes: int, cache: Cache | None) -> str:
+    return file_hash(path, max_bytes, cache) or ""
