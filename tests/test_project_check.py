@@ -288,3 +288,41 @@ def test_instantiators_name_the_files_that_import_the_module_and_pass_a_class(tm
         == []
     )
     assert read == []
+
+
+def test_the_project_walk_lists_no_directory_given_whole(tmp_path, monkeypatch, capsys):
+    """`hwlint check test/ops` from a checkout's root: the project's walk for the files that may
+    instantiate a class of test/ops skips test/ops (all given), and still finds the one beside it."""
+    import hwlint.pipeline.config
+    from hwlint.cli.check import main
+    from hwlint.cli.run import walked_whole
+
+    (tmp_path / "pyproject.toml").write_text("# a checkout's root\n")
+    (tmp_path / "test" / "ops").mkdir(parents=True)
+    shutil.copyfile(
+        PROJECT / "reverse" / "test_device_ops.py", tmp_path / "test" / "ops" / "test_device_ops.py"
+    )
+    text = (PROJECT / "reverse" / "test_instantiates.py").read_text()
+    (tmp_path / "test" / "test_instantiates.py").write_text(
+        text.replace("from test_device_ops", "from ops.test_device_ops")
+    )
+    monkeypatch.chdir(tmp_path)
+    given = ["test/ops/a.py", "test/ops/b.py"]
+    assert walked_whole(["test/ops"], given, given) == {str(tmp_path / "test" / "ops")}
+    # a file of the directory checked in another group (another taxonomy): the walk lists it
+    assert walked_whole(["test/ops", "x.py"], [*given, "x.py"], [given[0], "x.py"]) == set()
+    walked = []
+    real = hwlint.pipeline.config._walk
+
+    def walk(top, config, configs, skipped, prune=frozenset()):
+        for path in real(top, config, configs, skipped, prune):
+            walked.append(path)
+            yield path
+
+    monkeypatch.setattr(hwlint.pipeline.config, "_walk", walk)
+    main(["check", "--no-cache", "--exit-zero", "--output-format", "json", "test/ops"])
+    found = {(f["location"]["row"], f["code"]) for f in json.loads(capsys.readouterr().out)}
+    # the discovery of test/ops, then the project's walk: the file beside it alone
+    assert walked == ["test/ops/test_device_ops.py", "test/test_instantiates.py"]
+    # read from there: TestDeviceOps and TestStaleFilter are instantiated (no HWC102)
+    assert found == {(12, "HWC001"), (17, "HWC102")}

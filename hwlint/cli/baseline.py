@@ -6,7 +6,16 @@ import sys
 
 from .common import EXIT_CLEAN
 from .common import UserError as _UserError
-from .run import Taxonomies, check_all, groups, load_configs, selections, session_for, skipped_findings
+from .run import (
+    Taxonomies,
+    check_all,
+    groups,
+    load_configs,
+    selections,
+    session_for,
+    skipped_findings,
+    walked_whole,
+)
 
 
 def cmd_baseline(args) -> int:
@@ -29,7 +38,8 @@ def cmd_baseline(args) -> int:
     taxonomies(primary.taxonomy)
     found = []
     for (taxonomy_path, max_mb, roots), group in groups(paths, configs):
-        session = session_for(args, configs, taxonomies(taxonomy_path), max_mb, roots)
+        walked = walked_whole(args.paths or ["."], paths, group)
+        session = session_for(args, configs, taxonomies(taxonomy_path), max_mb, roots, walked)
         found += check_all(args, session, group, selection_for)[0]
     found += skipped_findings(skipped, selection_for)
     # the entries are relative to the directory of the configuration that names the baseline

@@ -28,6 +28,7 @@ from .run import (
     session_for,
     show_progress,
     skipped_findings,
+    walked_whole,
 )
 from .stdin import check_stdin
 from .taxonomy import cmd_taxonomy_check, cmd_taxonomy_show
@@ -169,7 +170,9 @@ def _check_groups(args, configs, paths, options, selection_for, baselines, plann
     describers = []
     for (taxonomy_path, max_mb, roots), group in groups(paths, configs):
         taxonomy = taxonomies(taxonomy_path)
-        session = session_for(args, configs, taxonomy, max_mb, roots)
+        session = session_for(
+            args, configs, taxonomy, max_mb, roots, walked_whole(args.paths or ["."], paths, group)
+        )
 
         def fixable(path: str) -> bool:
             baseline = baselines.for_path(path)

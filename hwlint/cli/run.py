@@ -5,6 +5,7 @@ session and cache of each group of files, and the check pass over one group.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -250,9 +251,10 @@ def skipped_findings(skipped, selection_for) -> list:
     return out
 
 
-def session_for(args, configs, taxonomy, max_mb: int, roots):
+def session_for(args, configs, taxonomy, max_mb: int, roots, walked: frozenset[str] = frozenset()):
     """The pipeline session of one group of files: its taxonomy, processes, cache, size cap and
-    roots; an import is followed into any file named as the configuration's tests are."""
+    roots; an import is followed into any file named as the configuration's tests are. *walked*:
+    directories (absolute) every file of which is in the group (:func:`walked_whole`)."""
     import functools
 
     from ..pipeline.config import is_test_file_name, project_files
@@ -263,11 +265,28 @@ def session_for(args, configs, taxonomy, max_mb: int, roots):
     cache = cache_for(args, configs, taxonomy)
     jobs = getattr(args, "jobs", None)
     max_bytes = max_mb * 1024 * 1024
-    instantiators = project_instantiators(lambda: project_files(configs), taxonomy, max_bytes)
+    instantiators = project_instantiators(lambda: project_files(configs, walked), taxonomy, max_bytes)
     noqa = not getattr(args, "ignore_noqa", False)
     return Session(
         taxonomy, jobs, cache, max_bytes, tuple(roots), follow=follow, instantiators=instantiators, noqa=noqa
     )
+
+
+def walked_whole(given: Sequence[str], paths: Sequence[str], group: Sequence[str]) -> frozenset[str]:
+    """The directories among *given* (absolute) that discovery walked into *paths* and all of whose
+    files are in *group*: the project's walk for the files that may instantiate the group's
+    classes need not list them again (a given file is no candidate), as it would on every run of
+    ``hwlint check test/`` from a checkout's root."""
+    cwd = os.getcwd()
+    dirs = {os.path.normpath(os.path.join(cwd, d)) for d in given if os.path.isdir(d)}
+    if not dirs:
+        return frozenset()
+    grouped = set(group)
+    for path in paths:
+        if path not in grouped:
+            absolute = os.path.normpath(os.path.join(cwd, path))
+            dirs = {d for d in dirs if not absolute.startswith(d.rstrip(os.sep) + os.sep)}
+    return frozenset(dirs)
 
 
 def show_progress(args) -> bool:

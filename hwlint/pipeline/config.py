@@ -573,10 +573,12 @@ def discover(
         yield given
 
 
-def project_files(configs: Configs) -> Iterator[str]:
+def project_files(configs: Configs, prune: frozenset[str] = frozenset()) -> Iterator[str]:
     """The files ``hwlint check`` with no path would check: the current directory's scope, as
-    discovery walks it (without adding to the trees a symlink may be read into)."""
-    yield from _walk(".", configs.for_directory("."), configs, [])
+    discovery walks it (without adding to the trees a symlink may be read into). *prune*: absolute
+    directories not to list (a run's given directories, whose files it has already)."""
+    if os.path.abspath(".") not in prune:
+        yield from _walk(".", configs.for_directory("."), configs, [], prune)
 
 
 def _special(path: str, entry: os.DirEntry | None = None) -> str | None:
@@ -591,10 +593,17 @@ def _special(path: str, entry: os.DirEntry | None = None) -> str | None:
     return file_kind(mode)
 
 
-def _walk(top: str, config: Config, configs: Configs | None, skipped: list[Skipped]) -> Iterator[str]:
+def _walk(
+    top: str,
+    config: Config,
+    configs: Configs | None,
+    skipped: list[Skipped],
+    prune: frozenset[str] = frozenset(),
+) -> Iterator[str]:
     """os.walk's top-down order without its recursion (a tree nested deeper than the recursion
     limit) and without its silence (a directory it cannot list, a path past PATH_MAX). A directory
-    holding a configuration file is walked with it (unless one is pinned)."""
+    holding a configuration file is walked with it (unless one is pinned); one in *prune* (absolute
+    paths) is not walked."""
 
     shown = os.path.normpath  # "./a/b.py" -> "a/b.py", as relpath would say it, without its abspath calls
     gitignore = config.respect_gitignore or (configs is not None and not configs.pinned)
@@ -623,6 +632,8 @@ def _walk(top: str, config: Config, configs: Configs | None, skipped: list[Skipp
                 if entry.is_symlink() or cfg.is_excluded(entry.path, True):
                     continue
                 if cfg.respect_gitignore and ignored and _ignored(entry.path, prefix, ignored, True):
+                    continue
+                if prune and os.path.abspath(entry.path) in prune:
                     continue
                 subdirs.append((entry.path, cfg))
                 continue
