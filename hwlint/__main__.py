@@ -1,5 +1,5 @@
 import sys
 
-from .cli.check import main
+from .cli.check import console
 
-sys.exit(main())
+sys.exit(console())

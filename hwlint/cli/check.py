@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from .baseline import cmd_baseline
-from .common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, guarded, unrecognized, written
+from .common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, exiting, guarded, unrecognized, written
 from .common import UserError as _UserError
 from .output import FORMATS, counted, fixed_findings, output_to, write_findings
 from .parser import build_parser
@@ -35,8 +35,13 @@ from .taxonomy import cmd_taxonomy_check, cmd_taxonomy_show
 from .watch import watch
 
 
+def console() -> int:
+    """The ``hwlint`` console script: :func:`main` on the command line, then the exit."""
+    return exiting(main())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``hwlint`` console script."""
+    """``hwlint`` with the arguments *argv* (default: the command line's)."""
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     # `hwlint check a --statistics b`: argparse leaves positionals after an option unparsed

@@ -85,6 +85,15 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def exiting(status: int) -> int:
+    """*status*, for a console script about to exit: the objects the run left are frozen out of the
+    cycle collector, whose collections at exit would walk every one of them to free nothing
+    (a warm check of PyTorch's test/ spent 16 ms of its 0.22 s there). Finalizers and atexit
+    handlers still run (``os._exit`` would skip them)."""
+    gc.freeze()
+    return status
+
+
 def guarded(prog: str, run: Callable[[], int], ok: int = 0) -> int:
     """Run a command; map every way it can end to an exit code.
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from .. import __version__
 from .common import Parser as _Parser
 from .common import UserError as _UserError
-from .common import add_engine_options, guarded
+from .common import add_engine_options, exiting, guarded
 
 EXIT_OK, EXIT_ERROR, EXIT_EMPTY = 0, 2, 3
 
@@ -108,8 +108,13 @@ def build_verify_parser() -> argparse.ArgumentParser:
     return p
 
 
+def console() -> int:
+    """The ``hwselect`` console script: :func:`main` on the command line, then the exit."""
+    return exiting(main())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``hwselect`` console script."""
+    """``hwselect`` with the arguments *argv* (default: the command line's)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["explain"]:
         explain_args = build_explain_parser().parse_args(argv[1:])
