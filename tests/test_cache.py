@@ -168,6 +168,51 @@ def test_a_file_changed_just_before_its_read_or_a_link_is_read_on_every_run(tree
         restore_roots(roots)
 
 
+def test_a_run_that_stores_a_few_entries_writes_them_beside_the_others(tmp_path, taxonomy):
+    from hwlint.pipeline.cache import DELTA_SHARE, delta_path
+
+    files = []
+    for i in range(16):
+        files.append(tmp_path / f"test_{i}.py")
+        files[-1].write_text(UNCLASSIFIED.replace("TestA", f"Test{i}"))
+    paths = [str(p) for p in files]
+    check_paths(paths, taxonomy, 1, Cache(tmp_path / "c", taxonomy.digest))
+    base = Cache(tmp_path / "c", taxonomy.digest).path_for(CHECK)
+    written = base.read_bytes()
+    assert not delta_path(base).exists()
+    files[3].write_text(UNCLASSIFIED.replace("TestA", "TestX"))
+    found = check_paths(paths, taxonomy, 1, Cache(tmp_path / "c", taxonomy.digest))
+    # the one entry stored goes to the delta; the base is as it was
+    assert base.read_bytes() == written
+    assert list(json.loads(delta_path(base).read_bytes().partition(b"\n")[2])["entries"]) == [paths[3]]
+    warm = Cache(tmp_path / "c", taxonomy.digest)
+    assert check_paths(paths, taxonomy, 1, warm) == found and not warm.dirty
+    assert "TestX" in found[3][0].message
+    # past its share of the entries, the delta is folded into the base
+    edited = int(DELTA_SHARE * len(files)) + 1
+    for i in range(edited):
+        files[i].write_text(UNCLASSIFIED.replace("TestA", f"TestY{i}"))
+    again = check_paths(paths, taxonomy, 1, Cache(tmp_path / "c", taxonomy.digest))
+    assert not delta_path(base).exists() and base.read_bytes() != written
+    assert check_paths(paths, taxonomy, 1, Cache(tmp_path / "c", taxonomy.digest)) == again
+    assert [f"TestY{i}" in again[i][0].message for i in range(edited)] == [True] * edited
+
+
+def test_a_delta_not_signed_with_our_key_is_ignored_and_removed(tree, taxonomy):
+    from hwlint.pipeline.cache import delta_path
+
+    src = tree / "test_a.py"
+    check_paths([str(src)], taxonomy, 1, Cache(tree / "c", taxonomy.digest))
+    cache = Cache(tree / "c", taxonomy.digest)
+    header = cache._store(CHECK).header
+    body = json.dumps({"key": header, "entries": {str(src): [content_hash(src.read_bytes()), [[], None]]}})
+    planted = delta_path(cache.path_for(CHECK))
+    planted.write_bytes(b"hwlint-cache-3 " + b"0" * 64 + b"\n" + body.encode())  # "no findings"
+    again = Cache(tree / "c", taxonomy.digest)
+    assert [f.code for f in check_paths([str(src)], taxonomy, 1, again)[0]] == ["HWC001"]
+    assert not planted.exists()
+
+
 def test_results_are_keyed_by_the_size_cap(tree, taxonomy):
     src = str(tree / "test_a.py")
     capped = check_paths([src], taxonomy, 1, Cache(tree / "c", taxonomy.digest), max_bytes=10)

@@ -27,12 +27,15 @@ Beside the key, :func:`remember` keeps, under the same MAC, what every command d
 one input (the values of a taxonomy's YAML, by the text's hash).
 
 Saving writes a temporary file in the same directory and renames it over the old one, so two runs
-at once never leave a torn file (the last one wins). A directory the cache creates gets a
+at once never leave a torn file (the last one wins). A run that stored a few entries (a file
+edited since the last run) writes them to a delta file beside the kind's file, not the whole
+kind again (:class:`_Store`). A directory the cache creates gets a
 ``CACHEDIR.TAG`` (backup tools skip it) and a ``.gitignore`` of ``*`` (it is never committed).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -289,24 +292,74 @@ def _compile(
 
 
 class _Store:
-    """The entries of one kind, loaded on first use: path -> [content hash, encoded value]."""
+    """The entries of one kind, loaded on first use: path -> [content hash, encoded value].
+
+    They live in two signed files: the base, and beside it a delta of the entries stored since the
+    base was written. A run that stores a few entries (files edited since the last run) rewrites
+    the delta only; once the delta holds more than :data:`DELTA_SHARE` of the entries, the base is
+    written whole and the delta removed. Either file, unreadable, foreign or torn, counts for
+    nothing, and is replaced."""
 
     def __init__(self, path: Path, header: dict, key: bytes | None):
         self.path = path
+        self.delta_path = delta_path(path)
         self.header = header
         self.entries: dict[str, Any] = {}
-        self.dirty = False
+        self.delta: dict[str, Any] = {}  # the entries of the delta file, then those stored since
+        self.stored = False  # whether this run stored an entry
+        self.rewrite = False  # whether the base must be written whole (not read as it was written)
         if key is None:
             return
+        base = self._read(path, key)
+        if base is None:
+            self.rewrite = True
+            return
+        self.entries = base
+        delta = self._read(self.delta_path, key)
+        if delta is None:
+            self.rewrite = True  # a delta of no use (no base under it, or not ours) goes
+        else:
+            self.delta = delta
+            self.entries.update(delta)
+
+    def _read(self, path: Path, key: bytes) -> dict | None:
+        """The entries of *path*: {} when there is no such file, None when it is not this kind's
+        file signed with *key* (another version, taxonomy or kind; a planted or torn file)."""
         loaded = read_signed(path, key, UNREAD)
         if loaded is UNREAD:
-            self.dirty = path.exists()
-            return
-        # not signed with this key, or written for another version, taxonomy or kind: rewritten
-        if type(loaded) is not dict or loaded.get("key") != header or type(loaded.get("entries")) is not dict:
-            self.dirty = True
-            return
-        self.entries = loaded["entries"]
+            return {}
+        if type(loaded) is not dict or loaded.get("key") != self.header:
+            return None
+        entries = loaded.get("entries")
+        return entries if type(entries) is dict else None
+
+    @property
+    def dirty(self) -> bool:
+        return self.stored or (self.rewrite and (self.path.exists() or self.delta_path.exists()))
+
+    def put(self, name: str, entry: list) -> None:
+        self.entries[name] = self.delta[name] = entry
+        self.stored = True
+
+    def write(self, key: bytes) -> None:
+        """Write what changed: the delta alone, or the base whole (raises OSError)."""
+        if self.rewrite or len(self.delta) > DELTA_SHARE * len(self.entries):
+            write_signed(self.path, key, {"key": self.header, "entries": self.entries})
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.delta_path)
+            self.delta = {}
+        else:
+            write_signed(self.delta_path, key, {"key": self.header, "entries": self.delta})
+        self.stored = self.rewrite = False
+
+
+#: The share of a kind's entries its delta file may hold before the base is written whole
+DELTA_SHARE = 0.125
+
+
+def delta_path(path: Path) -> Path:
+    """The delta file beside the base file *path* of a kind."""
+    return path.with_suffix(".delta" + path.suffix)
 
 
 class Cache:
@@ -351,6 +404,7 @@ class Cache:
 
     @property
     def dirty(self) -> bool:
+        """Whether :meth:`save` has something to write."""
         return any(s.dirty for s in self._stores.values())
 
     def key(self, path: str) -> str:
@@ -374,10 +428,12 @@ class Cache:
 
     def written_ns(self, kind: str) -> int | None:
         """When the values of *kind* were last written (ns since the epoch), None when they never were."""
-        try:
-            return os.stat(self.path_for(kind)).st_mtime_ns
-        except OSError:
-            return None
+        path = self.path_for(kind)
+        times = []
+        for written in (path, delta_path(path)):
+            with contextlib.suppress(OSError):
+                times.append(os.stat(written).st_mtime_ns)
+        return max(times) if times else None
 
     def has(self, path: str, sha: str, kind: str) -> bool:
         """Whether a value is kept for *path* with content hash *sha* (it may still not decode)."""
@@ -413,27 +469,21 @@ class Cache:
             encoded = encode(value)
         except TypeError:
             return
-        store = self._store(kind)
-        store.entries[self.key(path)] = [sha, encoded]
-        store.dirty = True
+        self._store(kind).put(self.key(path), [sha, encoded])
 
     def save(self) -> None:
         """Write every changed kind atomically; a cache that cannot be written is skipped, never an error."""
         if self._key is None:
             return
         for store in self._stores.values():
-            if store.dirty and self._write(store, self._key):
-                store.dirty = False
-
-    def _write(self, store: _Store, key: bytes) -> bool:
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            for name, text in _MARKERS:
-                _ensure(self.directory / name, text.encode())
-            write_signed(store.path, key, {"key": store.header, "entries": store.entries})
-        except OSError:
-            return False
-        return True
+            if store.dirty:
+                try:
+                    self.directory.mkdir(parents=True, exist_ok=True)
+                    for name, text in _MARKERS:
+                        _ensure(self.directory / name, text.encode())
+                    store.write(self._key)
+                except OSError:
+                    pass
 
 
 _MARKERS = ((".gitignore", "# Automatically created by hwlint.\n*\n"), ("CACHEDIR.TAG", _CACHEDIR_TAG))
