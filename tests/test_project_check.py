@@ -326,3 +326,34 @@ def test_the_project_walk_lists_no_directory_given_whole(tmp_path, monkeypatch, 
     assert walked == ["test/ops/test_device_ops.py", "test/test_instantiates.py"]
     # read from there: TestDeviceOps and TestStaleFilter are instantiated (no HWC102)
     assert found == {(12, "HWC001"), (17, "HWC102")}
+
+
+def test_the_aliased_names_are_those_the_pattern_says():
+    """_aliased finds from the letters `as` what this pattern finds trying every position."""
+    import random
+    import re
+
+    from hwlint.project import _aliased
+
+    pattern = re.compile(rb"\b([A-Za-z_]\w*)\s+as\s+[A-Za-z_]")
+    pieces = [
+        b"a",
+        b"s",
+        b"_",
+        b"1",
+        b" ",
+        b"\n",
+        b"as",
+        b"x9",
+        b"\t",
+        b"(",
+        b"\xc3",
+        b"as ",
+        b" as ",
+        b"\x0b",
+    ]
+    rng = random.Random(3)
+    for _ in range(20_000):
+        text = b"".join(rng.choice(pieces) for _ in range(rng.randint(1, 12)))
+        assert _aliased(text) == [m.group(1) for m in pattern.finditer(text)], text
+    assert _aliased(b"from m import TestA as T, TestB  as\tU\nwith x as y:") == [b"TestA", b"TestB", b"x"]
