@@ -6,16 +6,7 @@ import sys
 
 from .common import EXIT_CLEAN
 from .common import UserError as _UserError
-from .run import (
-    Taxonomies,
-    check_all,
-    groups,
-    load_configs,
-    selections,
-    session_for,
-    skipped_findings,
-    walked_whole,
-)
+from .run import Taxonomies, check_all, groups, load_configs, selections, session_for, skipped_findings
 
 
 def cmd_baseline(args) -> int:
@@ -38,8 +29,7 @@ def cmd_baseline(args) -> int:
     taxonomies(primary.taxonomy)
     found = []
     for (taxonomy_path, max_mb, roots), group in groups(paths, configs):
-        walked = walked_whole(args.paths or ["."], paths, group)
-        session = session_for(args, configs, taxonomies(taxonomy_path), max_mb, roots, walked)
+        session = session_for(args, configs, taxonomies(taxonomy_path), max_mb, roots, paths, group)
         found += check_all(args, session, group, selection_for)[0]
     found += skipped_findings(skipped, selection_for)
     # the entries are relative to the directory of the configuration that names the baseline

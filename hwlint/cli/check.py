@@ -28,7 +28,6 @@ from .run import (
     session_for,
     show_progress,
     skipped_findings,
-    walked_whole,
 )
 from .stdin import check_stdin
 from .taxonomy import cmd_taxonomy_check, cmd_taxonomy_show
@@ -175,9 +174,7 @@ def _check_groups(args, configs, paths, options, selection_for, baselines, plann
     describers = []
     for (taxonomy_path, max_mb, roots), group in groups(paths, configs):
         taxonomy = taxonomies(taxonomy_path)
-        session = session_for(
-            args, configs, taxonomy, max_mb, roots, walked_whole(args.paths or ["."], paths, group)
-        )
+        session = session_for(args, configs, taxonomy, max_mb, roots, paths, group)
 
         def fixable(path: str) -> bool:
             baseline = baselines.for_path(path)

@@ -251,10 +251,12 @@ def skipped_findings(skipped, selection_for) -> list:
     return out
 
 
-def session_for(args, configs, taxonomy, max_mb: int, roots, walked: frozenset[str] = frozenset()):
-    """The pipeline session of one group of files: its taxonomy, processes, cache, size cap and
-    roots; an import is followed into any file named as the configuration's tests are. *walked*:
-    directories (absolute) every file of which is in the group (:func:`walked_whole`)."""
+def session_for(
+    args, configs, taxonomy, max_mb: int, roots, paths: Sequence[str] = (), group: Sequence[str] = ()
+):
+    """The pipeline session of one *group* of the files discovered (*paths*): its taxonomy,
+    processes, cache, size cap and roots; an import is followed into any file named as the
+    configuration's tests are."""
     import functools
 
     from ..pipeline.config import is_test_file_name, project_files
@@ -265,6 +267,7 @@ def session_for(args, configs, taxonomy, max_mb: int, roots, walked: frozenset[s
     cache = cache_for(args, configs, taxonomy)
     jobs = getattr(args, "jobs", None)
     max_bytes = max_mb * 1024 * 1024
+    walked = walked_whole(getattr(args, "paths", None) or ["."], paths, group) if group else frozenset()
     instantiators = project_instantiators(lambda: project_files(configs, walked), taxonomy, max_bytes)
     noqa = not getattr(args, "ignore_noqa", False)
     return Session(
