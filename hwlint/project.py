@@ -400,6 +400,13 @@ class Instantiators:
         self._texts[absolute] = found
         return found
 
+    def prefetch(self, skip: set[str]) -> None:
+        """List the project, and read what :meth:`candidates` reads of each of its files but those
+        in *skip* (absolute paths), ahead of the call."""
+        for absolute in self._files_listed():
+            if absolute not in skip:
+                self._text(absolute)
+
     def candidates(self, classes: Mapping[str, Iterable[str]]) -> list[str]:
         """The project's files, other than those of *classes* (path -> names of the classes it
         defines), that name an instantiation function, one of those files' module names (an

@@ -357,3 +357,42 @@ def test_the_aliased_names_are_those_the_pattern_says():
         text = b"".join(rng.choice(pieces) for _ in range(rng.randint(1, 12)))
         assert _aliased(text) == [m.group(1) for m in pattern.finditer(text)], text
     assert _aliased(b"from m import TestA as T, TestB  as\tU\nwith x as y:") == [b"TestA", b"TestB", b"x"]
+
+
+def test_the_project_is_read_for_instantiations_while_the_processes_check(tmp_path, monkeypatch, capsys):
+    """The files of the project that may instantiate a class of those checked are read by the main
+    process while the pool checks (it needs no result of theirs), not after."""
+    from hwlint.cli.check import main
+    from hwlint.project import Instantiators
+
+    (tmp_path / "pyproject.toml").write_text("# a checkout's root\n")
+    (tmp_path / "test" / "ops").mkdir(parents=True)
+    shutil.copyfile(
+        PROJECT / "reverse" / "test_device_ops.py", tmp_path / "test" / "ops" / "test_device_ops.py"
+    )
+    text = (PROJECT / "reverse" / "test_instantiates.py").read_text()
+    (tmp_path / "test" / "test_instantiates.py").write_text(
+        text.replace("from test_device_ops", "from ops.test_device_ops")
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(engine, "_pool_worth", lambda tasks, jobs: True)
+    events = []
+    real_results, real_text = engine._Work.results, Instantiators._text
+    monkeypatch.setattr(engine._Work, "results", lambda self: events.append("results") or real_results(self))
+
+    def read(self, path):  # a file read (not one whose facts are remembered)
+        if path not in self._texts:
+            events.append(os.path.relpath(path))
+        return real_text(self, path)
+
+    monkeypatch.setattr(Instantiators, "_text", read)
+    main(["check", "--no-cache", "--exit-zero", "--jobs", "2", "--output-format", "concise", "test/ops"])
+    # read once, before the check's results are waited for (then the cross-file phase checks the
+    # file itself, for its instantiation calls, and asks for the models the processes kept)
+    instantiator = os.path.join("test", "test_instantiates.py")
+    assert events[:2] == [instantiator, "results"] and events.count(instantiator) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(" ")[:2] for line in lines if line.startswith("test/")] == [
+        ["test/ops/test_device_ops.py:12:1:", "HWC001"],
+        ["test/ops/test_device_ops.py:17:1:", "HWC102"],
+    ]

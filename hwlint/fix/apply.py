@@ -330,7 +330,14 @@ def check_and_fix_paths(
     kind = session.noqa_kind(CHECK_KIND)
     try:
         values = session.analyze(
-            files, task, kind, CHECK_VALUE, reuse=nothing_to_plan, cached=_Checked.value, keep=True
+            files,
+            task,
+            kind,
+            CHECK_VALUE,
+            reuse=nothing_to_plan,
+            cached=_Checked.value,
+            keep=True,
+            meanwhile=lambda: session.prefetch(files),
         )
         per_file, outcomes = [], {}
         for path, value in zip(files, values, strict=True):

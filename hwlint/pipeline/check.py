@@ -59,7 +59,14 @@ def check_project(files: Sequence[str], session: Session) -> ProjectCheck:
     classification, inherited tests and instantiations are the runtime's."""
     kind = session.noqa_kind(CHECK_KIND)
     try:
-        per_file = session.analyze(files, check_analysis(session), kind, CHECK_VALUE, keep=True)
+        per_file = session.analyze(
+            files,
+            check_analysis(session),
+            kind,
+            CHECK_VALUE,
+            keep=True,
+            meanwhile=lambda: session.prefetch(files),
+        )
         return link_checked(files, per_file, session)
     finally:
         session.held.close()  # whatever the second phase did not take

@@ -61,6 +61,7 @@ def analyze_files(
     cached: Callable[[Any], Any] | None = None,
     also: Callable[[Any], Sequence[tuple[str, Any]]] | None = None,
     keep: Held | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> list[Any]:
     """``analysis`` of each of *files*, in the same order, identical to a serial uncached run.
 
@@ -74,7 +75,9 @@ def analyze_files(
     *also(value)*: (kind, value) pairs of other analyses a value holds (the report's holds the
     check's), cached for the file too, so that those analyses find the file warm.
     *keep*: the processes that ran the analysis stay open in it, holding the models the analysis
-    kept (:func:`keep_model`), until it is closed.
+    kept (:func:`keep_model`), until it is closed. *meanwhile*: work of the next phase that needs
+    no result of this one, done by this process while the processes analyse the files (not done
+    when nothing is analysed on them).
     """
     if value_type is None:
         cache = None
@@ -137,6 +140,8 @@ def analyze_files(
             else:
                 late.append(i)  # a value that does not decode, or that *reuse* refuses
         tick(len(files) - len(early) - len(late))
+        if meanwhile is not None and work.pool is not None:
+            meanwhile()
         work.results()
         if late:
             late_work = _Work(

@@ -64,6 +64,12 @@ class Session:
         classes.update((path, []) for path in files if path not in classes)
         return self.instantiators.candidates(classes)
 
+    def prefetch(self, files: Sequence[str]) -> None:
+        """Read now what :meth:`instantiating` will read of the project's files other than *files*
+        (a run's per-file phase does it while its processes work: it needs no result of theirs)."""
+        if self.instantiators is not None:
+            self.instantiators.prefetch({os.path.abspath(p) for p in files})
+
     def analyze(
         self,
         files: Sequence[str],
