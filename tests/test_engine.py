@@ -245,3 +245,37 @@ def test_hwselect_warm_equals_cold_for_every_runner_and_format(corpus, tmp_path,
                 assert cold == parallel_cold
     matrix = ["--format", "matrix", "--shards", "2", str(corpus), "-q"]
     assert hwselect(*matrix, "--no-cache") == hwselect(*matrix, "--cache-dir", cache)
+
+
+def test_a_worker_frees_each_tree_when_it_starts_the_next_file(tmp_path, monkeypatch, taxonomy):
+    """In a pool's worker the tree of a file outlives its result, and is freed before the next
+    file is read: never two trees at once."""
+    import weakref
+
+    from hwlint.model import syntax
+    from hwlint.pipeline import engine
+    from hwlint.pipeline.check import check_analysis
+    from hwlint.pipeline.session import Session
+
+    files = []
+    for name in ("test_a.py", "test_b.py"):
+        files.append(tmp_path / name)
+        files[-1].write_text("class TestA:\n    def test_x(self):\n        pass\n")
+    monkeypatch.setattr(syntax, "_deferred", None)
+    syntax.defer_frees()  # as the worker's initializer does
+    monkeypatch.setattr(engine, "_job", (taxonomy, check_analysis(Session(taxonomy)), MAX_FILE_BYTES))
+    kept = []
+    real_read = engine.read_stamped
+
+    def read(path, *args):
+        kept.append([weakref.ref(tree) for tree in syntax._deferred])
+        return real_read(path, *args)
+
+    monkeypatch.setattr(engine, "read_stamped", read)
+    first = engine._task(str(files[0]))
+    assert [f.code for f in first[1][0]] == ["HWC001"]
+    assert len(syntax._deferred) == 1  # the result is back, its tree still alive
+    tree = weakref.ref(syntax._deferred[0])
+    engine._task(str(files[1]))
+    assert kept == [[], []]  # each file read with no tree kept
+    assert tree() is None and len(syntax._deferred) == 1

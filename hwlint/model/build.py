@@ -42,6 +42,7 @@ from .syntax import (
     _one_line,
     _target_names,
     _WordIndex,
+    defer_free,
     dotted_name,
     split_lines,
 )
@@ -169,6 +170,7 @@ def parse_file(
     # the builder walks iteratively: a RecursionError from it is hwlint's bug, not the file's
     # nesting (which CPython's parser measured above), and propagates (HWC900)
     model = _Builder(source, path, taxonomy, memo, devices=devices).build(tree, encoding)
+    defer_free(tree)
     return model, (Parse(source, tree, path, taxonomy, encoding, memo) if memo is not None else None)
 
 

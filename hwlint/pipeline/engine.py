@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..model.source import MAX_FILE_BYTES, Stamp, read_stamped
+from ..model.syntax import defer_frees, free_deferred
 from ..roots import allowed_roots, restore_roots
 from ..taxonomy import Taxonomy
 from .cache import Cache, content_hash
@@ -261,6 +262,7 @@ def _init_worker(
     :func:`_task` turns into HWC901 for the file). *barrier*: what :func:`_give` waits at."""
     global _memory_limit, _barrier
     _init(taxonomy, analysis, max_bytes, roots, keep)
+    defer_frees()  # each file's tree is freed after its result is sent
     _forget()  # what this process kept before the fork is the parent's
     _barrier = barrier
     try:
@@ -289,6 +291,7 @@ def _task(path: str) -> _Result:
     global _current
     assert _job is not None
     taxonomy, analysis, max_bytes = _job
+    free_deferred()  # the previous file's tree, before this file is read
     data, stamp = read_stamped(path, max_bytes)
     if isinstance(data, str):
         return None, analysis(path, data, taxonomy), None
