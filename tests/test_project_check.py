@@ -290,6 +290,19 @@ def test_instantiators_name_the_files_that_import_the_module_and_pass_a_class(tm
     assert read == []
 
 
+def _checkout(root: Path, monkeypatch) -> None:
+    """A checkout's root (the current directory) with test/ops/test_device_ops.py, whose classes
+    test/test_instantiates.py instantiates."""
+    (root / "pyproject.toml").write_text("# a checkout's root\n")
+    (root / "test" / "ops").mkdir(parents=True)
+    shutil.copyfile(PROJECT / "reverse" / "test_device_ops.py", root / "test" / "ops" / "test_device_ops.py")
+    text = (PROJECT / "reverse" / "test_instantiates.py").read_text()
+    (root / "test" / "test_instantiates.py").write_text(
+        text.replace("from test_device_ops", "from ops.test_device_ops")
+    )
+    monkeypatch.chdir(root)
+
+
 def test_the_project_walk_lists_no_directory_given_whole(tmp_path, monkeypatch, capsys):
     """`hwlint check test/ops` from a checkout's root: the project's walk for the files that may
     instantiate a class of test/ops skips test/ops (all given), and still finds the one beside it."""
@@ -297,16 +310,7 @@ def test_the_project_walk_lists_no_directory_given_whole(tmp_path, monkeypatch, 
     from hwlint.cli.check import main
     from hwlint.cli.run import walked_whole
 
-    (tmp_path / "pyproject.toml").write_text("# a checkout's root\n")
-    (tmp_path / "test" / "ops").mkdir(parents=True)
-    shutil.copyfile(
-        PROJECT / "reverse" / "test_device_ops.py", tmp_path / "test" / "ops" / "test_device_ops.py"
-    )
-    text = (PROJECT / "reverse" / "test_instantiates.py").read_text()
-    (tmp_path / "test" / "test_instantiates.py").write_text(
-        text.replace("from test_device_ops", "from ops.test_device_ops")
-    )
-    monkeypatch.chdir(tmp_path)
+    _checkout(tmp_path, monkeypatch)
     given = ["test/ops/a.py", "test/ops/b.py"]
     assert walked_whole(["test/ops"], given, given) == {str(tmp_path / "test" / "ops")}
     # a file of the directory checked in another group (another taxonomy): the walk lists it
@@ -365,16 +369,7 @@ def test_the_project_is_read_for_instantiations_while_the_processes_check(tmp_pa
     from hwlint.cli.check import main
     from hwlint.project import Instantiators
 
-    (tmp_path / "pyproject.toml").write_text("# a checkout's root\n")
-    (tmp_path / "test" / "ops").mkdir(parents=True)
-    shutil.copyfile(
-        PROJECT / "reverse" / "test_device_ops.py", tmp_path / "test" / "ops" / "test_device_ops.py"
-    )
-    text = (PROJECT / "reverse" / "test_instantiates.py").read_text()
-    (tmp_path / "test" / "test_instantiates.py").write_text(
-        text.replace("from test_device_ops", "from ops.test_device_ops")
-    )
-    monkeypatch.chdir(tmp_path)
+    _checkout(tmp_path, monkeypatch)
     monkeypatch.setattr(engine, "_pool_worth", lambda tasks, jobs: True)
     events = []
     real_results, real_text = engine._Work.results, Instantiators._text
