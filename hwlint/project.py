@@ -470,7 +470,7 @@ def _module_tails(data: bytes) -> frozenset[bytes]:
 
 
 def _word_before(data: bytes, at: int) -> bool:
-    return at > 0 and (data[at - 1 : at].isalnum() or data[at - 1] == 95)  # 95: "_"
+    return at > 0 and data[at - 1] in _WORD_BYTES
 
 
 def project_instantiators(files: Callable[[], Iterable[str]], taxonomy: Taxonomy, max_bytes: int):

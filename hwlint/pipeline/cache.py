@@ -443,17 +443,18 @@ class Cache:
         entry = self.entries(kind).get(self.key(path))
         return entry if type(entry) is list and len(entry) == 2 and entry[0] == sha else None
 
-    def stamped_hash(self, path: str, max_bytes: int) -> str | None:
+    def stamped_hash(self, path: str, max_bytes: int, st: os.stat_result | None = None) -> str | None:
         """The content hash of the file at *path* kept with its :data:`~hwlint.model.source.Stamp`
         (:meth:`stamp`), when the file, a regular file of at most *max_bytes*, still has that
-        stamp; else None, and the file is read."""
+        stamp; else None, and the file is read. *st*: the file's ``lstat``, when the caller has it."""
         entry = self.entries(STAMPS).get(self.key(path))
         if type(entry) is not list or len(entry) != 2 or type(entry[0]) is not str:
             return None
-        try:
-            st = os.lstat(path)
-        except (OSError, ValueError):
-            return None
+        if st is None:
+            try:
+                st = os.lstat(path)
+            except (OSError, ValueError):
+                return None
         if not S_ISREG(st.st_mode) or st.st_size > max_bytes or entry[1] != list(stamp_of(st)):
             return None
         return entry[0]

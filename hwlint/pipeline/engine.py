@@ -24,6 +24,7 @@ import gc
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from stat import S_ISLNK
 from typing import Any
 
 from ..model.source import MAX_FILE_BYTES, Stamp, read_stamped
@@ -89,7 +90,10 @@ def analyze_files(
     # (every file, when there is no cache): the pool analyses them while this process hashes the
     # files and decodes the cached values. Modification times only say where to start; what
     # is reused is decided by the hashes.
-    early = _edited_since(files, cache.written_ns(kind)) if cache is not None else list(range(len(files)))
+    stats: list[os.stat_result | None] = [None] * len(files)  # each file's lstat, for its stamp
+    early = (
+        _edited_since(files, cache.written_ns(kind), stats) if cache is not None else list(range(len(files)))
+    )
     keeping = keep is not None
 
     def taking(indices: list[int]) -> Callable[[int, _Result], None]:
@@ -119,7 +123,7 @@ def analyze_files(
         if cache is not None:
             for i, path in enumerate(files):
                 if i not in started:
-                    hashes[i] = file_hash(path, max_bytes, cache)
+                    hashes[i] = file_hash(path, max_bytes, cache, stats[i])
         hits = [
             i not in started and sha is not None and cache.has(files[i], sha, kind)  # type: ignore[union-attr]
             for i, sha in enumerate(hashes)
@@ -176,12 +180,14 @@ def store_values(
     cache.save()
 
 
-def file_hash(path: str, max_bytes: int = MAX_FILE_BYTES, cache: Cache | None = None) -> str | None:
+def file_hash(
+    path: str, max_bytes: int = MAX_FILE_BYTES, cache: Cache | None = None, st: os.stat_result | None = None
+) -> str | None:
     """The content hash of the file at *path*, None when it cannot be read: the one *cache* kept
     with the file's stamp when it still has it (a warm run reads no file), else the file's, kept
-    with its stamp when that stands for the bytes read."""
+    with its stamp when that stands for the bytes read. *st*: the file's ``lstat``, when taken."""
     if cache is not None:
-        known = cache.stamped_hash(path, max_bytes)
+        known = cache.stamped_hash(path, max_bytes, st)
         if known is not None:
             return known
     data, stamp = read_stamped(path, max_bytes)
@@ -442,16 +448,21 @@ class Held:
 EARLY_SHARE = 0.1
 
 
-def _edited_since(files: Sequence[str], written_ns: int | None) -> list[int]:
+def _edited_since(
+    files: Sequence[str], written_ns: int | None, stats: list[os.stat_result | None]
+) -> list[int]:
     """The indices of *files* modified at or after *written_ns* (all of them when it is None), or
-    none when they are more than :data:`EARLY_SHARE` of the bytes."""
+    none when they are more than :data:`EARLY_SHARE` of the bytes. Each file's ``lstat`` goes to
+    *stats* (when *written_ns* is given), for the cache's stamps: one ``stat`` per file a run."""
     if written_ns is None:
         return list(range(len(files)))
     edited, edited_bytes, total = [], 0, 0
     for i, path in enumerate(files):
         try:
-            st = os.stat(path)
-        except OSError:
+            st = stats[i] = os.lstat(path)
+            if S_ISLNK(st.st_mode):
+                st = os.stat(path)  # a link is as new as what it points to
+        except (OSError, ValueError):
             continue  # its hash says it cannot be read
         total += st.st_size
         if st.st_mtime_ns >= written_ns:
