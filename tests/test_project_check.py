@@ -391,3 +391,47 @@ def test_the_project_is_read_for_instantiations_while_the_processes_check(tmp_pa
         ["test/ops/test_device_ops.py:12:1:", "HWC001"],
         ["test/ops/test_device_ops.py:17:1:", "HWC102"],
     ]
+
+
+def test_the_modules_a_file_imports_are_those_the_pattern_says():
+    """_Imports tells a file's stem from the names after `from`, as a pattern per stem did."""
+    import random
+    import re
+
+    from hwlint.project import _Imports
+
+    stems = [b"a", b"b", b"a.b", b".a", b"_a", b"ab", b"a_b", b"b.a", b"from", b"import", b"x1", b"1"]
+    pieces = [b"a", b"b", b"_", b".", b" ", b"\n", b"from", b"import", b"x1", b"\t", b"-", b"(", b"1"]
+    pieces += [b"from ", b" import", b"from a.", b".b import", b"from .a", b"x.from a import"]
+    patterns = {
+        stem: re.compile(rb"\bfrom\s+[\w.]*?\b" + re.escape(stem) + rb"\s+import\b") for stem in stems
+    }
+    dotted = [stem for stem in stems if b"." in stem]
+    rng = random.Random(0)
+    differ = []
+    for _ in range(30_000):
+        text = b"".join(rng.choice(pieces) for _ in range(rng.randint(1, 14)))
+        found = set(_Imports(text).of(dict.fromkeys(stems), dotted))
+        # the one way they may differ: `from from import import`, which is no Python
+        if found != {stem for stem, p in patterns.items() if p.search(text)}:
+            differ.append(text)
+    assert all(re.search(rb"from\s+\S*from\S*\s+import", t) for t in differ), differ[:3]
+    imports = _Imports(b"from pkg.sub.test_a import A\nfrom .b import B\n")
+    assert sorted(imports.of({b"test_a": 0, b"b": 0, b"sub": 0})) == [b"b", b"test_a"]
+
+
+def test_the_modules_a_file_imports_take_no_more_memory_than_their_names():
+    import tracemalloc
+
+    from hwlint.project import _Imports
+
+    name = b".".join(b"a%d" % i for i in range(3000))  # 17 KB: its tails held 51 MB
+    tracemalloc.start()
+    try:
+        imports = _Imports(b"from " + name + b" import x\n")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000
+    assert imports.of({b"a2999": 0}) == [b"a2999"]
+    assert imports.of({b"a2998.a2999": 0}, [b"a2998.a2999"]) == [b"a2998.a2999"]
