@@ -158,6 +158,8 @@ def test_a_value_getattr_may_not_read_is_hwc006_and_hwselect_lists_the_file(tmp_
 
 @pytest.mark.parametrize("case", CLEAN)
 def test_look_alikes_the_runtime_reads_as_declared_stay_clean(tmp_path, case, monkeypatch):
+    if "from torch" in CLEAN[case]:
+        pytest.importorskip("torch")  # the runtime's own decorators: run where torch is installed
     path = _plant(tmp_path, CLEAN[case])
     value, generic = _runtime_value(path, monkeypatch)
     assert value is generic
