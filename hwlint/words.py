@@ -58,6 +58,19 @@ _CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0))}
 _CONTROLS.update({0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r", 0x2028: "\\u2028", 0x2029: "\\u2029"})
 
 
+#: What a pytest argument may not start with: ``-`` is read as an option, ``@`` as an argument file
+#: (argparse's ``fromfile_prefix_chars``, which pytest sets, expands ``@FILE`` anywhere in argv and
+#: inside an argument file too).
+ARGUMENT_PREFIXES = ("-", "@")
+
+
+def argument(path: str) -> str:
+    """*path* as a pytest argument that is only a path: ``./`` before one that starts with ``-`` or
+    ``@`` (a file at ``@x/test_a.py`` would otherwise make pytest read ``x/test_a.py::TestA`` as
+    more arguments, ``--collect-only`` or ``-p plugin``)."""
+    return f"./{path}" if path.startswith(ARGUMENT_PREFIXES) else path
+
+
 def printable(text: str) -> str:
     """*text* with every control character written as a Python escape (``\\x1b``, ``\\n``)."""
     return text.translate(_CONTROLS)

@@ -11,6 +11,7 @@ from ..model import FileModel, build_model
 from ..model.source import read_source
 from ..project import links_of, on_demand
 from ..taxonomy import Runner, Taxonomy
+from ..words import argument
 from .records import SELECTED, UNPLACED, Candidate
 from .replay import _DYNAMIC, select_model
 from .runners import get_runner, runner_backends, with_backends
@@ -144,10 +145,11 @@ def relpath(path: str) -> str:
 
 
 def pytest_path(path: str) -> str:
-    """*path* as a pytest argument: :func:`relpath`, and ``./`` before a path that starts with ``-``.
+    """*path* as a pytest argument: :func:`relpath`, and ``./`` before a path that starts with ``-``
+    or ``@`` (:func:`hwlint.words.argument`).
 
     One argument per line is the contract of every output: a file named ``--deselect=x_test.py``
-    would otherwise be read by pytest as an option (and deselect another file's tests).
+    would otherwise be read by pytest as an option (and deselect another file's tests), one under
+    ``@x/`` as an argument file.
     """
-    rel = relpath(path)
-    return f".{os.sep}{rel}" if rel.startswith("-") else rel
+    return argument(relpath(path))

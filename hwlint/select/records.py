@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from ..model import ClassInfo, Instantiation
 from ..taxonomy import Runner
+from ..words import argument
 from .notices import plural
 
 SELECTED, MISMATCHED, UNCLASSIFIED, UNPLACED = "selected", "mismatched", "unclassified", "unplaced"
@@ -50,7 +51,8 @@ class Candidate:
 
     @property
     def nodeid(self) -> str:
-        return f"{self.path}::{self.name}"
+        """``path::Class``; a path that starts with ``-`` or ``@`` gets ``./`` (a pytest argument)."""
+        return f"{argument(self.path)}::{self.name}"
 
     @property
     def uncertain_name(self) -> bool:

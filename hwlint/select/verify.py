@@ -119,7 +119,7 @@ def compare(
     roots: Sequence[str] = (),
 ) -> VerifyResult:
     """*sel* (hwselect's selection) against *report* (what the plugin recorded of the runtime)."""
-    from .explain import explain, relpath
+    from .explain import explain, pytest_path, relpath
 
     classes = report["classes"]
     live = {(os.path.normcase(c["path"]), c["class"]): c for c in classes}
@@ -156,7 +156,7 @@ def compare(
         if ks[0][0] in failed_files:
             continue  # its module failed to collect: listed among the errors
         seen = next((live[k] for k in ks if k in live), None)
-        nodeid = f"{relpath(c.path)}::{c.name}"
+        nodeid = f"{pytest_path(c.path)}::{c.name}"
         if seen is None and c.uncertain_nodeid:
             result.in_case.append(nodeid)
             continue
@@ -169,7 +169,7 @@ def compare(
         entry = live[key]
         if entry.get("generic") and (path, entry["generic"]) in generics:
             continue
-        nodeid = f"{relpath(entry['path'])}::{name}"
+        nodeid = f"{pytest_path(entry['path'])}::{name}"
         result.differences.append(
             Difference("runtime", nodeid, entry["live"] or "unclassified", why(entry["path"], name))
         )
