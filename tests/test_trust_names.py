@@ -6,7 +6,6 @@ the reproduction and checks the promised outcome (docs/guarantees.md names each 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from tests.conftest import run_tool
 from tests.select_suite import write_suite
@@ -49,7 +48,9 @@ def test_a_path_starting_with_an_at_sign_is_never_an_argument_file(tmp_path):
         (tmp_path / f"{fmt}.args").write_text(res.stdout)
         assert collect(tmp_path, "cpu", f"@{fmt}.args") >= expected, fmt
     for fmt in ("nodeids", "k"):  # --argsfile writes node ids for both
-        res = run_tool("hwselect", "cpu", ".", "--format", fmt, "--argsfile", f"{fmt}-file.args", cwd=tmp_path)
+        res = run_tool(
+            "hwselect", "cpu", ".", "--format", fmt, "--argsfile", f"{fmt}-file.args", cwd=tmp_path
+        )
         assert res.stdout.strip() == f"@{fmt}-file.args", res.stderr
         lines = (tmp_path / f"{fmt}-file.args").read_text().splitlines()
         assert "./@x/test_a.py::TestA" in lines and "./@b_test.py::TestB" in lines
