@@ -66,6 +66,7 @@ class _HwSelect:
         self.verify_report = config.getoption("hw_verify_report")
         self.verify_lines: list[str] = []
         self.differences = 0
+        self.vacuous: list[str] = []  # why --hw-verify compared nothing it should have
         self.failed: list[str] = []  # collectors pytest could not collect (for verify)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
@@ -177,8 +178,11 @@ class _HwSelect:
         if self.verify:
             result = compare(sel, report, self.taxonomy, self.backends)
             self.differences = len(result.differences)
+            # pytest itself fails a session whose modules do not collect (unless told to go on)
+            self.vacuous = result.vacuous(allow_uncollectable=True)
             root = str(config.rootpath) + os.sep
             self.verify_lines = [line.replace(root, "") for line in result.lines()]
+            self.verify_lines += [f"hwselect verify: error: {r}" for r in self.vacuous]
 
     def pytest_report_collectionfinish(self, config: pytest.Config) -> list[str]:
         """The warnings as hwselect prints them (one line per kind; each with -v; none with -q),
@@ -191,5 +195,7 @@ class _HwSelect:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if self.differences and session.exitstatus in (0, 5):
+        if self.vacuous and session.exitstatus in (0, 1, 5):
+            session.exitstatus = 2
+        elif self.differences and session.exitstatus in (0, 5):
             session.exitstatus = 1

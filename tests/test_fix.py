@@ -668,3 +668,20 @@ def test_no_self_device_type_in_a_class_nothing_instantiates(tmp_path, capsys, m
     hwc301 += '`"cuda"`.'
     assert hwc301 + "\n" in out
     assert "[*]" not in out
+
+
+def test_diff_with_show_fixes_keeps_stdout_a_patch(tmp_path, capsys, monkeypatch):
+    """The README pairs them: the diff on stdout, the fix report after the count on stderr."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copyfile(CASES / "no_import.py", "test_plain.py")
+    assert main(["check", "--isolated", "--diff", "test_plain.py"]) == 1
+    alone = capsys.readouterr()
+    assert main(["check", "--isolated", "--diff", "--show-fixes", "test_plain.py"]) == 1
+    both = capsys.readouterr()
+    assert both.out == alone.out
+    assert both.err.startswith(alone.err)
+    assert both.err[len(alone.err) :] == (
+        "\nFixes:\n- test_plain.py:10: HWC001 Declare `hw_classification = HardwareClassification.GENERIC` "
+        "in `TestPlain` (safe; no device evidence: never instantiated; no test takes `device`; no "
+        "device-specific code)\n"
+    )

@@ -175,8 +175,10 @@ def test_empty_selection_exits_3_and_says_why(tmp_path):
     assert proc.stdout == ""
     assert proc.stderr.splitlines()[-3:] == [
         "hwselect: runner mps selects nothing:",
-        '  - 1 instantiated class generates nothing for mps: only_for="cuda" leaves out mps (line 12)',
-        "  - 1 instantiated class generates nothing for mps: allow_mps=True is not passed (line 6)",
+        "  - 1 instantiated class generates nothing for mps: test_d.py::TestB: "
+        'only_for="cuda" leaves out mps (line 12)',
+        "  - 1 instantiated class generates nothing for mps: test_d.py::TestA: allow_mps=True is not passed "
+        "(line 6)",
     ]
 
 

@@ -229,11 +229,14 @@ def clean(tmp_path_factory) -> Path:
     return write(tmp_path_factory.mktemp("clean"), CLEAN)
 
 
-@pytest.mark.parametrize(("runner", "extra"), [("cpu", []), ("cuda", ["--", "-p", "_hw_fake_cuda"])])
-def test_verify_finds_no_difference_where_hwselect_is_right(clean, runner, extra):
+@pytest.mark.parametrize(
+    ("runner", "extra", "compared"),
+    [("cpu", [], "5 classes (9 tests)"), ("cuda", ["--", "-p", "_hw_fake_cuda"], "6 classes (10 tests)")],
+)
+def test_verify_finds_no_difference_where_hwselect_is_right(clean, runner, extra, compared):
     proc = hwselect(clean, "verify", runner, ".", *extra)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.splitlines()[-1] == "hwselect verify: no difference"
+    assert proc.stdout.splitlines()[-1] == f"hwselect verify: no difference; compared {compared}"
     assert "torch filter_by_hw_classification" in proc.stdout  # the runtime's own filter ran
 
 
@@ -250,7 +253,7 @@ def test_verify_reports_each_planted_difference(tmp_path):
     assert "base CpuBase of TestRebound is bound at run time" in hwselect_alone
     assert "test_late.py::TestLate (live class: CUDA)" in hwselect_alone
     assert "classification GENERIC, declared in its own body." in hwselect_alone
-    assert out.splitlines()[-1] == "hwselect verify: 3 differences"
+    assert out.splitlines()[-1] == "hwselect verify: 3 differences; compared 4 classes (4 tests)"
 
 
 def test_pytest_plugin_verifies_in_the_run_and_exits_1(tmp_path):

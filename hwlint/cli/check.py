@@ -107,7 +107,6 @@ def _check_options(args) -> None:
         ("statistics", "diff"),
         ("statistics", "watch"),
         ("show_files", "show_settings"),
-        ("diff", "show_fixes"),
         ("watch", "stdin_filename"),
     ]
     for a, b in conflicts:
@@ -218,7 +217,15 @@ def _finish(args, run, describers) -> int:
         from ..fix.describe import write_diff
 
         status = EXIT_FINDINGS if run.would_fix and not args.exit_zero else EXIT_CLEAN
-        return written(status, lambda: write_diff(run, sys.stdout, sys.stderr))
+
+        def diff() -> None:
+            write_diff(run, sys.stdout, sys.stderr)
+            if args.show_fixes:  # on stderr: stdout stays a patch `git apply` takes
+                from ..fix.describe import write_fix_report
+
+                write_fix_report(run, sys.stderr)
+
+        return written(status, diff)
     if args.fix_only:  # as ruff: fix, report nothing left over, exit 0 (1 with --exit-non-zero-on-fix)
         status = EXIT_FINDINGS if fixed_any else EXIT_CLEAN
         if args.show_fixes:

@@ -28,7 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="hwselect",
         description="Print the test classes a CI runner executes (hw_classification, instantiation).",
-        epilog="`hwselect explain RUNNER PATH::Class` says why a class does or does not run. "
+        epilog="`hwselect explain RUNNER PATH::Class` says why a class does or does not run; "
+        "`hwselect verify RUNNER PATH...` collects with torch on the runner and compares. "
         "Exit codes: 0 selected, 2 error, 3 empty selection.",
     )
     p.add_argument("--version", action="version", version=f"hwselect {__version__}")
@@ -96,13 +97,19 @@ def build_verify_parser() -> argparse.ArgumentParser:
         prog="hwselect verify",
         description="Collect with torch's runtime as RUNNER runs it and compare with the static selection.",
         epilog="Arguments after `--` go to pytest (e.g. `-- -p my_device_plugin`). "
-        "Exit codes: 0 the same classes, 1 a difference, 2 error.",
+        "Exit codes: 0 the same classes, 1 a difference, 2 error or nothing to compare (a module "
+        "that failed to collect, no torch, no class collected).",
     )
     p.add_argument("runner", metavar="RUNNER")
     p.add_argument("paths", nargs="*", metavar="PATH", help="files and directories (default: .)")
     _common(p)
     p.add_argument("--include-unclassified", action="store_true", help="as hwselect's option")
     p.add_argument("--timeout", type=int, default=3600, metavar="S", help="pytest's collection time limit")
+    p.add_argument(
+        "--allow-uncollectable",
+        action="store_true",
+        help="compare what collected and list the modules that failed to collect (default: exit 2)",
+    )
     _verbosity(p)
     add_engine_options(p)
     return p
@@ -610,4 +617,9 @@ def cmd_verify(args, pytest_args: Sequence[str]) -> int:
         raise _UserError(str(e)) from None
     for line in result.lines(verbose=args.verbose, quiet=args.quiet):
         print(line)
+    vacuous = result.vacuous(args.allow_uncollectable)
+    for reason in vacuous:
+        print(f"hwselect verify: error: {reason}", file=sys.stderr)
+    if vacuous:
+        return EXIT_ERROR
     return 1 if result.differences else EXIT_OK

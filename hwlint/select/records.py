@@ -169,9 +169,11 @@ class RunnerSelection:
         for kind, n in sorted(kinds.items()):
             example = next(x for f in self.files for x in f.not_generated if x.kind == kind)
             verb = "generates" if n == 1 else "generate"
+            # the reason's line number means nothing without its file
+            where = f"{example.path}::{example.generic}"
             reasons.append(
                 f"{plural(n, 'instantiated class', 'instantiated classes')} {verb} nothing for "
-                f"{self.runner.device}: {example.reason}"
+                f"{self.runner.device}: {where if n == 1 else 'e.g. ' + where}: {example.reason}"
             )
         if c["mismatched"]:
             seen = Counter(x.classification for x in self.candidates if x.status == MISMATCHED)

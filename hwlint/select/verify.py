@@ -19,6 +19,11 @@ Each difference comes with ``hwselect explain``'s lines (why hwselect thought ot
 classification the live class carries. The collection itself is the pytest plugin's
 (``--hw-verify-report FILE``), so ``pytest --hw-runner R --hw-verify`` gives the same report inside
 any pytest run.
+
+A comparison that cannot fail is worse than none, so a run that compared nothing it should have is
+no pass: :meth:`VerifyResult.vacuous` gives the reasons (a module pytest could not collect, no torch
+in the interpreter that collected, no class collected at all), and the front ends exit 2 with them
+(``--allow-uncollectable`` accepts modules that fail to collect, for the knowing user).
 """
 
 from __future__ import annotations
@@ -64,13 +69,44 @@ class VerifyResult:
     in_case: list[str] = field(default_factory=list)  # selected in case they exist; they do not
     errors: list[str] = field(default_factory=list)  # collectors pytest could not collect
     runtime_line: str = ""  # what the runtime's filter printed
+    torch: str | None = "?"  # torch's version in the collecting interpreter (None: not installed)
+    python: str = ""  # the interpreter that collected
+
+    @property
+    def compared_classes(self) -> int:
+        """Classes compared: every class pytest collected (the runtime's side) in a module that
+        collected."""
+        return self.collected_classes
+
+    def vacuous(self, allow_uncollectable: bool = False) -> list[str]:
+        """Why this comparison proves less than it says (empty when it is sound): each reason
+        makes ``hwselect verify`` exit 2."""
+        reasons = []
+        if self.torch is None:
+            reasons.append(
+                f"torch is not installed in {self.python or 'the interpreter that collected'}: the "
+                "runtime's collection is not torch's (install the runner's torch, or run verify with "
+                "its python)"
+            )
+        if self.errors and not allow_uncollectable:
+            shown = ", ".join(self.errors[:5]) + (", ..." if len(self.errors) > 5 else "")
+            reasons.append(
+                f"{_n(len(self.errors), 'module')} failed to collect and could not be compared: {shown} "
+                "(pytest --collect-only says why; --allow-uncollectable compares the rest)"
+            )
+        if not self.collected_classes:
+            reasons.append(
+                "pytest collected no test class, so nothing was compared (check the paths, the "
+                "device environment and the plugins after --)"
+            )
+        return reasons
 
     def lines(self, verbose: bool = False, quiet: bool = False) -> list[str]:
         out = []
         if not quiet:
             out.append(
                 f"hwselect verify {self.runner} (device {self.device}): pytest collected "
-                f"{_n(self.collected_classes, 'class', 'classes')} ({_n(self.collected_items, 'item')}); "
+                f"{_n(self.collected_classes, 'class', 'classes')} ({_n(self.collected_items, 'test')}); "
                 f"the runtime's filter ({self.filter}) keeps {self.runtime_classes}, hwselect selects "
                 f"{self.static_classes}"
             )
@@ -101,7 +137,11 @@ class VerifyResult:
                 + ("" if verbose or len(self.errors) <= 5 else ", ...")
             )
         n = len(self.differences)
-        out.append(f"hwselect verify: {_n(n, 'difference')}" if n else "hwselect verify: no difference")
+        compared = (
+            f"compared {_n(self.compared_classes, 'class', 'classes')} ({_n(self.collected_items, 'test')})"
+        )
+        verdict = _n(n, "difference") if n else "no difference"
+        out.append(f"hwselect verify: {verdict}; {compared}")
         return out
 
 
@@ -135,6 +175,8 @@ def compare(
         len(sel.selected),
         errors=list(report.get("errors", ())),
         runtime_line=report.get("runtime_line", ""),
+        torch=report.get("torch", "?"),
+        python=report.get("python", ""),
     )
 
     def keys(c: Candidate) -> list[tuple[str, str]]:
@@ -314,7 +356,35 @@ def runtime_records(items, runs: Sequence[str], attribute: str, include_unclassi
         )
         entry["items"] += 1
         entry["kept"] += id(item) in kept_ids
-    return {"classes": list(by_class.values()), "filter": how, "runtime_line": printed}
+    return {
+        "classes": list(by_class.values()),
+        "filter": how,
+        "runtime_line": printed,
+        "torch": _torch_version(),
+        "python": sys.executable,
+    }
+
+
+def _torch_version() -> str | None:
+    """torch's version in this interpreter ("" when it cannot say), None when torch is not
+    installed. Read from the module the tests imported, else from the distribution's metadata (no
+    import: a collection that did not import torch must not pay for it here)."""
+    module = sys.modules.get("torch")
+    if module is not None:
+        return str(getattr(module, "__version__", ""))
+    import importlib.util
+
+    try:
+        if importlib.util.find_spec("torch") is None:
+            return None
+    except (ImportError, ValueError):
+        return None
+    from importlib import metadata
+
+    try:
+        return metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        return ""
 
 
 def _cls(item):
