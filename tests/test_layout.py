@@ -14,7 +14,7 @@ from .conftest import ROOT
 #: hwlint's layers, from the ground up: a module may import its own layer and those below it,
 #: never one above. A name stands for the module or the package of that name.
 LAYERS = (
-    ("hwlint", "hwlint.words", "hwlint.roots", "hwlint.keystore", "hwlint.taxonomy"),
+    ("hwlint", "hwlint.words", "hwlint.roots", "hwlint.effects", "hwlint.keystore", "hwlint.taxonomy"),
     ("hwlint.model",),
     ("hwlint.collection", "hwlint.project", "hwlint.edits", "hwlint.context"),
     ("hwlint.infer", "hwlint.neutral"),

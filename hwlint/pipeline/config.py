@@ -15,7 +15,6 @@ import fnmatch
 import operator
 import os
 import re
-import subprocess
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -668,30 +667,16 @@ def git_ignored(top: str) -> frozenset[str] | None:
     """What git ignores under the directory *top*: untracked paths relative to *top* (directories
     with a trailing ``/``), as ``git ls-files --others --ignored --exclude-standard --directory``
     lists them. None when *top* is not in a git work tree or git cannot tell (then nothing is
-    skipped: checking a file too many is the safe side)."""
-    try:
-        res = subprocess.run(
-            [
-                "git",
-                "-C",
-                top,
-                "ls-files",
-                "-z",
-                "--others",
-                "--ignored",
-                "--exclude-standard",
-                "--directory",
-            ],
-            capture_output=True,
-            timeout=GIT_TIMEOUT,
-            stdin=subprocess.DEVNULL,
-            env={k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | {"LC_ALL": "C"},
-        )
-    except (OSError, subprocess.SubprocessError):
+    skipped: checking a file too many is the safe side). git reads the work tree's own repository
+    only, with nothing that runs a program (:func:`hwlint.effects.git`)."""
+    from ..effects import git
+
+    out = git(
+        ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"], top, GIT_TIMEOUT
+    )
+    if out is None:
         return None
-    if res.returncode != 0:
-        return None
-    return frozenset(os.fsdecode(p) for p in res.stdout.split(b"\0") if p and p not in (b"./", b"."))
+    return frozenset(os.fsdecode(p) for p in out.split(b"\0") if p and p not in (b"./", b"."))
 
 
 def _ignored(path: str, prefix: str, ignored: frozenset[str], is_dir: bool) -> bool:

@@ -176,17 +176,13 @@ def _linker(output: str | None, base_url: str | None = None) -> Callable[[str, i
 
 def _work_tree() -> str | None:
     """The top of the git work tree holding the current directory (what a forge's
-    ``blob/<sha>/`` URL is relative to), or None."""
-    import subprocess
+    ``blob/<sha>/`` URL is relative to), or None. Found without running git
+    (:func:`hwlint.effects.work_tree`): git would take a directory of the checkout that looks like
+    a repository for one, and run what its configuration says."""
+    from ..effects import work_tree
 
-    try:
-        res = subprocess.run(
-            ["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True, timeout=30, check=False
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    top = res.stdout.strip()
-    return top if res.returncode == 0 and top else None
+    found = work_tree(os.getcwd())
+    return found[0] if found else None
 
 
 def _source_link(link: Callable[[str, int], str], path: str, line: int) -> str:

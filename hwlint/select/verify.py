@@ -37,6 +37,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..effects import run
 from ..taxonomy import Taxonomy
 from .records import Candidate, RunnerSelection
 
@@ -241,14 +242,7 @@ def collect_runtime(
     cmd += ["--hw-runner", runner, "--hw-verify-report", report, *plugin_args, *paths, *pytest_args]
     try:
         try:
-            proc = subprocess.run(
-                cmd,
-                env=runtime_env(device),
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                stdin=subprocess.DEVNULL,
-            )
+            proc = run(cmd, env=runtime_env(device), text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             raise VerifyError(f"pytest's collection took over {timeout} s (--timeout)") from None
         except OSError as e:
