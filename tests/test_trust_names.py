@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import json
 
-from tests.conftest import run_tool
+import pytest
+
+from hwlint.words import visible
+from tests.conftest import DEFAULT_TAXONOMY, EXAMPLES, run_tool
 from tests.select_suite import write_suite
 from tests.test_select_collect import RUNS, collect
 
@@ -60,3 +63,52 @@ def test_a_path_starting_with_an_at_sign_is_never_an_argument_file(tmp_path):
     k = run_tool("hwselect", "cpu", ".", "--format", "k", cwd=tmp_path).stdout.strip()
     assert not k.startswith(("@", "-"))
     assert collect(tmp_path, "cpu", ".", "-k", k) == expected
+
+
+# -- 4. runner, device, classification and backend names are names ---------------------------------
+
+BAD_NAMES = ["cpu;$(id)", "cpu\n::error title=x::forged", "cpu\x1b[2K", "--argsfile=/tmp/x", "cp\u202eu", ""]
+
+
+def _plant_name(where: str, name: str) -> str:
+    """A taxonomy whose *where* holds *name*: the bundled one with the section replaced or extended."""
+    import yaml
+
+    base = yaml.safe_load(DEFAULT_TAXONOMY.read_text())
+    if where == "runner":
+        base["runners"][name] = {"device": "cpu", "runs": ["GENERIC"]}
+    elif where == "device":
+        base["devices"] = {"cpu": {}, "cuda": {}, name: {}}
+    elif where == "classification":
+        base["classifications"][name] = {}
+    else:
+        base["runners"]["openreg"] = {"device": "privateuse1", "backend": name, "runs": ["ACCELERATOR"]}
+    return yaml.safe_dump(base, allow_unicode=True)
+
+
+@pytest.mark.parametrize("name", BAD_NAMES, ids=["shell", "newline", "esc", "dash", "bidi", "empty"])
+@pytest.mark.parametrize("where", ["runner", "device", "classification", "backend"])
+def test_a_name_from_the_taxonomy_that_is_not_an_identifier_is_a_taxonomy_error(tmp_path, where, name):
+    (tmp_path / "taxonomy.yaml").write_text(_plant_name(where, name), encoding="utf-8")
+    (tmp_path / "test_a.py").write_text("from unittest import TestCase\n" + cls("TestA", GEN, "test_a"))
+    section = {"runner": "runners", "device": "devices", "classification": "classifications"}.get(where)
+    key = f"{section}.{name}" if section else "runners.openreg.backend"
+    for cmd in (
+        ("hwlint", "taxonomy", "check", "taxonomy.yaml"),
+        ("hwselect", "--taxonomy", "taxonomy.yaml", "--format", "matrix", "."),
+        ("hwselect", "--taxonomy", "taxonomy.yaml", "cpu", "."),
+        ("hwlint", "check", "--no-cache", "--taxonomy", "taxonomy.yaml", "."),
+    ):
+        res = run_tool(*cmd, cwd=tmp_path)
+        assert res.returncode == 2, (cmd, res.stdout, res.stderr)
+        assert res.stdout == "", cmd  # no matrix, no node id
+        assert "taxonomy.yaml:" in res.stderr and f": {visible(key)}: " in res.stderr, res.stderr
+        lines = res.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].isprintable(), res.stderr
+
+
+def test_names_of_the_bundled_and_example_taxonomies_are_still_valid():
+    from hwlint.taxonomy import load_taxonomy
+
+    for path in [DEFAULT_TAXONOMY, *sorted(EXAMPLES.glob("taxonomy*.yaml"))]:
+        assert load_taxonomy(str(path), remember=False).runners, path

@@ -15,14 +15,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..words import visible
+
 
 class TaxonomyError(Exception):
     """A taxonomy file that cannot be used. ``str()`` is ``path:line: key: message``."""
 
     def __init__(self, path: str, line: int | None, key: str, message: str):
         self.path, self.line, self.key, self.message = path, line, key, message
-        where = f"{path}:{line}" if line else path
-        super().__init__(f"{where}: {key}: {message}" if key else f"{where}: {message}")
+        # the key may hold a name from the file: shown escaped, never a raw newline or ESC
+        where = f"{visible(path)}:{line}" if line else visible(path)
+        super().__init__(f"{where}: {visible(key)}: {message}" if key else f"{where}: {message}")
 
 
 class Context(Protocol):
@@ -130,6 +133,35 @@ def _is_identifier(value: str) -> bool:
 
 
 IDENTIFIER = Name("identifier", "an identifier", _is_identifier)
+
+
+def _is_name(value: str) -> bool:
+    return (
+        value[:1].isascii()
+        and (value[:1].isalnum() or value[:1] == "_")
+        and value.isascii()
+        and all(c.isalnum() or c in "_.-" for c in value)
+    )
+
+
+#: What CI writes into logs, shell commands and matrix JSON (a runner's, a device type's, a
+#: classification's, a backend's name): ASCII letters, digits, ``_``, ``.`` and ``-``, not first
+#: ``-`` or ``.``. A newline or ESC would forge a log line (``::error``), ``cpu;$(id)`` a command
+#: in a workflow's ``run:``, a leading ``-`` an option of the command it is passed to.
+NAME = Name(
+    "name",
+    "a name of ASCII letters, digits, `_`, `.` and `-` (starting with a letter, digit or `_`)",
+    _is_name,
+)
+
+
+#: A PrivateUse1 backend's name: generated classes are named after it (``TestFooOPENREG``), and it is
+#: printed as runner names are.
+ASCII_IDENTIFIER = Name(
+    "ASCII identifier",
+    "an identifier of ASCII letters, digits and `_`",
+    lambda v: v.isascii() and _is_identifier(v),
+)
 
 
 ANY_IDENTIFIER = Name("identifier", "an identifier", _is_identifier, typed=False)
@@ -275,7 +307,8 @@ class Entries(Kind):
     """A mapping of names to records (``devices``, ``classifications``, ``runners``): each entry is
     a mapping of the record's keys (an empty entry takes every default, as does null when the record
     has no required key) and the record's
-    ``name`` is its key. *name_ok* and *bad_name* check the names, *too_few* an empty mapping."""
+    ``name`` is its key: a :data:`NAME` always, and what *name_ok* accepts (else *bad_name*);
+    *too_few* is the message for an empty mapping."""
 
     types = (dict,)
 
@@ -295,6 +328,8 @@ class Entries(Kind):
         out: dict[str, Any] = {}
         for name, spec in value.items():
             where = f"{key}.{name}"
+            if not isinstance(name, str) or not _is_name(name):
+                raise ctx.error(where, f"expected {NAME.expected}, got {describe(name)}")
             if not self.name_ok(name):
                 raise ctx.error(where, self.bad_name)
             if spec is None and not any(k.default is REQUIRED for _, k in keys(self.record)):

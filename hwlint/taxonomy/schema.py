@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 
 from .fields import (
     ANY_IDENTIFIER,
+    ASCII_IDENTIFIER,
     DOTTED,
     IDENTIFIER,
     MODULE_PREFIX,
@@ -271,7 +272,7 @@ class Runner:
     )
     backends: tuple[str, ...] = key(
         "backends",
-        ListOf(IDENTIFIER),
+        ListOf(ASCII_IDENTIFIER),
         [],
         "the PrivateUse1 backend names it runs",
         single="backend",
