@@ -45,6 +45,7 @@ def pytest_configure(config: pytest.Config) -> None:
 class _HwSelect:
     def __init__(self, config: pytest.Config):
         from .pipeline.config import ConfigError, load_config
+        from .pipeline.session import RunOptions, Session
         from .select.records import SelectionError
         from .select.runners import get_runner
         from .taxonomy import TaxonomyError, load_taxonomy
@@ -54,6 +55,9 @@ class _HwSelect:
             hw = load_config(start=config.rootpath)
             self.taxonomy = load_taxonomy(config.getoption("hw_taxonomy") or hw.taxonomy)
             self.runner = get_runner(self.taxonomy, config.getoption("hw_runner"))
+            # jobs=1: forking a process pool inside a pytest session that has imported torch (and
+            # its threads) risks deadlocked children; the files are in the page cache anyway
+            self.session = Session.from_config(hw, RunOptions(jobs=1, no_cache=True), self.taxonomy)
         except (ConfigError, TaxonomyError, SelectionError) as e:
             raise pytest.UsageError(f"--hw-runner: {e}") from None
         backend = config.getoption("hw_backend")
@@ -76,14 +80,11 @@ class _HwSelect:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         from .select.records import UNPLACED
-        from .select.runners import select_files
+        from .select.runners import select_all
 
         paths = sorted({str(item.path) for item in items})
-        # jobs=1: forking a process pool inside a pytest session that has imported torch (and its
-        # threads) risks deadlocked children; the files are already in the page cache anyway.
-        sel = select_files(
-            self.taxonomy, self.runner, paths, self.backends, self.include_unclassified, jobs=1
-        )
+        runner = self.runner
+        sel = select_all(self.session, paths, self.backends, self.include_unclassified, [runner])[runner.name]
         if self.verify or self.verify_report:
             self._verify(config, items, sel)
         keep_names: dict[str, set[str]] = {}

@@ -16,7 +16,8 @@ from hwlint.edits import Fix
 from hwlint.model.source import MAX_FILE_BYTES
 from hwlint.pipeline.cache import Cache, InvalidEntry, content_hash, decoder, encode, open_cache
 from hwlint.pipeline.check import check_paths
-from hwlint.pipeline.session import Session
+from hwlint.pipeline.config import Config
+from hwlint.pipeline.session import RunOptions, Session
 from hwlint.project import Links
 from hwlint.rules.check import Finding
 
@@ -251,7 +252,9 @@ def test_selections_and_summaries_are_cached_too(tree, taxonomy):
     )
     files = [str(tree / "test_a.py"), str(tree / "test_b.py")]
     for run in (
-        lambda c: select_all(Session(taxonomy, cache=c), files),
+        lambda c: select_all(
+            Session.from_config(Config(), RunOptions(cache=c, no_cache=c is None), taxonomy), files
+        ),
         lambda c: summarize_paths(files, taxonomy, 1, c),
     ):
         cold = run(Cache(tree / "c", taxonomy.digest))

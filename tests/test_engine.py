@@ -255,7 +255,8 @@ def test_a_worker_frees_each_tree_when_it_starts_the_next_file(tmp_path, monkeyp
     from hwlint.model import syntax
     from hwlint.pipeline import engine
     from hwlint.pipeline.check import check_analysis
-    from hwlint.pipeline.session import Session
+    from hwlint.pipeline.config import Config
+    from hwlint.pipeline.session import RunOptions, Session
 
     files = []
     for name in ("test_a.py", "test_b.py"):
@@ -263,7 +264,15 @@ def test_a_worker_frees_each_tree_when_it_starts_the_next_file(tmp_path, monkeyp
         files[-1].write_text("class TestA:\n    def test_x(self):\n        pass\n")
     monkeypatch.setattr(syntax, "_deferred", None)
     syntax.defer_frees()  # as the worker's initializer does
-    monkeypatch.setattr(engine, "_job", (taxonomy, check_analysis(Session(taxonomy)), MAX_FILE_BYTES))
+    monkeypatch.setattr(
+        engine,
+        "_job",
+        (
+            taxonomy,
+            check_analysis(Session.from_config(Config(), RunOptions(no_cache=True), taxonomy)),
+            MAX_FILE_BYTES,
+        ),
+    )
     kept = []
     real_read = engine.read_stamped
 

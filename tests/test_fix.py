@@ -463,7 +463,8 @@ def test_apply_fixes_plans_with_a_resolver_in_this_process(tmp_path, taxonomy):
     from hwlint.fix.apply import FixOptions, apply_fixes
     from hwlint.model import LocalResolver
     from hwlint.pipeline.check import check_paths
-    from hwlint.pipeline.session import Session
+    from hwlint.pipeline.config import Config
+    from hwlint.pipeline.session import RunOptions, Session
     from hwlint.rules.check import Selection
 
     (tmp_path / "test_b.py").write_text(
@@ -480,7 +481,7 @@ def test_apply_fixes_plans_with_a_resolver_in_this_process(tmp_path, taxonomy):
     found = list(zip(paths, check_paths(paths, taxonomy, jobs=1), strict=True))
     run = apply_fixes(
         found,
-        Session(taxonomy, jobs=2),
+        Session.from_config(Config(), RunOptions(2, no_cache=True), taxonomy),
         lambda p: Selection(),
         FixOptions(diff=True),
         resolvers={paths[0]: Recording()},

@@ -17,7 +17,8 @@ from hwlint.model.source import MAX_FILE_BYTES
 from hwlint.pipeline import engine
 from hwlint.pipeline.cache import Cache
 from hwlint.pipeline.check import check_project
-from hwlint.pipeline.session import Session
+from hwlint.pipeline.config import Config
+from hwlint.pipeline.session import RunOptions, Session
 from hwlint.taxonomy import load_taxonomy
 
 from .conftest import expected, run_tool
@@ -162,7 +163,10 @@ def _count_parses(monkeypatch) -> list[str]:
 def test_a_warm_check_of_the_project_parses_nothing(tmp_path, monkeypatch, taxonomy):
     files = [str(p) for p in (*FORWARD, *REVERSE)]
     parses = _count_parses(monkeypatch)
-    cold = check_project(files, Session(taxonomy, 1, Cache(tmp_path / "c", taxonomy.digest)))
+    cold = check_project(
+        files,
+        Session.from_config(Config(), RunOptions(1, cache=Cache(tmp_path / "c", taxonomy.digest)), taxonomy),
+    )
     # each file once: the cross-file phase takes the models the per-file phase kept (the files
     # whose bases or instantiated classes come from another module, and those modules: all four)
     assert sorted(parses) == sorted(files)
@@ -171,7 +175,10 @@ def test_a_warm_check_of_the_project_parses_nothing(tmp_path, monkeypatch, taxon
     assert sorted(cold.linked) == [str(PROJECT / p) for p in linked]
     parses.clear()
     monkeypatch.setattr(Session, "link", None)  # a warm run loads no model at all
-    warm = check_project(files, Session(taxonomy, 1, Cache(tmp_path / "c", taxonomy.digest)))
+    warm = check_project(
+        files,
+        Session.from_config(Config(), RunOptions(1, cache=Cache(tmp_path / "c", taxonomy.digest)), taxonomy),
+    )
     assert parses == []
     assert warm.findings == cold.findings
 
@@ -193,9 +200,14 @@ def _pooled_analyses(monkeypatch) -> list[tuple[str, list[str]]]:
 
 def test_the_cross_file_phase_takes_the_models_the_worker_processes_kept(tmp_path, monkeypatch, taxonomy):
     files = [str(p) for p in (*FORWARD, *REVERSE)]
-    serial = check_project(files, Session(taxonomy, 1)).findings
+    serial = check_project(
+        files, Session.from_config(Config(), RunOptions(1, no_cache=True), taxonomy)
+    ).findings
     analysed = _pooled_analyses(monkeypatch)
-    parallel = check_project(files, Session(taxonomy, 2, Cache(tmp_path / "c", taxonomy.digest)))
+    parallel = check_project(
+        files,
+        Session.from_config(Config(), RunOptions(2, cache=Cache(tmp_path / "c", taxonomy.digest)), taxonomy),
+    )
     # the checks, then no model to build: every one the phase needed came back from the processes
     assert analysed == [("check", files), ("model", [])]
     assert parallel.findings == serial
@@ -211,12 +223,14 @@ def test_spawned_processes_keep_no_model_for_the_cross_file_phase(monkeypatch, t
     import multiprocessing
 
     files = [str(p) for p in (*FORWARD, *REVERSE)]
-    serial = check_project(files, Session(taxonomy, 1)).findings
+    serial = check_project(
+        files, Session.from_config(Config(), RunOptions(1, no_cache=True), taxonomy)
+    ).findings
     analysed = _pooled_analyses(monkeypatch)
     monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
     spawn = multiprocessing.get_context("spawn")
     monkeypatch.setattr(multiprocessing, "get_context", lambda method=None: spawn)
-    spawned = check_project(files, Session(taxonomy, 2))
+    spawned = check_project(files, Session.from_config(Config(), RunOptions(2, no_cache=True), taxonomy))
     assert [kind for kind, _ in analysed] == ["check", "model"]
     assert sorted(analysed[1][1]) == sorted(os.path.abspath(f) for f in files)
     assert spawned.findings == serial
@@ -228,13 +242,17 @@ def test_an_edited_base_module_changes_the_warm_findings_of_its_users(tmp_path, 
     files = [str(tree / "test_mixins.py"), str(tree / "test_users.py")]
     cache = tmp_path / "c"
     inherit = load_taxonomy(TAXONOMIES["inherit"])
-    before = check_project(files, Session(inherit, 1, Cache(cache, inherit.digest))).findings[1]
+    before = check_project(
+        files, Session.from_config(Config(), RunOptions(1, cache=Cache(cache, inherit.digest)), inherit)
+    ).findings[1]
     assert [(f.line, f.code) for f in before] == [(11, "HWC005"), (16, "HWC001"), (16, "HWC004")]
     mixins = tree / "test_mixins.py"
     mixins.write_text(
         mixins.read_text().replace("    hw_classification = HardwareClassification.GENERIC\n", "    pass\n")
     )
-    after = check_project(files, Session(inherit, 1, Cache(cache, inherit.digest))).findings[1]
+    after = check_project(
+        files, Session.from_config(Config(), RunOptions(1, cache=Cache(cache, inherit.digest)), inherit)
+    ).findings[1]
     # TestInherits no longer inherits a classification: its HWC001 is back
     assert [(f.line, f.code) for f in after] == [
         (6, "HWC001"),

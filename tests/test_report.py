@@ -20,7 +20,7 @@ from hwlint import __version__
 from hwlint.model import build as builder
 from hwlint.pipeline.cache import Cache
 from hwlint.pipeline.config import Config
-from hwlint.pipeline.session import Session
+from hwlint.pipeline.session import RunOptions, Session
 from hwlint.report.data import SCHEMA, report_paths, summarize_paths
 from hwlint.select.runners import select_paths
 from hwlint.taxonomy import load_taxonomy
@@ -1019,7 +1019,7 @@ def test_rows_and_runner_tallies_see_the_project_as_hwselect_does(taxonomy):
     # classified through ClassifiedBase, defined in another scanned test module
     assert (rows["TestInherits"].status, rows["TestInherits"].classification) == ("classified", "GENERIC")
     assert rows["TestInherits"].runners == ["cpu"]
-    selections = select_all(Session(taxonomy), files)
+    selections = select_all(Session.from_config(Config(), RunOptions(no_cache=True), taxonomy), files)
     for row in rep.runners:
         chosen = selections[row.runner.name]
         assert (sum(row.tally.classes.values()), row.tally.counts["total"]) == (
@@ -1050,12 +1050,18 @@ def test_a_cold_report_parses_each_file_once_and_a_warm_one_none(tmp_path, taxon
     parses = _parses(monkeypatch)
     cache_dir = tmp_path / "cache"
     cold = report_paths(
-        [str(tmp_path)], taxonomy, Config(root=tmp_path), cache=Cache(cache_dir, taxonomy.digest)
+        [str(tmp_path)],
+        taxonomy,
+        Config(root=tmp_path),
+        options=RunOptions(cache=Cache(cache_dir, taxonomy.digest)),
     )
     assert sorted(parses) == sorted(files)  # findings, selections and rows from one model per file
     parses.clear()
     warm = report_paths(
-        [str(tmp_path)], taxonomy, Config(root=tmp_path), cache=Cache(cache_dir, taxonomy.digest)
+        [str(tmp_path)],
+        taxonomy,
+        Config(root=tmp_path),
+        options=RunOptions(cache=Cache(cache_dir, taxonomy.digest)),
     )
     assert parses == []
     assert warm.to_json() == cold.to_json()
@@ -1069,7 +1075,12 @@ def test_a_check_after_a_report_parses_nothing_and_finds_the_same(tmp_path, taxo
     files = many_files(tmp_path, 6)
     alone = check_paths(files, taxonomy, 1)  # no cache: what a check finds
     cache_dir = tmp_path / "cache"
-    report_paths([str(tmp_path)], taxonomy, Config(root=tmp_path), cache=Cache(cache_dir, taxonomy.digest))
+    report_paths(
+        [str(tmp_path)],
+        taxonomy,
+        Config(root=tmp_path),
+        options=RunOptions(cache=Cache(cache_dir, taxonomy.digest)),
+    )
     parses = _parses(monkeypatch)
     after = check_paths(files, taxonomy, 1, Cache(cache_dir, taxonomy.digest))
     assert parses == []

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import sys
 
-from .common import EXIT_CLEAN
+from .common import EXIT_CLEAN, run_options
 from .common import UserError as _UserError
-from .run import Taxonomies, check_all, groups, load_configs, selections, session_for, skipped_findings
+from .run import (
+    Taxonomies,
+    check_all,
+    groups,
+    load_configs,
+    say_notices,
+    selections,
+    session_for,
+    skipped_findings,
+)
 
 
 def cmd_baseline(args) -> int:
@@ -28,9 +37,11 @@ def cmd_baseline(args) -> int:
     taxonomies = Taxonomies(args)
     taxonomies(primary.taxonomy)
     found = []
-    for (taxonomy_path, max_mb, roots), group in groups(paths, configs):
-        session = session_for(args, configs, taxonomies(taxonomy_path), max_mb, roots, paths, group)
-        found += check_all(args, session, group, selection_for)[0]
+    options, said = run_options(args), set()
+    for config, group in groups(paths, configs):
+        session = session_for(options, configs, taxonomies(config.taxonomy), config, args.paths, paths, group)
+        say_notices(session, said)
+        found += check_all(session, group, selection_for)[0]
     found += skipped_findings(skipped, selection_for)
     # the entries are relative to the directory of the configuration that names the baseline
     root = primary.root if primary.source or configs.pinned else configs.cwd

@@ -12,7 +12,16 @@ import sys
 from collections.abc import Sequence
 
 from .baseline import cmd_baseline
-from .common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, exiting, guarded, unrecognized, written
+from .common import (
+    EXIT_CLEAN,
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    exiting,
+    guarded,
+    run_options,
+    unrecognized,
+    written,
+)
 from .common import UserError as _UserError
 from .output import FORMATS, counted, fixed_findings, output_to, write_findings
 from .parser import build_parser
@@ -24,6 +33,7 @@ from .run import (
     check_all,
     groups,
     load_configs,
+    say_notices,
     selections,
     session_for,
     show_progress,
@@ -171,16 +181,17 @@ def _check_groups(args, configs, paths, options, selection_for, baselines, plann
     found_all: list = []
     runs = []
     describers = []
-    for (taxonomy_path, max_mb, roots), group in groups(paths, configs):
-        taxonomy = taxonomies(taxonomy_path)
-        session = session_for(args, configs, taxonomy, max_mb, roots, paths, group)
+    asked, said = run_options(args), set()
+    for config, group in groups(paths, configs):
+        taxonomy = taxonomies(config.taxonomy)
+        session = session_for(asked, configs, taxonomy, config, args.paths, paths, group)
+        say_notices(session, said)
 
         def fixable(path: str) -> bool:
             baseline = baselines.for_path(path)
             return baseline is None or path not in baseline
 
         found, checked, planned = check_all(
-            args,
             session,
             group,
             selection_for,
@@ -257,7 +268,7 @@ def _fix_group(args, found, session, selection_for, options, planned, resolvers,
     if planning:
         from ..fix.apply import apply_fixes
 
-        progress = show_progress(args)
+        progress = show_progress(session)
         return apply_fixes(found, session, selection_for, options, planned, resolvers, progress)
     return CheckRun.unplanned(options, found)  # a check that plans no fix never loads the fixer
 

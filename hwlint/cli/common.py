@@ -85,6 +85,22 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def run_options(args):
+    """The :class:`~hwlint.pipeline.session.RunOptions` of a command's parsed *args*: the one place
+    a command's engine options (--jobs, --no-cache, --cache-dir, --ignore-noqa) are read; a command
+    without one of them runs as its default says."""
+    from ..pipeline.session import RunOptions
+
+    given = vars(args)
+    return RunOptions(
+        jobs=given.get("jobs"),
+        no_cache=bool(given.get("no_cache")),
+        cache_dir=given.get("cache_dir"),
+        noqa=not given.get("ignore_noqa"),
+        progress=bool(given.get("progress")),
+    )
+
+
 def exiting(status: int) -> int:
     """*status*, for a console script about to exit: the objects the run left are frozen out of the
     cycle collector, whose collections at exit would walk every one of them to free nothing

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 
-from .common import EXIT_CLEAN
+from .common import EXIT_CLEAN, run_options
 from .common import UserError as _UserError
-from .run import cache_for, load_configs, read_taxonomy
+from .run import load_configs, read_taxonomy
 
 
 def cmd_report(args) -> int:
@@ -28,8 +28,7 @@ def cmd_report(args) -> int:
     except ReportError as e:
         raise _UserError(str(e)) from None
     skipped: list = []
-    cache = cache_for(args, configs, taxonomy)
-    report = report_paths(args.paths or ["."], taxonomy, configs, args.depth, args.jobs, cache, skipped)
+    report = report_paths(args.paths or ["."], taxonomy, configs, args.depth, run_options(args), skipped)
     for s in skipped:
         print(f"hwlint: warning: {s}", file=sys.stderr)
     for warning in getattr(report, "warnings", ()):

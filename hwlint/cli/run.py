@@ -129,17 +129,18 @@ def selections(configs):
     return selection_for
 
 
-def groups(paths: Sequence[str], configs) -> list[tuple[tuple, list[str]]]:
+def groups(paths: Sequence[str], configs) -> list[tuple[object, list[str]]]:
     """*paths* grouped by what the engine needs one of per run: the taxonomy, the size cap and the
-    import roots of the configuration that governs each file; in the order of first appearance.
+    import roots of the configuration that governs each file; in the order of first appearance,
+    each with the configuration of its first file (which says those three for all of them).
 
     Each group is checked as a project of its own (cross-file links do not cross groups): a run
     over files whose configurations name different taxonomies is several runs."""
-    groups: dict[tuple, list[str]] = {}
+    groups: dict[tuple, tuple[object, list[str]]] = {}
     for path in paths:
         cfg = configs.for_path(path)
-        groups.setdefault((cfg.taxonomy, cfg.max_file_size, cfg.roots), []).append(path)
-    return list(groups.items())
+        groups.setdefault((cfg.taxonomy, cfg.max_file_size, cfg.roots), (cfg, []))[1].append(path)
+    return list(groups.values())
 
 
 class Baselines:
@@ -209,7 +210,7 @@ class Baselines:
         return out, stale
 
 
-def check_all(args, session, paths, selection_for, fix=None, fixable=None):
+def check_all(session, paths, selection_for, fix=None, fixable=None):
     """(path, enabled findings) for every path: parallel, cached, in the order given, seen through
     the project model; the project check (which files' findings depend on others); and the files
     planned in the same pass (with *fix*, the fix options: see :func:`hwlint.fix.check_and_fix_paths`;
@@ -218,7 +219,7 @@ def check_all(args, session, paths, selection_for, fix=None, fixable=None):
     from ..pipeline.progress import Bar
 
     planned: dict = {}
-    bar = Bar(len(paths), "checking", show_progress(args))
+    bar = Bar(len(paths), "checking", show_progress(session))
     session = replace(session, progress=bar)
     try:
         if fix is None:
@@ -251,28 +252,22 @@ def skipped_findings(skipped, selection_for) -> list:
     return out
 
 
-def session_for(
-    args, configs, taxonomy, max_mb: int, roots, paths: Sequence[str] = (), group: Sequence[str] = ()
-):
-    """The pipeline session of one *group* of the files discovered (*paths*): its taxonomy,
-    processes, cache, size cap and roots; an import is followed into any file named as the
-    configuration's tests are."""
-    import functools
-
-    from ..pipeline.config import is_test_file_name, project_files
+def session_for(options, configs, taxonomy, config, given: Sequence[str], paths: Sequence[str], group):
+    """The pipeline session of one *group* of the files discovered (*paths*) under the *given*
+    paths, which *config* governs: run as *options* ask, an import followed into any file named
+    as the configuration's tests are."""
     from ..pipeline.session import Session
-    from ..project import project_instantiators
 
-    follow = functools.partial(is_test_file_name, include=configs.primary.include)
-    cache = cache_for(args, configs, taxonomy)
-    jobs = getattr(args, "jobs", None)
-    max_bytes = max_mb * 1024 * 1024
-    walked = walked_whole(getattr(args, "paths", None) or ["."], paths, group) if group else frozenset()
-    instantiators = project_instantiators(lambda: project_files(configs, walked), taxonomy, max_bytes)
-    noqa = not getattr(args, "ignore_noqa", False)
-    return Session(
-        taxonomy, jobs, cache, max_bytes, tuple(roots), follow=follow, instantiators=instantiators, noqa=noqa
-    )
+    walked = walked_whole(given or ["."], paths, group)
+    return Session.from_config(config, options, taxonomy, configs, project=True, walked=walked)
+
+
+def say_notices(session, said: set[str]) -> None:
+    """What *session* has to say (a cache turned off), but what the run has *said* already."""
+    for notice in session.notices:
+        if notice not in said:
+            said.add(notice)
+            print(f"hwlint: warning: {notice}", file=sys.stderr)
 
 
 def walked_whole(given: Sequence[str], paths: Sequence[str], group: Sequence[str]) -> frozenset[str]:
@@ -292,29 +287,8 @@ def walked_whole(given: Sequence[str], paths: Sequence[str], group: Sequence[str
     return frozenset(dirs)
 
 
-def show_progress(args) -> bool:
+def show_progress(session) -> bool:
+    """Whether *session*'s run shows a progress bar (asked, or a terminal: see :func:`wanted`)."""
     from ..pipeline.progress import wanted
 
-    return wanted(getattr(args, "progress", False))
-
-
-def cache_for(args, configs, taxonomy):
-    from ..pipeline.cache import open_cache
-
-    disabled = getattr(args, "no_cache", False)
-    cache = open_cache(taxonomy.digest, configs.cache_root, getattr(args, "cache_dir", None), disabled)
-    _warn_key(cache)
-    return cache
-
-
-_warned: list[str] = []
-
-
-def _warn_key(cache) -> None:
-    """Say once why the cache is off when its key was refused (a key inside the checked tree...)."""
-    from .. import keystore
-
-    problem = keystore.key_problem
-    if cache is not None and problem and problem not in _warned and cache.key_refused:
-        _warned.append(problem)
-        print(f"hwlint: warning: cache key not used, the cache is off: {problem}", file=sys.stderr)
+    return wanted(session.options.progress)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from .. import __version__
 from .common import Parser as _Parser
 from .common import UserError as _UserError
-from .common import add_engine_options, exiting, guarded
+from .common import add_engine_options, exiting, guarded, run_options
 
 EXIT_OK, EXIT_ERROR, EXIT_EMPTY = 0, 2, 3
 
@@ -153,20 +153,13 @@ def _setup(args, paths: Sequence[str]):
     return config, taxonomy
 
 
-def _cache(args, config, taxonomy):
-    from ..pipeline.cache import open_cache
-
-    return open_cache(taxonomy.digest, config.root, args.cache_dir, args.no_cache)
-
-
 def _select(taxonomy, config, runner: str, paths, args):
     from ..select.records import SelectionError
     from ..select.runners import select_paths
 
-    cache = _cache(args, config, taxonomy)
     try:
         return select_paths(
-            taxonomy, runner, paths, args.backend, args.include_unclassified, config, args.jobs, cache
+            taxonomy, runner, paths, args.backend, args.include_unclassified, config, run_options(args)
         )
     except SelectionError as e:
         raise _UserError(str(e)) from None
@@ -503,8 +496,7 @@ def _select_all(taxonomy, config, names, paths, args):
             print(f"hwselect: warning: {s}", file=sys.stderr)
     from ..pipeline.session import Session
 
-    max_bytes = config.max_file_size * 1024 * 1024
-    session = Session(taxonomy, args.jobs, _cache(args, config, taxonomy), max_bytes, config.roots)
+    session = Session.from_config(config, run_options(args), taxonomy)
     return select_all(session, files, args.backend, args.include_unclassified, runners)
 
 
@@ -609,8 +601,7 @@ def cmd_verify(args, pytest_args: Sequence[str]) -> int:
             config,
             list(pytest_args),
             args.timeout,
-            args.jobs,
-            _cache(args, config, taxonomy),
+            run_options(args),
             args.taxonomy,
         )
     except (SelectionError, VerifyError) as e:

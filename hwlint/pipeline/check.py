@@ -13,8 +13,9 @@ from ..project import Links, links_of
 from ..rules.check import Finding, Selection, check_contents, run_rules, unreadable
 from ..taxonomy import Taxonomy
 from .cache import Cache
+from .config import Config
 from .engine import keep_model
-from .session import Linked, Session
+from .session import Linked, RunOptions, Session
 
 _ALL = Selection(("HWC",), ())
 
@@ -31,7 +32,8 @@ def check_paths(
 
     Files run in parallel on *jobs* processes; results are identical to a serial run. With a *cache*,
     unchanged files are not read again. The findings see the project."""
-    return check_project(files, Session(taxonomy, jobs, cache, max_bytes)).findings
+    options = RunOptions(jobs, no_cache=cache is None, cache=cache, max_bytes=max_bytes)
+    return check_project(files, Session.from_config(Config(), options, taxonomy)).findings
 
 
 @dataclass

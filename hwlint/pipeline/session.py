@@ -1,8 +1,10 @@
 """The pipeline every command runs: one :class:`Session`, and its two phases.
 
 A session holds what a run shares: the taxonomy, the worker processes, the cache, the size cap on
-the files read, the checked roots and the progress bar. Every command (check, fix, select, report)
-runs the same two phases on it:
+the files read, the checked roots, the progress bar and the notices the run gives. It is built one
+way, :meth:`Session.from_config`, from a configuration and the :class:`RunOptions` a front end
+translated its own arguments into. Every command (check, fix, select, report) runs the same two
+phases on it:
 
 * the **per-file phase** (:meth:`Session.analyze`): each file read once, analysed alone on the
   pool, its value cached by content; every analysis also returns the file's
@@ -28,12 +30,28 @@ from ..model.source import MAX_FILE_BYTES, read_source
 from ..project import Instantiators, Links, Project, _at, _with_resolver
 from ..taxonomy import Taxonomy
 from .cache import Cache, content_hash
+from .config import Config, Configs
 from .engine import Held, analyze_files, file_hash, store_values
 
 
 @dataclass(frozen=True)
+class RunOptions:
+    """What a front end asks of a run beyond the configuration, typed: each front end translates
+    its own arguments (a command line, flake8's options, a pytest config) into one of these once."""
+
+    jobs: int | None = None  # worker processes (None: one per core)
+    no_cache: bool = False  # `--no-cache`
+    cache_dir: str | None = None  # `--cache-dir` (else $HWLINT_CACHE_DIR, else next to the config)
+    # a cache the caller opened and keeps across runs (the library's entry points): used as it is
+    cache: Cache | None = None
+    max_bytes: int | None = None  # a size cap in bytes over the configuration's max-file-size
+    noqa: bool = True  # False: `--ignore-noqa`
+    progress: bool = False  # `--progress`: a progress bar even where one is not shown by default
+
+
+@dataclass(frozen=True)
 class Session:
-    """What one run shares across its phases."""
+    """What one run shares across its phases; built by :meth:`from_config`."""
 
     taxonomy: Taxonomy
     jobs: int | None = None
@@ -49,6 +67,65 @@ class Session:
     noqa: bool = True
     # the processes of a per-file phase run with ``keep``, and the models they hold for :meth:`link`
     held: Held = field(default_factory=Held, compare=False, repr=False)
+    # what the run has to say beside its results (a cache turned off...): the front end shows them
+    notices: list[str] = field(default_factory=list, compare=False, repr=False)
+    # what the front end asked (the options the session's own fields do not hold: its progress bar)
+    options: RunOptions = field(default=RunOptions(), compare=False, repr=False)
+
+    @classmethod
+    def from_config(
+        cls,
+        config: Config,
+        options: RunOptions,
+        taxonomy: Taxonomy | None = None,
+        configs: Configs | None = None,
+        project: bool = False,
+        walked: frozenset[str] = frozenset(),
+    ) -> Session:
+        """The session of a run over files *config* governs (its taxonomy, size cap and roots),
+        as *options* ask. *taxonomy*: the one *config* names, when the caller has loaded it.
+        *configs*: the run's configurations, when it has several; the cache then lives next to
+        the primary one. With *project* (``hwlint check``), imports are followed into the test
+        files of *configs*' project and its files are read for the instantiations of a checked
+        class (but the directories in *walked*: given directories whose files the run has)."""
+        if taxonomy is None:
+            from ..taxonomy import load_taxonomy
+
+            taxonomy = load_taxonomy(config.taxonomy)
+        max_bytes = options.max_bytes or config.max_file_size * 1024 * 1024
+        notices: list[str] = []
+        cache = options.cache
+        if cache is None and not options.no_cache:
+            from .cache import open_cache
+
+            root = configs.cache_root if configs is not None else config.root
+            cache = open_cache(taxonomy.digest, root, options.cache_dir)
+            if cache is not None and cache.key_refused:
+                from ..keystore import key_problem
+
+                notices.append(f"cache key not used, the cache is off: {key_problem}")
+        follow = instantiators = None
+        if project:
+            import functools
+
+            from ..project import project_instantiators
+            from .config import is_test_file_name, project_files
+
+            configs = configs or Configs()
+            follow = functools.partial(is_test_file_name, include=configs.primary.include)
+            instantiators = project_instantiators(lambda: project_files(configs, walked), taxonomy, max_bytes)
+        return cls(
+            taxonomy,
+            options.jobs,
+            cache,
+            max_bytes,
+            tuple(config.roots),
+            follow=follow,
+            instantiators=instantiators,
+            noqa=options.noqa,
+            notices=notices,
+            options=options,
+        )
 
     def noqa_kind(self, kind: str) -> str:
         """The cache kind of an analysis whose findings *noqa* changes."""

@@ -39,7 +39,7 @@ from ..pipeline.cache import Cache, decoder, encode
 from ..pipeline.check import CHECK_KIND
 from ..pipeline.config import Config, Configs, discover
 from ..pipeline.engine import keep_model
-from ..pipeline.session import Session
+from ..pipeline.session import RunOptions, Session
 from ..project import Links, links_of
 from ..rules.check import Finding, Selection, check_contents, run_rules, unreadable
 from ..select.records import FileSelection, RunnerSelection
@@ -270,8 +270,7 @@ def report_paths(
     taxonomy: Taxonomy,
     config: Config | Configs,
     depth: int | None = None,
-    jobs: int | None = None,
-    cache: Cache | None = None,
+    options: RunOptions | None = None,
     skipped: list | None = None,
 ) -> Report:
     """The report over every test file under *paths*, with each file's configuration (*config*: one
@@ -288,7 +287,7 @@ def report_paths(
         return configs.for_path(path) if configs is not None else config  # type: ignore[return-value]
 
     primary = configs.primary if configs is not None else config
-    session = Session(taxonomy, jobs, cache, primary.max_file_size * 1024 * 1024, tuple(primary.roots))
+    session = Session.from_config(primary, options or RunOptions(no_cache=True), taxonomy, configs)
     per_file, summaries = analyze_report(files, session)
     findings = []
     others: dict[str, int] = {}
@@ -301,7 +300,7 @@ def report_paths(
         sel = Selection(cfg.select, cfg.ignore).with_ignored(cfg.ignored_for(path))
         findings.append([f for f in found if sel.enabled(f.code)])
     report = build_report(summaries, findings, taxonomy, report_root(paths), depth)
-    report.warnings = [
+    report.warnings = session.notices + [
         f"{n} file{'s' if n != 1 else ''} follow a configuration naming {name}; the report counts "
         f"{'them' if n != 1 else 'it'} with {taxonomy.path or 'the bundled taxonomy'}"
         for name, n in others.items()
@@ -621,7 +620,8 @@ def summarize_paths(
 ) -> list[FileSummary]:
     """The summary of each of *files*, in the same order: on *jobs* processes, and read from *cache*
     for files whose content it has seen (the one pass of :func:`analyze_report`)."""
-    return analyze_report(files, Session(taxonomy, jobs, cache, max_bytes))[1]
+    options = RunOptions(jobs, no_cache=cache is None, cache=cache, max_bytes=max_bytes)
+    return analyze_report(files, Session.from_config(Config(), options, taxonomy))[1]
 
 
 def _summary_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> FileSummary:

@@ -12,7 +12,8 @@ from dataclasses import replace
 from ..collection import DECORATOR_REASON
 from ..model import FileModel, build_model
 from ..pipeline.cache import Cache
-from ..pipeline.session import Session
+from ..pipeline.config import Config
+from ..pipeline.session import RunOptions, Session
 from ..project import Links, links_of
 from ..taxonomy import Runner, Taxonomy
 from .records import SELECTED, FileSelection, RunnerSelection, SelectionError
@@ -60,20 +61,20 @@ def select_paths(
     backends: Iterable[str] = (),
     include_unclassified: bool = False,
     config=None,
-    jobs: int | None = None,
-    cache: Cache | None = None,
+    options: RunOptions | None = None,
 ) -> RunnerSelection:
-    """Select, for *runner*, the test classes of every test file under *paths* (hwlint's discovery).
+    """Select, for *runner*, the test classes of every test file under *paths* (hwlint's discovery),
+    in a session of *config* run as *options* ask.
 
     What discovery cannot take (a directory it cannot list, a FIFO) is a warning of the result."""
-    from ..pipeline.config import Config, discover
+    from ..pipeline.config import discover
 
     config = config or Config()
     skipped: list = []
     files = list(discover(paths, config, skipped=skipped))
     if isinstance(runner, str):
         runner = get_runner(taxonomy, runner)
-    session = Session(taxonomy, jobs, cache, config.max_file_size * 1024 * 1024, config.roots)
+    session = Session.from_config(config, options or RunOptions(no_cache=True), taxonomy)
     selections = select_all(session, files, backends, include_unclassified, [runner])
     selections[runner.name].warnings[:0] = [str(s) for s in skipped]
     return selections[runner.name]
@@ -91,9 +92,8 @@ def select_files(
     """Select, for *runner*, the test classes of each file in *files*."""
     if isinstance(runner, str):
         runner = get_runner(taxonomy, runner)
-    return select_all(Session(taxonomy, jobs, cache), files, backends, include_unclassified, [runner])[
-        runner.name
-    ]
+    session = Session.from_config(Config(), RunOptions(jobs, no_cache=cache is None, cache=cache), taxonomy)
+    return select_all(session, files, backends, include_unclassified, [runner])[runner.name]
 
 
 def select_all(

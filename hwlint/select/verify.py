@@ -272,15 +272,17 @@ def verify(
     config=None,
     pytest_args: Sequence[str] = (),
     timeout: int = 3600,
-    jobs: int | None = None,
-    cache=None,
+    options=None,
     taxonomy_file: str | None = None,
 ) -> VerifyResult:
     """``hwselect verify RUNNER PATH...``: hwselect's selection against the runtime's collection."""
     from .runners import get_runner, select_paths
 
     r = get_runner(taxonomy, runner)
-    sel = select_paths(taxonomy, r, paths, backends, include_unclassified, config, jobs, cache)
+    from ..pipeline.session import RunOptions
+
+    options = options or RunOptions(no_cache=True)
+    sel = select_paths(taxonomy, r, paths, backends, include_unclassified, config, options)
     plugin_args = []
     if taxonomy_file:
         plugin_args += ["--hw-taxonomy", taxonomy_file]
