@@ -454,3 +454,58 @@ def _imported_in(model: FileModel, name: str, first: int, last: int) -> bool:
         first <= i.site.line <= last and any((a or n.partition(".")[0]) == name for n, a in i.names)
         for i in model.imports
     )
+
+
+# -- a test's identity across devices and revisions --------------------------------------------
+# A runner's node id names the device twice: the generated class (``TestFooCUDA``) and the test
+# (``test_add_cuda_float32``: instantiation appends the device, then the dtype). The identity that
+# survives a change of runner or of revision drops both: ``path::TestFoo::test_add``, keeping what
+# ``@parametrize`` puts before the device (``test_p_x_1``). A class not generated keeps its names
+# whole: a GENERIC class's ``test_to_cuda`` is that test's own name.
+
+
+def all_suffixes(taxonomy: Taxonomy, backends: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """Every class-name suffix instantiation may use (``CPU``, ``CUDA``, a backend's), longest first."""
+    names = {s for d in taxonomy.devices for s in generated_suffixes(taxonomy, d)}
+    names.update(b.upper() for b in backends)
+    return tuple(sorted(names, key=lambda s: (-len(s), s)))
+
+
+def neutral_class(name: str, suffixes: tuple[str, ...]) -> tuple[str, str | None]:
+    """(*name* without its generated device suffix, the suffix) — (*name*, None) when it has none."""
+    for s in suffixes:
+        if name.endswith(s) and len(name) > len(s):
+            return name[: -len(s)], s
+    return name, None
+
+
+def neutral_test(name: str, suffixes: tuple[str, ...]) -> str:
+    """A generated test's name without the device and the dtype after it:
+    ``test_add_x_1_cuda_float32`` -> ``test_add_x_1``. *suffixes*: the device spellings its class
+    may carry (a ``...PRIVATEUSE1`` class's tests carry the backend's name). The last ``_<device>``
+    is the device's: a parameter value before it may spell a device too."""
+    cut = max((name.rfind(f"_{s.lower()}") for s in suffixes), default=-1)
+    return name[:cut] if cut > 0 else name
+
+
+def test_key(path: str, cls: str, test: str) -> str:
+    """The identity's one spelling: ``path::Class::test`` (neutral names), what expectations match."""
+    return f"{path}::{cls}::{test}"
+
+
+def key_of_nodeid(nodeid: str, suffixes: tuple[str, ...]) -> str | None:
+    """The identity of a pytest node id ``path::Class::test[...]`` (None: not a test in a class).
+    A class named with a device suffix is taken as generated: its tests lose that device."""
+    parts = nodeid.split("::")
+    if len(parts) != 3 or not parts[2]:
+        return None
+    path, cls, test = parts
+    test = test.partition("[")[0]  # pytest's own parametrize id; torch's are part of the name
+    neutral, suffix = neutral_class(cls, suffixes)
+    if suffix is None:
+        return test_key(path, cls, test)
+    spellings = (suffix, *suffixes) if suffix == "PRIVATEUSE1" else (suffix,)
+    stripped = neutral_test(test, spellings)
+    if stripped == test:
+        return test_key(path, cls, test)  # a hand-written TestFooCPU whose tests carry no device
+    return test_key(path, neutral, stripped)

@@ -126,6 +126,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["explain"]:
         explain_args = build_explain_parser().parse_args(argv[1:])
         return guarded("hwselect", lambda: cmd_explain(explain_args))
+    if argv[:1] == ["diff"]:
+        from .diff import build_diff_parser, cmd_diff
+
+        diff_args = build_diff_parser().parse_intermixed_args(argv[1:])
+        return guarded("hwselect", lambda: cmd_diff(diff_args))
+    if argv[:1] == ["expectations"]:
+        from .diff import build_expectations_parser, cmd_expectations
+
+        exp_args = build_expectations_parser().parse_args(argv[1:])
+        return guarded("hwselect", lambda: cmd_expectations(exp_args))
     if argv[:1] == ["verify"]:
         rest = argv[1:]
         pytest_args: list[str] = []

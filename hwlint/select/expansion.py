@@ -138,3 +138,91 @@ def _length(node: ast.expr) -> int | None:
             extra = _sequence_length(node.args) if name.endswith("_and") else 0
             return None if extra is None else DTYPE_LISTS[name] + extra
     return None
+
+
+# -- the names @parametrize gives --------------------------------------------------------------
+# torch names a parametrized test ``{test}_{id}`` (a device class appends the device and dtype
+# after it): the id of one value is ``{arg}_{value}`` for an int, float or str (dots as ``_``), a
+# dtype's own name for ``torch.float32``, ``subtest(..., name=N)``'s N, and ``{arg}{index}`` for
+# anything else; the ids of several arguments are joined with ``_``. Measured with torch 2.13.
+
+
+def neutral_tests(model: FileModel, source: ClassInfo | None, names: tuple[str, ...]) -> tuple[str, ...]:
+    """The tests *names* (of a class collected from *source*) as the identity names them, without a
+    device: one per ``@parametrize`` value where the values are literal, else ``test_x*`` (every
+    variant of it; ``@ops`` too)."""
+    if source is None:
+        return tuple(names)
+    methods: dict[str, Method] = {}
+    for c in mro(model, source):
+        for m in c.methods:
+            methods.setdefault(m.name, m)
+    out: list[str] = []
+    for name in names:
+        m = methods.get(name)
+        ids = parameter_ids(m) if m is not None else ()
+        if ids is None:
+            out.append(f"{name}*")
+        else:
+            out += [f"{name}_{i}" for i in ids] if ids else [name]
+    return tuple(dict.fromkeys(out))
+
+
+def parameter_ids(m: Method) -> tuple[str, ...] | None:
+    """The ids ``@parametrize`` gives *m*'s variants (``()``: none; None: not known statically)."""
+    found = [d for d in m.decorators if d.name in _PARAMETRIZE or d.name == "ops"]
+    if not found:
+        return ()
+    if len(found) > 1 or found[0].name == "ops":
+        return None
+    return _ids(found[0].site.text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _ids(text: str) -> tuple[str, ...] | None:
+    try:
+        node = ast.parse(text.lstrip("@"), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    if not isinstance(node, ast.Call) or len(node.args) < 2 or node.keywords:
+        return None  # name_fn= names them its own way
+    names, values = node.args[0], node.args[1]
+    if not (isinstance(names, ast.Constant) and isinstance(names.value, str)):
+        return None
+    args = [a.strip() for a in names.value.split(",") if a.strip()]
+    if not isinstance(values, (ast.List, ast.Tuple)):
+        return None
+    out = []
+    for i, v in enumerate(values.elts):
+        one = _value_id(args, i, v)
+        if one is None:
+            return None
+        out.append(one)
+    return tuple(out)
+
+
+def _value_id(args: list[str], index: int, node: ast.expr) -> str | None:
+    if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "subtest":
+        named = [k.value for k in node.keywords if k.arg == "name"]
+        if named:
+            return named[0].value if isinstance(named[0], ast.Constant) else None
+        if not node.args:
+            return None
+        node = node.args[0]
+    parts = node.elts if len(args) > 1 and isinstance(node, (ast.Tuple, ast.List)) else [node]
+    if len(parts) != len(args):
+        return None
+    ids = []
+    for arg, part in zip(args, parts, strict=True):
+        if isinstance(part, ast.Attribute) and ast.unparse(part.value) == "torch":
+            ids.append(part.attr)  # a dtype by its name (torch.float32)
+            continue
+        try:
+            value = ast.literal_eval(part)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+        if isinstance(value, (int, float, str)):
+            ids.append(f"{arg}_{str(value).replace('.', '_')}")
+        else:
+            ids.append(f"{arg}{index}")
+    return "_".join(ids)

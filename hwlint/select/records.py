@@ -44,10 +44,18 @@ class Candidate:
     unsure: tuple[str, ...] = ()
     # test items its tests expand into (@dtypes, @parametrize, @ops where countable); 0: not counted
     items: int = 0
+    # its tests as the identity names them, without a device (:func:`hwlint.collection.test_key`):
+    # one per literal ``@parametrize`` value, ``test_x*`` for variants not known statically
+    neutral_tests: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
         return self.names[0]
+
+    @property
+    def neutral_name(self) -> str:
+        """The class without a generated device suffix: the generic class, for a generated one."""
+        return self.generic or self.name
 
     @property
     def nodeid(self) -> str:

@@ -1,0 +1,106 @@
+"""A revision's test files, read out of git without checking it out and without running anything.
+
+``hwselect diff --base REV`` reads the files of REV as blobs: ``git ls-tree`` lists them and
+``git cat-file --batch`` reads them into a temporary directory. Neither applies filters,
+attributes or hooks; every git call goes through :func:`git`, which pins off what a checkout's
+configuration could make git run (hooks, fsmonitor, a pager) and ignores the caller's ``GIT_*``
+environment. Only regular ``.py`` files are written; a symlink, a submodule or a path that would
+leave the directory is skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Sequence
+
+#: git answers a whole-tree ls-tree or cat-file of a large repository in seconds
+GIT_TIMEOUT = 300
+
+#: ``-c`` settings that keep git from running anything the checkout's configuration names.
+_PINNED = (
+    "core.hooksPath=/dev/null",
+    "core.fsmonitor=false",
+    "core.pager=cat",
+    "core.askPass=",
+    "credential.helper=",
+    "protocol.allow=never",
+)
+
+
+class RevisionError(Exception):
+    """A revision that cannot be read (not a git work tree, an unknown revision)."""
+
+
+def git(args: Sequence[str], cwd: str, stdin: bytes | None = None) -> bytes:
+    """Run ``git ARGS`` in *cwd* with the checkout's configuration pinned off; its stdout, or
+    RevisionError with git's own message. The one place hwselect diff starts a process."""
+    pinned = [part for setting in _PINNED for part in ("-c", setting)]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env |= {
+        "LC_ALL": "C",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_TERMINAL_PROMPT": "0",
+    }
+    try:
+        res = subprocess.run(
+            ["git", "--no-pager", *pinned, *args],
+            cwd=cwd,
+            input=stdin,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
+            capture_output=True,
+            timeout=GIT_TIMEOUT,
+            env=env,
+        )
+    except (OSError, subprocess.SubprocessError) as e:
+        raise RevisionError(f"cannot run git: {e}") from None
+    if res.returncode != 0:
+        message = res.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise RevisionError(message[-1] if message else f"git {args[0]} failed ({res.returncode})")
+    return res.stdout
+
+
+def toplevel(path: str) -> str:
+    """The top of the git work tree holding *path* (a file or a directory)."""
+    where = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path)) or "."
+    return os.fsdecode(git(["rev-parse", "--show-toplevel"], where).strip())
+
+
+def export_tree(top: str, rev: str, paths: Sequence[str], dest: str) -> list[str]:
+    """Write the ``.py`` files of *rev* under *paths* (relative to *top*; ``.``: all) into *dest*;
+    the paths written, relative to *dest*."""
+    commit = os.fsdecode(git(["rev-parse", "--verify", "--end-of-options", f"{rev}^{{commit}}"], top).strip())
+    listing = git(["ls-tree", "-r", "-z", "--full-tree", commit, "--", *paths], top)
+    blobs = []
+    for entry in listing.split(b"\0"):
+        if not entry:
+            continue
+        meta, _, name = entry.partition(b"\t")
+        mode, kind, sha = meta.split()
+        path = os.fsdecode(name)
+        if kind != b"blob" or mode not in (b"100644", b"100755") or not path.endswith(".py"):
+            continue
+        parts = path.split("/")
+        if path.startswith("/") or any(p in ("", ".", "..") for p in parts):
+            continue
+        blobs.append((sha, path))
+    if not blobs:
+        return []
+    data = git(["cat-file", "--batch"], top, stdin=b"".join(sha + b"\n" for sha, _ in blobs))
+    at = 0
+    written = []
+    for sha, path in blobs:
+        end = data.index(b"\n", at)
+        header = data[at:end].split()
+        if len(header) != 3 or header[0] != sha:
+            raise RevisionError(f"git cat-file: unexpected answer for {path}")
+        size = int(header[2])
+        body = data[end + 1 : end + 1 + size]
+        at = end + 1 + size + 1
+        target = os.path.join(dest, *path.split("/"))
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as f:
+            f.write(body)
+        written.append(path)
+    return written

@@ -1,0 +1,97 @@
+"""The two sides of ``hwselect diff``: a directory, a revision read out of git, or the work tree,
+each selected for every runner as ``hwselect`` selects it, its paths spelled as the caller's."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from ..pipeline.session import Session
+from .diff import Diff, Tree, diff_trees
+from .revisions import export_tree, toplevel
+from .runners import select_all
+
+
+@dataclass(frozen=True)
+class Request:
+    """What both sides are selected with."""
+
+    session: Session
+    config: object
+    runners: Sequence  # Runner records
+    backends: tuple[str, ...] = ()
+    include_unclassified: bool = False
+
+
+def select_tree(
+    request: Request, root: str, paths: Sequence[str], shown: str, label: str, cached: bool = True
+) -> Tree:
+    """*paths* (relative to *root*) of the tree at *root*, selected for every runner; keys spell a
+    file as *shown* joined with its path under *root* (normalised, ``/``-separated). Without
+    *cached*, the cache is left alone (a temporary tree's paths are never asked for again)."""
+    from ..pipeline.config import discover
+
+    scan = [os.path.join(root, p) for p in paths if os.path.lexists(os.path.join(root, p))]
+    files = list(discover(scan, request.config)) if scan else []
+    session = request.session if cached else replace(request.session, cache=None)
+    selections = select_all(session, files, request.backends, request.include_unclassified, request.runners)
+    base = os.path.abspath(root)
+
+    def rel(path: str) -> str:
+        inner = os.path.relpath(os.path.abspath(path), base)
+        return os.path.normpath(os.path.join(shown, inner)).replace(os.sep, "/")
+
+    digests = {}
+    for path in files:
+        try:
+            with open(path, "rb") as f:
+                digests[rel(path)] = hashlib.sha1(f.read()).hexdigest()
+        except OSError:
+            continue
+    return Tree(selections, rel, digests, label)
+
+
+def diff_directories(request: Request, base: str, head: str, paths: Sequence[str]) -> Diff:
+    """Two directory trees (CI without history): *paths* relative to each."""
+    rels = list(paths) or ["."]
+    return diff_trees(
+        select_tree(request, base, rels, ".", base), select_tree(request, head, rels, ".", head)
+    )
+
+
+def diff_revisions(request: Request, base: str, head: str | None, paths: Sequence[str]) -> Diff:
+    """Revision *base* against revision *head* (None: the files in the work tree) of the git work
+    tree holding *paths* (as given on the command line; keys spell them relative to the current
+    directory). Neither revision is checked out: their files are read into a temporary directory."""
+    given = list(paths) or ["."]
+    top = toplevel(given[0])
+    rels = [_inside(top, p) for p in given]
+    shown = os.path.relpath(top)
+    with tempfile.TemporaryDirectory(prefix="hwselect-diff-") as tmp:
+        old_root = os.path.join(tmp, "base")
+        export_tree(top, base, rels, old_root)
+        old = select_tree(request, old_root, rels, shown, base, cached=False)
+        if head is None:
+            new = select_tree(request, top, rels, shown, "work tree")
+        else:
+            new_root = os.path.join(tmp, "head")
+            export_tree(top, head, rels, new_root)
+            new = select_tree(request, new_root, rels, shown, head, cached=False)
+        return diff_trees(old, new)
+
+
+def _inside(top: str, path: str) -> str:
+    from .revisions import RevisionError
+
+    rel = os.path.relpath(os.path.realpath(path), os.path.realpath(top))
+    if rel == ".." or rel.startswith(".." + os.sep):
+        raise RevisionError(f"{path}: not inside the git work tree at {top}")
+    return rel.replace(os.sep, "/")
+
+
+def runner_names(requested: Iterable[str], known: Iterable[str]) -> list[str]:
+    """The runners asked for (all of the taxonomy's when none)."""
+    return list(requested) or list(known)
