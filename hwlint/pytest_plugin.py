@@ -33,9 +33,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="FILE",
         help="with --hw-runner: write what the runtime's filter keeps, per class, as JSON (hwselect verify)",
     )
+    add_expectation_options(group)
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    configure_expectations(config)
     if config.getoption("hw_runner"):
         config.pluginmanager.register(_HwSelect(config), "hwselect-runner")
     elif config.getoption("hw_verify") or config.getoption("hw_verify_report"):
@@ -200,3 +202,93 @@ class _HwSelect:
             session.exitstatus = 2
         elif self.differences and session.exitstatus in (0, 5):
             session.exitstatus = 1
+
+
+# -- expectations (--hw-expectations FILE) ------------------------------------------------------
+# A vendor's expectations applied to what pytest collected (docs/expectations.md): a test an entry
+# names is marked ``xfail(strict=True)`` or ``skip`` (mode xfail, the default), or deselected, so
+# pytest's own accounting (xfailed, XPASS(strict) failures, skipped, deselected) reports it. Entries
+# for runners apply when ``--hw-runner`` names one of them; entries without runners always apply.
+
+EXPECTATION_MODES = ("xfail", "deselect")
+
+
+def add_expectation_options(group) -> None:
+    group.addoption(
+        "--hw-expectations",
+        metavar="FILE",
+        help="a vendor's expectations (YAML or JSON Lines): tests expected to fail or be skipped",
+    )
+    group.addoption(
+        "--hw-expectations-mode",
+        choices=EXPECTATION_MODES,
+        default="xfail",
+        help="xfail: mark them xfail(strict=True) or skip (default); deselect: leave them out",
+    )
+
+
+def configure_expectations(config: pytest.Config) -> None:
+    """Register the expectations plugin when ``--hw-expectations`` is given."""
+    if config.getoption("hw_expectations"):
+        config.pluginmanager.register(HwExpectations(config), "hwselect-expectations")
+
+
+class HwExpectations:
+    def __init__(self, config: pytest.Config):
+        from .collection import all_suffixes
+        from .pipeline.config import ConfigError, load_config
+        from .select.expectations import ExpectationsError, load_expectations
+        from .taxonomy import TaxonomyError, load_taxonomy
+
+        path = config.getoption("hw_expectations")
+        try:
+            self.entries = load_expectations(path)
+            hw = load_config(start=config.rootpath)
+            taxonomy = load_taxonomy(config.getoption("hw_taxonomy") or hw.taxonomy)
+        except (ExpectationsError, ConfigError, TaxonomyError) as e:
+            raise pytest.UsageError(f"--hw-expectations: {e}") from None
+        backend = config.getoption("hw_backend")
+        self.suffixes = all_suffixes(taxonomy, (backend,) if backend else ())
+        self.runner = config.getoption("hw_runner")
+        self.mode = config.getoption("hw_expectations_mode")
+        self.path = path
+        self.summary: list[str] = []
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        from .collection import key_of_nodeid
+        from .select.identity import key_matches
+
+        mine = [e for e in self.entries if e.applies_to(self.runner)]
+        used: set[int] = set()
+        kept, dropped = [], []
+        for item in items:
+            key = key_of_nodeid(item.nodeid, self.suffixes)
+            entry = next((e for e in mine if key is not None and key_matches(e.key, key)), None)
+            if entry is None:
+                kept.append(item)
+                continue
+            used.add(id(entry))
+            if self.mode == "deselect":
+                dropped.append(item)
+                continue
+            kept.append(item)
+            reason = entry.reason + (f" ({entry.issue})" if entry.issue else "")
+            if entry.status == "xfail":
+                item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+            else:
+                item.add_marker(pytest.mark.skip(reason=reason))
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
+        unused = [e for e in mine if id(e) not in used]
+        self.summary = [
+            f"hwselect expectations {self.path}: {len(mine) - len(unused)} of {len(mine)} entries name "
+            f"collected tests ({self.mode})"
+        ]
+        if unused:
+            shown = ", ".join(e.key for e in unused[:3]) + (" ..." if len(unused) > 3 else "")
+            self.summary.append(f"  {len(unused)} name no collected test: {shown}")
+
+    def pytest_report_collectionfinish(self, config: pytest.Config) -> list[str]:
+        return self.summary

@@ -52,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--argsfile", metavar="FILE", help="k, nodeids: write a pytest argument file and print @FILE"
     )
+    p.add_argument(
+        "--expectations", metavar="FILE", help="report the entries of this expectations file that are stale"
+    )
     _verbosity(p)
     add_engine_options(p)
     return p
@@ -193,6 +196,8 @@ def cmd_select(args) -> int:
     shard_spec = _parse_shard(args.shard)
     durations = _durations(args.durations)
     sel = _select(taxonomy, config, args.runner, args.paths or ["."], args)
+    if args.expectations:
+        _audit_expectations(sel, args.expectations, args.quiet)
     chosen = _shard_of(sel.selected, shard_spec, durations)
     if not chosen:
         _report(sel, args)
@@ -203,6 +208,21 @@ def cmd_select(args) -> int:
     if lines is not None:
         _emit(lines, args.argsfile if FORMATS[args.format].argsfile else None)
     return EXIT_OK
+
+
+def _audit_expectations(sel, path: str, quiet: bool) -> None:
+    """The entries of the expectations file *path* for this runner that name no selected test."""
+    from ..select.expectations import ExpectationsError, audit, load_expectations
+    from ..select.identity import selected_tests
+
+    try:
+        entries = load_expectations(path)
+    except ExpectationsError as e:
+        raise _UserError(str(e)) from None
+    keys = selected_tests(sel, lambda p: os.path.normpath(p).replace(os.sep, "/"))
+    if not quiet:
+        for line in audit(entries, sel.runner.name, keys).lines():
+            print(f"hwselect: {line}", file=sys.stderr)
 
 
 def _check_paths(paths: Sequence[str]) -> None:

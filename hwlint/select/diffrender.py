@@ -101,5 +101,7 @@ def _too_long(diff: Diff) -> str:
     for rd in diff.runners:
         for cause, changes in _grouped(rd):
             causes[cause] += len(changes)
-    top = ", ".join(f"{cause} {n:,}" for cause, n in causes.most_common(6))
+    order = list(CAUSES)
+    ranked = sorted(causes.items(), key=lambda kv: (-kv[1], order.index(kv[0])))[:6]
+    top = ", ".join(f"{cause} {n:,}" for cause, n in ranked)
     return f"Changes by cause over all runners: {top}. Run `hwselect diff` for the tests."

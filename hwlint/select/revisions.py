@@ -70,7 +70,12 @@ def toplevel(path: str) -> str:
 def export_tree(top: str, rev: str, paths: Sequence[str], dest: str) -> list[str]:
     """Write the ``.py`` files of *rev* under *paths* (relative to *top*; ``.``: all) into *dest*;
     the paths written, relative to *dest*."""
-    commit = os.fsdecode(git(["rev-parse", "--verify", "--end-of-options", f"{rev}^{{commit}}"], top).strip())
+    try:
+        commit = os.fsdecode(
+            git(["rev-parse", "--verify", "--end-of-options", f"{rev}^{{commit}}"], top).strip()
+        )
+    except RevisionError as e:
+        raise RevisionError(f"{rev}: not a commit of the git work tree at {top} ({e})") from None
     listing = git(["ls-tree", "-r", "-z", "--full-tree", commit, "--", *paths], top)
     blobs = []
     for entry in listing.split(b"\0"):
