@@ -295,3 +295,25 @@ def test_every_git_call_pins_the_checkouts_configuration_off(repo):
     git(repo, "config", "core.fsmonitor", "/tmp/evil")
     assert pinned(["config", "--get", "core.hooksPath"], str(repo)) == b"/dev/null\n"
     assert pinned(["config", "--get", "core.fsmonitor"], str(repo)) == b"false\n"
+
+
+def test_json_contract_is_the_documented_one(repo, monkeypatch, capsys):
+    """docs/hwselect-diff.md is the contract: the keys at each level, and every cause in its table."""
+    from hwlint.select.diff import CAUSES
+
+    from .conftest import ROOT
+
+    _, out, _ = run(repo, monkeypatch, capsys, "--base", "HEAD~1", "--head", "HEAD", "--format", "json")
+    doc = json.loads(out)
+    assert list(doc) == ["format", "base", "head", "renames", "runners"]
+    assert all(list(r) == ["old", "new", "cause", "similarity"] for r in doc["renames"])
+    for rd in doc["runners"]:
+        assert list(rd) == ["runner", "device", "counts", "added", "removed", "renamed"]
+        assert list(rd["counts"]) == ["before", "after", "added", "removed", "renamed", "by_cause"]
+        for entry in rd["added"] + rd["removed"]:
+            assert list(entry) == ["nodeid", "key", "cause", "detail"]
+        for entry in rd["renamed"]:
+            assert list(entry) == ["old_nodeid", "old_key", "nodeid", "key", "cause", "detail"]
+    page = (ROOT / "docs" / "hwselect-diff.md").read_text()
+    assert all(f"`{cause}`" in page for cause in CAUSES)
+    assert '`"hwselect-diff/1"`' in page

@@ -44,7 +44,6 @@ CAUSES = {
     "class-renamed": "a class was renamed",
     "class-moved": "a class moved to another file",
     "file-renamed": "a file was renamed",
-    "other": "a change hwlint cannot attribute",
 }
 
 
