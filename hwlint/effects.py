@@ -52,15 +52,17 @@ def run(
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
     text: bool = False,
+    data: bytes | None = None,
 ) -> subprocess.CompletedProcess:
-    """Run *argv* (never through a shell) with no standard input, its output captured, at most
-    *timeout* seconds, in *env* with :data:`GIT_PINS` added. Raises what :func:`subprocess.run`
-    raises (OSError, TimeoutExpired)."""
+    """Run *argv* (never through a shell) with no standard input (or *data* as its input), its
+    output captured, at most *timeout* seconds, in *env* with :data:`GIT_PINS` added. Raises what
+    :func:`subprocess.run` raises (OSError, TimeoutExpired)."""
     return subprocess.run(
         list(argv),
         cwd=cwd,
         env=pinned_env(env),
-        stdin=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL if data is None else None,
+        input=data,
         capture_output=True,
         text=text,
         timeout=timeout,
@@ -89,11 +91,12 @@ def work_tree(path: str) -> tuple[str, str] | None:
         d = parent
 
 
-def git(args: Sequence[str], where: str, timeout: float) -> bytes | None:
+def git(args: Sequence[str], where: str, timeout: float, data: bytes | None = None) -> bytes | None:
     """The output of ``git ARGS`` run in the directory *where*, on the repository
     :func:`work_tree` finds for it (named with ``--git-dir`` and ``--work-tree``, so git looks
-    for no other), with :data:`GIT_PINS` and none of the caller's ``GIT_*`` variables. None when
-    *where* is in no work tree, or git is missing, fails or takes over *timeout* seconds."""
+    for no other), with :data:`GIT_PINS` and none of the caller's ``GIT_*`` variables; *data* is
+    its standard input (``cat-file --batch``). None when *where* is in no work tree, or git is
+    missing, fails or takes over *timeout* seconds."""
     found = work_tree(where)
     if found is None:
         return None
@@ -103,7 +106,7 @@ def git(args: Sequence[str], where: str, timeout: float) -> bytes | None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env["LC_ALL"] = "C"
     try:
-        res = run(argv, timeout=timeout, env=env, cwd=where)
+        res = run(argv, timeout=timeout, env=env, cwd=where, data=data)
     except (OSError, subprocess.SubprocessError):
         return None
     return res.stdout if res.returncode == 0 else None

@@ -2,30 +2,21 @@
 
 ``hwselect diff --base REV`` reads the files of REV as blobs: ``git ls-tree`` lists them and
 ``git cat-file --batch`` reads them into a temporary directory. Neither applies filters,
-attributes or hooks; every git call goes through :func:`git`, which pins off what a checkout's
-configuration could make git run (hooks, fsmonitor, a pager) and ignores the caller's ``GIT_*``
-environment. Only regular ``.py`` files are written; a symlink, a submodule or a path that would
-leave the directory is skipped.
+attributes or hooks; every git call goes through :func:`hwlint.effects.git`, which reads only the
+work tree's own repository and pins off what its configuration could make git run (hooks,
+fsmonitor, a pager), ignoring the caller's ``GIT_*`` environment. Only regular ``.py`` files are
+written; a symlink, a submodule or a path that would leave the directory is skipped.
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Sequence
+
+from .. import effects
 
 #: git answers a whole-tree ls-tree or cat-file of a large repository in seconds
 GIT_TIMEOUT = 300
-
-#: ``-c`` settings that keep git from running anything the checkout's configuration names.
-_PINNED = (
-    "core.hooksPath=/dev/null",
-    "core.fsmonitor=false",
-    "core.pager=cat",
-    "core.askPass=",
-    "credential.helper=",
-    "protocol.allow=never",
-)
 
 
 class RevisionError(Exception):
@@ -33,38 +24,20 @@ class RevisionError(Exception):
 
 
 def git(args: Sequence[str], cwd: str, stdin: bytes | None = None) -> bytes:
-    """Run ``git ARGS`` in *cwd* with the checkout's configuration pinned off; its stdout, or
-    RevisionError with git's own message. The one place hwselect diff starts a process."""
-    pinned = [part for setting in _PINNED for part in ("-c", setting)]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env |= {
-        "LC_ALL": "C",
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_TERMINAL_PROMPT": "0",
-    }
-    try:
-        res = subprocess.run(
-            ["git", "--no-pager", *pinned, *args],
-            cwd=cwd,
-            input=stdin,
-            stdin=None if stdin is not None else subprocess.DEVNULL,
-            capture_output=True,
-            timeout=GIT_TIMEOUT,
-            env=env,
-        )
-    except (OSError, subprocess.SubprocessError) as e:
-        raise RevisionError(f"cannot run git: {e}") from None
-    if res.returncode != 0:
-        message = res.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise RevisionError(message[-1] if message else f"git {args[0]} failed ({res.returncode})")
-    return res.stdout
+    """``git ARGS`` in *cwd* through :func:`hwlint.effects.git` (the checkout's repository only,
+    with what its configuration could make git run pinned off); its stdout, or RevisionError."""
+    out = effects.git(args, cwd, GIT_TIMEOUT, data=stdin)
+    if out is None:
+        raise RevisionError(f"git {args[0]} failed in {cwd}")
+    return out
 
 
 def toplevel(path: str) -> str:
     """The top of the git work tree holding *path* (a file or a directory)."""
-    where = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path)) or "."
-    return os.fsdecode(git(["rev-parse", "--show-toplevel"], where).strip())
+    found = effects.work_tree(path)
+    if found is None:
+        raise RevisionError(f"{path}: not in a git work tree (give --base-tree and --head-tree instead)")
+    return found[0]
 
 
 def export_tree(top: str, rev: str, paths: Sequence[str], dest: str) -> list[str]:
