@@ -109,6 +109,30 @@ class TestOpsCommaString(TestCase):
 
 # torch tests `device_type in only_for`: on a string, a substring test that keeps cpu here
 instantiate_device_type_tests(TestOpsCommaString, globals(), only_for="cuda,cpu")
+
+
+class TestOpsSpelledInADict(TestCase):
+    hw_classification = HardwareClassification.ACCELERATOR
+
+    def test_d(self, device):
+        pass
+
+
+# keywords spelled in a dict display are keywords: no TestOpsSpelledInADictCPU (issue 47, item 11)
+instantiate_device_type_tests(TestOpsSpelledInADict, globals(), **{"only_for": "cuda"})
+
+CHANGED = ["cuda"]
+
+
+class TestOpsChangedConstant(TestCase):
+    hw_classification = HardwareClassification.CPU
+
+    def test_k(self, device):
+        pass
+
+
+CHANGED[0] = "cpu"  # the list only_for reads is changed in place: TestOpsChangedConstantCPU exists
+instantiate_device_type_tests(TestOpsChangedConstant, globals(), only_for=CHANGED)
 """,
     "test_torch_misc.py": """
 class TestMiscCPU(TestCase):  # replaced by the class generated from TestMisc below
@@ -205,6 +229,7 @@ def test_cpu_runner_matches_torch_instantiation(torch_suite, torch_pytest):
         "test_torch_ops.py::TestOpsCPU",
         "test_torch_ops.py::TestOpsConstantCPU",
         "test_torch_ops.py::TestOpsCommaStringCPU",
+        "test_torch_ops.py::TestOpsChangedConstantCPU",
     }
     assert "test_torch_ops.py::TestOpsCPU::test_mul_cpu_float64" in expected
 

@@ -236,6 +236,7 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
         self.enum_names = {taxonomy.enum_name}
         self.constants: dict[str, object] = {}
         self.reassigned: set[str] = set()
+        self.mutable: set[str] = set()  # constants holding a list, set or dict (changed in place)
         # constant name -> (line, "extend" | "remove", value, under an if) changes after its assignment
         self.mutations: dict[str, list[tuple[int, str, object, bool]]] = {}
         self.at_line = 1 << 30  # line of the statement whose literals are read (changes after it are unknown)

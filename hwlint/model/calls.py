@@ -14,6 +14,12 @@ from .syntax import dotted_name
 
 _UNKNOWN = object()
 _MUTATORS = frozenset({"append", "extend", "remove", "insert", "pop", "clear"})
+#: Values a module constant may hold that code can change in place (``DEVICES[0] = "cpu"``).
+_CONTAINERS = (ast.List, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)
+#: Builtins that read a container they are given and never change it.
+_READERS = frozenset(
+    {"tuple", "list", "set", "frozenset", "sorted", "len", "str", "repr", "print", "any", "all"}
+)
 
 
 class _CallScan:
@@ -22,7 +28,12 @@ class _CallScan:
 
         A list or tuple constant changed later (``devices.append("xpu")``, ``+=``, ``extend``,
         ``remove``) is followed when the change is unconditional and static; otherwise the name
-        becomes unresolvable, so a filter that uses it is reported, never silently wrong."""
+        becomes unresolvable, so a filter that uses it is reported, never silently wrong. So does
+        a list or set constant that any other code may change in place: written through an index
+        (``DEVICES[0] = "cpu"``), given to a function or bound to another name (:meth:`escapes`)."""
+        if self.mutable:
+            for name in self.escapes(stmt):
+                self.mutate(name, _UNKNOWN, "extend", True, stmt.lineno)
         if isinstance(stmt, ast.ImportFrom):
             for alias in stmt.names:
                 if alias.name == self.tax.enum_name:
@@ -44,6 +55,10 @@ class _CallScan:
                     self.reassigned.add(t.id)
                 self.constants[t.id] = value
                 self.mutations.pop(t.id, None)
+                if isinstance(stmt.value, _CONTAINERS):
+                    self.mutable.add(t.id)
+                else:
+                    self.mutable.discard(t.id)
         elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
             name = stmt.target.id
             value = self.literal(stmt.value) if isinstance(stmt.op, ast.Add) else _UNKNOWN
@@ -64,6 +79,56 @@ class _CallScan:
             elif how == "extend" and len(args) == 1 and isinstance(args[0], tuple):
                 value = args[0]
             self.mutate(name, value, how if how != "append" else "extend", nested, stmt.lineno)
+
+    def escapes(self, stmt: ast.stmt) -> list[str]:
+        """The mutable constants (:attr:`mutable`) that *stmt* may change in place by a route the
+        constant's reading does not follow: any use but a plain read (a comparison, ``in``, a loop,
+        an index read, a builtin that only reads, a filter argument of an instantiation call) and
+        the mutator calls :meth:`note_module_statement` follows. A module function or class body
+        counts where it is defined: it may run at import; there a call's argument counts as a read
+        (``@parametrize("device", DEVICES)``), a write through an index does not."""
+        body = isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        if body:
+            starts, ends = self.offsets()
+            text = self.source[starts[stmt.lineno - 1] : ends[(stmt.end_lineno or stmt.lineno) - 1]]
+            if not any(name in text for name in self.mutable):
+                return []
+            nodes: list[ast.AST] = [stmt]
+        elif isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)):
+            nodes = [v for f, v in ast.iter_fields(stmt) if f in ("test", "iter", "items", "target")]
+            nodes = [n for v in nodes for n in (v if isinstance(v, list) else [v]) if isinstance(n, ast.AST)]
+        else:
+            nodes = [stmt]
+        found: list[str] = []
+        for top in nodes:
+            for parent in ast.walk(top):
+                for field, child in ast.iter_fields(parent):
+                    for node in child if isinstance(child, list) else [child]:
+                        if (
+                            isinstance(node, ast.Name)
+                            and node.id in self.mutable
+                            and node.id not in found
+                            and not self.reads_only(parent, field, node, body)
+                        ):
+                            found.append(node.id)
+        return found
+
+    def reads_only(self, parent: ast.AST, field: str, node: ast.Name, body: bool = False) -> bool:
+        """Whether the name *node*, the *field* of *parent*, is used in a way that cannot change the
+        container it names (*body*: in a def or class body, where calls are taken as reads)."""
+        if isinstance(node.ctx, (ast.Store, ast.Del)):
+            return True  # a rebinding: the assignment itself says what the name holds next
+        if isinstance(parent, (ast.Compare, ast.BoolOp, ast.comprehension, ast.For, ast.AsyncFor)):
+            return True
+        if isinstance(parent, ast.Subscript):
+            return isinstance(parent.ctx, ast.Load)
+        if isinstance(parent, ast.Attribute):
+            return parent.attr in _MUTATORS or parent.attr in ("count", "index", "copy")
+        if isinstance(parent, ast.keyword):
+            return body or parent.arg in ("only_for", "except_for")
+        if isinstance(parent, ast.Call) and field == "args":
+            return body or dotted_name(parent.func) in _READERS
+        return isinstance(parent, ast.BinOp)  # `DEVICES + ["xpu"]` makes a new list
 
     def mutate(self, name: str, value: object, how: str, nested: bool, line: int) -> None:
         """Record ``name.extend(value)`` / ``name.remove(value)``; a use after it sees the change
@@ -132,17 +197,24 @@ class _CallScan:
             return None
         args: dict[str, ast.expr] = {}
         dynamic = False
-        for i, arg in enumerate(call.args):
-            if isinstance(arg, ast.Starred):
-                dynamic = True
-                break
-            if i < len(self.tax.positional):
-                args[self.tax.positional[i]] = arg
-        for kw in call.keywords:
-            if kw.arg is None:
-                dynamic = True
+        unread: ast.expr | None = None  # the first `*args` / `**kwargs` whose arguments are unknown
+        positional: list[ast.expr] = []
+        for arg in call.args:
+            if not isinstance(arg, ast.Starred):
+                positional.append(arg)
+            elif isinstance(arg.value, (ast.Tuple, ast.List)):
+                positional += arg.value.elts  # `*(TestFoo, globals())`: the arguments it spells
             else:
-                args[kw.arg] = kw.value
+                dynamic, unread = True, arg
+                break
+        for name, arg in zip(self.tax.positional, positional, strict=False):
+            args[name] = arg
+        for kw in call.keywords:
+            spelled = _keywords(kw.value) if kw.arg is None else [(kw.arg, kw.value)]
+            if spelled is None:
+                dynamic, unread = True, unread or kw
+            else:
+                args.update(spelled)
         self.at_line = call.lineno
         first_key = self.tax.positional[0] if self.tax.positional else ""
         first = args.get(first_key, call.args[0] if call.args else None)
@@ -152,8 +224,8 @@ class _CallScan:
             if kw in args:
                 v = self.literal(args[kw])
                 opt_ins.append((kw, bool(v) if isinstance(v, bool) or v is None else None))
-        only_for = self.device_filter(args.get("only_for"))
-        except_for = self.device_filter(args.get("except_for"))
+        only_for = self.device_filter(args.get("only_for"), unread)
+        except_for = self.device_filter(args.get("except_for"), unread)
         self.at_line = 1 << 30
         return Instantiation(
             site=self.site(call, self.segment(call)),
@@ -165,9 +237,12 @@ class _CallScan:
             dynamic=dynamic,
         )
 
-    def device_filter(self, node: ast.expr | None) -> DeviceFilter | None:
+    def device_filter(self, node: ast.expr | None, unread: ast.AST | None = None) -> DeviceFilter | None:
+        """The filter *node* gives (None: no filter). *unread*: the ``*args`` / ``**kwargs`` of the
+        call whose arguments cannot be read: an absent filter may then be passed there, with a value
+        hwlint does not know (not spelled: no rule says it is passed)."""
         if node is None:
-            return None
+            return DeviceFilter(self.site(unread), None, spelled=False) if unread is not None else None
         value = self.literal(node)
         if value is None:  # only_for=None is the default: no filter
             return None
@@ -179,3 +254,19 @@ class _CallScan:
         if isinstance(value, tuple):
             return DeviceFilter(self.site(node), value)
         return DeviceFilter(self.site(node), None)
+
+
+def _keywords(value: ast.expr) -> list[tuple[str, ast.expr]] | None:
+    """The (keyword, value) pairs ``**value`` passes when it spells them: a dict display with
+    string keys (``**{"only_for": "cuda"}``) or ``dict(only_for="cuda")``; None when it does not."""
+    if isinstance(value, ast.Dict):
+        keys = [
+            k.value if isinstance(k, ast.Constant) and isinstance(k.value, str) else None for k in value.keys
+        ]
+        if None in keys:
+            return None
+        return list(zip(keys, value.values, strict=True))  # type: ignore[arg-type]
+    if isinstance(value, ast.Call) and dotted_name(value.func) == "dict" and not value.args:
+        pairs = [(k.arg, k.value) for k in value.keywords]
+        return None if any(k is None for k, _ in pairs) else pairs  # type: ignore[return-value]
+    return None

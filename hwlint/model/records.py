@@ -197,10 +197,12 @@ class ClassInfo:
 
 @dataclass(frozen=True)
 class DeviceFilter:
-    """An ``only_for`` / ``except_for`` argument. ``devices`` is None when it cannot be resolved."""
+    """An ``only_for`` / ``except_for`` argument. ``devices`` is None when it cannot be resolved;
+    *spelled* False: the call may pass it through ``**kwargs`` (or ``*args``) hwlint cannot read."""
 
     site: Site
     devices: tuple[str, ...] | None
+    spelled: bool = True
 
 
 @dataclass(frozen=True)

@@ -106,7 +106,7 @@ def only_for_forbidden(ctx: Context) -> Iterator[Hit]:
     ```
     """
     for cls, c, call in _device_calls(ctx, "only_for", "forbidden"):
-        if call.only_for is not None:
+        if call.only_for is not None and call.only_for.spelled:
             yield (
                 call.only_for.site,
                 {"classification": c.name, "cls": cls.name, "value": call.only_for.site.text},
@@ -188,7 +188,7 @@ def except_for_forbidden(ctx: Context) -> Iterator[Hit]:
     ```
     """
     for cls, c, call in _device_calls(ctx, "except_for", "forbidden"):
-        if call.except_for is not None:
+        if call.except_for is not None and call.except_for.spelled:
             yield (
                 call.except_for.site,
                 {"classification": c.name, "cls": cls.name, "value": call.except_for.site.text},
@@ -205,8 +205,10 @@ def unresolvable_device_filter(ctx: Context) -> Iterator[Hit]:
     """
     ## What it does
     Flags an `only_for` / `except_for` argument whose value hwlint cannot compute without running
-    the code (a call, an imported name, a reassigned variable) where a rule needs its value.
-    String literals, tuples and lists of them, and module-level constants built from them resolve.
+    the code (a call, an imported name, a reassigned variable, a list changed in place or handed to
+    a function, keywords passed through `**kwargs`) where a rule needs its value. String literals,
+    tuples and lists of them, and module-level constants built from them resolve; so do keywords
+    spelled in a dict display (`**{"only_for": "cuda"}`).
 
     ## Why is this bad?
     Neither hwlint nor a reviewer can tell which device types the class runs on, so a stale list
