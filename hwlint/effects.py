@@ -11,6 +11,8 @@ because the configuration's discovery, the signed store, the report and the fron
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import stat
 import subprocess
@@ -110,3 +112,93 @@ def git(args: Sequence[str], where: str, timeout: float, data: bytes | None = No
     except (OSError, subprocess.SubprocessError):
         return None
     return res.stdout if res.returncode == 0 else None
+
+
+# -- output files --------------------------------------------------------------------------------
+
+#: Paths that are streams or the kernel's (``-o /dev/stdout``, ``/dev/null``, ``/proc/self/fd/3``
+#: from a shell's ``>(...)``): written as they are, never replaced by a file.
+_STREAMS = ("/dev/", "/proc/")
+
+
+class OutputError(OSError):
+    """An output file that is not written, and why (``strerror``): an ``OSError``, so that every
+    front end reports it as it reports a directory that cannot be written (exit 2)."""
+
+
+def write_output(path: str | os.PathLike, data: str | bytes) -> None:
+    """Write *data* (text as UTF-8) to the output file *path* a user named (``-o``,
+    ``--argsfile``, a baseline), whole or not at all, and never anywhere else: to a temporary file
+    in its directory, renamed over it. A symlink at *path* is replaced by the file, never followed
+    (a pull request commits ``findings.json -> ~/.ssh/authorized_keys``); a directory on the way
+    below the current directory that is a symlink is refused (:class:`OutputError`), for the same
+    reason. A regular file keeps its mode; a stream (``/dev/stdout``, a FIFO) is written as it is.
+    Raises OSError."""
+    blob = data.encode("utf-8") if isinstance(data, str) else data
+    path = os.fspath(path)
+    absolute = os.path.abspath(path)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    if absolute.startswith(_STREAMS) or (st is not None and _is_stream(st.st_mode)):
+        with open(path, "wb") as f:
+            f.write(blob)
+        return
+    _refuse_linked_directories(absolute)
+    mode = stat.S_IMODE(st.st_mode) if st is not None and stat.S_ISREG(st.st_mode) else None
+    write_atomic(path, blob, mode)
+
+
+def _is_stream(mode: int) -> bool:
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
+def _refuse_linked_directories(absolute: str) -> None:
+    """An :class:`OutputError` when a directory between the current directory and *absolute*
+    is a symlink: below the current directory (a checkout, in CI) any name may be the pull
+    request's."""
+    cwd = os.getcwd()
+    parent = os.path.dirname(absolute)
+    if not parent.startswith(cwd.rstrip(os.sep) + os.sep):
+        return
+    rel = os.path.relpath(parent, cwd)
+    d = cwd
+    for part in rel.split(os.sep):
+        d = os.path.join(d, part)
+        if os.path.islink(d):
+            shown = os.path.relpath(d, cwd)
+            raise OutputError(errno.ELOOP, f"{shown} is a symlink; an output is never written through one")
+
+
+def write_atomic(path: str | os.PathLike, data: bytes, mode: int | None = None, replace: bool = True) -> None:
+    """Make *path* a regular file holding *data*: written to a new temporary file beside it (mode
+    *mode*, else 0666 less the umask), then renamed over it, so that a reader sees the old file
+    or the new one, and a symlink at *path* is replaced, never written through. Without *replace*
+    the file is linked in only where nothing is (FileExistsError otherwise): a file another
+    process made meanwhile is kept. Raises OSError (and leaves no temporary file)."""
+    path = os.fspath(path)
+    directory, name = os.path.split(path)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    while True:
+        tmp = os.path.join(directory, f".{name[:64]}.{os.urandom(6).hex()}.tmp")
+        try:
+            fd = os.open(tmp, flags, 0o666 if mode is None else mode)
+            break
+        except FileExistsError:
+            continue
+    gone = False  # whether the temporary file was renamed away
+    try:
+        with os.fdopen(fd, "wb") as f:
+            if mode is not None:
+                os.fchmod(f.fileno(), mode)  # the umask applies to os.open's mode, not to this
+            f.write(data)
+        if replace:
+            os.replace(tmp, path)
+        else:
+            os.link(tmp, path)
+        gone = replace
+    finally:
+        if not gone:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)

@@ -112,17 +112,13 @@ def _read_key(path: Path) -> tuple[bytes | None, str | None]:
 
 def _create_key(path: Path) -> None:
     import secrets  # once per user: not worth importing on every run
-    import tempfile
+
+    from .effects import write_atomic
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(prefix=".cache-key-", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(secrets.token_bytes(32))
-            os.link(tmp, path)  # never replaces a key another process created meanwhile
-        finally:
-            os.unlink(tmp)
+        # linked in, never renamed over: a key another process created meanwhile is kept
+        write_atomic(path, secrets.token_bytes(32), 0o600, replace=False)
     except OSError:
         pass
 
@@ -171,17 +167,10 @@ def read_signed(path: Path, key: bytes, missing: Any = None) -> Any:
 def write_signed(path: Path, key: bytes, value: Any) -> None:
     """Write the JSON *value* to *path*, signed with *key*: to a temporary file beside it, renamed
     over it (raises OSError)."""
-    import tempfile  # a warm run writes nothing
+    from .effects import write_atomic  # a warm run writes nothing
 
     body = json.dumps(value, separators=(",", ":")).encode()
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(MAGIC + b" " + mac(key, body) + b"\n" + body)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    write_atomic(path, MAGIC + b" " + mac(key, body) + b"\n" + body, 0o600)
 
 
 #: The largest cache file read: a planted 4 GB store was read whole before its MAC was checked.

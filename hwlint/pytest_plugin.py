@@ -176,8 +176,9 @@ class _HwSelect:
             {str(config.rootpath / n.split("::")[0]) for n in self.failed if n.split("::")[0].endswith(".py")}
         )
         if self.verify_report:
-            with open(self.verify_report, "w", encoding="utf-8") as f:
-                json.dump(report, f)
+            from .effects import write_output
+
+            write_output(self.verify_report, json.dumps(report))
         if self.verify:
             result = compare(sel, report, self.taxonomy, self.backends)
             self.differences = len(result.differences)

@@ -9,6 +9,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from .conftest import ROOT, run_tool
 
 HEADER = (
@@ -128,3 +130,111 @@ def test_a_git_started_below_hwlint_is_pinned_too(tmp_path):
     _plant_repository(test, marker)
     res = run(["git", "-C", str(test), "ls-files", "--others"], timeout=60, env=dict(os.environ))
     assert not marker.exists(), res.stderr
+
+
+# -- 5. an output file is replaced, never written through a link -----------------------------------
+
+OUTPUTS = {
+    "argsfile": ("selection.args", ["hwselect", "cpu", "--no-cache", "--format", "nodeids", "--argsfile"]),
+    "check": ("findings.json", ["hwlint", "check", "--no-cache", "--output-format", "json", "-o"]),
+    "report": ("report.html", ["hwlint", "report", "--no-cache", "--format", "html", "-o"]),
+    "baseline": ("hwlint-baseline.json", ["hwlint", "baseline", "--regenerate", "-o"]),
+}
+
+
+def _tree_with_links(tmp_path: Path, name: str) -> tuple[Path, Path]:
+    """A checkout holding a test file and *name* committed as a symlink to a file outside it."""
+    tree, outside = tmp_path / "tree", tmp_path / "outside"
+    tree.mkdir()
+    outside.mkdir()
+    (tree / "test_a.py").write_text(DECLARED)
+    target = outside / "authorized_keys"
+    target.write_text("ssh-ed25519 AAAA... ci@runner\n")
+    (tree / name).symlink_to(target)
+    return tree, target
+
+
+@pytest.mark.parametrize("output", sorted(OUTPUTS))
+def test_an_output_replaces_a_committed_symlink_and_writes_nothing_outside(tmp_path, output):
+    name, command = OUTPUTS[output]
+    tree, target = _tree_with_links(tmp_path, name)
+    res = run_tool(*command, name, ".", cwd=tree)
+    assert res.returncode in (0, 1), res.stderr
+    assert target.read_text() == "ssh-ed25519 AAAA... ci@runner\n"  # untouched
+    written = tree / name
+    assert not written.is_symlink() and written.is_file()
+    assert "test_a.py" in written.read_text()
+    assert sorted(p.name for p in tree.iterdir() if p.name.endswith(".tmp")) == []
+
+
+@pytest.mark.parametrize("output", sorted(OUTPUTS))
+def test_an_output_under_a_committed_directory_symlink_is_refused(tmp_path, output):
+    name, command = OUTPUTS[output]
+    tree, target = _tree_with_links(tmp_path, "unused")
+    (tree / "out").symlink_to(target.parent, target_is_directory=True)
+    res = run_tool(*command, f"out/{name}", ".", cwd=tree)
+    assert res.returncode == 2
+    assert "out is a symlink; an output is never written through one" in res.stderr
+    assert sorted(p.name for p in target.parent.iterdir()) == ["authorized_keys"]
+
+
+def test_an_output_aimed_at_the_cache_key_leaves_the_key_alone(tmp_path, monkeypatch):
+    """``report.html -> ~/.cache/hwlint/cache-key``: the page replaces the link, the key stays
+    the user's, and the next run still signs and reads its cache with it."""
+    key_file = tmp_path / "home" / "cache-key"
+    monkeypatch.setenv("HWLINT_CACHE_KEY_FILE", str(key_file))
+    tree, _ = _tree_with_links(tmp_path, "unused")
+    assert run_tool("hwlint", "check", ".", cwd=tree).returncode == 1  # creates the key
+    key = key_file.read_bytes()
+    (tree / "report.html").symlink_to(key_file)
+    res = run_tool("hwlint", "report", "--format", "html", "-o", "report.html", ".", cwd=tree)
+    assert res.returncode == 0, res.stderr
+    assert key_file.read_bytes() == key and oct(key_file.stat().st_mode & 0o777) == "0o600"
+    res = run_tool("hwlint", "check", ".", cwd=tree)
+    assert res.returncode == 1 and "cache key not used" not in res.stderr
+
+
+def test_an_output_keeps_streams_and_modes(tmp_path):
+    tree, _ = _tree_with_links(tmp_path, "unused")
+    assert run_tool("hwlint", "check", "--no-cache", "-o", "/dev/null", ".", cwd=tree).returncode == 1
+    assert Path("/dev/null").is_char_device()
+    out = tree / "findings.txt"
+    out.write_text("old\n")
+    out.chmod(0o640)
+    assert run_tool("hwlint", "check", "--no-cache", "-o", "findings.txt", ".", cwd=tree).returncode == 1
+    assert oct(out.stat().st_mode & 0o777) == "0o640" and "HWC001" in out.read_text()
+
+
+def test_every_output_file_is_written_through_one_helper():
+    """No module but hwlint/effects.py opens a file for writing, renames one or writes one whole;
+    hwlint/fix/write.py, which rewrites the checked files themselves (keeping their mode, owner and
+    hard links), is the one other writer."""
+    by_module = {
+        "os": {"replace", "rename", "renames", "link", "symlink"},
+        "shutil": {"move", "copy", "copy2", "copyfile", "copytree"},
+        "tempfile": {"mkstemp", "NamedTemporaryFile", "TemporaryFile"},
+    }
+    found = []
+    for path in sorted((ROOT / "hwlint").rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel in ("hwlint/effects.py", "hwlint/fix/write.py"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if isinstance(func, ast.Name) and func.id == "open":
+                modes = [*node.args[1:2], *(k.value for k in node.keywords if k.arg == "mode")]
+                if any(not isinstance(m, ast.Constant) or set(str(m.value)) & set("wax+") for m in modes):
+                    found.append(f"{rel}:{node.lineno}: open for writing")
+            elif isinstance(func, ast.Attribute) and (
+                func.attr in ("write_text", "write_bytes")
+                or (isinstance(func.value, ast.Name) and func.attr in by_module.get(func.value.id, ()))
+            ):
+                found.append(f"{rel}:{node.lineno}: {func.attr}")
+    # the one temporary file hwselect verify makes for pytest's report, in the system's temporary directory
+    assert found == [f"hwlint/select/verify.py:{_line_of('hwlint/select/verify.py', 'mkstemp(')}: mkstemp"]
+
+
+def _line_of(rel: str, needle: str) -> int:
+    return next(i for i, line in enumerate((ROOT / rel).read_text().splitlines(), 1) if needle in line)

@@ -283,9 +283,10 @@ def output_to(path: str | None):
         return
     buffer = io.StringIO()
     yield buffer
+    from ..effects import write_output
+
     try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(buffer.getvalue())
+        write_output(path, buffer.getvalue())
     except OSError as e:
         raise _UserError(f"{path}: cannot write: {e.strerror or e}") from None
 

@@ -41,9 +41,10 @@ def cmd_report(args) -> int:
     if not args.output:
         sys.stdout.write(text)
         return EXIT_CLEAN
+    from ..effects import write_output
+
     try:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text)
+        write_output(args.output, text)
     except OSError as e:
         raise _UserError(f"{args.output}: cannot write: {e.strerror or e}") from None
     return EXIT_CLEAN

@@ -350,8 +350,12 @@ def _emit(lines: list[str], argsfile: str | None) -> None:
     """Print *lines*, or write them to *argsfile* and print ``@argsfile`` for pytest."""
     _one_per_line(lines)
     if argsfile:
-        with open(argsfile, "w", encoding="utf-8") as f:
-            f.write("\n".join(lines) + "\n")
+        from ..effects import write_output
+
+        try:
+            write_output(argsfile, "\n".join(lines) + "\n")
+        except OSError as e:
+            raise _UserError(f"{argsfile}: cannot write: {e.strerror or e}") from None
         print(f"@{argsfile}")
         return
     print("\n".join(lines))

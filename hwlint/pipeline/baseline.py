@@ -192,7 +192,10 @@ def baseline_text(entries: Sequence[dict]) -> str:
 
 
 def write_baseline(path: str, entries: Sequence[dict]) -> None:
-    Path(path).write_text(baseline_text(entries), encoding="utf-8")
+    """Write the baseline of *entries* to *path*, whole or not at all (raises OSError)."""
+    from ..effects import write_output
+
+    write_output(path, baseline_text(entries))
 
 
 def apply_baseline(

@@ -496,16 +496,9 @@ def _ensure(path: Path, content: bytes) -> None:
     and the cache was no longer git-ignored. A marker that is a symlink is replaced, never followed."""
     if read_regular(path, len(content) + 1) == content:
         return
-    import tempfile
+    from ..effects import write_atomic
 
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(content)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    write_atomic(path, content)
 
 
 def open_cache(taxonomy_digest: str, root: Path, directory: str | None = None, disabled: bool = False):

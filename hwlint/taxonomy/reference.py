@@ -76,7 +76,9 @@ def main(argv: list[str]) -> int:
         print(reference_markdown())
         return 0
     page = Path(argv[0])
-    page.write_text(rewrite(page.read_text()))
+    from ..effects import write_output
+
+    write_output(page, rewrite(page.read_text()))
     return 0
 
 
