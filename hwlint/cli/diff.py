@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .common import Parser, UserError, add_engine_options
+from .common import Parser, UserError, add_engine_options, run_options
 
 EXIT_OK, EXIT_STALE, EXIT_ERROR = 0, 1, 2
 
@@ -154,7 +154,6 @@ def _split(items: Sequence[str], taxonomy, root: str | None) -> tuple[list[str],
 
 
 def _request(args, config, taxonomy, names: Sequence[str]):
-    from ..pipeline.cache import open_cache
     from ..pipeline.session import Session
     from ..select.records import SelectionError
     from ..select.runners import get_runner
@@ -164,8 +163,7 @@ def _request(args, config, taxonomy, names: Sequence[str]):
         runners = [get_runner(taxonomy, n) for n in names] or list(taxonomy.runners.values())
     except SelectionError as e:
         raise UserError(str(e)) from None
-    cache = open_cache(taxonomy.digest, config.root, args.cache_dir, args.no_cache)
-    session = Session(taxonomy, args.jobs, cache, config.max_file_size * 1024 * 1024, config.roots)
+    session = Session.from_config(config, run_options(args), taxonomy)
     return Request(session, config, runners, tuple(args.backend), args.include_unclassified)
 
 
