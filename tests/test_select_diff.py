@@ -317,3 +317,32 @@ def test_json_contract_is_the_documented_one(repo, monkeypatch, capsys):
     page = (ROOT / "docs" / "hwselect-diff.md").read_text()
     assert all(f"`{cause}`" in page for cause in CAUSES)
     assert '`"hwselect-diff/1"`' in page
+
+
+def test_report_compare_against_a_revision_is_hwselect_diffs_count(repo, monkeypatch, capsys):
+    """``hwlint report --compare REV`` and ``hwselect diff --base REV`` make one diff."""
+    from hwlint.cli.check import main as hwlint
+
+    git(repo, "checkout", "-q", "HEAD~1")
+    write(repo, _planted(BASE))  # the change, uncommitted: --compare HEAD reads the revision
+    _, out, _ = run(repo, monkeypatch, capsys, "--base", "HEAD", "test", "--format", "json")
+    runners = {r["runner"]: r["counts"] for r in json.loads(out)["runners"]}
+    assert hwlint(["report", "test", "--compare", "HEAD", "--format", "json", "--no-cache"]) == 0
+    cmp = json.loads(capsys.readouterr().out)["compare"]
+    assert {r.pop("runner"): r for r in cmp["tests"]} == runners
+    assert cmp["renamed_classes"] == [
+        {
+            "old": "test/test_file.py::TestMoving",
+            "new": "test/test_moved.py::TestMoving",
+            "cause": "file-renamed",
+        },
+        {
+            "old": "test/test_rename.py::TestOld",
+            "new": "test/test_rename.py::TestNew",
+            "cause": "class-renamed",
+        },
+    ]
+    assert (cmp["new_classes"], cmp["removed_classes"]) == ([], [])
+    assert hwlint(["report", "test", "--compare", "HEAD"]) == 0
+    text = capsys.readouterr().out
+    assert "tests on cuda: 0 → 3 (+3 -0 ~0 renamed; hwselect diff)" in text

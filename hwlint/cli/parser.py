@@ -218,7 +218,9 @@ def _add_report_parser(sub) -> None:
         help="list directories down to N levels below the root",
     )
     report.add_argument(
-        "--compare", metavar="OLD.json", help="show what changed since an earlier JSON report"
+        "--compare",
+        metavar="OLD.json|REV",
+        help="show what changed since an earlier JSON report, or a git revision (hwselect diff's tests)",
     )
     report.add_argument(
         "-o", "--output-file", "--output", dest="output", metavar="FILE", help="write the report to FILE"

@@ -23,8 +23,10 @@ def cmd_report(args) -> int:
     for path in args.paths or ["."]:  # a report of nothing is a usage error, not "1 finding"
         if not os.path.lexists(path):
             raise _UserError(f"{path}: No such file or directory")
+    # a git revision: no file of that name, and not named as a report is
+    revision = bool(args.compare) and not os.path.lexists(args.compare) and not args.compare.endswith(".json")
     try:
-        old = load_report(args.compare) if args.compare else None
+        old = load_report(args.compare) if args.compare and not revision else None
     except ReportError as e:
         raise _UserError(str(e)) from None
     skipped: list = []
@@ -36,6 +38,8 @@ def cmd_report(args) -> int:
     doc = report.to_json()
     if old is not None:
         doc["compare"] = compare(doc, old, args.compare)
+    elif revision:
+        doc["compare"] = _compare_revision(doc, args, taxonomy, configs)
     # the HTML page links to sources relative to where it is written, or under --base-url
     text = RENDERERS[args.format](doc, output=args.output, base_url=args.base_url)
     if not args.output:
@@ -48,3 +52,14 @@ def cmd_report(args) -> int:
     except OSError as e:
         raise _UserError(f"{args.output}: cannot write: {e.strerror or e}") from None
     return EXIT_CLEAN
+
+
+def _compare_revision(doc: dict, args, taxonomy, configs) -> dict:
+    """``--compare REV``: against the revision's files, read from git (hwselect diff's reading)."""
+    from ..report.compare import compare_revision
+    from ..select.revisions import RevisionError
+
+    try:
+        return compare_revision(doc, args.compare, list(args.paths), taxonomy, configs, run_options(args))
+    except RevisionError as e:
+        raise _UserError(f"--compare {args.compare}: not a report file, nor a revision: {e}") from None

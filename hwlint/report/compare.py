@@ -199,3 +199,64 @@ def _schema_problem(value: object, schema: object, where: str) -> str | None:
         expected = " or ".join("null" if t is type(None) else t.__name__ for t in types)
         return f"{where}: expected {expected}, got {type(value).__name__}"
     return None
+
+
+# -- against a revision: the report of its tree, and hwselect diff's tests --------------------
+
+
+def compare_revision(doc: dict, rev: str, paths: list[str], taxonomy, configs, options) -> dict:
+    """What changed since the git revision *rev*: the report of *rev*'s files (read as
+    ``hwselect diff`` reads them, never checked out) compared as a saved report is, with the
+    classes hwselect diff finds renamed taken out of ``new_classes``/``removed_classes`` into
+    ``renamed_classes``, and, per runner, hwselect diff's own counts (``tests``): one diff, so the
+    report and hwselect never disagree."""
+    import os
+
+    from ..pipeline.session import Session
+    from ..select.diff import diff_trees
+    from ..select.trees import Request, revision_tree, select_tree
+    from .data import report_paths
+
+    primary = configs.primary
+    session = Session.from_config(primary, options, taxonomy)
+    request = Request(session, primary, list(taxonomy.runners.values()))
+    given = paths or ["."]
+    with revision_tree(rev, given) as (root, rels, shown):
+        scan = [os.path.join(root, r) for r in rels if os.path.lexists(os.path.join(root, r))]
+        old = report_paths(scan, taxonomy, primary, doc.get("depth"), options).to_json() if scan else None
+        old = _respelled(old, root, shown) if old is not None else _empty(doc)
+        before = select_tree(request, root, rels, shown, rev, cached=False)
+    after = select_tree(request, os.path.abspath(shown), rels, shown, "work tree")
+    diff = diff_trees(before, after)
+    out = compare(doc, old, rev)
+    renamed = {o: (n, kind) for o, n, kind, _ in diff.renames}
+    gone = {(n[0], n[1]) for n, _ in renamed.values()}
+    out["removed_classes"] = [c for c in out["removed_classes"] if (c["path"], c["name"]) not in renamed]
+    out["new_classes"] = [c for c in out["new_classes"] if (c["path"], c["name"]) not in gone]
+    out["renamed_classes"] = [
+        {"old": f"{o[0]}::{o[1]}", "new": f"{n[0]}::{n[1]}", "cause": kind}
+        for o, (n, kind) in renamed.items()
+    ]
+    out["tests"] = [{"runner": r.runner, **r.as_json()["counts"]} for r in diff.runners]
+    return out
+
+
+def _respelled(value, root: str, shown: str):
+    """*value* (a report document) with every path under the temporary *root* spelled as the
+    work tree's files are (under *shown*)."""
+    import os
+
+    prefix = os.path.abspath(root) + os.sep
+    if isinstance(value, dict):
+        return {k: _respelled(v, root, shown) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_respelled(v, root, shown) for v in value]
+    if isinstance(value, str) and value.startswith(prefix):
+        return os.path.normpath(os.path.join(shown, value[len(prefix) :])).replace(os.sep, "/")
+    return value
+
+
+def _empty(doc: dict) -> dict:
+    """A report of nothing, shaped as *doc*: the revision had none of the paths."""
+    zero = {k: (0 if isinstance(v, int) else None) for k, v in doc["total"].items()}
+    return {**doc, "total": zero, "directories": [], "runners": [], "classes": [], "findings": []}

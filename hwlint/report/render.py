@@ -73,6 +73,10 @@ def _compare_lines(cmp: dict) -> list[str]:
         f"findings: {arrow(t['findings_total'], _cell)} ({number(len(cmp['new_findings']))} new, "
         f"{number(len(cmp['fixed_findings']))} fixed)",
         f"classes: {_change_counts(cmp)}",
+    ] + [
+        f"tests on {r['runner']}: {arrow([r['before'], r['after']], _cell)} (+{number(r['added'])} "
+        f"-{number(r['removed'])} ~{number(r['renamed'])} renamed; hwselect diff)"
+        for r in cmp.get("tests", ())
     ]
 
 

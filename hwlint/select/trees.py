@@ -3,10 +3,11 @@ each selected for every runner as ``hwselect`` selects it, its paths spelled as 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from ..pipeline.session import Session
@@ -66,21 +67,31 @@ def diff_revisions(request: Request, base: str, head: str | None, paths: Sequenc
     """Revision *base* against revision *head* (None: the files in the work tree) of the git work
     tree holding *paths* (as given on the command line; keys spell them relative to the current
     directory). Neither revision is checked out: their files are read into a temporary directory."""
-    given = list(paths) or ["."]
-    top = toplevel(given[0])
-    rels = [_inside(top, p) for p in given]
-    shown = os.path.relpath(top)
-    with tempfile.TemporaryDirectory(prefix="hwselect-diff-") as tmp:
-        old_root = os.path.join(tmp, "base")
-        export_tree(top, base, rels, old_root)
+    with revision_tree(base, paths) as (old_root, rels, shown):
         old = select_tree(request, old_root, rels, shown, base, cached=False)
         if head is None:
-            new = select_tree(request, top, rels, shown, "work tree")
-        else:
-            new_root = os.path.join(tmp, "head")
-            export_tree(top, head, rels, new_root)
+            new = select_tree(request, _top(paths), rels, shown, "work tree")
+            return diff_trees(old, new)
+        with revision_tree(head, paths) as (new_root, _, _):
             new = select_tree(request, new_root, rels, shown, head, cached=False)
         return diff_trees(old, new)
+
+
+@contextlib.contextmanager
+def revision_tree(rev: str, paths: Sequence[str]) -> Iterator[tuple[str, list[str], str]]:
+    """The ``.py`` files of *rev* under *paths* (as given), read into a temporary directory for
+    the time of the ``with``: (that directory, the paths relative to the work tree's top, the top
+    as the current directory spells it)."""
+    given = list(paths) or ["."]
+    top = _top(given)
+    rels = [_inside(top, p) for p in given]
+    with tempfile.TemporaryDirectory(prefix="hwselect-diff-") as tmp:
+        export_tree(top, rev, rels, tmp)
+        yield tmp, rels, os.path.relpath(top)
+
+
+def _top(paths: Sequence[str]) -> str:
+    return toplevel((list(paths) or ["."])[0])
 
 
 def _inside(top: str, path: str) -> str:
