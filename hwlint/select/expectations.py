@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -184,7 +182,9 @@ def rewrite(path: str, moves: Iterable[tuple[str, str]]) -> int:
             text = text.replace(old, new)
             done += 1
     if done:
-        _write(path, text)
+        from ..effects import write_output
+
+    write_output(path, text)
     return done
 
 
@@ -234,16 +234,6 @@ def dump(entries: Sequence[Expectation], path: str) -> None:
         import yaml
 
         text = yaml.safe_dump({"expectations": [e.as_json() for e in entries]}, sort_keys=False, width=200)
-    _write(path, text)
+    from ..effects import write_output
 
-
-def _write(path: str, text: str) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".hwselect-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    write_output(path, text)

@@ -78,7 +78,6 @@ def export_tree(top: str, rev: str, paths: Sequence[str], dest: str) -> list[str
         at = end + 1 + size + 1
         target = os.path.join(dest, *path.split("/"))
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        with open(target, "wb") as f:
-            f.write(body)
+        effects.write_atomic(target, body)
         written.append(path)
     return written
