@@ -48,13 +48,13 @@ PARSE_ONLY = """
 import ast as _ast
 import hwlint.pipeline.check as _check
 from hwlint.model import syntax as _syntax
-def _parse_only(data, path, taxonomy, selection=None, noqa=True):
+def _parse_only(path, data, taxonomy, selection=None, noqa=True):
     try:
         _syntax.defer_free(_ast.parse(data, path))  # freed as hwlint's workers free a tree
     except (SyntaxError, ValueError):
         pass
     return [], None
-_check.check_contents = _parse_only
+_check.check_path = _parse_only
 """
 LAUNCH = "\nfrom hwlint.cli.check import console\nconsole()\n"
 VARIANTS = {"as shipped": None, "without the device scan": WITHOUT_SCAN, "parse only": PARSE_ONLY}

@@ -60,7 +60,7 @@ for p in sorted(Path(sys.argv[1]).rglob("*.py")):
 ONE_PROCESS = """
 import ast, gc, sys, time
 from pathlib import Path
-from hwlint.rules.check import Selection, check_contents
+from hwlint.rules.check import Selection, check_path
 from hwlint.taxonomy import load_taxonomy
 taxonomy, selection = load_taxonomy(), Selection()
 files = [(str(p), p.read_bytes()) for p in sorted(Path(sys.argv[1]).rglob("*.py"))]
@@ -73,7 +73,7 @@ for path, data in files:
     except (SyntaxError, ValueError):
         pass
     middle = time.process_time()
-    check_contents(data, path, taxonomy, selection)
+    check_path(path, data, taxonomy, selection)
     check += time.process_time() - middle
     parse += middle - start
 print(parse, check)

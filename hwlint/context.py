@@ -46,7 +46,7 @@ class Context:
         self._effective: dict[int, tuple[Declaration, ClassInfo] | None] = {}
         # per class id: what hwlint.infer concluded (filled by hwlint.infer.inference)
         self.inferred: dict[object, Any] = {}
-        # the parse behind the model, kept for a fix (hwlint.rules.check.check_in_context's *keep*)
+        # the parse behind the model, kept for a fix (hwlint.rules.check.check_path's *keep*)
         self.parsed: Parse | None = None
 
     def fix(

@@ -31,8 +31,9 @@ from typing import Any
 
 from . import __version__
 from .model import model_from_tree
-from .pipeline.config import ConfigError, Configs, is_test_file_name, project_files
-from .project import Instantiators, around, project_instantiators
+from .pipeline.config import ConfigError, Configs
+from .pipeline.session import RunOptions, Session
+from .project import around
 from .rules.check import WHOLE_FILE, Selection, run_rules, selector_problem
 from .rules.registry import RULES
 from .taxonomy import Taxonomy, TaxonomyError, load_taxonomy
@@ -72,20 +73,20 @@ class HWLintPlugin:
             print(f"hwlint: error: {e}", file=sys.stderr)
             raise SystemExit(2) from None
         cls.named = frozenset(os.path.normpath(f) for f in filenames if not os.path.isdir(f))
-        cls.instantiators = None  # made on first use, once per process (flake8's -j forks after this)
+        cls.session = None  # made on first use, once per process (flake8's -j forks after this)
 
-    instantiators: Instantiators | None = None
+    session: Session | None = None
 
     @classmethod
-    def _instantiators(cls, taxonomy: Taxonomy) -> Instantiators | None:
-        """The project's files that may instantiate a class of another file, as ``hwlint check``
-        reads them (the current directory's check scope)."""
-        if cls.instantiators is None:
+    def _session(cls, taxonomy: Taxonomy) -> Session:
+        """The session of the run, as ``hwlint check`` builds it: imports followed into the
+        project's test files, which are read (listed on first use) for instantiations of a
+        class of another file. flake8 keeps no cache of ours and runs its own processes."""
+        if cls.session is None:
             configs = cls.configs or Configs()
-            cls.instantiators = project_instantiators(
-                lambda: project_files(configs), taxonomy, configs.primary.max_file_size * 1024 * 1024
-            ) or Instantiators(list, (), 0)
-        return cls.instantiators
+            options = RunOptions(jobs=1, no_cache=True)
+            cls.session = Session.from_config(configs.primary, options, taxonomy, configs, project=True)
+        return cls.session
 
     def _scope(self) -> Selection | None:
         """The Selection for this file, or None when ``hwlint check`` would not check it."""
@@ -111,9 +112,8 @@ class HWLintPlugin:
         try:
             model = model_from_tree(self.tree, "".join(self.lines), self.filename, taxonomy)
             if model.error is None:
-                model = around(
-                    model, taxonomy, accept=is_test_file_name, instantiators=self._instantiators(taxonomy)
-                )
+                session = self._session(taxonomy)
+                model = around(model, taxonomy, session.roots, session.follow, session.instantiators)
         except Exception as e:  # a bug of ours is a finding for this file, never a flake8 traceback
             error = f"{type(e).__name__}: {e}".rstrip(".")
             yield 0, 0, "HWC900 " + RULES["HWC900"].message.format(rule="model", error=error), type(self)

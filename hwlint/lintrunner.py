@@ -50,20 +50,18 @@ def message(
     }
 
 
-def file_messages(
-    path: str, taxonomy, selection: Selection, code: str, baseline=None, instantiators=None
-) -> list[dict]:
-    """The messages for one file: one per finding (less what *baseline* records), the first fixed
-    one carrying the fixed file. *instantiators*: the project's files that may instantiate a class
-    of it (:class:`hwlint.project.Instantiators`)."""
+def file_messages(path: str, session, selection: Selection, code: str, baseline=None) -> list[dict]:
+    """The messages for one file, checked in *session* (its taxonomy, the project's files that may
+    instantiate a class of it): one per finding (less what *baseline* records), the first fixed
+    one carrying the fixed file."""
     from .fix.apply import fix_plan, plan_file, plan_source
-    from .pipeline.config import is_test_file_name
     from .project import around
 
+    taxonomy = session.taxonomy
     plan = plan_file(path, taxonomy, selection)
     if plan.data is not None and plan.model is not None and plan.model.error is None:
         # as the flake8 plugin: bases and instantiated classes from the test modules the file imports
-        linked = around(plan.model, taxonomy, accept=is_test_file_name, instantiators=instantiators)
+        linked = around(plan.model, taxonomy, session.roots, session.follow, session.instantiators)
         if linked is not plan.model:
             plan = plan_source(plan.data, path, taxonomy, selection, linked.resolver)
     result = fix_plan(plan, taxonomy, selection, unsafe=False)
@@ -208,25 +206,25 @@ def run(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     if not paths:  # lintrunner passes the changed files only: say why nothing was linted
         emit(message(code, None, "no-files", NO_FILES, "advice"))
         return 0
-    from .pipeline.config import ConfigError, project_files
-    from .project import project_instantiators
+    from .pipeline.config import ConfigError
+    from .pipeline.session import RunOptions, Session
 
     taxonomies: dict = {}
     baselines: dict = {}
     reported: set[str] = set()
-    instantiators: dict = {}  # per taxonomy: the project's files are read once
+    # a session per taxonomy, built as `hwlint check` builds its own: the project's files are read once
+    sessions: dict = {}
+    options = RunOptions(jobs=1, no_cache=True)
     for path in paths:
         try:
             config = configs.for_path(path)
             taxonomy = _taxonomy(args.taxonomy or config.taxonomy, taxonomies)
             baseline = _baseline(config, baselines, emit, code)
             selection = Selection(config.select, config.ignore).with_ignored(config.ignored_for(path))
-            if taxonomy.digest not in instantiators:
-                max_bytes = config.max_file_size * 1024 * 1024
-                found = project_instantiators(lambda: project_files(configs), taxonomy, max_bytes)
-                instantiators[taxonomy.digest] = found
-            reverse = instantiators[taxonomy.digest]
-            for msg in file_messages(path, taxonomy, selection, code, baseline, reverse):
+            if taxonomy.digest not in sessions:
+                made = Session.from_config(config, options, taxonomy, configs, project=True)
+                sessions[taxonomy.digest] = made
+            for msg in file_messages(path, sessions[taxonomy.digest], selection, code, baseline):
                 emit(msg)
         except (_SetupError, ConfigError) as e:  # said once, however many files it concerns
             if str(e) not in reported:

@@ -18,7 +18,7 @@ from hwlint.fix.apply import fix_plan, plan_file, plan_source
 from hwlint.fix.merge import insert_declarations
 from hwlint.fix.write import write_fixed
 from hwlint.model import build_model
-from hwlint.rules.check import check_file
+from hwlint.rules.check import check_path
 
 CASES = Path(__file__).parent / "fix_cases"
 SAFE = sorted(p for p in CASES.glob("*.py") if not p.name.endswith(".fixed.py"))
@@ -278,7 +278,9 @@ def test_fix_keeps_file_mode_and_leaves_no_temporary_file(tmp_path, capsys):
 
 def test_fixed_file_has_no_hwc001_for_fixed_classes(tmp_path, taxonomy, capsys):
     target, _ = _fix(tmp_path, CASES / "several_classes.py", "--unsafe-fixes")
-    remaining = {f.message for f in check_file(str(target), taxonomy).findings if f.code == "HWC001"}
+    remaining = {
+        f.message for f in check_path(str(target), target.read_bytes(), taxonomy)[0] if f.code == "HWC001"
+    }
     # TestMixed, split evenly between cuda and no device, takes CUDA: no class is left undeclared
     assert remaining == set()
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from hwlint.fix.apply import fix_plan, plan_source
 from hwlint.model import build_model
-from hwlint.rules.check import check_source
+from hwlint.rules.check import check_path
 from hwlint.rules.registry import RULES
 from hwlint.select.replay import select_model
 from hwlint.taxonomy import load_taxonomy
@@ -38,7 +38,7 @@ def assert_sane(findings) -> None:
 
 def exercise(source: str | bytes, taxonomy) -> None:
     """The checker, the fixer (in memory, unsafe fixes included) and the selector, on one input."""
-    assert_sane(check_source(source, "test_fz.py", taxonomy))
+    assert_sane(check_path("test_fz.py", source, taxonomy)[0])
     data = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
     result = fix_plan(plan_source(data, "test_fz.py", taxonomy), taxonomy, unsafe=True)
     assert result.error is None or "would not compile" in result.error, result.error

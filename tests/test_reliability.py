@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from hwlint.pipeline.check import check_paths
-from hwlint.rules.check import check_source
+from hwlint.rules.check import check_path
 from hwlint.rules.registry import RULES
 
 from .conftest import run_tool
@@ -43,7 +43,7 @@ def codes(findings):
     ids=["syntax", "non-utf8", "nul", "empty", "bad-cookie", "parens", "deep-binop", "deep-unary"],
 )
 def test_bad_files_are_reported(data, expected, message, taxonomy):
-    found = check_source(data, "test_x.py", taxonomy)
+    found = check_path("test_x.py", data, taxonomy)[0]
     assert codes(found) == expected
     if message:
         assert message in found[0].message
@@ -60,14 +60,14 @@ def test_bad_files_are_reported(data, expected, message, taxonomy):
     ids=["bom", "crlf", "cr", "tabs"],
 )
 def test_unusual_but_valid_files_are_checked(data, taxonomy):
-    assert codes(check_source(data.encode("utf-8"), "test_x.py", taxonomy)) == [(1, "HWC001")]
+    assert codes(check_path("test_x.py", data.encode("utf-8"), taxonomy)[0]) == [(1, "HWC001")]
 
 
 def test_pep263_latin1_file_keeps_character_columns(taxonomy):
     src = (
         "# -*- coding: latin-1 -*-\nclass TestÄ(TestCase):\n    def test_ü(self, device='é'):\n        pass\n"
     )
-    found = check_source(src.encode("latin-1"), "test_x.py", taxonomy)
+    found = check_path("test_x.py", src.encode("latin-1"), taxonomy)[0]
     assert codes(found) == [(2, "HWC001")]
     assert "TestÄ" in found[0].message
     src = (
@@ -76,7 +76,7 @@ def test_pep263_latin1_file_keeps_character_columns(taxonomy):
         "class TestÄ(TestCase):\n    hw_classification = HC.GENERIC\n"
         "    def test_ü(self, é='é', *, device):\n        pass\n"
     )
-    (f,) = check_source(src.encode("latin-1"), "t.py", taxonomy)
+    (f,) = check_path("t.py", src.encode("latin-1"), taxonomy)[0]
     line = src.splitlines()[4]
     assert (f.code, f.line, f.col) == ("HWC201", 5, line.index("device"))  # characters, not bytes
 
@@ -85,7 +85,7 @@ def test_huge_file(taxonomy):
     body = "".join(f"    x{i} = {i}\n" for i in range(100_000))
     src = "class TestBig(TestCase):\n" + body + "    def test_last(self):\n        pass\n"
     assert src.count("\n") == 100_003
-    assert codes(check_source(src, "test_big.py", taxonomy)) == [(1, "HWC001")]
+    assert codes(check_path("test_big.py", src, taxonomy)[0]) == [(1, "HWC001")]
 
 
 def test_an_internal_error_in_one_rule_is_hwc900_and_others_still_run(monkeypatch, taxonomy):
@@ -96,7 +96,7 @@ def test_an_internal_error_in_one_rule_is_hwc900_and_others_still_run(monkeypatc
     monkeypatch.setitem(
         RULES, "HWC204", RULES["HWC204"].__class__(**{**RULES["HWC204"].__dict__, "check": broken})
     )
-    found = check_source(UNDECLARED, "test_x.py", taxonomy)
+    found = check_path("test_x.py", UNDECLARED, taxonomy)[0]
     assert codes(found) == [(1, "HWC001"), (1, "HWC900")]
     assert found[1].message == "Internal error in rule HWC204: ZeroDivisionError: boom."
 
@@ -108,7 +108,7 @@ def test_an_internal_error_while_modelling_is_hwc900(monkeypatch, taxonomy):
         raise KeyError("x")
 
     monkeypatch.setattr(hwlint.model.build, "parse_file", explode)
-    (f,) = check_source(UNDECLARED, "test_x.py", taxonomy)
+    (f,) = check_path("test_x.py", UNDECLARED, taxonomy)[0]
     assert (f.code, f.message) == ("HWC900", "Internal error in rule model: KeyError: 'x'.")
 
 
@@ -301,8 +301,8 @@ def test_an_internal_error_is_reported_where_no_line_noqa_hides_it(monkeypatch, 
         RULES, "HWC204", RULES["HWC204"].__class__(**{**RULES["HWC204"].__dict__, "check": broken})
     )
     source = "import torch  # noqa\n" + UNDECLARED
-    assert codes(check_source(source, "test_x.py", taxonomy)) == [(1, "HWC900"), (2, "HWC001")]
-    assert codes(check_source(source.replace("# noqa", "# noqa: HWC900"), "test_x.py", taxonomy)) == [
+    assert codes(check_path("test_x.py", source, taxonomy)[0]) == [(1, "HWC900"), (2, "HWC001")]
+    assert codes(check_path("test_x.py", source.replace("# noqa", "# noqa: HWC900"), taxonomy)[0]) == [
         (1, "HWC900"),
         (2, "HWC001"),
     ]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from hwlint.rules.check import check_file
+from hwlint.rules.check import check_path
 from hwlint.rules.registry import RULES
 from hwlint.taxonomy import load_taxonomy
 
@@ -48,7 +48,7 @@ FIXTURE_FILES = sorted(FIXTURES.glob("HWC*.py"))
 @pytest.mark.parametrize("fixture", FIXTURE_FILES, ids=lambda p: p.stem)
 def test_fixture(fixture: Path, taxonomy: str):
     tax = load_taxonomy(TAXONOMIES[taxonomy])
-    found = {(f.line, f.code) for f in check_file(str(fixture), tax).findings}
+    found = {(f.line, f.code) for f in check_path(str(fixture), fixture.read_bytes(), tax)[0]}
     assert found == expected(fixture, taxonomy)
 
 

@@ -8,7 +8,7 @@ import time
 from hwlint.fix.apply import fix_plan, plan_source
 from hwlint.fix.diff import unified_diff
 from hwlint.model import MAX_PARSE_COST, build_model, parse_cost
-from hwlint.rules.check import check_source
+from hwlint.rules.check import check_path
 from hwlint.select.replay import select_model
 from hwlint.select.runners import get_runner
 
@@ -41,7 +41,7 @@ def pipeline_seconds(source: str, taxonomy) -> float:
     try:
         for _ in range(3):
             start = time.process_time()
-            assert check_source(source, "test_gen.py", taxonomy)
+            assert check_path("test_gen.py", source, taxonomy)[0]
             result = fix_plan(plan_source(source.encode(), "test_gen.py", taxonomy), taxonomy)
             assert unified_diff(result).count("\n+    hw_classification = ") > 0
             assert select_model(build_model(source, "test_gen.py", taxonomy), taxonomy, runner).candidates
@@ -61,7 +61,7 @@ def test_pipeline_is_linear_in_classes_and_calls(taxonomy):
 def test_parse_cost_is_capped_before_parsing(taxonomy):
     ones = "1\n" * (MAX_PARSE_COST // 4 + 1)  # 4 MB of this took 3.3 GB in CPython's parser
     start = time.perf_counter()
-    [finding] = check_source(ones, "test_ones.py", taxonomy)
+    [finding] = check_path("test_ones.py", ones, taxonomy)[0]
     assert time.perf_counter() - start < 1
     assert (finding.code, finding.line) == ("HWC901", 1)
     assert finding.message == (

@@ -99,14 +99,14 @@ def _run_command(parser: argparse.ArgumentParser, args) -> int:
 
 
 def cmd_check(args) -> int:
-    _check_options(args)
+    stdin = _check_options(args)
     if args.watch:
-        return watch(args.paths, lambda: _check_once(args))
-    return _check_once(args)
+        return watch(args.paths, lambda: _check_once(args, stdin))
+    return _check_once(args, stdin)
 
 
-def _check_options(args) -> None:
-    """Combinations ruff refuses, refused the same way (exit 2)."""
+def _check_options(args) -> bool:
+    """Combinations ruff refuses, refused the same way (exit 2); whether the run checks stdin."""
     _check_selector_options(args)
     conflicts = [
         ("exit_zero", "exit_non_zero_on_fix"),
@@ -129,17 +129,17 @@ def _check_options(args) -> None:
         raise _UserError("`-` (stdin) cannot be checked together with other paths")
     if stdin and (args.add_noqa or args.watch):
         raise _UserError("`--add-noqa` and `--watch` need files, not stdin")
-    args.stdin = stdin
+    return stdin
 
 
-def _check_once(args) -> int:
-    """One ``hwlint check``: discover the files, check (and plan or apply fixes to) each group of
-    them, then write what the run found."""
+def _check_once(args, stdin: bool = False) -> int:
+    """One ``hwlint check``: discover the files (or read *stdin*), check (and plan or apply fixes
+    to) each group of them, then write what the run found."""
     from ..fix.outcome import FixOptions
     from ..pipeline.config import discover
 
     configs = load_configs(args)
-    if args.stdin:
+    if stdin:
         return check_stdin(args, configs)
     skipped: list = []
     paths = list(discover(args.paths or ["."], configs, args.force_exclude, skipped))
@@ -176,7 +176,7 @@ def _check_groups(args, configs, paths, options, selection_for, baselines, plann
     """Each group of *paths* (one taxonomy, size cap and roots) checked in one pass, and fixed with
     *planning*: (path, findings) of every file, each group's CheckRun, and with *describing* the
     (session, resolvers) its findings' fixes are described from."""
-    taxonomies = Taxonomies(args)
+    taxonomies = Taxonomies(remember=not run_options(args).no_cache)
     taxonomies(configs.primary.taxonomy)  # a bad taxonomy is an error, whether a file needs it or not
     found_all: list = []
     runs = []
@@ -205,7 +205,7 @@ def _check_groups(args, configs, paths, options, selection_for, baselines, plann
         if args.add_noqa:
             continue
         run = _fix_group(args, found, session, selection_for, options, planned, resolvers, planning)
-        run.stale = stale  # type: ignore[attr-defined]
+        run.stale = stale
         runs.append(run)
         if describing:
             describers.append((session, resolvers))
@@ -278,14 +278,13 @@ def _merge_runs(runs, options, unlisted):
     from ..fix.outcome import CheckRun, FilePlan
 
     merged = CheckRun(options)
-    merged.stale = []  # type: ignore[attr-defined]
     for r in runs:
         merged.plans += r.plans
         merged.results += r.results
         merged.fixed += r.fixed
         merged.files_fixed += r.files_fixed
         merged.warnings += r.warnings
-        merged.stale += r.stale  # type: ignore[attr-defined]
+        merged.stale += r.stale
     merged.plans += [FilePlan(path, None, None, findings) for path, findings in unlisted]
     return merged
 

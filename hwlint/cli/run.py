@@ -8,9 +8,34 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, fields, replace
 
 from .common import UserError as _UserError
+
+
+@dataclass(frozen=True)
+class ConfigOptions:
+    """What a command's arguments say about the configuration of its files, typed: read once from
+    the parsed arguments (:meth:`of`); a command without one of these options has its default."""
+
+    command: str | None = None
+    paths: list[str] | None = None
+    config: list[str] | None = None  # `--config`: a file, or `key = value` overrides
+    isolated: bool = False
+    taxonomy: str | None = None
+    max_file_size: int | None = None
+    respect_gitignore: bool | None = None
+    exclude: list[str] | None = None
+    extend_exclude: list[str] | None = None
+    select: list[str] | None = None
+    ignore: list[str] | None = None
+    extend_select: list[str] | None = None
+    extend_ignore: list[str] | None = None
+
+    @classmethod
+    def of(cls, args) -> ConfigOptions:
+        given = vars(args)
+        return cls(**{f.name: given.get(f.name, f.default) for f in fields(cls)})
 
 
 def load_configs(args, paths: Sequence[str] | None = None):
@@ -20,10 +45,11 @@ def load_configs(args, paths: Sequence[str] | None = None):
     from ..pipeline.config import ConfigError, Configs, is_override, parse_override
     from ..rules.check import selector_problem
 
+    options = ConfigOptions.of(args)
     config_file = None
     overrides: list = []
     try:
-        for value in getattr(args, "config", None) or []:
+        for value in options.config or []:
             if not is_override(value):
                 if config_file is not None:
                     raise _UserError(
@@ -38,33 +64,37 @@ def load_configs(args, paths: Sequence[str] | None = None):
                 raise _UserError(f"invalid value {value!r} for '--config': {e}") from None
             _check_override_selectors(value, settings)
             overrides += settings
-        overrides += _flag_settings(args)
-        validate = selector_problem if args.command in ("check", "baseline") else None
-        paths = getattr(args, "paths", None) or [] if paths is None else paths
-        return Configs(paths, config_file, getattr(args, "isolated", False), overrides, validate)
+        overrides += _flag_settings(options)
+        validate = selector_problem if options.command in ("check", "baseline") else None
+        paths = options.paths or [] if paths is None else paths
+        return Configs(paths, config_file, options.isolated, overrides, validate)
     except ConfigError as e:
         raise _UserError(str(e)) from None
 
 
-def _flag_settings(args) -> list:
+def _flag_settings(options: ConfigOptions) -> list:
     """The dedicated options as settings over every configuration: they win over the files and over
     ``--config`` overrides, as ruff's do."""
 
     out: list = []
-    if getattr(args, "taxonomy", None):
-        out.append(("taxonomy", args.taxonomy))  # relative to the current directory, as given
-    if getattr(args, "max_file_size", None):
-        out.append(("max-file-size", args.max_file_size))
-    if getattr(args, "respect_gitignore", None) is not None:
-        out.append(("respect-gitignore", args.respect_gitignore))
-    if getattr(args, "exclude", None) is not None:
-        out.append(("exclude", tuple(args.exclude)))
-    if getattr(args, "extend_exclude", None):
-        out.append(("extend-exclude", tuple(args.extend_exclude)))
-    for option in ("select", "ignore", "extend_select", "extend_ignore"):
-        value = getattr(args, option, None)
-        if value is not None and (value or option in ("select", "ignore")):
-            out.append((option.replace("_", "-"), tuple(value)))
+    if options.taxonomy:
+        out.append(("taxonomy", options.taxonomy))  # relative to the current directory, as given
+    if options.max_file_size:
+        out.append(("max-file-size", options.max_file_size))
+    if options.respect_gitignore is not None:
+        out.append(("respect-gitignore", options.respect_gitignore))
+    if options.exclude is not None:
+        out.append(("exclude", tuple(options.exclude)))
+    if options.extend_exclude:
+        out.append(("extend-exclude", tuple(options.extend_exclude)))
+    for key, value in (
+        ("select", options.select),
+        ("ignore", options.ignore),
+        ("extend-select", options.extend_select),
+        ("extend-ignore", options.extend_ignore),
+    ):
+        if value is not None and (value or key in ("select", "ignore")):
+            out.append((key, tuple(value)))
     return out
 
 
@@ -87,7 +117,9 @@ def load_config(args):
     return load_configs(args).primary
 
 
-def read_taxonomy(path: str | None, args=None):
+def read_taxonomy(path: str | None, remember: bool = True):
+    """The taxonomy at *path* (None: the bundled one), its parse kept between runs with
+    *remember* (not with ``--no-cache``); a bad one is a usage error."""
     from ..pipeline.config import ConfigError, read_bounded
     from ..taxonomy import TaxonomyError, load_taxonomy
 
@@ -96,7 +128,7 @@ def read_taxonomy(path: str | None, args=None):
             # a taxonomy a configuration names is read only if it is a regular file of a sane size
             # (TODO(lead): read it through this helper in hwlint.taxonomy, not twice)
             read_bounded(path, "taxonomy", TAXONOMY_MAX_BYTES)
-        return load_taxonomy(path, remember=not getattr(args, "no_cache", False))
+        return load_taxonomy(path, remember=remember)
     except (TaxonomyError, ConfigError) as e:
         raise _UserError(str(e)) from None
 
@@ -108,13 +140,13 @@ TAXONOMY_MAX_BYTES = 4 * 1024 * 1024
 class Taxonomies:
     """The taxonomies of one run, by path, each loaded once (None: the bundled one)."""
 
-    def __init__(self, args):
-        self.args = args
+    def __init__(self, remember: bool = True):
+        self.remember = remember
         self.loaded: dict[str | None, object] = {}
 
     def __call__(self, path: str | None):
         if path not in self.loaded:
-            self.loaded[path] = read_taxonomy(path, self.args)
+            self.loaded[path] = read_taxonomy(path, self.remember)
         return self.loaded[path]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .common import EXIT_CLEAN, EXIT_FINDINGS
+from .common import EXIT_CLEAN, EXIT_FINDINGS, run_options
 from .output import output_to, write_findings
 from .run import Baselines, read_taxonomy, selections
 
@@ -20,7 +20,7 @@ def check_stdin(args, configs) -> int:
 
     name = args.stdin_filename or "-"
     cfg = configs.for_path(name)
-    taxonomy = read_taxonomy(cfg.taxonomy, args)
+    taxonomy = read_taxonomy(cfg.taxonomy, remember=not run_options(args).no_cache)
     selection = selections(configs)(name)
     max_bytes = cfg.max_file_size * 1024 * 1024
     stream = getattr(sys.stdin, "buffer", None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .common import EXIT_CLEAN, EXIT_ERROR
+from .common import EXIT_CLEAN, EXIT_ERROR, run_options
 from .run import load_config, read_taxonomy
 
 
@@ -31,7 +31,7 @@ def cmd_taxonomy_show(args) -> int:
     from ..taxonomy import effective_dict
 
     config = load_config(args)
-    taxonomy = read_taxonomy(args.taxonomy or config.taxonomy, args)
+    taxonomy = read_taxonomy(args.taxonomy or config.taxonomy, remember=not run_options(args).no_cache)
     data = effective_dict(taxonomy)
     if args.format == "json":
         print(json.dumps(data, indent=2))

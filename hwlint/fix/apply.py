@@ -48,9 +48,9 @@ def plan_file(
     selection = selection or Selection()
     data = read_source(path)
     if isinstance(data, str):
-        from ..rules.check import check_file
+        from ..rules.check import unreadable
 
-        return FilePlan(path, None, None, check_file(path, taxonomy, selection).findings)
+        return FilePlan(path, None, None, [f for f in unreadable(path, data) if selection.enabled(f.code)])
     return plan_source(data, path, taxonomy, selection, resolver)
 
 
@@ -86,7 +86,7 @@ def plan_model(
     The findings are a check's (every code, noqa applied unless *noqa* is false) reduced to
     *selection*, so what a plan
     reports is what ``hwlint check`` reports; their fixes carry their edits. Pass the check's
-    *findings* and the *context* its rules filled (:func:`hwlint.rules.check.check_in_context` with
+    *findings* and the *context* its rules filled (:func:`hwlint.rules.check.check_path` with
     ``edits=True``) to plan from them: the rules do not run again."""
     selection = selection or Selection()
     if context is not None:
@@ -384,12 +384,12 @@ def _check_and_fix(
     """The engine's per-file work for :func:`check_and_fix_paths`: check, plan and fix from one
     model of the bytes read (the main process writes)."""
     from ..project import links_of
-    from ..rules.check import check_in_context, unreadable
+    from ..rules.check import check_path, unreadable
 
     if isinstance(data, str):
         return _Checked(unreadable(path, data))
     edits = options.fix or options.diff
-    findings, ctx = check_in_context(data, path, taxonomy, keep=True, edits=edits, noqa=options.noqa)
+    findings, ctx = check_path(path, data, taxonomy, keep=True, edits=edits, noqa=options.noqa)
     keep_model(ctx.model if ctx is not None else None)  # the cross-file phase's, as a check's
     links = links_of(ctx.model) if ctx is not None and ctx.model.error is None else None
     selection = _to_plan(findings, selections.get(path))

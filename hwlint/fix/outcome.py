@@ -73,6 +73,8 @@ class CheckRun:
     fixed: int = 0
     files_fixed: int = 0  # files written
     warnings: list[str] = field(default_factory=list)
+    # the baselines' entries that no longer match a finding (HWC902), reported with the findings
+    stale: list[Finding] = field(default_factory=list)
 
     @property
     def findings(self) -> list[Finding]:

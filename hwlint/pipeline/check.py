@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from ..model import FileModel, Resolver
 from ..model.source import MAX_FILE_BYTES
 from ..project import Links, links_of
-from ..rules.check import Finding, Selection, check_contents, run_rules, unreadable
+from ..rules.check import Finding, Selection, check_path, run_rules, unreadable
 from ..taxonomy import Taxonomy
 from .cache import Cache
 from .config import Config
@@ -127,6 +127,7 @@ def _check_analysis(
     kept for that phase: :func:`~hwlint.pipeline.session.model_analysis` would build the same)."""
     if isinstance(data, str):
         return unreadable(path, data), None
-    findings, model = check_contents(data, path, taxonomy, _ALL, noqa)
+    findings, context = check_path(path, data, taxonomy, _ALL, noqa=noqa)
+    model = context.model if context is not None else None
     keep_model(model)
     return findings, links_of(model) if model is not None and model.error is None else None

@@ -41,7 +41,7 @@ from ..pipeline.config import Config, Configs, discover
 from ..pipeline.engine import keep_model
 from ..pipeline.session import RunOptions, Session
 from ..project import Links, links_of
-from ..rules.check import Finding, Selection, check_contents, run_rules, unreadable
+from ..rules.check import Finding, Selection, check_path, run_rules, unreadable
 from ..select.records import FileSelection, RunnerSelection
 from ..select.replay import selection_at, slim_selection
 from ..select.runners import apply_links, select_runners
@@ -404,10 +404,10 @@ class _Selections:
             data = read_source(path)
             if isinstance(data, str):
                 return data
-            model = check_contents(data, path, self.taxonomy)[1]
-            if model is None:
+            context = check_path(path, data, self.taxonomy)[1]
+            if context is None:
                 return "internal error"
-            by_runner = select_runners(model, self.taxonomy, tuple(self.taxonomy.runners))
+            by_runner = select_runners(context.model, self.taxonomy, tuple(self.taxonomy.runners))
         by_runner = {name: selection_at(fs, path) for name, fs in by_runner.items()}
         return by_runner, replace(lk, path=path) if lk else None
 
@@ -422,7 +422,8 @@ def _check_value(value: _Value) -> list[tuple[str, tuple[list[Finding], Links | 
 def _report_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> _Value:
     if isinstance(data, str):  # an unreadable file is an unparsable one, never an error
         return unreadable(path, data), _summary_analysis(path, data, taxonomy), None, {"error": data}
-    findings, model = check_contents(data, path, taxonomy)
+    findings, context = check_path(path, data, taxonomy)
+    model = context.model if context is not None else None
     keep_model(model)  # the cross-file phase's, as a check's
     if model is None:  # building the model failed (HWC900): nothing else can be said
         summary = _summary_analysis(path, "internal error", taxonomy)

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from ..context import Context
 from ..edits import EditBuilder, Fix
 from ..model import FileModel, Resolver
-from ..model.source import MAX_FILE_BYTES, read_source
 from ..taxonomy import Taxonomy
 from .registry import RULES
 
@@ -101,13 +100,6 @@ def _longest_prefix(code: str, prefixes: Sequence[str]) -> int:
     return best
 
 
-@dataclass
-class FileResult:
-    path: str
-    findings: list[Finding] = field(default_factory=list)
-    model: FileModel | None = None
-
-
 def run_rules(
     model: FileModel,
     taxonomy: Taxonomy,
@@ -171,52 +163,23 @@ def _suppressed(model: FileModel, finding: Finding) -> bool:
     return not codes or any(finding.code.startswith(c) for c in codes)
 
 
-def check_source(
-    source: str | bytes, path: str, taxonomy: Taxonomy, selection: Selection | None = None
-) -> list[Finding]:
-    """Check one file's contents."""
-    return check_contents(source, path, taxonomy, selection or Selection())[0]
-
-
-def check_file(
-    path: str, taxonomy: Taxonomy, selection: Selection | None = None, max_bytes: int = MAX_FILE_BYTES
-) -> FileResult:
-    """Check one file on disk. A file that cannot be read is an HWC901 finding, never an exception."""
-    selection = selection or Selection()
-    data = read_source(path, max_bytes)
-    if isinstance(data, str):
-        return FileResult(path, [f for f in unreadable(path, data) if selection.enabled(f.code)])
-    findings, model = check_contents(data, path, taxonomy, selection)
-    return FileResult(path, findings, model)
-
-
-def check_contents(
-    source: str | bytes,
+def check_path(
     path: str,
-    taxonomy: Taxonomy,
-    selection: Selection | None = None,
-    noqa: bool = True,
-) -> tuple[list[Finding], FileModel | None]:
-    """The findings for a file's contents, and its model (None when building it failed: a bug in
-    hwlint, not the file, reported as HWC900); *noqa* as for :func:`check_in_context`."""
-    findings, context = check_in_context(source, path, taxonomy, selection, noqa=noqa)
-    return findings, (context.model if context is not None else None)
-
-
-def check_in_context(
     source: str | bytes,
-    path: str,
     taxonomy: Taxonomy,
     selection: Selection | None = None,
     keep: bool = False,
     edits: bool = False,
     noqa: bool = True,
 ) -> tuple[list[Finding], Context | None]:
-    """The findings for a file's contents, and the context the rules filled: the model, and what
-    they inferred per class, which a fix of the file reuses rather than computing again (with
-    *keep*, the parse too: :attr:`Context.parsed`). With *edits*, the findings' fixes carry their
-    edits. Without *noqa*, ``# noqa`` comments suppress nothing (``--ignore-noqa``). The context is
-    None when building the model failed (a bug in hwlint, not the file: HWC900)."""
+    """Check one file, *source* its contents (a file that cannot be read is :func:`unreadable`):
+    every front end's one entry for a file, as ruff's ``check_path``.
+
+    Returns the findings and the context the rules filled: the model, and what they inferred per
+    class, which a fix of the file reuses rather than computing again (with *keep*, the parse too:
+    :attr:`Context.parsed`). With *edits*, the findings' fixes carry their edits. Without *noqa*,
+    ``# noqa`` comments suppress nothing (``--ignore-noqa``). The context is None when building
+    the model failed (a bug in hwlint, not the file: HWC900)."""
     selection = selection or Selection()
     keep = keep or edits
     try:
