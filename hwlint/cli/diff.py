@@ -80,9 +80,7 @@ def _setup(args, paths: Sequence[str]):
 
     try:
         config = config_for_paths(paths, args.config)
-        taxonomy = load_taxonomy(
-            args.taxonomy or config.taxonomy, remember=not getattr(args, "no_cache", False)
-        )
+        taxonomy = load_taxonomy(args.taxonomy or config.taxonomy, remember=not run_options(args).no_cache)
     except (ConfigError, TaxonomyError) as e:
         raise UserError(str(e)) from None
     return config, taxonomy
