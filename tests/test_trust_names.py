@@ -6,11 +6,17 @@ the reproduction and checks the promised outcome (docs/guarantees.md names each 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from hwlint.select.durations import Durations, load_durations, module_components
+from hwlint.select.records import SELECTED, Candidate
 from hwlint.words import visible
-from tests.conftest import DEFAULT_TAXONOMY, EXAMPLES, run_tool
+from tests.conftest import DEFAULT_TAXONOMY, EXAMPLES, ROOT, property_examples, run_tool
 from tests.select_suite import write_suite
 from tests.test_select_collect import RUNS, collect
 
@@ -112,3 +118,86 @@ def test_names_of_the_bundled_and_example_taxonomies_are_still_valid():
 
     for path in [DEFAULT_TAXONOMY, *sorted(EXAMPLES.glob("taxonomy*.yaml"))]:
         assert load_taxonomy(str(path), remember=False).runners, path
+
+
+# -- 13. a committed .test_durations is read in linear time ----------------------------------------
+
+
+def _brute_force(records: list[tuple[tuple[str, ...], str, float]], path: str, names: tuple[str, ...]):
+    """What a class's recorded time is, by definition: per class name, the summed seconds of each
+    module, and the first module (in the file's order) with the longest common tail; the first
+    name on a tie."""
+    mine = module_components(path)
+    best = None
+    for name in names:
+        sums: dict[tuple[str, ...], float] = {}
+        for comps, cls_name, seconds in records:
+            if cls_name == name:
+                sums[comps] = sums.get(comps, 0.0) + max(0.0, seconds)
+        for comps, seconds in sums.items():
+            common = 0
+            while common < min(len(mine), len(comps)) and mine[-1 - common] == comps[-1 - common]:
+                common += 1
+            if common and (best is None or common > best[0]):
+                best = (common, seconds)
+    return None if best is None else best[1]
+
+
+_PARTS = st.sampled_from(["test", "a", "b", "inductor", "test_foo", "test_bar"])
+
+
+@settings(max_examples=property_examples(100), deadline=None)  # a loaded machine is no counterexample
+@given(
+    records=st.lists(
+        st.tuples(
+            st.lists(_PARTS, min_size=1, max_size=4).map(tuple),
+            st.sampled_from(["TestA", "TestB"]),
+            st.floats(-1, 10),
+        ),
+        max_size=30,
+    ),
+    path=st.lists(_PARTS, min_size=1, max_size=4).map(lambda p: "/".join(p) + ".py"),
+    names=st.sampled_from([("TestA",), ("TestB",), ("TestA", "TestB"), ("TestB", "TestA"), ("TestC",)]),
+)
+def test_each_class_gets_the_record_with_the_longest_common_tail(records, path, names):
+    durations = Durations()
+    for comps, name, seconds in records:
+        durations.add(comps, name, seconds)
+    got = durations.recorded(Candidate(path, names, SELECTED, None, None, None))
+    assert got == _brute_force(records, path, names)
+
+
+def test_one_class_in_many_modules_is_matched_in_one_walk_per_class(tmp_path):
+    """The attack's shape: every record names the same class, each in a module of its own, and the
+    tree holds that class in every module. Growth is measured by benchmarks/durations_growth.py
+    (ratios, not a timed test); here every class gets exactly its own module's record."""
+    n = 3_000
+    (tmp_path / ".test_durations").write_text(
+        json.dumps({f"d{i}/test_m.py::TestA::test_{j}": float(i % 5) for i in range(n) for j in (1, 2)})
+    )
+    durations = load_durations([str(tmp_path / ".test_durations")])
+    assert len(durations.by_class["TestA"]) == n
+    got = [
+        durations.recorded(Candidate(f"t/d{i}/test_m.py", ("TestA",), SELECTED, None, None, None))
+        for i in range(n)
+    ]
+    assert got == [2.0 * (i % 5) for i in range(n)]
+
+
+def test_the_durations_benchmark_prints_its_ratios():
+    res = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "durations_growth.py"),
+            "--sizes",
+            "200",
+            "400",
+            "--rounds",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert res.returncode == 0, res.stderr
+    assert "400 / 200 records (2x): load x" in res.stdout

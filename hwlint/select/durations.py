@@ -34,11 +34,24 @@ class DurationsError(Exception):
 
 
 @dataclass
+class _Tails:
+    """One class's records by their module path read from its end (a trie): the node of
+    ``("inductor", "test_foo")`` is the child ``inductor`` of the child ``test_foo``. *first* is
+    the module of the first record whose path ends so: a class's best match is the first record
+    with the longest common tail, found in one walk down its own path, whatever the number of
+    records (a committed file may name one class in 40,000 modules)."""
+
+    children: dict[str, _Tails] = field(default_factory=dict)
+    first: tuple[str, ...] | None = None
+
+
+@dataclass
 class Durations:
     """Seconds per (module path components, class name), from one or more files."""
 
-    # class name -> [(module path components, seconds, test items)]
-    by_class: dict[str, list[tuple[tuple[str, ...], float, int]]] = field(default_factory=dict)
+    # class name -> module path components -> [seconds, test items], in the order first recorded
+    by_class: dict[str, dict[tuple[str, ...], list]] = field(default_factory=dict)
+    tails: dict[str, _Tails] = field(default_factory=dict)  # class name -> its records' trie
     per_item: list[float] = field(default_factory=list)  # every recorded test item's seconds
     sources: list[str] = field(default_factory=list)
 
@@ -51,22 +64,34 @@ class Durations:
         comps = tuple(module)
         seconds = max(0.0, seconds)
         self.per_item.append(seconds)
-        entries = self.by_class.setdefault(cls, [])
-        for i, (m, s, n) in enumerate(entries):
-            if m == comps:
-                entries[i] = (m, s + seconds, n + 1)
-                return
-        entries.append((comps, seconds, 1))
+        entries = self.by_class.setdefault(cls, {})
+        entry = entries.get(comps)
+        if entry is not None:
+            entry[0] += seconds
+            entry[1] += 1
+            return
+        entries[comps] = [seconds, 1]
+        node = self.tails.setdefault(cls, _Tails())
+        for part in reversed(comps):
+            node = node.children.setdefault(part, _Tails())
+            if node.first is None:
+                node.first = comps
 
     def recorded(self, c: Candidate) -> float | None:
-        """The recorded seconds of *c* (any of its names), or None when nothing matches."""
+        """The recorded seconds of *c* (any of its names, the first one on a tie): the first
+        record of its class whose module path shares the longest tail with *c*'s, or None when
+        none shares one."""
         mine = module_components(c.path)
         best: tuple[int, float] | None = None
         for name in c.names:
-            for comps, seconds, _ in self.by_class.get(name, ()):
-                common = _common_tail(mine, comps)
-                if common and (best is None or common > best[0]):
-                    best = (common, seconds)
+            node, depth, found = self.tails.get(name), 0, None
+            for part in reversed(mine):
+                node = node.children.get(part) if node is not None else None
+                if node is None:
+                    break
+                depth, found = depth + 1, node.first
+            if found is not None and (best is None or depth > best[0]):
+                best = (depth, self.by_class[name][found][0])
         return None if best is None else best[1]
 
 
@@ -76,13 +101,6 @@ def module_components(path: str) -> tuple[str, ...]:
     if norm.endswith(".py"):
         norm = norm[:-3]
     return tuple(p for p in norm.split("/") if p and p != ".")
-
-
-def _common_tail(a: Sequence[str], b: Sequence[str]) -> int:
-    n = 0
-    while n < len(a) and n < len(b) and a[-1 - n] == b[-1 - n]:
-        n += 1
-    return n
 
 
 def load_durations(paths: Sequence[str]) -> Durations:
