@@ -384,7 +384,7 @@ def nodeid_lines(sel, chosen, root: str | None = None) -> tuple[list[str], list[
     classes, so their module name suffices).
     """
     from ..select.explain import pytest_path
-    from ..select.kexpr import build
+    from ..select.kexpr import build, phantom_classes
 
     ids = {id(c) for c in chosen}
     lines: list[str] = []
@@ -406,10 +406,17 @@ def nodeid_lines(sel, chosen, root: str | None = None) -> tuple[list[str], list[
             continue
         lines += [f"{pytest_path(c.path)}::{c.name}" for c in mine]
         scope += mine
-    if mixed:
-        plan = build(scope, [c for c in scope if id(c) in ids], scope_functions, root)
+    listed = [f for f in sel.files if f.path in scope_functions]
+    phantoms = phantom_classes(listed, sel.runner.device, sel.backends)
+    if mixed or phantoms:
+        chosen_scope = [c for c in scope if id(c) in ids]
+        plan = build(scope, chosen_scope, scope_functions, root, phantoms)
         if plan.exact:
             lines += ["-k", plan.expression]
+            notes.append(
+                "the node ids end with `-k EXPR` for the files listed whole: a -k of your own after "
+                "them replaces it (pytest keeps the last -k); `pytest --hw-runner` composes with yours"
+            )
         else:
             notes += [
                 f"{c.nodeid}: no certain node id, and -k cannot single it out ({reason}); its whole "
@@ -439,13 +446,18 @@ def k_expression(sel, chosen, root: str, args) -> str:
     Node ids are what ``--argsfile`` writes instead: they are exact by construction, and pytest
     resolves them far faster than it evaluates a long expression once per collected item.
     """
-    from ..select.kexpr import MAX_ARG_BYTES, build
+    from ..select.kexpr import MAX_ARG_BYTES, build, phantom_classes
 
-    plan = build(sel.candidates, chosen, sel.functions(), root)
+    phantoms = phantom_classes(sel.files, sel.runner.device, sel.backends)
+    plan = build(sel.candidates, chosen, sel.functions(), root, phantoms)
     instead = (
         f"use a pytest argument file instead: `hwselect {args.runner} {' '.join(args.paths or ['.'])} "
         "--format k --argsfile sel.args` writes node ids to sel.args and prints `@sel.args` for pytest"
     )
+    if plan.too_long:
+        raise _UserError(
+            f"the -k expression would be over the {MAX_ARG_BYTES:,}-byte limit of one argument; {instead}"
+        )
     if not plan.exact:
         shown = [f"  - {c.nodeid}: {reason}" for c, reason in plan.inexact[:10]]
         if len(plan.inexact) > 10:
@@ -466,17 +478,21 @@ def k_expression(sel, chosen, root: str, args) -> str:
 def selection_json(sel, chosen, root: str | None = None) -> dict:
     """The json format's document (a contract: see the README)."""
     from ..select.explain import pytest_path
-    from ..select.kexpr import build
+    from ..select.kexpr import build, phantom_classes
     from ..select.notices import group
     from ..select.records import STATUSES
 
     ids = {id(c) for c in chosen}
+    phantoms = phantom_classes(sel.files, sel.runner.device, sel.backends)
+    by_path: dict[str, list] = {}
+    for p in phantoms:
+        by_path.setdefault(p.path, []).append(p)
     files = []
     for f in sel.files:
         mine = [c for c in f.candidates if id(c) in ids]
         if not mine:
             continue
-        plan = build(f.candidates, mine, {f.path: f.functions}, root)
+        plan = build(f.candidates, mine, {f.path: f.functions}, root, by_path.get(f.path, ()))
         counts = {s: sum(1 for c in f.candidates if c.status == s) for s in STATUSES}
         files.append(
             {
@@ -496,7 +512,10 @@ def selection_json(sel, chosen, root: str | None = None) -> dict:
                 "counts": {"total": len(f.candidates), "chosen": len(mine), **counts},
             }
         )
-    plan = build(sel.candidates, chosen, sel.functions(), root)
+    plan = build(sel.candidates, chosen, sel.functions(), root, phantoms)
+    inexact = [{"nodeid": c.nodeid, "reason": r} for c, r in plan.inexact]
+    if plan.too_long:
+        inexact.append({"nodeid": None, "reason": "the expression would be over the one-argument limit"})
     return {
         "runner": sel.runner.name,
         "device": sel.runner.device,
@@ -504,7 +523,7 @@ def selection_json(sel, chosen, root: str | None = None) -> dict:
         "backends": list(sel.backends),
         "counts": {**sel.counts(), "chosen": len(chosen)},
         "expression": plan.expression if plan.exact else None,
-        "inexact": [{"nodeid": c.nodeid, "reason": r} for c, r in plan.inexact],
+        "inexact": inexact,
         "files": files,
         "warnings": list(sel.warnings),
         "warning_kinds": [g.as_json() for g in group(sel.warnings)],

@@ -28,6 +28,24 @@ for instance) is reported in :attr:`Plan.inexact`; callers then fall back to nod
 
 Terms are grouped in balanced parentheses of at most :data:`FANOUT` terms: pytest compiles
 ``a or b or c`` into a left-deep tree, and a flat chain of about 970 terms exceeds the recursion limit.
+
+Two kinds of items exist that hwselect's node ids never name, and a term must not catch them:
+
+* **classes torch generates for other devices** (*phantoms*, :func:`phantom_classes`): without
+  ``PYTORCH_TESTING_DEVICE_ONLY_FOR`` a CUDA machine also generates ``TestFooCPU``, and an
+  ``include_lazy=True`` call ``TestFooLAZY`` on every machine. A file that instantiates classes is
+  therefore never addressed by its module name alone nor by exclusion (a backend may name a class
+  nobody can list): its generated classes are named in full (``test_view_ops.py and
+  (TestViewOpsCPU or ...)``), which is exact with and without the variable;
+* **test ids hwlint cannot read**: ``@parametrize``, ``@ops`` and ``@modules`` append ids made
+  from values (``test_a_x_TestFooBar``), so a class with such tests may carry any word in a test
+  name. A ``not T`` term never applies to such a chosen class's items, and an unchosen one is
+  ruled out by its own class name, or the choice is inexact (module names hold a dot, which an id
+  made of words does not).
+
+A build stops once its expression would exceed *budget* bytes (:data:`MAX_ARG_BYTES` by default):
+class names that contain each other make the exact expression grow with the square of the classes,
+and nobody can pass a longer one to pytest.
 """
 
 from __future__ import annotations
@@ -36,7 +54,7 @@ import bisect
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .replay import Candidate
 
@@ -48,6 +66,11 @@ FANOUT = 16
 _IDENT = re.compile(r"^(?:\w|:|\+|-|\.|\[|\]|\\|/)+$")
 _KEYWORDS = {"or", "and", "not"}
 
+#: torch's device types (``common_device_type``'s test bases): the suffixes of generated classes.
+TORCH_DEVICE_TYPES = ("cpu", "cuda", "lazy", "mps", "xpu", "hpu", "meta", "privateuse1")
+#: The status of a class torch may generate for another device (:func:`phantom_classes`).
+PHANTOM = "phantom"
+
 
 @dataclass
 class Plan:
@@ -55,10 +78,11 @@ class Plan:
 
     expression: str
     inexact: list[tuple[Candidate, str]] = field(default_factory=list)
+    too_long: bool = False  # the build stopped at its budget: no expression
 
     @property
     def exact(self) -> bool:
-        return not self.inexact
+        return not self.inexact and not self.too_long
 
     @property
     def size(self) -> int:
@@ -70,11 +94,59 @@ def is_term(text: str) -> bool:
     return bool(_IDENT.match(text)) and text not in _KEYWORDS
 
 
+def open_ids(c: Candidate) -> bool:
+    """True when *c*'s test names may hold words hwlint cannot read: a ``@parametrize`` or
+    ``@ops`` variant its neutral names do not spell out (``test_x*``), or ``@modules``.
+
+    A phantom's ids are its sibling's: they are no more open than the chosen class's own."""
+    if c.status == PHANTOM:
+        return False
+    return any(n.endswith("*") for n in c.neutral_tests) or "modules" in c.keywords
+
+
+def id_names(c: Candidate) -> tuple[str, ...]:
+    """The test names ``@parametrize`` gives *c* from literal values (``test_a_x_TestFooBar``)."""
+    return tuple(n for n in c.neutral_tests if not n.endswith("*"))
+
+
+def phantom_classes(files: Iterable, device: str, backends: Sequence[str] = ()) -> list[Candidate]:
+    """Classes torch may generate in *files* (:class:`~hwlint.select.records.FileSelection`) for
+    device types other than *device*: never chosen, but ``-k`` must not select them.
+
+    Every instantiated class may be generated for every torch device type (and the named
+    PrivateUse1 *backends*) when ``PYTORCH_TESTING_DEVICE_ONLY_FOR`` is not set; names that are
+    already a candidate of the file are not phantoms."""
+    suffixes = [d.upper() for d in (*TORCH_DEVICE_TYPES, *backends) if d != device]
+    if device == "privateuse1":
+        suffixes = [s for s in suffixes if s.lower() not in backends]
+    out: list[Candidate] = []
+    for f in files:
+        known = {n for c in f.candidates for n in c.names}
+        generics: dict[str, Candidate | None] = {}
+        for c in f.candidates:
+            if c.generic:
+                generics[c.generic] = c
+        for ng in f.not_generated:
+            generics.setdefault(ng.generic, None)
+        for generic, sibling in generics.items():
+            for suffix in suffixes:
+                name = generic + suffix
+                if name in known:
+                    continue
+                if sibling is None:
+                    out.append(Candidate(f.path, (name,), PHANTOM, None, None, None, generic))
+                    continue
+                own = f"_{device.lower()}"
+                methods = tuple(m.replace(own, f"_{suffix.lower()}") for m in sibling.methods)
+                out.append(replace(sibling, names=(name,), status=PHANTOM, methods=methods, source=None))
+    return out
+
+
 def item_names(c: Candidate) -> set[str]:
     """Lower-cased names pytest's -k may see on the items of *c* (directories conservatively all)."""
     path = os.path.abspath(c.path)
     dirs = [d for d in os.path.dirname(path).split(os.sep) if d]
-    names = {*dirs, os.path.basename(path), *c.names, *c.methods, *c.keywords}
+    names = {*dirs, os.path.basename(path), *c.names, *c.methods, *c.keywords, *id_names(c)}
     return {n.lower() for n in names}
 
 
@@ -108,21 +180,60 @@ class _Index:
         return out
 
 
+class _OverBudget(Exception):
+    """The expression grew past its budget: the build stops (see the module doc)."""
+
+
+@dataclass
+class _Budget:
+    left: int | None  # bytes still allowed (None: no limit)
+
+    def spend(self, text: str) -> None:
+        if self.left is None:
+            return
+        self.left -= len(text) + 4  # with its " or " or parentheses
+        if self.left < 0:
+            raise _OverBudget
+
+
 def build(
     all_candidates: Sequence[Candidate],
     chosen: Iterable[Candidate],
     functions: Mapping[str, Sequence[str]] | None = None,
     root: str | None = None,
+    phantoms: Sequence[Candidate] = (),
+    budget: int | None = MAX_ARG_BYTES,
 ) -> Plan:
     """An expression selecting exactly *chosen* among *all_candidates* (every class collected).
 
     *functions* (path -> names) are the module-level test functions pytest also collects there;
     they are never chosen. *root*: a directory at or below pytest's rootdir (see
     :func:`scan_root`); the directory names below it qualify module names several files share.
-    Without it no directory name is used.
+    Without it no directory name is used. *phantoms*: classes that may also be collected
+    (:func:`phantom_classes`), never chosen. Past *budget* bytes the build stops: the plan is
+    :attr:`Plan.too_long`, without an expression.
     """
+    plan = Plan("")
+    try:
+        _build(plan, all_candidates, chosen, functions, root, phantoms, _Budget(budget))
+    except _OverBudget:
+        plan.expression = ""
+        plan.too_long = True
+    return plan
+
+
+def _build(
+    plan: Plan,
+    all_candidates: Sequence[Candidate],
+    chosen: Iterable[Candidate],
+    functions: Mapping[str, Sequence[str]] | None,
+    root: str | None,
+    phantoms: Sequence[Candidate],
+    budget: _Budget,
+) -> None:
     chosen_ids = {id(c) for c in chosen}
-    all_candidates = [*all_candidates, *_function_items(functions or {})]
+    open_files = {p.path for p in phantoms}
+    all_candidates = [*all_candidates, *phantoms, *_function_items(functions or {})]
     names = [item_names(c) for c in all_candidates]
     by_file: dict[str, list[int]] = {}
     for i, c in enumerate(all_candidates):
@@ -133,7 +244,6 @@ def build(
     all_dirnames = "\n".join({d for p in by_file for d in _dirs(p)})
     global_index: _Index | None = None
     clauses: list[str] = []
-    plan = Plan("")
     for path, idxs in by_file.items():
         sel = [i for i in idxs if id(all_candidates[i]) in chosen_ids]
         if not sel:
@@ -141,7 +251,8 @@ def build(
         module = basenames[path]
         low = module.lower()
         anchor: str | None = module if is_term(module) else None
-        include_only = False
+        # a file where torch may generate classes hwselect does not list names its classes
+        include_only = path in open_files
         if anchor is not None and (all_basenames.count(low) != 1 or low in all_dirnames):
             if global_index is None:
                 global_index = _Index(all_candidates, names)
@@ -156,17 +267,28 @@ def build(
                 anchor = _qualified_anchor(module, path, rivals, sel, all_candidates, names, root)
                 include_only = True
         if anchor is not None:
-            clause = _file_clause(all_candidates, names, idxs, sel, anchor, plan, include_only)
+            clause = _file_clause(all_candidates, names, idxs, sel, anchor, plan, include_only, budget)
         else:
             if global_index is None:
                 global_index = _Index(all_candidates, names)
-            clause = _class_clause(all_candidates, names, sel, chosen_ids, global_index, plan)
+            unsure = [c for c in all_candidates if id(c) not in chosen_ids and open_ids(c)]
+            if unsure:  # no module name rules their ids out
+                for i in sel:
+                    plan.inexact.append((all_candidates[i], _open_reason(unsure[0])))
+                continue
+            clause = _class_clause(all_candidates, names, sel, chosen_ids, global_index, plan, budget)
         if clause:
             clauses.append(clause)
     plan.expression = balanced_or(clauses)
     if plan.expression.startswith("-"):
         plan.expression = f"({plan.expression})"  # else pytest's parser takes it for an option
-    return plan
+
+
+def _open_reason(c: Candidate) -> str:
+    return (
+        f"the test ids of {c.nodeid} come from @parametrize/@ops values hwlint cannot read and may "
+        "hold any class's name"
+    )
 
 
 def scan_root(paths: Iterable[str]) -> str:
@@ -261,18 +383,30 @@ def _file_clause(
     anchor: str,
     plan: Plan,
     include_only: bool = False,
+    budget: _Budget | None = None,
 ) -> str:
     """The clause for one file: its anchor alone, with its chosen classes, or without the others.
 
     *include_only*: the anchor tells the file apart only from the items the chosen classes' names
-    may match, so the clause must name them."""
+    may match, or the file may hold classes nobody can list, so the clause must name the chosen.
+    Unchosen classes whose test ids hwlint cannot read may hold a chosen class's name in an id:
+    the inclusion form rules them out by their own names."""
+    budget = budget or _Budget(None)
     chosen = set(sel)
     rest = [i for i in idxs if i not in chosen]
     if not rest and not include_only:
+        budget.spend(anchor)
         return _group(anchor)
     local = _Index([cands[i] for i in idxs], [names[i] for i in idxs])
     trial = Plan("")
-    include = _class_clause(cands, names, sel, {id(cands[i]) for i in sel}, local, trial)
+    include = _class_clause(cands, names, sel, {id(cands[i]) for i in sel}, local, trial, budget)
+    unsure = [i for i in rest if open_ids(cands[i])]
+    if include and unsure and trial.exact:
+        guard = _exclusion_clause(cands, unsure, local, {k for k, i in enumerate(idxs) if i in chosen})
+        if guard is None:
+            trial.inexact += [(cands[i], _open_reason(cands[unsure[0]])) for i in sel]
+        else:
+            include = f"{_group(include)} and not {_group(guard)}"
     exclude = None
     if not include_only:
         exclude = _exclusion_clause(cands, rest, local, {k for k, i in enumerate(idxs) if i in chosen})
@@ -312,8 +446,10 @@ def _class_clause(
     chosen_ids: set[int],
     index: _Index,
     plan: Plan,
+    budget: _Budget | None = None,
 ) -> str:
     """``T1 or (T2 and not U) ...`` for the chosen classes, each exact against the index's classes."""
+    budget = budget or _Budget(None)
     parts = []
     for i in sel:
         c = cands[i]
@@ -329,6 +465,11 @@ def _class_clause(
         others = [o for o in others if id(o) not in chosen_ids]
         term = _class_term(c)
         if not others:
+            budget.spend(term)
+            parts.append(term)
+            continue
+        if open_ids(c):  # `not U` may drop a test whose id holds U's name
+            plan.inexact.append((c, _open_ids_reason(c, others[0])))
             parts.append(term)
             continue
         own = names[i]
@@ -343,9 +484,21 @@ def _class_clause(
             reason = _unsayable_reason(_unsayable(o) or o.name)
             plan.inexact.append((c, f"-k {c.name} also selects {o.nodeid}, and {reason}"))
             continue
-        excluded = balanced_or([_class_term(o) for o in sorted(others, key=lambda o: o.name)])
+        budget.spend(term)
+        terms = []
+        for o in sorted(others, key=lambda o: o.name):
+            terms.append(_class_term(o))
+            budget.spend(terms[-1])
+        excluded = balanced_or(terms)
         parts.append(f"({term} and not {_group(excluded)})")
     return balanced_or(parts)
+
+
+def _open_ids_reason(c: Candidate, other: Candidate) -> str:
+    return (
+        f"-k {c.name} also selects {other.nodeid}, and excluding that class could drop tests of "
+        f"{c.name} whose @parametrize/@ops ids hold its name"
+    )
 
 
 def _exclusion_clause(
@@ -355,6 +508,8 @@ def _exclusion_clause(
 
     *local* indexes the file's classes; *chosen_positions* are the chosen ones' places in it.
     """
+    if any(open_ids(c) for k, c in enumerate(local.candidates) if k in chosen_positions):
+        return None  # a chosen test's id may hold an excluded name
     for i in rest:
         if _unsayable(cands[i]) is not None:
             return None

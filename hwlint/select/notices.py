@@ -112,6 +112,12 @@ KINDS: tuple[Kind, ...] = (
         "classes -k cannot single out in files listed whole (their files' other classes run too)",
     ),
     _kind(
+        "argsfile-k",
+        r"a -k of your own after them replaces it",
+        "selection that ends with its own -k (a later -k replaces it; `pytest --hw-runner` composes)",
+        "selections that end with their own -k (a later -k replaces it; `pytest --hw-runner` composes)",
+    ),
+    _kind(
         "listed-whole",
         r": no certain node id: ",
         "class addressed through its file (no certain node id; `hwselect explain` says why)",
