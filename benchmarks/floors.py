@@ -38,11 +38,11 @@ from run import ONE_PROCESS, tool
 # Code run ahead of hwlint in the launched process; the pool's workers are forked from it.
 WITHOUT_SCAN = """
 import hwlint.model.build as _build
-_init = _build._Builder.__init__
+_init = _build.Builder.__init__
 def _without_scan(self, *args, **kwargs):
     kwargs["devices"] = False
     _init(self, *args, **kwargs)
-_build._Builder.__init__ = _without_scan
+_build.Builder.__init__ = _without_scan
 """
 PARSE_ONLY = """
 import ast as _ast

@@ -35,7 +35,7 @@ def main() -> int:
     from ab_model import parsable_files
 
     from hwlint.model import decode_source
-    from hwlint.model.build import _Builder
+    from hwlint.model.build import Builder
     from hwlint.rules.check import Selection, run_rules
     from hwlint.taxonomy import load_taxonomy
 
@@ -51,10 +51,10 @@ def main() -> int:
             tree = ast.parse(source, path)
             best["parse"][i] = min(best["parse"][i], time.process_time() - start)
             start = time.process_time()
-            model = _Builder(source, path, taxonomy).build(tree, encoding)
+            model = Builder(source, path, taxonomy).build(tree, encoding)
             best["model"][i] = min(best["model"][i], time.process_time() - start)
             start = time.process_time()
-            _Builder(source, path, taxonomy, devices=False).build(tree, encoding)
+            Builder(source, path, taxonomy, devices=False).build(tree, encoding)
             best["model without the device scan"][i] = min(
                 best["model without the device scan"][i], time.process_time() - start
             )

@@ -554,11 +554,11 @@ def around(
             other = _load_once(os.path.abspath(path), taxonomy)
             if other is None or other.error is not None:
                 continue
-            project.add(_at(other, path))
+            project.add(model_at(other, path))
             noted = bool(resolver.note_instantiations(project.model_of(os.path.abspath(path)))) or noted
     if not noted and not project.providers(links_of(model)):
         return model
-    return _with_resolver(model, resolver)
+    return with_resolver(model, resolver)
 
 
 _loaded: dict[tuple[str, str], tuple[tuple[int, int], FileModel | None]] = {}
@@ -581,12 +581,12 @@ def _load_once(path: str, taxonomy: Taxonomy) -> FileModel | None:
     return found[1]
 
 
-def _at(model: FileModel, path: str) -> FileModel:
+def model_at(model: FileModel, path: str) -> FileModel:
     """A cached model under the path it is asked for now (the cache is keyed by absolute path)."""
     return model if model.path == path else replace(model, path=path)
 
 
-def _with_resolver(model: FileModel, resolver: ProjectResolver) -> FileModel:
+def with_resolver(model: FileModel, resolver: ProjectResolver) -> FileModel:
     """*model* resolving through the project (the same class objects: the project still owns them)."""
     return replace(model, resolver=resolver)
 

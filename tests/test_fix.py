@@ -530,13 +530,13 @@ def test_a_warm_fix_reads_again_only_the_files_with_something_to_fix(tmp_path, m
     ],
 )
 def test_a_fix_is_compiled_only_when_an_import_may_precede_a_future_import(taxonomy, after, displaced):
-    from hwlint.fix.apply import _future_displaced
+    from hwlint.fix.apply import future_displaced
 
     before = "from __future__ import annotations\nimport os\n"
     if "division" in after:
         before = "from __future__ import annotations\nfrom __future__ import division\nimport os\n"
     old, new = build_model(before, "t.py", taxonomy), build_model(after, "t.py", taxonomy)
-    assert _future_displaced(old, new) is displaced
+    assert future_displaced(old, new) is displaced
 
 
 def test_a_fix_that_would_break_its_class_is_refused_and_said(tmp_path, capsys, monkeypatch):

@@ -133,7 +133,7 @@ def _fix(
         m.setattr(hwlint.fix.apply.Edits, "of", recording)
         if not exact:
             m.setattr(hwlint.edits.builder.EditBuilder, "_declaration_by_model", lambda *a, **k: None)
-            for name in ("_add_name_edit_at", "_new_import_edit_at"):
+            for name in ("_add_name_edit_at", "new_import_edit_at"):
                 m.setattr(hwlint.edits.imports, name, lambda *a, **k: None)
         plan = plan_source(source, path, taxonomy)
         return fix_plan(plan, taxonomy, unsafe=True), made

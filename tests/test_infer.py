@@ -474,7 +474,7 @@ def test_text_prefilter_never_hides_a_device_use(taxonomy, monkeypatch):
     def full_walk(self, *nodes):
         return tuple(model_module._DeviceUses(self, *nodes).found) if nodes else ()
 
-    monkeypatch.setattr(model_module._DeviceScan, "device_uses", full_walk)
+    monkeypatch.setattr(model_module.DeviceScan, "device_uses", full_walk)
     assert uses() == fast
 
 

@@ -2,7 +2,7 @@
 
 The device walk skips every node whose text names no device word, and the search for classes made
 at run time every statement that names none of ``globals``, ``type``, ``setattr``... (the index in
-``hwlint.model.syntax._WordIndex``). Turning the index off (every node "names a word") must give the
+``hwlint.model.syntax.WordIndex``). Turning the index off (every node "names a word") must give the
 same model, field for field: on every fixture, on the examples and on inputs where positions are
 tricky (non-ASCII text, decorators above a nested def, a chain continued on the next line). The one
 known difference is by design: a device string assembled from pieces (``"cu" "da"``) is no use, as
@@ -104,8 +104,8 @@ def test_index_changes_no_model(taxonomy_name, request, monkeypatch):
     taxonomy = request.getfixturevalue(taxonomy_name)
     sources = _sources()
     pruned = [repr(build_model(data, f"test_{name}.py", taxonomy)) for name, data in sources]
-    monkeypatch.setattr(syntax._WordIndex, "names_word", lambda self, node: True)
-    monkeypatch.setattr(syntax._WordIndex, "lines", lambda self, first, last: True)
+    monkeypatch.setattr(syntax.WordIndex, "names_word", lambda self, node: True)
+    monkeypatch.setattr(syntax.WordIndex, "lines", lambda self, first, last: True)
     full = [repr(build_model(data, f"test_{name}.py", taxonomy)) for name, data in sources]
     assert pruned == full
 
@@ -219,7 +219,7 @@ def _naive_hits(text: str, words: list[str], whole: bool, spans: list[tuple[int,
             continue
         for start, end in spans:
             for pos in range(start, end - len(word) + 1):
-                if text.startswith(word, pos) and not (whole and syntax._after_word(text, pos)):
+                if text.startswith(word, pos) and not (whole and syntax.after_word(text, pos)):
                     found.append(pos)
     return sorted(found)
 
@@ -242,7 +242,7 @@ def test_words_found_through_a_shared_anchor_are_every_occurrence():
         cut = sorted(rng.randint(0, len(text)) for _ in range(4))
         spans = [(0, len(text))] if case % 2 else [(cut[0], cut[1]), (cut[2], cut[3])]
         whole = case % 3 == 0
-        index = syntax._WordIndex(text, ([0], [len(text)]), True, words, whole, spans)
+        index = syntax.WordIndex(text, ([0], [len(text)]), True, words, whole, spans)
         assert index.hits == _naive_hits(text, words, whole, spans), (text, words, spans, whole)
     # a word the edge of a span cuts is no occurrence, whichever end cuts it
     for text, spans, found in [
@@ -250,7 +250,7 @@ def test_words_found_through_a_shared_anchor_are_every_occurrence():
         ("xcudax", [(0, 5)], [1]),
         ("cudnncuda", [(1, 9)], [5]),
     ]:
-        index = syntax._WordIndex(text, ([0], [len(text)]), True, vocabularies[0], False, spans)
+        index = syntax.WordIndex(text, ([0], [len(text)]), True, vocabularies[0], False, spans)
         assert index.hits == found == _naive_hits(text, vocabularies[0], False, spans)
     shared = [a for a, members in syntax._anchors(tuple(sorted(vocabularies[0]))) if len(members) > 1]
     assert shared == ["pu", "cc", "cud"]

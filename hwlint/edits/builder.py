@@ -17,21 +17,21 @@ from typing import TYPE_CHECKING
 
 from ..model import ClassInfo, FileModel, ImportStatement, Instantiation, Method, Site
 from ..taxonomy import Taxonomy
-from .imports import _name_reference, _new_import_edit, _new_import_edit_at, bound_name
+from .imports import bound_name, name_reference, new_import_edit, new_import_edit_at
 from .records import DECLARE, IMPORT_LINE, IMPORT_NAME, REWRITE, STATEMENT, TEXT, Edit
 from .text import (
-    _LONE_CR,
-    _blank_after,
-    _comment_only,
-    _default_newline,
-    _indent_unit,
-    _insert,
-    _is_docstring,
-    _line_end,
-    _line_start,
-    _line_starts,
-    _offset,
-    _Tree,
+    LONE_CR,
+    Tree,
+    blank_after,
+    comment_only,
+    default_newline,
+    indent_unit,
+    insert_edit,
+    is_docstring,
+    line_end,
+    line_start_at,
+    line_starts,
+    offset_at,
 )
 
 if TYPE_CHECKING:
@@ -44,19 +44,19 @@ class EditBuilder:
 
     def __init__(self, source: str, model: FileModel, taxonomy: Taxonomy):
         self.source, self.model, self.taxonomy = source, model, taxonomy
-        self.starts = _line_starts(source)
-        self.tree = _Tree(source)
+        self.starts = line_starts(source)
+        self.tree = Tree(source)
         # tree-sitter ends no line at a lone CR: such a file is edited through ast-grep's places only
-        self.by_model = _LONE_CR.search(source) is None
+        self.by_model = LONE_CR.search(source) is None
 
     def offset(self, line: int, col: int) -> int:
-        return _offset(self.starts, line, col)
+        return offset_at(self.starts, line, col)
 
     # -- names ----------------------------------------------------------------------------------
     def reference(self, module: str, name: str, before_line: int) -> tuple[str, list[Edit]]:
         """How *name* of *module* is written in the file, and the edit importing it when no import
         binds it yet (placed with the imports above *before_line*, where it is first used)."""
-        ref, edit, placed = _name_reference(
+        ref, edit, placed = name_reference(
             self.source, self.tree, self.starts, self.model, module, name, before_line
         )
         if edit is None:
@@ -78,7 +78,7 @@ class EditBuilder:
         tax = self.taxonomy
         if not tax.enum_fallback or bound_name(self.model, tax.enum_module, tax.enum_name) is not None:
             return self.reference(tax.enum_module, tax.enum_name, before_line)
-        newline, unit = _default_newline(self.source), _indent_unit(self.source, "")
+        newline, unit = default_newline(self.source), indent_unit(self.source, "")
         members = " ".join(tax.classifications)
         block = newline.join(
             [
@@ -118,11 +118,9 @@ class EditBuilder:
                 )
             else:
                 block = f"import enum{newline}{block}"
-        placed = _new_import_edit_at(self.source, self.starts, self.model, block, before_line)
+        placed = new_import_edit_at(self.source, self.starts, self.model, block, before_line)
         if placed is None:
-            placed = _new_import_edit(
-                self.source, self.tree.root, self.starts, self.model, block, before_line
-            )
+            placed = new_import_edit(self.source, self.tree.root, self.starts, self.model, block, before_line)
         key = f"import {tax.enum_module} {tax.enum_name}"
         return tax.enum_name, [
             *edits,
@@ -189,7 +187,7 @@ class EditBuilder:
         """*text* (whole lines) inserted after line *line*."""
         at = self._line_after(line)
         ends = self.source[:at].endswith(("\n", "\r")) or not at
-        return Edit(at, at, text if ends else _default_newline(self.source) + text, TEXT)
+        return Edit(at, at, text if ends else default_newline(self.source) + text, TEXT)
 
     def _line_after(self, line: int) -> int:
         return self.starts[line] if line < len(self.starts) else len(self.source)
@@ -200,7 +198,7 @@ class EditBuilder:
         starts, source = self.starts, self.source
         line_start = self.offset(cls.site.line, 0)
         indent = source[line_start : line_start + cls.site.col]
-        newline = _default_newline(source)
+        newline = default_newline(source)
         text = f"{newline}{newline}{indent}{statement}{newline}"
         if cls.end_line < len(starts) - 1:  # a line follows the class
             at = self.offset(cls.end_line + 1, 0)
@@ -250,31 +248,31 @@ def _declaration_at(
     header's line or the docstring's: None when the body starts on the header's line, or a line to
     insert after holds code after the colon or the docstring, or ends in a continuation."""
     careful = class_start < 0
-    header_end, newline = _line_end(source, colon_end)
-    newline = newline or _default_newline(source)
-    indent = source[_line_start(source, first_start) : first_start]
+    header_end, newline = line_end(source, colon_end)
+    newline = newline or default_newline(source)
+    indent = source[line_start_at(source, first_start) : first_start]
     if careful and (
-        first_start < header_end or indent.strip() or not _comment_only(source[colon_end:header_end])
+        first_start < header_end or indent.strip() or not comment_only(source[colon_end:header_end])
     ):
         return None
     if first_start < header_end:  # `class T(TestCase): pass`: the body shares the header line
-        class_indent = source[_line_start(source, class_start) : class_start]
-        indent = class_indent + _indent_unit(source, class_indent)
+        class_indent = source[line_start_at(source, class_start) : class_start]
+        indent = class_indent + indent_unit(source, class_indent)
         if doc_end is None:
-            return [_insert(colon_end, f"{newline}{indent}{statement}{newline}{indent}", first_start)]
+            return [insert_edit(colon_end, f"{newline}{indent}{statement}{newline}{indent}", first_start)]
         return [
-            _insert(colon_end, f"{newline}{indent}", first_start),
-            _insert(doc_end, f"{newline}{indent}{statement}"),
+            insert_edit(colon_end, f"{newline}{indent}", first_start),
+            insert_edit(doc_end, f"{newline}{indent}{statement}"),
         ]
     anchor = header_end
     if doc_end is not None:
-        anchor, newline = _line_end(source, doc_end)
-        if careful and (not newline or not _comment_only(source[doc_end:anchor])):
+        anchor, newline = line_end(source, doc_end)
+        if careful and (not newline or not comment_only(source[doc_end:anchor])):
             return None
         if not newline:  # the docstring ends the file
-            return [_insert(anchor, f"{_default_newline(source)}{indent}{statement}")]
-    blank = "" if _blank_after(source, anchor) else newline
-    return [_insert(anchor, f"{indent}{statement}{newline}{blank}")]
+            return [insert_edit(anchor, f"{default_newline(source)}{indent}{statement}")]
+    blank = "" if blank_after(source, anchor) else newline
+    return [insert_edit(anchor, f"{indent}{statement}{newline}{blank}")]
 
 
 def _declaration_edits(source: str, node: SgNode, statement: str) -> list[Edit]:
@@ -283,7 +281,7 @@ def _declaration_edits(source: str, node: SgNode, statement: str) -> list[Edit]:
     body = node.field("body")
     assert body is not None
     first = next(c for c in body.children() if c.kind() != "comment")
-    doc_end = first.range().end.index if _is_docstring(first) else None
+    doc_end = first.range().end.index if is_docstring(first) else None
     placed = _declaration_at(
         source,
         statement,

@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING
 from ..model import FileModel, ImportStatement
 from .records import Edit
 from .text import (
-    _comment_only,
-    _default_newline,
-    _insert,
-    _is_docstring,
-    _line_end,
-    _line_start,
-    _offset,
-    _Tree,
+    Tree,
+    comment_only,
+    default_newline,
+    insert_edit,
+    is_docstring,
+    line_end,
+    line_start_at,
+    offset_at,
 )
 
 if TYPE_CHECKING:
@@ -38,9 +38,9 @@ def bound_name(model: FileModel, module: str, name: str) -> str | None:
     return None
 
 
-def _name_reference(
+def name_reference(
     source: str,
-    tree: _Tree,
+    tree: Tree,
     starts: list[int],
     model: FileModel,
     module: str,
@@ -68,19 +68,19 @@ def _name_reference(
             if node is not None and node.kind() == "import_from_statement":
                 return name, _add_name_edit(source, node, name), False
     statement = f"from {module} import {name}"
-    edit = _new_import_edit_at(source, starts, model, statement, first_class_line, module)
+    edit = new_import_edit_at(source, starts, model, statement, first_class_line, module)
     if edit is not None:
         return name, edit, None
     return (
         name,
-        _new_import_edit(source, tree.root, starts, model, statement, first_class_line, module),
+        new_import_edit(source, tree.root, starts, model, statement, first_class_line, module),
         False,
     )
 
 
 def _module_statement(root: SgNode, starts: list[int], line: int) -> SgNode | None:
     """The module-level statement that starts *line* (1-based, as CPython counts lines)."""
-    at = _offset(starts, line, 0)
+    at = offset_at(starts, line, 0)
     for node in root.children():
         if node.range().start.index == at and node.kind() != "comment":
             return node
@@ -111,8 +111,8 @@ class _Name:
 def _import_names(source: str, starts: list[int], imp: ImportStatement) -> tuple[list[_Name], bool] | None:
     """The names of the module-level ``from m import ...`` *imp*, and whether they are in
     parentheses, read by the tokenizer from the statement's text; None when it cannot."""
-    begin = _offset(starts, imp.site.line, 0)
-    text = source[begin : _offset(starts, imp.site.end_line, imp.site.end_col)]
+    begin = offset_at(starts, imp.site.line, 0)
+    text = source[begin : offset_at(starts, imp.site.end_line, imp.site.end_col)]
     try:
         tokens = [
             t
@@ -134,7 +134,7 @@ def _import_names(source: str, starts: list[int], imp: ImportStatement) -> tuple
         rest = rest[1:-1]
 
     def offset(position: tuple[int, int]) -> int:
-        return _offset(starts, imp.site.line + position[0] - 1, position[1])
+        return offset_at(starts, imp.site.line + position[0] - 1, position[1])
 
     names: list[_Name] = []
     i = 0
@@ -160,7 +160,7 @@ def _add_name_edit_at(source: str, starts: list[int], imp: ImportStatement, name
     found = _import_names(source, starts, imp)
     if found is None:
         return None
-    end = _offset(starts, imp.site.end_line, imp.site.end_col)
+    end = offset_at(starts, imp.site.end_line, imp.site.end_col)
     return _name_edit(source, found[0], found[1], end, name, careful=True)
 
 
@@ -172,25 +172,25 @@ def _name_edit(
     a trailing comma that shares its line with the closing parenthesis."""
 
     def starts_line(start: int) -> bool:
-        return parenthesized and not source[_line_start(source, start) : start].strip()
+        return parenthesized and not source[line_start_at(source, start) : start].strip()
 
     after = next((n for n in names if n.key > name.lower()), None)
     if after is not None:
         if starts_line(after.start):
-            _, newline = _line_end(source, after.start)
-            indent = source[_line_start(source, after.start) : after.start]
-            return _insert(after.start, f"{name},{newline or _default_newline(source)}{indent}")
-        return _insert(after.start, f"{name}, ")
+            _, newline = line_end(source, after.start)
+            indent = source[line_start_at(source, after.start) : after.start]
+            return insert_edit(after.start, f"{name},{newline or default_newline(source)}{indent}")
+        return insert_edit(after.start, f"{name}, ")
     last = names[-1]
     if not starts_line(last.start):
-        return _insert(last.end, f", {name}")
-    indent = source[_line_start(source, last.start) : last.start]
-    next_line, newline = _line_end(source, last.end)
+        return insert_edit(last.end, f", {name}")
+    indent = source[line_start_at(source, last.start) : last.start]
+    next_line, newline = line_end(source, last.end)
     if source[last.end : statement_end].lstrip().startswith(","):
-        if careful and (not newline or not _comment_only(source[last.end : next_line].lstrip()[1:])):
+        if careful and (not newline or not comment_only(source[last.end : next_line].lstrip()[1:])):
             return None  # `name,)`: the line holds the parenthesis too
-        return _insert(next_line, f"{indent}{name},{newline}")
-    return _insert(last.end, f",{newline}{indent}{name}")
+        return insert_edit(next_line, f"{indent}{name},{newline}")
+    return insert_edit(last.end, f",{newline}{indent}{name}")
 
 
 def _sorted_position(
@@ -209,12 +209,12 @@ def _sorted_position(
     later = next((i for i in kin if i.module and i.module.lower() > module.lower()), None)
     if later is None:
         return None
-    at = _offset(starts, later.site.line, 0)
-    _, newline = _line_end(source, at)
-    return _insert(at, f"{statement}{newline or _default_newline(source)}")
+    at = offset_at(starts, later.site.line, 0)
+    _, newline = line_end(source, at)
+    return insert_edit(at, f"{statement}{newline or default_newline(source)}")
 
 
-def _new_import_edit_at(
+def new_import_edit_at(
     source: str,
     starts: list[int],
     model: FileModel,
@@ -222,7 +222,7 @@ def _new_import_edit_at(
     first_class_line: int,
     module: str | None = None,
 ) -> Edit | None:
-    """:func:`_new_import_edit` on a line of its own among the module-level imports above the first
+    """:func:`new_import_edit` on a line of its own among the module-level imports above the first
     class fixed: in sorted place among ``from`` imports of *module*'s package when those are sorted
     (isort's order), else after the last of them; None when there is none, or code or a
     continuation follows the import it goes after on its line."""
@@ -233,14 +233,14 @@ def _new_import_edit_at(
     if sorted_at is not None:
         return sorted_at
     last = max(before, key=lambda i: i.site.end_line)
-    end = _offset(starts, last.site.end_line, last.site.end_col)
-    pos, newline = _line_end(source, end)
-    if not newline or not _comment_only(source[end:pos]):
+    end = offset_at(starts, last.site.end_line, last.site.end_col)
+    pos, newline = line_end(source, end)
+    if not newline or not comment_only(source[end:pos]):
         return None
-    return _insert(pos, f"{statement}{newline}")
+    return insert_edit(pos, f"{statement}{newline}")
 
 
-def _new_import_edit(
+def new_import_edit(
     source: str,
     root: SgNode,
     starts: list[int],
@@ -262,18 +262,18 @@ def _new_import_edit(
         last = max(before, key=lambda i: i.site.end_line)
         node = _module_statement(root, starts, last.site.line)  # any kind: `from __future__` has its own
         if node is not None:
-            pos, newline = _line_end(source, node.range().end.index)
+            pos, newline = line_end(source, node.range().end.index)
             if not newline:
-                return _insert(pos, f"{_default_newline(source)}{line}")
-            return _insert(pos, f"{line}{newline}")
+                return insert_edit(pos, f"{default_newline(source)}{line}")
+            return insert_edit(pos, f"{line}{newline}")
     # No import before the class: go before the first statement that is not the module docstring.
     statements = [c for c in root.children() if c.kind() != "comment"]
-    if statements and _is_docstring(statements[0]):
-        pos, newline = _line_end(source, statements[0].range().end.index)
+    if statements and is_docstring(statements[0]):
+        pos, newline = line_end(source, statements[0].range().end.index)
         if not newline:  # the docstring ends the file
-            newline = _default_newline(source)
-            return _insert(pos, f"{newline}{line}{newline}")
-        return _insert(pos, f"{line}{newline}")
+            newline = default_newline(source)
+            return insert_edit(pos, f"{newline}{line}{newline}")
+        return insert_edit(pos, f"{line}{newline}")
     target = statements[0] if statements else None
-    pos = _line_start(source, target.range().start.index) if target is not None else len(source)
-    return _insert(pos, f"{line}{_default_newline(source)}")
+    pos = line_start_at(source, target.range().start.index) if target is not None else len(source)
+    return insert_edit(pos, f"{line}{default_newline(source)}")

@@ -25,7 +25,7 @@ def apply_edits(source: str, edits: Sequence[Edit]) -> str:
     return "".join([*out, source[pos:]])
 
 
-class _Tree:
+class Tree:
     """ast-grep's tree of a text, parsed on first use: most fixes need only the model's positions.
 
     tree-sitter ends no line at a lone CR (CPython does): it would misread the blocks of such a
@@ -44,7 +44,7 @@ class _Tree:
         if self._root is None:
             from ast_grep_py import SgRoot
 
-            text = _LONE_CR.sub("\n", self.source)
+            text = LONE_CR.sub("\n", self.source)
             if not text.isascii():  # stray bytes of a UTF-8 file (in comments) cannot cross into Rust
                 text = _STRAY.sub("\ufffd", text)
             self._root = SgRoot(text, "python").root()
@@ -53,7 +53,7 @@ class _Tree:
     def class_node(self, starts: list[int], cls: ClassInfo) -> SgNode:
         if self._classes is None:  # one walk of the tree: one per class would make a file of many quadratic
             self._classes = {n.range().start.index: n for n in self.root.find_all(kind="class_definition")}
-        node = self._classes.get(_offset(starts, cls.site.line, cls.site.col))
+        node = self._classes.get(offset_at(starts, cls.site.line, cls.site.col))
         if node is not None:
             return node
         raise LookupError(f"class {cls.name} at line {cls.site.line} not found by ast-grep")
@@ -65,18 +65,18 @@ class _Tree:
         return self._calls
 
 
-_LONE_CR = re.compile(r"\r(?!\n)")
+LONE_CR = re.compile(r"\r(?!\n)")
 _STRAY = re.compile("[\udc80-\udcff]")  # surrogateescape's lone surrogates: one character for one
 
 
-def _merge_insertions(edits: list[Edit]) -> list[Edit]:
+def merge_insertions(edits: list[Edit]) -> list[Edit]:
     """Sorted edits, insertions at one position joined in the order they were made (two new import
     lines after the same statement)."""
     out: list[Edit] = []
     for e in sorted(edits, key=lambda e: (e.start_pos, e.end_pos)):
         last = out[-1] if out else None
         if last is not None and last.start_pos == last.end_pos == e.start_pos:
-            out[-1] = _insert(e.start_pos, last.inserted_text + e.inserted_text, e.end_pos)
+            out[-1] = insert_edit(e.start_pos, last.inserted_text + e.inserted_text, e.end_pos)
             continue
         out.append(e)
     return out
@@ -99,19 +99,19 @@ class _CallNodes:
         return self._by_start.get(start)
 
 
-def _insert(start: int, text: str, end: int | None = None) -> Edit:
+def insert_edit(start: int, text: str, end: int | None = None) -> Edit:
     """An edit replacing characters [start, end) of the text (an insertion when end is None)."""
     return Edit(start, start if end is None else end, text)
 
 
-def _check_disjoint(edits: Sequence[Edit]) -> None:
+def check_disjoint(edits: Sequence[Edit]) -> None:
     # an overlap would garble the text, or (ast-grep's way) drop an edit: a silent half-fix
     for a, b in itertools.pairwise(edits):
         if b.start_pos < a.end_pos or (b.start_pos == a.start_pos and a is not b):
             raise AssertionError(f"overlapping edits at {a.start_pos} and {b.start_pos}")
 
 
-def _line_starts(source: str) -> list[int]:
+def line_starts(source: str) -> list[int]:
     """The offset of each line's first character, lines as CPython counts them.
 
     The model's places are CPython's (line, column); ast-grep's tree-sitter counts lines otherwise
@@ -120,11 +120,11 @@ def _line_starts(source: str) -> list[int]:
     return list(itertools.accumulate(map(len, split_lines(source)), initial=0))
 
 
-def _offset(starts: list[int], line: int, col: int) -> int:
+def offset_at(starts: list[int], line: int, col: int) -> int:
     return starts[line - 1] + col if 0 < line <= len(starts) else -1
 
 
-def _line_end(source: str, pos: int) -> tuple[int, str]:
+def line_end(source: str, pos: int) -> tuple[int, str]:
     """(offset just past the line ending at or after *pos*, that line ending); ("", len) at EOF."""
     for i in range(pos, len(source)):
         ch = source[i]
@@ -137,11 +137,11 @@ def _line_end(source: str, pos: int) -> tuple[int, str]:
     return len(source), ""
 
 
-def _line_start(source: str, pos: int) -> int:
+def line_start_at(source: str, pos: int) -> int:
     return max(source.rfind("\n", 0, pos), source.rfind("\r", 0, pos)) + 1
 
 
-def _indent_unit(source: str, class_indent: str) -> str:
+def indent_unit(source: str, class_indent: str) -> str:
     """The indentation step the file uses: a tab if its first indented line starts with one."""
     if "\t" in class_indent:
         return "\t"
@@ -157,19 +157,19 @@ def _file_indent_unit(source: str) -> str:
     return "    "
 
 
-def _blank_after(source: str, pos: int) -> bool:
+def blank_after(source: str, pos: int) -> bool:
     """Whether the line starting at *pos* is blank (or the text ends there)."""
-    end, _ = _line_end(source, pos)
+    end, _ = line_end(source, pos)
     return not source[pos:end].strip()
 
 
-def _comment_only(text: str) -> bool:
+def comment_only(text: str) -> bool:
     """Whether the rest of a line is blank or a comment (no code, no continuation)."""
     text = text.strip()
     return not text or text.startswith("#")
 
 
-def _is_docstring(stmt: SgNode) -> bool:
+def is_docstring(stmt: SgNode) -> bool:
     """Whether *stmt* is a docstring as CPython sees one: a string, not an f-string nor bytes."""
     if stmt.kind() != "expression_statement":
         return False
@@ -185,6 +185,6 @@ def _string_prefix(literal: str) -> str:
     return literal[: min(i for i in (literal.find('"'), literal.find("'"), len(literal)) if i >= 0)].lower()
 
 
-def _default_newline(source: str) -> str:
-    _, newline = _line_end(source, 0)
+def default_newline(source: str) -> str:
+    _, newline = line_end(source, 0)
     return newline or "\n"

@@ -30,8 +30,8 @@ from ..taxonomy import Taxonomy
 from ..words import plural
 from .merge import choose
 from .outcome import CheckRun, FilePlan, FixOptions, FixResult
-from .remodel import Edits, _model_after
-from .write import _compile_error, _future_displaced, encode_checked, write_fixed
+from .remodel import Edits, model_after
+from .write import compile_error, encode_checked, future_displaced, write_fixed
 
 # ---------------------------------------------------------------------------------------------
 # Planning: a file's findings with their fixes' edits
@@ -213,7 +213,7 @@ def _attempt(plan: FilePlan, taxonomy: Taxonomy, selection: Selection | None, ch
     try:
         made = Edits.of(text, plan.model, taken)
         new_text = apply_edits(text, made.edits)
-        derived = _model_after(plan, text, new_text, made) if made.exact and new_text != text else None
+        derived = model_after(plan, text, new_text, made) if made.exact and new_text != text else None
     except Exception as e:  # a bug in the fixer must leave the file alone, not stop the run
         return f"internal error while fixing ({type(e).__name__}: {e}); left unchanged"
     if new_text == text:  # the edits change nothing: no text to model again, nothing to write
@@ -233,8 +233,8 @@ def _attempt(plan: FilePlan, taxonomy: Taxonomy, selection: Selection | None, ch
     if model.error is not None:
         broken = model.error.message
     else:
-        broken = _compile_error(new_text, plan.path) if _future_displaced(plan.model, model) else None
-    if broken is not None and _compile_error(text, plan.path) is None:
+        broken = compile_error(new_text, plan.path) if future_displaced(plan.model, model) else None
+    if broken is not None and compile_error(text, plan.path) is None:
         # A fix must never break a file: refuse rather than write it.
         return f"the fixed file would not compile ({broken}); left unchanged"
     return text, new_text, after

@@ -8,7 +8,7 @@ import functools
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
-from ..edits.text import _line_starts
+from ..edits.text import line_starts
 from ..model import Resolver, decode_source
 from ..model.source import read_source
 from ..pipeline.session import Session
@@ -39,7 +39,7 @@ def fix_descriptions(plan: FilePlan) -> Descriptions:
         if fix is None or not fix.applicable or not fix.edits:
             continue
         if starts is None:
-            starts = _line_starts(decode_source(plan.data)[0])
+            starts = line_starts(decode_source(plan.data)[0])
         try:
             edits = merged(fix.edits)
         except AssertionError:  # a bug in a rule's edits costs the finding its description, not the run

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 
 from ..edits import EditBuilder, apply_edits
 from ..edits.records import IMPORT_LINE, Edit
-from ..edits.text import _check_disjoint, _merge_insertions
+from ..edits.text import check_disjoint, merge_insertions
 from ..model import ClassInfo, FileModel
 from ..rules.check import Finding
 from ..taxonomy import Taxonomy
@@ -53,8 +53,8 @@ def _collide(a: Edit, b: Edit) -> bool:
 
 def merged(edits: Sequence[Edit]) -> list[Edit]:
     """*edits* sorted and disjoint, insertions at one place joined in the order they were taken."""
-    out = _merge_insertions(list(edits))
-    _check_disjoint(out)
+    out = merge_insertions(list(edits))
+    check_disjoint(out)
     return out
 
 

@@ -13,7 +13,7 @@ from ..edits import UNSAFE
 if TYPE_CHECKING:
     from ..model import FileModel, Parse
     from ..rules.check import Finding
-    from .remodel import _Derivation
+    from .remodel import Derivation
 
 
 @dataclass
@@ -27,7 +27,7 @@ class FilePlan:
     # the parse behind the model, when kept: the fixed text is modelled from it; for a fixed text,
     # how it follows from the original's parse
     parsed: Parse | None = field(default=None, repr=False, compare=False)
-    derived: _Derivation | None = field(default=None, repr=False, compare=False)
+    derived: Derivation | None = field(default=None, repr=False, compare=False)
     noqa: bool = True  # whether noqa comments suppressed findings: the fixed text is checked alike
 
 

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Protocol
 
 from ..edits.records import DECLARE, IMPORT_LINE, IMPORT_NAME, REWRITE, STATEMENT, TEXT, Edit
-from ..edits.text import _check_disjoint, _comment_only, _line_end, _line_starts, _offset, apply_edits
+from ..edits.text import apply_edits, check_disjoint, comment_only, line_end, line_starts, offset_at
 from ..model import ClassInfo, FileModel, ImportStatement, Parse, Site, split_lines
-from ..model.build import _Builder, _Overlay
-from ..model.syntax import _COMPOUND, _DEFS, _module_statements
+from ..model.build import Builder, Overlay
+from ..model.syntax import COMPOUND, DEFS, module_statements
 from ..taxonomy import Taxonomy
 from .merge import merged
 
@@ -32,7 +32,7 @@ class _Planned(Protocol):
 
     model: FileModel | None
     parsed: Parse | None
-    derived: _Derivation | None
+    derived: Derivation | None
 
 
 class Parsed:
@@ -85,8 +85,8 @@ class Parsed:
             for k, (key, line) in enumerate(declared.items(), start=1):
                 table[-k] = line
                 injected[key] = (-k, lines[line - 1])
-            overlay = _Overlay(injected, text, frozenset(dirty))
-            builder = _Builder(source, self.path, self.taxonomy, self.memo, overlay)
+            overlay = Overlay(injected, text, frozenset(dirty))
+            builder = Builder(source, self.path, self.taxonomy, self.memo, overlay)
             model = builder.build(self.tree, self.encoding)
         finally:  # the tree stays the original's; every node it held stays alive (ids key the memo)
             for body, i, old in reversed(undo):
@@ -133,11 +133,11 @@ class Parsed:
             for i, stmt in enumerate(body):
                 if isinstance(stmt, ast.ClassDef):
                     classes.append((stmt, around))
-                elif not isinstance(stmt, (*_COMPOUND, *_DEFS)):
+                elif not isinstance(stmt, (*COMPOUND, *DEFS)):
                     owners.append((stmt.lineno, stmt.end_lineno or stmt.lineno, body, i, around))
         classes += [
             (s, ())
-            for s, nested in _module_statements(self.tree.body, False)
+            for s, nested in module_statements(self.tree.body, False)
             if nested and isinstance(s, ast.ClassDef)
         ]
         while classes:
@@ -146,7 +146,7 @@ class Parsed:
             for i, stmt in enumerate(cls.body):
                 if isinstance(stmt, ast.ClassDef):
                     classes.append((stmt, around))
-                elif not isinstance(stmt, _COMPOUND):
+                elif not isinstance(stmt, COMPOUND):
                     first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
                     owners.append((first, stmt.end_lineno or stmt.lineno, cls.body, i, around))
         owners.sort(key=lambda o: o[0])
@@ -215,7 +215,7 @@ def _import_at(lines: list[str], first: int, last: int, path: str, taxonomy: Tax
     text = "".join(lines[first - 1 : last])
     stmt = ast.parse(text).body[0]
     assert isinstance(stmt, (ast.Import, ast.ImportFrom)), text
-    found = _Builder(text, path, taxonomy).import_statement(stmt, False)
+    found = Builder(text, path, taxonomy).import_statement(stmt, False)
     moved = replace(found.site, line=found.site.line + first - 1, end_line=found.site.end_line + first - 1)
     return replace(found, site=moved)
 
@@ -369,7 +369,7 @@ class Edits:
     def of(cls, source: str, model: FileModel, taken: Sequence[Edit]) -> Edits:
         """The edits *taken* for one pass over *source* (modelled as *model*), merged and sorted."""
         out = merged(taken)
-        made = cls(out, all(e.role != TEXT for e in taken) and len(out) == len(taken), _line_starts(source))
+        made = cls(out, all(e.role != TEXT for e in taken) and len(out) == len(taken), line_starts(source))
         classes = {(c.site.line, c.site.col): c for c in model.classes}
         imports = {i.site.line: i for i in model.imports}
         for e in sorted(taken, key=lambda e: (e.start_pos, e.end_pos)):
@@ -387,7 +387,7 @@ class Edits:
 
 
 @dataclass
-class _Derivation:
+class Derivation:
     """How a fixed text follows from the parse of the original (:meth:`hwlint.model.Parsed.
     with_lines`): kept on the fixed text's plan, so that the next pass (the rewrites a declaration
     enables) is modelled from the same parse."""
@@ -435,9 +435,7 @@ class _Derivation:
         )
 
 
-def _model_after(
-    plan: _Planned, text: str, new_text: str, made: Edits
-) -> tuple[FileModel, _Derivation] | None:
+def model_after(plan: _Planned, text: str, new_text: str, made: Edits) -> tuple[FileModel, Derivation] | None:
     """The model of *new_text*, *text* with the exact edits *made*, from the parse of the original
     (see :meth:`hwlint.model.Parsed.with_lines`), and how it follows; None when the plan kept no
     parse, or the edits move more than whole lines (a line added inside an import that holds a
@@ -451,7 +449,7 @@ def _model_after(
     return (model, derivation) if model is not None and derivation is not None else None
 
 
-def _derivation(plan: _Planned, text: str, new_text: str, made: Edits) -> _Derivation | None:
+def _derivation(plan: _Planned, text: str, new_text: str, made: Edits) -> Derivation | None:
     if plan.model is None:
         return None
     if plan.derived is not None:  # a later pass: *text* is itself derived
@@ -459,7 +457,7 @@ def _derivation(plan: _Planned, text: str, new_text: str, made: Edits) -> _Deriv
     if plan.parsed is None:
         return None
     model = plan.model
-    starts, new_starts = made.starts, _line_starts(new_text)
+    starts, new_starts = made.starts, line_starts(new_text)
     insertions: list[tuple[int, int]] = []  # (A, n): n lines after line A of *text*
     at = [e.start_pos for e in made.edits]  # sorted: the edits are
     shifts = list(
@@ -484,15 +482,15 @@ def _derivation(plan: _Planned, text: str, new_text: str, made: Edits) -> _Deriv
             insertions.append((bisect.bisect_right(starts, e.start_pos) - 1, 1))
             imports.append((new_line(e.start_pos), new_line(e.start_pos)))
             continue
-        end = _offset(starts, imp.site.end_line, imp.site.end_col)
+        end = offset_at(starts, imp.site.end_line, imp.site.end_col)
         breaks = len(split_lines(e.inserted_text + "x")) - 1  # line breaks the edit adds
         noqa = any(imp.site.line <= n <= imp.site.end_line for n, _ in model.noqa)
-        if not _comment_only(text[end : _line_end(text, end)[0]]) or (noqa and breaks):
+        if not comment_only(text[end : line_end(text, end)[0]]) or (noqa and breaks):
             return None
         if breaks:
             insertions.append((imp.site.end_line, breaks))
         replaced.append(imp.site.line)
-        imports.append((new_line(_offset(starts, imp.site.line, 0)), new_line(end, inclusive=True)))
+        imports.append((new_line(offset_at(starts, imp.site.line, 0)), new_line(end, inclusive=True)))
     added = []
     for e, a in made.added:  # blank lines, then the statement
         lines = split_lines(e.inserted_text)
@@ -500,12 +498,12 @@ def _derivation(plan: _Planned, text: str, new_text: str, made: Edits) -> _Deriv
         insertions.append((a, len(lines)))
         added.append((a, new_line(e.start_pos) + blank, "".join(lines[blank:])))
     rewrites = sorted(made.rewritten, key=lambda e: e.start_pos)
-    return _Derivation(
+    return Derivation(
         Parsed(plan.parsed), sorted(insertions), declared, imports, replaced, rewrites, starts, added
     )
 
 
-def _next_derivation(before: _Derivation, text: str, made: Edits) -> _Derivation | None:
+def _next_derivation(before: Derivation, text: str, made: Edits) -> Derivation | None:
     """*before* followed by the rewrites of a later pass over its fixed *text*, their offsets moved
     to the original's; None when that pass makes more than rewrites."""
     if made.declared or made.imported or made.added or len(made.rewritten) != len(made.edits):
@@ -522,5 +520,5 @@ def _next_derivation(before: _Derivation, text: str, made: Edits) -> _Derivation
         shift = original[at - 1] - starts[line - 1]
         moved.append(Edit(e.start_pos + shift, e.end_pos + shift, e.inserted_text))
     rewrites = sorted([*before.rewrites, *moved], key=lambda e: e.start_pos)
-    _check_disjoint(rewrites)
+    check_disjoint(rewrites)
     return replace(before, rewrites=rewrites)

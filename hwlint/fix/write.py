@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from .outcome import FixResult
 
 
-def _future_displaced(before: FileModel, after: FileModel) -> bool:
+def future_displaced(before: FileModel, after: FileModel) -> bool:
     """Whether an import the fix added or changed may come before a ``from __future__`` import of
     the fixed file, which then fails to compile. (Every other statement a fix adds is in a class
     body or after a class, which a compiling file has after its ``__future__`` imports.)"""
@@ -33,7 +33,7 @@ def _future_displaced(before: FileModel, after: FileModel) -> bool:
     return False
 
 
-def _compile_error(text: str, path: str) -> str | None:
+def compile_error(text: str, path: str) -> str | None:
     """Why *text* does not compile, if it does not. Compiling catches what parsing lets through,
     such as a ``from __future__`` import that is no longer first."""
     try:

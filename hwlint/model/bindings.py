@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from .records import OVERRIDE_INHERITED, OVERRIDE_SUBCLASSES, Override
-from .syntax import _DEFS, _after_word, dotted_name
+from .syntax import DEFS, after_word, dotted_name
 
 #: How :func:`statement_bindings` words a plain ``name = value`` (a declaration, when the name is
 #: the attribute).
@@ -100,8 +100,8 @@ def statement_bindings(stmt: ast.stmt) -> Iterator[tuple[str, ast.AST, str]]:
                 yield (a.asname or a.name), stmt, "an import"
             else:
                 yield a.name.partition(".")[0], stmt, "an import"
-    elif isinstance(stmt, (*_DEFS, ast.ClassDef)):
-        yield stmt.name, stmt, "a `def`" if isinstance(stmt, _DEFS) else "a nested class"
+    elif isinstance(stmt, (*DEFS, ast.ClassDef)):
+        yield stmt.name, stmt, "a `def`" if isinstance(stmt, DEFS) else "a nested class"
     elif isinstance(stmt, (ast.Global, ast.Nonlocal)):
         for name in stmt.names:
             yield name, stmt, "`global`"
@@ -115,7 +115,7 @@ def statement_bindings(stmt: ast.stmt) -> Iterator[tuple[str, ast.AST, str]]:
                 yield name, case.pattern, "a `match` capture"
     elif hasattr(ast, "TypeAlias") and isinstance(stmt, ast.TypeAlias) and isinstance(stmt.name, ast.Name):
         yield stmt.name.id, stmt.name, "a `type` alias"
-    if not isinstance(stmt, (*_DEFS, ast.ClassDef)):
+    if not isinstance(stmt, (*DEFS, ast.ClassDef)):
         for node in _expressions(stmt):
             if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
                 yield node.target.id, node.target, "a walrus (`:=`)"
@@ -125,7 +125,7 @@ def _body_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Every statement a class body runs in its own scope, in source order, compound ones entered."""
     for stmt in body:
         yield stmt
-        if isinstance(stmt, (*_DEFS, ast.ClassDef)):
+        if isinstance(stmt, (*DEFS, ast.ClassDef)):
             continue
         for name in ("body", "orelse", "finalbody"):
             inner = getattr(stmt, name, None)
@@ -166,7 +166,7 @@ def class_overrides(
                 Override(line, col, f"its metaclass `{dotted_name(k.value) or '...'}`", OVERRIDE_INHERITED)
             )
     for stmt in _body_statements(node.body) if body else ():
-        if isinstance(stmt, _DEFS) and stmt.name == "__init_subclass__":
+        if isinstance(stmt, DEFS) and stmt.name == "__init_subclass__":
             line, col = position(stmt)
             out.append(Override(line, col, "`__init_subclass__`", OVERRIDE_SUBCLASSES))
         for name, where, how in statement_bindings(stmt):
@@ -176,7 +176,7 @@ def class_overrides(
                     out.append(Override(at[0], at[1], f"{how} of `{attribute}`"))
             elif name in heads and at < heads[name] and not enum_stand_in(stmt):
                 out.append(Override(at[0], at[1], f"{how} of `{name}`, the enum the declaration reads"))
-        if isinstance(stmt, (*_DEFS, ast.ClassDef)):
+        if isinstance(stmt, (*DEFS, ast.ClassDef)):
             continue
         for expr in _expressions(stmt):
             if (
@@ -205,7 +205,7 @@ def _dynamic_text(text: str) -> bool:
     for word in _DYNAMIC_CALLS:
         pos = text.find(word)
         while pos >= 0:
-            if not _after_word(text, pos) and _CALL_OPENS.match(text, pos + len(word)):
+            if not after_word(text, pos) and _CALL_OPENS.match(text, pos + len(word)):
                 return True
             pos = text.find(word, pos + 1)
     return False
@@ -249,7 +249,7 @@ def attribute_writes(
     argument is *attribute* statically (:func:`_static_string`; *resolve* reads module constants):
     a name computed at run time (``setattr(cls, f"{name}_cuda", fn)``, upstream's way to add tests)
     is hwselect's warning about setattr, not a doubt about the classification."""
-    nodes = ast.walk(stmt) if isinstance(stmt, _DEFS) else _expressions_and_targets(stmt)
+    nodes = ast.walk(stmt) if isinstance(stmt, DEFS) else _expressions_and_targets(stmt)
     for node in nodes:
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
             targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 
 from ..taxonomy import Taxonomy
 from .bindings import ASSIGN, attribute_writes, enum_stand_in, statement_bindings
-from .calls import _CallScan
-from .classes import _ClassScan
-from .devices import _DeviceScan, _strongest, _vocabulary
+from .calls import CallScan
+from .classes import ClassScan
+from .devices import DeviceScan, strongest, vocabulary_of
 from .noqa import file_exemption, noqa_directives, rows_saying
 from .records import (
     ClassInfo,
@@ -30,21 +30,21 @@ from .records import (
     ParseError,
     Site,
 )
-from .source import _decode
+from .source import decode_strict
 from .syntax import (
-    _COMPOUND,
-    _TRY,
-    _conditional_blocks,
-    _is_call_to,
-    _is_main_guard,
-    _module_statements,
-    _offsets,
-    _one_line,
-    _target_names,
-    _WordIndex,
+    COMPOUND,
+    TRY,
+    WordIndex,
     defer_free,
     dotted_name,
+    is_call_to,
+    is_main_guard,
+    line_offsets,
+    module_statements,
+    one_line,
+    skippable_blocks,
     split_lines,
+    target_names,
 )
 
 
@@ -63,7 +63,7 @@ class Parse:
 
 
 @dataclass(frozen=True)
-class _Overlay:
+class Overlay:
     """What a build on a kept :class:`Parse` sees beyond the tree (the fixer's re-model):
     *injected*: classes (line, col) whose body starts with a declaration the tree lacks, with the
     line it gets and its text; *text*: the file's text with those lines (it decides whether a device
@@ -140,7 +140,7 @@ def parse_file(
     data = source
     if isinstance(source, bytes):
         try:
-            source, encoding, strict = _decode(source)
+            source, encoding, strict = decode_strict(source)
         except UnicodeDecodeError as e:
             line = source.count(b"\n", 0, e.start) + 1
             return FileModel(path, error=ParseError(line, 0, f"cannot decode file: {_reason(e)}")), None
@@ -169,7 +169,7 @@ def parse_file(
     memo: dict[object, object] | None = {"source": source} if keep else None
     # the builder walks iteratively: a RecursionError from it is hwlint's bug, not the file's
     # nesting (which CPython's parser measured above), and propagates (HWC900)
-    model = _Builder(source, path, taxonomy, memo, devices=devices).build(tree, encoding)
+    model = Builder(source, path, taxonomy, memo, devices=devices).build(tree, encoding)
     defer_free(tree)
     return model, (Parse(source, tree, path, taxonomy, encoding, memo) if memo is not None else None)
 
@@ -189,7 +189,7 @@ def model_from_tree(
     tree: ast.Module, source: str, path: str, taxonomy: Taxonomy, encoding: str = "utf-8"
 ) -> FileModel:
     """Build the model from an already parsed tree (flake8 hands plugins one)."""
-    return _Builder(source, path, taxonomy).build(tree, encoding)
+    return Builder(source, path, taxonomy).build(tree, encoding)
 
 
 def _reason(e: BaseException) -> str:
@@ -204,13 +204,13 @@ def _reason(e: BaseException) -> str:
     return f"{type(e).__name__}: {e}"
 
 
-_NO_OVERLAY = _Overlay()
+_NO_OVERLAY = Overlay()
 
 
-class _Builder(_ClassScan, _CallScan, _DeviceScan):
+class Builder(ClassScan, CallScan, DeviceScan):
     """Builds one :class:`FileModel` from a tree: module-level statements here; classes, methods and
-    declarations (:class:`~hwlint.model.classes._ClassScan`); instantiation calls and constants
-    (:class:`~hwlint.model.calls._CallScan`); device evidence (:class:`~hwlint.model.devices._DeviceScan`)."""
+    declarations (:class:`~hwlint.model.classes.ClassScan`); instantiation calls and constants
+    (:class:`~hwlint.model.calls.CallScan`); device evidence (:class:`~hwlint.model.devices.DeviceScan`)."""
 
     def __init__(
         self,
@@ -218,12 +218,12 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
         path: str,
         taxonomy: Taxonomy,
         memo: dict[object, object] | None = None,
-        overlay: _Overlay | None = None,
+        overlay: Overlay | None = None,
         devices: bool = True,
     ):
         """*memo*: what the costly steps found (device uses, classes, methods, word indexes), by the
         ids of their nodes and what else they depend on, kept across builds on one tree.
-        *overlay*: what a re-model of a fixed text sees beyond the tree (:class:`_Overlay`).
+        *overlay*: what a re-model of a fixed text sees beyond the tree (:class:`Overlay`).
         Without *devices*, no class is scanned for device uses (see :func:`build_model`)."""
         self.source = source
         self.memo = memo
@@ -242,7 +242,7 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
         self.at_line = 1 << 30  # line of the statement whose literals are read (changes after it are unknown)
         self.opt_in_keywords = {d.opt_in for d in taxonomy.devices.values() if d.opt_in}
         self.functions = set(taxonomy.instantiation_functions)
-        self.vocabulary = _vocabulary(taxonomy)
+        self.vocabulary = vocabulary_of(taxonomy)
         # Module-level helper functions and the devices their bodies use: a test that calls
         # `_make_cuda_tensor()` uses cuda as surely as one that calls torch.cuda itself.
         self.helper_devices: dict[str, tuple[tuple[str, str], ...]] = {}
@@ -253,7 +253,7 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
         self.text = overlay.text
         self.devices = devices
         self.scan_devices = False  # decided once the classes to scan are known
-        self._device_index: _WordIndex | None = None  # built on first use
+        self._device_index: WordIndex | None = None  # built on first use
         self._offsets: tuple[list[int], list[int]] | None = None
         self.scan_classes: set[int] = set()
         # Method names (of scanned classes) whose bodies lead to device uses, across the file.
@@ -312,7 +312,7 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
                 parts.append(self.lines[ln - 1])
             parts.append("..." if l2 - l1 >= 8 else self.slice(l2, 0, c2))
             text = "".join(parts)
-        return _one_line(text, limit)
+        return one_line(text, limit)
 
     def slice(self, line: int, start: int, end: int | None) -> str:
         """Characters of *line* between ast byte columns *start* and *end*."""
@@ -324,7 +324,7 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
     def offsets(self) -> tuple[list[int], list[int]]:
         """Where each line starts and ends in the source."""
         if self._offsets is None:
-            self._offsets = self.remember("offsets", lambda: _offsets(self.lines))
+            self._offsets = self.remember("offsets", lambda: line_offsets(self.lines))
         return self._offsets
 
     # -- module level ----------------------------------------------------------------------
@@ -335,7 +335,7 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
         generated file number in the tens of thousands, and the order is the meaning (a filter's constant
         is read as it stands at the call that names it)."""
         self.tree = tree  # for the file-level noqa, which must not be read inside a string
-        statements = list(_module_statements(tree.body, nested=False))
+        statements = list(module_statements(tree.body, nested=False))
         for stmt, nested in statements:
             self.note_module_statement(stmt, nested)
         for name in self.device_lists():
@@ -347,7 +347,7 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
         self.scan_devices = bool(self.scan_classes) and self.names_device_word()
         for stmt, _ in statements:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                kinds = _strongest(self.device_uses(stmt))
+                kinds = strongest(self.device_uses(stmt))
                 if kinds:
                     self.helper_devices[stmt.name] = kinds
                     self.device_words.append(stmt.name.lower())
@@ -373,17 +373,17 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
         outside = self.remember("outside", lambda: self.outside_classes(tree.body))
         dynamic_text = self.remember(
             "dynamic",
-            lambda: _WordIndex(self.source, self.offsets(), self.ascii, _DYNAMIC_NAMES, True, outside),
+            lambda: WordIndex(self.source, self.offsets(), self.ascii, _DYNAMIC_NAMES, True, outside),
         )
         exits = self.remember(
-            "exits", lambda: _WordIndex(self.source, self.offsets(), self.ascii, _EXIT_NAMES, False, outside)
+            "exits", lambda: WordIndex(self.source, self.offsets(), self.ascii, _EXIT_NAMES, False, outside)
         )
         # code that writes a class's attribute names it, or setattr/delattr: only the statements whose
         # text does are walked (a module function's whole body otherwise)
         written = (self.tax.attribute, "setattr", "delattr")
         writes_text = (
             self.remember(
-                "writes", lambda: _WordIndex(self.source, self.offsets(), self.ascii, written, False, outside)
+                "writes", lambda: WordIndex(self.source, self.offsets(), self.ascii, written, False, outside)
             )
             if any(w in self.source for w in written)
             else None
@@ -391,7 +391,7 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
         for stmt, nested in statements:
             if isinstance(stmt, ast.If) and self.scan_devices:
                 without += self.without_device(stmt)
-            if isinstance(stmt, _TRY) and stmt.handlers and stmt.body:
+            if isinstance(stmt, TRY) and stmt.handlers and stmt.body:
                 last = stmt.handlers[-1]
                 tries.append(
                     (
@@ -408,10 +408,10 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
                     device = ""
                     if without and _holds_no_tests(stmt.value):
                         device = next((d for first, last, d in without if first <= stmt.lineno <= last), "")
-                    runtime += [(n, stmt.lineno, device) for t in targets for n in _target_names(t)]
+                    runtime += [(n, stmt.lineno, device) for t in targets for n in target_names(t)]
             creates = dynamic_text.names_word(stmt)
             if creates and not isinstance(
-                stmt, (*_COMPOUND, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+                stmt, (*COMPOUND, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
             ):
                 dynamic += self.dynamic_creation(stmt, dynamic_text)
             elif creates and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -423,17 +423,17 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
                 dynamic += self.early_exit(stmt, exits)
             if writes_text is not None and writes_text.names_word(stmt):
                 writes += attribute_writes(stmt, self.tax.attribute, self.literal)
-            if creates and isinstance(stmt, ast.Expr) and _is_call_to(stmt.value, frozenset({"exec"})):
+            if creates and isinstance(stmt, ast.Expr) and is_call_to(stmt.value, frozenset({"exec"})):
                 execs.append(self.site(stmt.value))
             if isinstance(stmt, ast.Delete):
                 deletions += [(t.id, stmt.lineno) for t in stmt.targets if isinstance(t, ast.Name)]
-            elif isinstance(stmt, ast.If) and _is_main_guard(stmt.test):
+            elif isinstance(stmt, ast.If) and is_main_guard(stmt.test):
                 guards.append((stmt.lineno, stmt.end_lineno or stmt.lineno))
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name.startswith(
                 self.tax.test_method_prefix
             ):
                 functions.append((stmt.name, stmt.lineno))
-            blocks += _conditional_blocks(stmt)
+            blocks += skippable_blocks(stmt)
             if isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 imports.append(self.import_statement(stmt, nested))
                 if isinstance(stmt, ast.ImportFrom):  # pytest collects an imported test function too
@@ -513,7 +513,7 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
                 spans.append((start, end))
         return spans
 
-    def early_exit(self, stmt: ast.stmt, names: _WordIndex) -> list[tuple[Site, str]]:
+    def early_exit(self, stmt: ast.stmt, names: WordIndex) -> list[tuple[Site, str]]:
         """A module-level statement that may end the module's import early: ``sys.exit()``,
         ``raise unittest.SkipTest``, ``pytest.skip(allow_module_level=True)``, ``importorskip``."""
         if isinstance(stmt, ast.Raise):
@@ -530,14 +530,14 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
                 return [(self.site(node), "exit")]
         return []
 
-    def dynamic_creation(self, stmt: ast.stmt, names: _WordIndex) -> list[tuple[Site, str]]:
+    def dynamic_creation(self, stmt: ast.stmt, names: WordIndex) -> list[tuple[Site, str]]:
         """Classes or tests *stmt* creates in a way only running it tells (``globals().update``...);
         *names*: where the functions that do so are named."""
         found = []
         for node in names.walk(stmt):
             if isinstance(node, ast.Assign):
                 for t in node.targets:
-                    if isinstance(t, ast.Subscript) and _is_call_to(t.value, _SCOPE_FUNCTIONS):
+                    if isinstance(t, ast.Subscript) and is_call_to(t.value, _SCOPE_FUNCTIONS):
                         found.append((self.site(node), "globals"))
             if not isinstance(node, ast.Call):
                 continue
@@ -545,7 +545,7 @@ class _Builder(_ClassScan, _CallScan, _DeviceScan):
             if (
                 isinstance(func, ast.Attribute)
                 and func.attr == "update"
-                and _is_call_to(func.value, _SCOPE_FUNCTIONS)
+                and is_call_to(func.value, _SCOPE_FUNCTIONS)
             ):
                 found.append((self.site(node), "globals"))
             elif isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 3:

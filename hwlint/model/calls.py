@@ -22,7 +22,7 @@ _READERS = frozenset(
 )
 
 
-class _CallScan:
+class CallScan:
     def note_module_statement(self, stmt: ast.stmt, nested: bool = False) -> None:
         """Record enum aliases and string constants that device filters may name.
 

@@ -1,7 +1,7 @@
 """The classes and methods of a file as the model records them: declarations, methods and their
 parameters, decorators, the tests a class body binds, and where the class's header ends.
 
-A mixin of the builder (:class:`hwlint.model.build._Builder`), as :mod:`hwlint.model.calls` and
+A mixin of the builder (:class:`hwlint.model.build.Builder`), as :mod:`hwlint.model.calls` and
 :mod:`hwlint.model.devices` are: it reads the builder's text, positions and memo.
 """
 
@@ -15,17 +15,17 @@ from dataclasses import replace
 from .bindings import class_overrides, declaration_heads, may_rebind
 from .records import HARD, NONE, ClassInfo, Declaration, Decorator, Method, Override, Site
 from .syntax import (
-    _after_word,
-    _class_body_statements,
-    _expression,
-    _one_line,
-    _target_names,
+    after_word,
+    class_body_statements,
     dotted_name,
+    one_line,
     parametrize_names,
+    parse_expression,
+    target_names,
 )
 
 
-class _ClassScan:
+class ClassScan:
     def header_colon(self, node: ast.ClassDef) -> Site | None:
         """The place just after the colon that ends *node*'s header, read from the text after its last
         base, keyword or type parameter (or after its name), where only brackets, commas, comments
@@ -88,7 +88,7 @@ class _ClassScan:
         device_value: str | None = None
         assigned: list[str] = []
         conditional: list[str] = []
-        for stmt, nested in _class_body_statements(node.body):
+        for stmt, nested in class_body_statements(node.body):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 methods.append(self.method(stmt, prefix, scan))
                 if nested and stmt.name.startswith(prefix):
@@ -186,7 +186,7 @@ class _ClassScan:
         pos = text.find(name)
         while pos >= 0 and len(out) < limit:
             end = pos + len(name)
-            if not _after_word(text, pos) and not (
+            if not after_word(text, pos) and not (
                 end < len(text) and (text[end].isalnum() or text[end] == "_")
             ):
                 line = bisect.bisect_right(starts, pos)
@@ -207,9 +207,9 @@ class _ClassScan:
         statement = text.strip()
         indent = len(text) - len(text.lstrip())
         value_text = statement.partition("=")[2].strip()
-        value = _expression(value_text)
+        value = parse_expression(value_text)
         col = indent + statement.index(value_text, statement.index("="))
-        site = Site(line, col, _one_line(value_text, 120), line, col + len(value_text))
+        site = Site(line, col, one_line(value_text, 120), line, col + len(value_text))
         statement_site = Site(line, indent, "", line, indent + len(statement))
         return Declaration(site, self.enum_member(value)), statement_site
 
@@ -289,7 +289,7 @@ def _bound_tests(stmt: ast.stmt, prefix: str) -> list[str]:
     assignment of a name, attribute, lambda or call (``test_x = helper``, ``staticmethod(f)``), or
     an import (``from helpers import test_shared``)."""
     if isinstance(stmt, ast.Assign) and isinstance(stmt.value, _CALLABLE_VALUES):
-        names = [n for t in stmt.targets for n in _target_names(t)]
+        names = [n for t in stmt.targets for n in target_names(t)]
     elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
         names = [(a.asname or a.name).partition(".")[0] for a in stmt.names]
     else:

@@ -2,7 +2,7 @@
 without the device, or a guard that only asks), attributed to each test through the helpers it calls.
 
 It is what the inference, HWC004, HWC204 and HWC301/HWC302 read, and the costliest part of a model:
-every walk is pruned by :class:`~hwlint.model.syntax._WordIndex` to the nodes whose text names a
+every walk is pruned by :class:`~hwlint.model.syntax.WordIndex` to the nodes whose text names a
 device word.
 """
 
@@ -39,19 +39,19 @@ from .records import (
     mro,
 )
 from .syntax import (
-    _DEFS,
-    _after_word,
-    _children,
-    _class_body_statements,
-    _offsets,
-    _WordIndex,
+    DEFS,
+    WordIndex,
+    after_word,
+    child_nodes,
+    class_body_statements,
     dotted_name,
+    line_offsets,
     parametrized_values,
 )
 
 # Device policy is the taxonomy's: each device's collective backends (`backend="nccl"`,
 # `requires_nccl()`) and library modules (`torch.backends.cudnn`), and the words that name an
-# accelerator but no device (`gpu`). _vocabulary() reads them once per taxonomy.
+# accelerator but no device (`gpu`). vocabulary_of() reads them once per taxonomy.
 
 
 # Words of an identifier: snake_case parts and CamelCase humps, acronyms kept whole (skipIfNoCUDA).
@@ -123,7 +123,7 @@ _VOCABULARIES: dict[tuple[str, str], _Vocabulary] = {}
 _API_MEMO_LIMIT = 100_000  # distinct dotted call names remembered per taxonomy and process
 
 
-def _vocabulary(tax: Taxonomy) -> _Vocabulary:
+def vocabulary_of(tax: Taxonomy) -> _Vocabulary:
     key = (tax.path, tax.digest)
     found = _VOCABULARIES.get(key)
     if found is not None:
@@ -165,7 +165,7 @@ def _vocabulary(tax: Taxonomy) -> _Vocabulary:
     return vocab
 
 
-def _strongest(uses: Iterable[DeviceUse]) -> tuple[tuple[str, str], ...]:
+def strongest(uses: Iterable[DeviceUse]) -> tuple[tuple[str, str], ...]:
     """(device, kind) pairs of *uses* with evidence, the hard kind winning per device."""
     out: dict[str, str] = {}
     for u in uses:
@@ -298,7 +298,7 @@ class _DeviceUses:
     no evidence (``torch.backends.cuda.matmul...``).
     """
 
-    def __init__(self, builder: _DeviceScan, *nodes: ast.AST):
+    def __init__(self, builder: DeviceScan, *nodes: ast.AST):
         self.b = builder
         vocab = builder.vocabulary
         self.devices = vocab.devices
@@ -319,7 +319,7 @@ class _DeviceUses:
                 continue  # its text names no device word: it holds no use
             children = self.visit(node, mode)
             if children is None:
-                kids = _children(node)
+                kids = child_nodes(node)
                 kids.reverse()
                 stack.extend(zip(kids, repeat(mode)))
             else:
@@ -535,7 +535,7 @@ class _DeviceUses:
         return [(d, kind) for d in found]
 
 
-class _DeviceScan:
+class DeviceScan:
     # -- where device words are ---------------------------------------------------------------
     def parameter_defaults(self, a: ast.arguments) -> list[ast.expr]:
         """The defaults of *a*'s device parameters (``device=GPU_TYPE``): a test run without the
@@ -605,10 +605,10 @@ class _DeviceScan:
             return any(w in lowered for w in self.device_words)
         return bool(self.device_index().hits)
 
-    def device_index(self) -> _WordIndex:
+    def device_index(self) -> WordIndex:
         if self._device_index is None:
-            offsets = self.offsets() if self.ascii else _offsets([ln.lower() for ln in self.lines])
-            self._device_index = _WordIndex(self.lowered, offsets, self.ascii, self.device_words)
+            offsets = self.offsets() if self.ascii else line_offsets([ln.lower() for ln in self.lines])
+            self._device_index = WordIndex(self.lowered, offsets, self.ascii, self.device_words)
         return self._device_index
 
     def note_word(self, word: str) -> None:
@@ -690,7 +690,7 @@ class _DeviceScan:
             id(m): d
             for m, d in zip(
                 methods,
-                (s for s, _ in _class_body_statements(node.body) if isinstance(s, _DEFS)),
+                (s for s, _ in class_body_statements(node.body) if isinstance(s, DEFS)),
                 strict=True,
             )
         }
@@ -725,7 +725,7 @@ class _DeviceScan:
         for receiver, pattern in _SELF_CALLS:
             if text.find(receiver, start, end) >= 0:
                 found.update(
-                    m.group(1) for m in pattern.finditer(text, start, end) if not _after_word(text, m.start())
+                    m.group(1) for m in pattern.finditer(text, start, end) if not after_word(text, m.start())
                 )
         return found
 
@@ -780,7 +780,7 @@ class _DeviceScan:
                 site = self.site(n, "")
                 out.append((replace(site, line=first, col=0) if first < n.lineno else site, SCOPE_NESTED))
                 continue  # what is inside is nested, whatever it holds
-            todo.extend(_children(n))
+            todo.extend(child_nodes(n))
         return out
 
     @staticmethod

@@ -26,7 +26,7 @@ def decode_source(data: bytes) -> tuple[str, str]:
     ``surrogateescape``, so that encoding the text gives the bytes back): CPython's ``compile()``,
     and so ``import`` and pytest, accept such bytes in a comment. Whether they are only there,
     :func:`parse_file` asks CPython. Raises SyntaxError (a bad cookie) or UnicodeDecodeError."""
-    return _decode(data)[:2]
+    return decode_strict(data)[:2]
 
 
 # tokenize's cookie_re and blank_re, on bytes: CPython reads the cookie from the raw line
@@ -48,7 +48,7 @@ def _raw_cookie(data: bytes) -> str | None:
     return None
 
 
-def _decode(data: bytes) -> tuple[str, str, bool]:
+def decode_strict(data: bytes) -> tuple[str, str, bool]:
     """(text, encoding, strict): *strict* is False when UTF-8 bytes did not all decode."""
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)

@@ -1,6 +1,6 @@
 """What the builder and the device scan share about CPython's tree and the text behind it: line
 splitting as the tokenizer counts lines, dotted names, the statements a module or a class body runs,
-and :class:`_WordIndex`, which proves that a node's text names none of some words."""
+and :class:`WordIndex`, which proves that a node's text names none of some words."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import re
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 
-_COMPOUND = (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)
+COMPOUND = (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)
 
 
 if hasattr(ast, "TryStar"):
-    _COMPOUND += (ast.TryStar,)
+    COMPOUND += (ast.TryStar,)
 
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
@@ -26,12 +26,12 @@ _OTHER_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 
 @functools.lru_cache(maxsize=64)
-def _expression(text: str) -> ast.expr:
+def parse_expression(text: str) -> ast.expr:
     """The tree of the expression *text* (a declaration's value: a handful per run; not mutated)."""
     return ast.parse(text, mode="eval").body
 
 
-def _one_line(text: str, limit: int) -> str:
+def one_line(text: str, limit: int) -> str:
     """*text* on one line, each run of blanks a space, shortened to *limit* characters."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -126,69 +126,69 @@ def parametrized_values(call: ast.Call, last: str, params: Iterable[str]) -> lis
     ]
 
 
-def _module_statements(body: Iterable[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt, bool]]:
+def module_statements(body: Iterable[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt, bool]]:
     """Module-level statements, descending into compound statements but not into defs."""
     for stmt in body:
         yield stmt, nested
-        if isinstance(stmt, _COMPOUND):
+        if isinstance(stmt, COMPOUND):
             for name in ("body", "orelse", "finalbody"):
-                yield from _module_statements(getattr(stmt, name, ()), True)
+                yield from module_statements(getattr(stmt, name, ()), True)
             for handler in getattr(stmt, "handlers", ()):
-                yield from _module_statements(handler.body, True)
+                yield from module_statements(handler.body, True)
         elif hasattr(ast, "Match") and isinstance(stmt, ast.Match):
             for case in stmt.cases:
-                yield from _module_statements(case.body, True)
+                yield from module_statements(case.body, True)
 
 
-def _conditional_blocks(stmt: ast.stmt) -> list[tuple[int, int]]:
+def skippable_blocks(stmt: ast.stmt) -> list[tuple[int, int]]:
     """Line ranges of *stmt*'s bodies that may be skipped (a with body, a try body always run)."""
     bodies: list[list[ast.stmt]] = []
     if isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While)):
         bodies = [stmt.body, stmt.orelse]
-    elif isinstance(stmt, _TRY):
+    elif isinstance(stmt, TRY):
         bodies = [h.body for h in stmt.handlers] + [stmt.orelse]
     elif hasattr(ast, "Match") and isinstance(stmt, ast.Match):
         bodies = [case.body for case in stmt.cases]
     return [(b[0].lineno, b[-1].end_lineno or b[-1].lineno) for b in bodies if b]
 
 
-_TRY = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
+TRY = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
 
 
-_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 _DECORATED = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 
 
-def _class_body_statements(body: list[ast.stmt], nested: bool = False) -> Iterator[tuple[ast.stmt, bool]]:
+def class_body_statements(body: list[ast.stmt], nested: bool = False) -> Iterator[tuple[ast.stmt, bool]]:
     """A class body's statements, descending into if/try/with/for/while (not into defs)."""
     for stmt in body:
         yield stmt, nested
-        if isinstance(stmt, _COMPOUND):
+        if isinstance(stmt, COMPOUND):
             for name in ("body", "orelse", "finalbody"):
                 # a with body (and a try body) runs whenever the class body does
-                inner = nested or not (isinstance(stmt, (ast.With, ast.AsyncWith, *_TRY)) and name == "body")
-                yield from _class_body_statements(getattr(stmt, name, ()), inner)
+                inner = nested or not (isinstance(stmt, (ast.With, ast.AsyncWith, *TRY)) and name == "body")
+                yield from class_body_statements(getattr(stmt, name, ()), inner)
             for handler in getattr(stmt, "handlers", ()):
-                yield from _class_body_statements(handler.body, True)
+                yield from class_body_statements(handler.body, True)
 
 
-def _is_call_to(node: ast.AST, names: frozenset[str]) -> bool:
+def is_call_to(node: ast.AST, names: frozenset[str]) -> bool:
     """``f()`` for a name f in *names*."""
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names
 
 
-def _target_names(target: ast.expr) -> list[str]:
+def target_names(target: ast.expr) -> list[str]:
     """Names an assignment target binds."""
     if isinstance(target, ast.Name):
         return [target.id]
     if isinstance(target, (ast.Tuple, ast.List)):
-        return [n for elt in target.elts for n in _target_names(elt)]
+        return [n for elt in target.elts for n in target_names(elt)]
     return []
 
 
-def _is_main_guard(test: ast.expr) -> bool:
+def is_main_guard(test: ast.expr) -> bool:
     """``__name__ == "__main__"`` (either way round)."""
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
         return False
@@ -198,7 +198,7 @@ def _is_main_guard(test: ast.expr) -> bool:
     )
 
 
-def _offsets(lines: list[str]) -> tuple[list[int], list[int]]:
+def line_offsets(lines: list[str]) -> tuple[list[int], list[int]]:
     """The offsets where each of *lines* starts and ends in their concatenation."""
     ends = list(itertools.accumulate(map(len, lines)))
     return [0, *ends[:-1]], ends
@@ -214,7 +214,7 @@ _SCALAR_FIELDS = frozenset(
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}  # node type -> the fields that may hold child nodes
 
 
-def _children(node: ast.AST) -> list[ast.AST]:
+def child_nodes(node: ast.AST) -> list[ast.AST]:
     """The child nodes of *node* that have text, in field order (``ast.iter_child_nodes``, less the
     leaves that have none, built as a list: the walk's inner loop)."""
     kind = type(node)
@@ -232,7 +232,7 @@ def _children(node: ast.AST) -> list[ast.AST]:
     return out
 
 
-class _WordIndex:
+class WordIndex:
     """Where some words occur in a file's text, to prove that a node's text names none of them.
 
     The device walk asks this of every node it would visit: a node whose text names no device word
@@ -273,7 +273,7 @@ class _WordIndex:
         for start, end in self.spans:
             pos = find(word, start, end)
             while pos >= 0:
-                if not (self.whole and _after_word(text, pos)):
+                if not (self.whole and after_word(text, pos)):
                     found.append(pos)
                 pos = find(word, pos + 1, end)
         return found
@@ -293,7 +293,7 @@ class _WordIndex:
                         begin >= start
                         and begin + len(word) <= end
                         and text.startswith(word, begin)
-                        and not (self.whole and _after_word(text, begin))
+                        and not (self.whole and after_word(text, begin))
                     ):
                         found.append(begin)
                 pos = find(anchor, pos + 1, end)
@@ -312,7 +312,7 @@ class _WordIndex:
         while todo:
             node = todo.popleft()
             if self.names_word(node):
-                todo.extend(_children(node))
+                todo.extend(child_nodes(node))
                 yield node
 
     def lines(self, first: int, last: int) -> bool:
@@ -391,6 +391,6 @@ def _anchors(words: tuple[str, ...]) -> tuple[tuple[str, tuple[tuple[str, int], 
     return tuple(out)
 
 
-def _after_word(text: str, start: int) -> bool:
+def after_word(text: str, start: int) -> bool:
     """Whether *text* has a word character just before *start*."""
     return start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_")

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from ..rules.check import Finding, _finding
+from ..rules.check import Finding, make_finding
 from ..rules.registry import RULES
 from .config import ConfigError, read_bounded
 
@@ -229,7 +229,7 @@ def apply_baseline(
             continue
         shown.add(label)
         fields = {"entry": label, "baseline": baseline.path}
-        stale.append(_finding(baseline.path, STALE_CODE, line, 0, fields))
+        stale.append(make_finding(baseline.path, STALE_CODE, line, 0, fields))
     return keep, stale
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..model import FileModel
 from ..model.source import MAX_FILE_BYTES, read_source
-from ..project import Instantiators, Links, Project, _at, _with_resolver
+from ..project import Instantiators, Links, Project, model_at, with_resolver
 from ..taxonomy import Taxonomy
 from .cache import Cache, content_hash
 from .config import Config, Configs
@@ -212,7 +212,7 @@ class Session:
         for path in need:
             model = loaded[path]
             if not isinstance(model, str):
-                project.add(_at(model, index.get(path, path)))
+                project.add(model_at(model, index.get(path, path)))
         resolver = project.resolver()
         linked = list(wanted)
         for path in wanted:
@@ -225,7 +225,7 @@ class Session:
         for path in dict.fromkeys(linked):
             model = project.model_of(os.path.abspath(path))
             if model is not None:
-                out[path] = _with_resolver(model, resolver)
+                out[path] = with_resolver(model, resolver)
         return Linked(project, out)
 
     def linked(

@@ -116,7 +116,9 @@ def run_rules(
     if model.error is not None:
         if selection.enabled("HWC901"):
             err = model.error
-            out.append(_finding(model.path, "HWC901", err.line, err.col, {"reason": err.message.rstrip(".")}))
+            out.append(
+                make_finding(model.path, "HWC901", err.line, err.col, {"reason": err.message.rstrip(".")})
+            )
         return out
     ctx = context or Context(model, taxonomy, resolver)
     for code, rule in RULES.items():
@@ -125,21 +127,21 @@ def run_rules(
         try:
             for site, fields in rule.check(ctx):
                 out.append(
-                    _finding(model.path, code, site.line, site.col, fields, site.end_line, site.end_col)
+                    make_finding(model.path, code, site.line, site.col, fields, site.end_line, site.end_col)
                 )
         except MemoryError:
             raise  # the file is too large for this process (the engine reports it), not a bug
         except Exception as e:
             if selection.enabled("HWC900"):
                 error = f"{type(e).__name__}: {e}".rstrip(".")
-                out.append(_finding(model.path, "HWC900", 1, 0, {"rule": code, "error": error}))
+                out.append(make_finding(model.path, "HWC900", 1, 0, {"rule": code, "error": error}))
     if noqa and model.noqa:
         out = [f for f in out if not _suppressed(model, f)]
     out.sort(key=Finding.sort_key)
     return out
 
 
-def _finding(
+def make_finding(
     path: str, code: str, line: int, col: int, fields: dict, end_line: int = 0, end_col: int = 0
 ) -> Finding:
     message = RULES[code].message.format(**fields)
@@ -190,7 +192,7 @@ def check_path(
         raise
     except Exception as e:
         error = f"{type(e).__name__}: {e}".rstrip(".")
-        finding = _finding(path, "HWC900", 1, 0, {"rule": "model", "error": error})
+        finding = make_finding(path, "HWC900", 1, 0, {"rule": "model", "error": error})
         return ([finding] if selection.enabled(finding.code) else []), None
     builder = EditBuilder(parsed.source, model, taxonomy) if edits and parsed is not None else None
     context = Context(model, taxonomy, builder=builder)
@@ -206,7 +208,7 @@ def unreadable(path: str, reason: str) -> list[Finding]:
         reason = "No such file or directory"
     except OSError:  # a path too long to name keeps its own reason
         pass
-    return [_finding(path, "HWC901", 1, 0, {"reason": reason})]
+    return [make_finding(path, "HWC901", 1, 0, {"reason": reason})]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from ..project import links_of, on_demand
 from ..taxonomy import Runner, Taxonomy
 from ..words import argument
 from .records import SELECTED, UNPLACED, Candidate
-from .replay import _DYNAMIC, select_model
+from .replay import DYNAMIC, select_model
 from .runners import get_runner, runner_backends, with_backends
 
 
@@ -124,8 +124,8 @@ def _explain_absent(model: FileModel, runner: Runner, class_name: str, suffixes:
                 ]
         lines = [f"{NO_SUCH_CLASS}: {model.path} defines no class {class_name} and generates none."]
         for site, kind in model.dynamic:
-            if kind in _DYNAMIC:
-                lines.append(f"  but line {site.line} {_DYNAMIC[kind]}: hwselect cannot see such classes.")
+            if kind in DYNAMIC:
+                lines.append(f"  but line {site.line} {DYNAMIC[kind]}: hwselect cannot see such classes.")
         return lines
     if not tests(model, cls):
         return [f"NOT RUN: {model.path}::{class_name} has no test methods hwlint can see."]

@@ -102,12 +102,12 @@ def select_model(
                 what = "instantiated" if cand.call else "defined"
                 unsure = (f"{what} in a block importing the module may skip (line {line})", *unsure)
             fs.candidates.append(replace(cand, unsure=unsure) if unsure else cand)
-    fs.candidates.sort(key=_line)
+    fs.candidates.sort(key=source_order)
     fs.unseen += hidden_tests(model)
     return fs
 
 
-def _line(c: Candidate) -> tuple[int, str]:
+def source_order(c: Candidate) -> tuple[int, str]:
     """Source order: a generated class sits at its instantiation call."""
     if c.call is not None:
         return c.call.site.line, c.name
@@ -204,7 +204,7 @@ def _replay(
         if kind == "exit":
             file_unsure.append(f"line {site.line}: `{site.text}` may end the module's import early")
             continue
-        what = _DYNAMIC.get(kind)
+        what = DYNAMIC.get(kind)
         if what is None or (kind == "setattr" and model.class_named(site.text) is None):
             continue  # setattr on something other than a class of the module adds no test
         fs.unseen.append(f"line {site.line}: {what} (`{site.text}`)")
@@ -213,7 +213,7 @@ def _replay(
     return bound, maybe, tuple(dict.fromkeys(file_unsure))
 
 
-_DYNAMIC = {
+DYNAMIC = {
     "globals": "writes module globals at run time: the classes it creates are not selected, and any "
     "name may be rebound",
     "exec": "runs exec(): the classes it creates are not selected, and any name may be rebound",

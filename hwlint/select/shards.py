@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .records import Candidate, SelectionError
-from .replay import _line
+from .replay import source_order
 
 #: More shards than this is a usage error (each job recomputes the split; a GitHub Actions matrix
 #: holds at most 256 jobs). The bound keeps an absurd ``--shards`` from exhausting memory.
@@ -74,7 +74,7 @@ def check_shards(shards: int) -> None:
 def plan_shards(candidates: Sequence[Candidate], shards: int, durations=None) -> ShardPlan:
     """*candidates* split into *shards* parts balanced by predicted seconds (see the module doc)."""
     check_shards(shards)
-    ordered = sorted(candidates, key=lambda c: (c.path, *_line(c)))  # the same order on every job
+    ordered = sorted(candidates, key=lambda c: (c.path, *source_order(c)))  # the same order on every job
     weights, recorded, per_item = class_weights(ordered, durations)
     assignment = split(weights, shards)
     parts: list[list[Candidate]] = [[] for _ in range(shards)]
