@@ -33,6 +33,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="FILE",
         help="with --hw-runner: write what the runtime's filter keeps, per class, as JSON (hwselect verify)",
     )
+    group.addoption(
+        "--hw-shard",
+        metavar="I/N",
+        help="with --hw-runner: run only shard I of N, as `hwselect --format matrix --shards N` splits it",
+    )
+    group.addoption(
+        "--hw-durations",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="with --hw-shard: balance by recorded times (JUnit XML or .test_durations; repeatable)",
+    )
     add_expectation_options(group)
 
 
@@ -62,6 +74,20 @@ class _HwSelect:
             self.session = Session.from_config(hw, RunOptions(jobs=1, no_cache=True), self.taxonomy)
         except (ConfigError, TaxonomyError, SelectionError) as e:
             raise pytest.UsageError(f"--hw-runner: {e}") from None
+        from .select.durations import DurationsError, load_durations
+        from .select.shards import parse_shard
+
+        try:
+            spec = config.getoption("hw_shard")
+            self.shard = parse_shard(spec, "--hw-shard") if spec else None
+            files = config.getoption("hw_durations")
+            self.durations = load_durations(files) if files else None
+        except SelectionError as e:
+            raise pytest.UsageError(str(e)) from None
+        except DurationsError as e:
+            raise pytest.UsageError(f"--hw-durations: {e}") from None
+        if files and self.shard is None:
+            raise pytest.UsageError("--hw-durations balances shards: give --hw-shard I/N too")
         backend = config.getoption("hw_backend")
         self.backends = (backend,) if backend else ()
         self.include_unclassified = config.getoption("hw_include_unclassified")
@@ -74,6 +100,61 @@ class _HwSelect:
         self.differences = 0
         self.vacuous: list[str] = []  # why --hw-verify compared nothing it should have
         self.failed: list[str] = []  # collectors pytest could not collect (for verify)
+        self.not_imported = 0  # test files left unimported: none of their classes is the runner's
+        self.device_environment(os.environ)
+
+    #: The variable torch's instantiation reads to generate classes for some devices only.
+    DEVICE_VARIABLE = "PYTORCH_TESTING_DEVICE_ONLY_FOR"
+
+    def device_environment(self, env) -> None:
+        """Set ``PYTORCH_TESTING_DEVICE_ONLY_FOR`` to the runner's device (before any test module is
+        imported), or check the value CI set: one that leaves the runner's device out would make
+        torch generate none of its classes, a run that looks green and tests nothing."""
+        device = self.runner.device
+        wanted = {device, *(b.lower() for b in self.backends)}
+        if device == "privateuse1":
+            wanted |= {b.lower() for b in self.taxonomy.backends()}
+        value = env.get(self.DEVICE_VARIABLE)
+        if not value:
+            env[self.DEVICE_VARIABLE] = device
+            return
+        listed = {v.strip().lower() for v in value.split(",") if v.strip()}
+        if not listed & wanted:
+            raise pytest.UsageError(
+                f"--hw-runner {self.runner.name}: {self.DEVICE_VARIABLE}={value!r} leaves out the "
+                f"runner's device {device}, so torch would generate none of its classes; set "
+                f"{self.DEVICE_VARIABLE}={device} or unset it"
+            )
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_ignore_collect(self, collection_path, config: pytest.Config) -> bool | None:
+        """Never import a test file that holds none of the runner's tests.
+
+        Decided from the file alone, before import, and only where that is sure: no class of it
+        is selected or unplaced (the plugin would place those by their live classification), it
+        creates no class hwlint cannot see, imports no test class from elsewhere and generates
+        none from a class defined elsewhere. Files named on the command line, and every file
+        under ``--hw-verify`` (which compares what the runtime collects), are always collected."""
+        if self.verify or self.verify_report or collection_path.suffix != ".py":
+            return None
+        if not _is_test_file(config, collection_path) or _scope(config, collection_path) != "under":
+            return None
+        from .select.records import SELECTED, UNPLACED
+        from .select.runners import select_all
+
+        path = str(collection_path)
+        try:
+            sel = select_all(self.session, [path], self.backends, self.include_unclassified, [self.runner])
+        except Exception:  # the collection decides what is wrong with the file, not this shortcut
+            return None
+        fs = sel[self.runner.name]
+        if fs.warnings or len(fs.files) != 1:
+            return None
+        f = fs.files[0]
+        if f.error or f.unseen or any(c.status in (SELECTED, UNPLACED) for c in f.candidates):
+            return None
+        self.not_imported += 1
+        return True
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -91,6 +172,7 @@ class _HwSelect:
             self._verify(config, items, sel)
         keep_names: dict[str, set[str]] = {}
         generics: dict[str, set[str]] = {}
+        shard_of = self._shards(sel)
         for c in sel.selected:
             key = os.path.normcase(c.path)
             keep_names.setdefault(key, set()).update(c.names)
@@ -107,6 +189,10 @@ class _HwSelect:
                 or self._backend_named(cls, generics.get(key, ()))
                 or (status.get((key, cls.__name__)) == UNPLACED and self._live_member(cls) in self.runs)
             )
+            if keep and shard_of is not None and not self._in_shard(item, cls, key, shard_of):
+                counts["other shards"] += 1
+                dropped.append(item)
+                continue
             (kept if keep else dropped).append(item)
             if keep:
                 counts["selected"] += 1
@@ -123,6 +209,11 @@ class _HwSelect:
         if not kept:
             self.summary += [f"hwselect: runner {self.runner.name} selects nothing:"]
             self.summary += [f"  - {r}" for r in sel.why_empty() or ["no collected test belongs to it"]]
+        if self.not_imported:
+            from .select.notices import plural
+
+            files = plural(self.not_imported, "test file")
+            self.summary.append(f"hwselect: {files} without a test of runner {self.runner.name} not imported")
 
     def _summary(self, total: int, counts: Counter[str]) -> str:
         """Item counts in the runtime's words (``total=, selected=, unclassified=, mismatched=``); the
@@ -133,10 +224,34 @@ class _HwSelect:
             f"selected={counts['selected']}, unclassified={counts['unclassified']}, "
             f"mismatched={counts['mismatched']}"
         )
-        for extra in ("unplaced", "other devices"):
+        for extra in ("unplaced", "other devices", "other shards"):
             if counts[extra]:
                 line += f", {extra}={counts[extra]}"
         return line
+
+    def _shards(self, sel) -> dict[tuple[str, str], int] | None:
+        """With --hw-shard: the shard (1-based) of each selected class, by (path, name), split as
+        ``hwselect --format matrix`` splits the same selection (None without --hw-shard)."""
+        if self.shard is None:
+            return None
+        from .select.shards import plan_shards
+
+        plan = plan_shards(sel.selected, self.shard[1], self.durations)
+        out: dict[tuple[str, str], int] = {}
+        for k, part in enumerate(plan.parts, 1):
+            for c in part:
+                for name in (*c.names, *([c.generic] if c.generic else [])):
+                    out.setdefault((os.path.normcase(c.path), name), k)
+        return out
+
+    def _in_shard(self, item, cls, key: str, shard_of: dict[tuple[str, str], int]) -> bool:
+        """Whether *item* (kept for the runner) is in this job's shard. A class the selection does
+        not list (a backend-named or live-placed one) goes with its generic class, else to shard 1."""
+        assert self.shard is not None
+        k = shard_of.get((key, cls.__name__))
+        if k is None:
+            k = next((shard_of[(key, b.__name__)] for b in cls.__bases__ if (key, b.__name__) in shard_of), 1)
+        return k == self.shard[0]
 
     def _live_member(self, cls: type) -> str | None:
         """The classification the live class carries, as the runtime's filter reads it.
@@ -293,3 +408,26 @@ class HwExpectations:
 
     def pytest_report_collectionfinish(self, config: pytest.Config) -> list[str]:
         return self.summary
+
+
+def _is_test_file(config: pytest.Config, path) -> bool:
+    """True when pytest would collect *path* as a test module (``python_files``)."""
+    from _pytest.python import path_matches_patterns
+
+    return path_matches_patterns(path, config.getini("python_files"))
+
+
+def _scope(config: pytest.Config, path) -> str | None:
+    """``"named"`` when *path* (or a node id in it) is one of the command line's arguments,
+    ``"under"`` when it lies below a directory argument, else None (pytest visits siblings of a
+    named file too, and collects nothing from them)."""
+    here = config.invocation_params.dir
+    where = None
+    resolved = path.resolve()
+    for arg in config.args:
+        target = (here / arg.split("::", 1)[0]).resolve()
+        if target == resolved:
+            return "named"
+        if target.is_dir() and resolved.is_relative_to(target):
+            where = "under"
+    return where

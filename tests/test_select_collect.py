@@ -299,6 +299,16 @@ def test_shards_partition_the_selection(suite):
     assert all(parts)
     assert set().union(*parts) == expected
     assert sum(len(p) for p in parts) == len(expected)
+    # the plugin's --hw-shard gives the same shards (issue 48, item 1)
+    plugin = ["--hw-runner", "cuda", "--hw-taxonomy", "taxonomy.yaml"]
+    for i, part in enumerate(parts, 1):
+        assert collect(suite, "cuda", *plugin, "--hw-shard", f"{i}/3") == part
+
+
+def test_plugin_refuses_a_bad_shard(suite):
+    proc = shared_server().run(suite, ["--collect-only", "--hw-runner", "cuda", "--hw-shard", "4/3"])
+    assert proc.returncode == 4
+    assert "--hw-shard expects I/N with 1 <= I <= N, got '4/3'" in proc.stderr
 
 
 def test_plugin_places_what_the_static_view_cannot(tmp_path):

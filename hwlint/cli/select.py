@@ -244,18 +244,15 @@ def _not_found(path: str) -> bool:
 
 def _parse_shard(spec: str | None) -> tuple[int, int] | None:
     """``--shard I/N`` as (I, N), checked before any work (N at most MAX_SHARDS)."""
-    import re
-
-    from ..select.shards import MAX_SHARDS
+    from ..select.records import SelectionError
+    from ..select.shards import parse_shard
 
     if not spec:
         return None
-    m = re.fullmatch(r"\s*(\d{1,12})\s*/\s*(\d{1,12})\s*", spec)
-    if m is None or not 1 <= int(m[1]) <= int(m[2]):
-        raise _UserError(f"--shard expects I/N with 1 <= I <= N, got {spec!r}")
-    if int(m[2]) > MAX_SHARDS:
-        raise _UserError(f"--shard {spec}: at most {MAX_SHARDS:,} shards")
-    return int(m[1]), int(m[2])
+    try:
+        return parse_shard(spec, "--shard")
+    except SelectionError as e:
+        raise _UserError(str(e)) from None
 
 
 def _durations(paths: Sequence[str]):

@@ -66,6 +66,19 @@ def class_weights(candidates: Sequence[Candidate], durations=None) -> tuple[list
     return out, recorded, per_item
 
 
+def parse_shard(spec: str, option: str = "--shard") -> tuple[int, int]:
+    """``I/N`` as (I, N), 1-based, N at most :data:`MAX_SHARDS` (a :class:`SelectionError` else);
+    *option* names the option in the message."""
+    import re
+
+    m = re.fullmatch(r"\s*(\d{1,12})\s*/\s*(\d{1,12})\s*", spec)
+    if m is None or not 1 <= int(m[1]) <= int(m[2]):
+        raise SelectionError(f"{option} expects I/N with 1 <= I <= N, got {spec!r}")
+    if int(m[2]) > MAX_SHARDS:
+        raise SelectionError(f"{option} {spec}: at most {MAX_SHARDS:,} shards")
+    return int(m[1]), int(m[2])
+
+
 def check_shards(shards: int) -> None:
     if not 1 <= shards <= MAX_SHARDS:
         raise SelectionError(f"the number of shards must be between 1 and {MAX_SHARDS:,}, got {shards:,}")
