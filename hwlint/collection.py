@@ -279,8 +279,15 @@ HARMLESS_NAMES = frozenset(
         "skip_if_win32",
         "skip_but_pass_in_sandcastle",
         "skip_but_pass_in_sandcastle_if",
-        # torch.testing._internal.inductor_utils: functools.partial(unittest.skipIf, ...)
+        # torch.testing._internal.inductor_utils: functools.partial(unittest.skipIf, ...), written
+        # `@requires_triton()`
         "requires_gpu",
+        "requires_triton",
+        "requires_helion",
+        # torch.testing._internal.triton_utils: unittest.skipUnless(...)
+        "requires_cuda_and_triton",
+        "requires_xpu_and_triton",
+        "requires_gpu_and_triton",
         # torch.testing._internal.common_device_type: records dtypes on the object, returns it
         "dtypes",
         # dataclasses
@@ -396,7 +403,9 @@ def declaration_doubts(
     writes or deletes the attribute of one of those classes (or of something that is not a name); a
     module-level rebinding, before the class, of the name the declaration reads the enum through;
     ``exec()`` at module level; a class decorator not known to leave the class alone (left out
-    without *decorators*: hwselect words those its own way, :func:`decorator_reason`)."""
+    without *decorators*: hwselect words those its own way, :func:`decorator_reason`). A function
+    of the file that returns the class it is given and writes no classification
+    (``FileModel.keeps_class``) is no doubt: the runtime reads the declaration."""
     chain = mro(model, cls, resolver)
     found = effective_declaration(model, cls, resolver)
     holder = found[1] if found is not None else None
@@ -444,6 +453,7 @@ def declaration_doubts(
             f"the class decorator `@{dotted(d) or d.name}` on {c.name} (line {d.site.line}) is not one "
             "hwlint knows to leave the class alone"
             for c, d in unknown_class_decorators(model, cls)
+            if not model.keeps_class(c, d)
         ]
     return list(dict.fromkeys(out))
 

@@ -80,6 +80,19 @@ ATTACKS = {
     "class-decorator": "def strip(cls):\n    cls.hw_classification = None\n    return cls\n\n\n"
     "@strip\n" + _cls(),
     "class-decorator-imported": "from helpers import strip\n\n\n@strip\n" + _cls(),
+    # class decorators of the file that look like the ones that keep the class (KEPT), but do not
+    "class-decorator-returns-another-class": "def wrap(cls):\n"
+    "    return type(cls.__name__, (cls,), {'hw_classification': None})\n\n\n@wrap\n" + _cls(),
+    "class-decorator-setattr-any-name": "def strip(cls):\n    for name in ('hw_classification',):\n"
+    "        setattr(cls, name, None)\n    return cls\n\n\n@strip\n" + _cls(),
+    "class-decorator-guard-then-rebound": "def strip(cls):\n    for name in ('test_a',):\n"
+    "        if name.startswith('test_'):\n            name = 'hw_classification'\n"
+    "            setattr(cls, name, None)\n    return cls\n\n\n@strip\n" + _cls(),
+    "class-decorator-calls-a-method": "def prepare(cls):\n    cls.reset()\n    return cls\n\n\n@prepare\n"
+    + _cls("@classmethod\ndef reset(cls):\n    cls.hw_classification = None\n"),
+    "class-decorator-rebound": "def keep(cls):\n    return cls\n\n\n"
+    "keep = lambda cls: type(cls.__name__, (cls,), {'hw_classification': None})  # noqa: E731\n\n\n@keep\n"
+    + _cls(),
 }
 #: Attacks hwselect already placed nowhere (a declaration under a condition: not selected, warned).
 UNPLACED = frozenset({"if-false", "while-false"})
@@ -102,6 +115,38 @@ CLEAN = {
     "enum-alias": "HC = HardwareClassification\n\n\n" + _cls().replace("= HardwareClassification.", "= HC."),
     "rebound-after-the-class": _cls() + "\n\nHardwareClassification = None\n",
 }
+
+
+#: Class decorators the runtime reads the declaration through: a skip decorator of torch's
+#: (``@requires_triton()``, upstream's inductor/test_gpu_codecache.py) and functions of the file that
+#: return the class they are given and write no classification (upstream's ``_expose_mixin_tests`` in
+#: inductor/test_torchbind_aoti.py copies a mixin's tests onto the class). No HWC006; hwselect still
+#: addresses the class through its file (tests a decorator adds are not counted).
+KEPT = {
+    "copies-a-mixins-tests": "class _Mixin:\n" + DECLARED + "\n    def test_m(self):\n        pass\n\n\n"
+    "def _expose_mixin_tests(cls):\n    for name, meth in _Mixin.__dict__.items():\n"
+    "        if name.startswith('test_'):\n            setattr(cls, name, meth)\n    return cls\n\n\n"
+    "@_expose_mixin_tests\n" + _cls(),
+    "names-the-class": "def documented(cls):\n    cls.__doc__ = 'doc'\n    assert isinstance(cls, type)\n"
+    "    return cls\n\n\n@documented\n" + _cls(),
+    "requires-triton": "from torch.testing._internal.inductor_utils import requires_triton\n\n\n"
+    "@requires_triton()\n" + _cls(),
+}
+
+
+@pytest.mark.parametrize("case", KEPT)
+def test_a_class_decorator_that_keeps_the_class_is_no_doubt(tmp_path, case, monkeypatch):
+    if "from torch" in KEPT[case]:
+        pytest.importorskip("torch")
+    path = _plant(tmp_path, KEPT[case])
+    value, generic = _runtime_value(path, monkeypatch)
+    assert value is generic
+    assert _findings(path) == set()
+    assert _flake8(path) == set()
+    res = run_tool("hwselect", "cpu", "--no-cache", str(path), cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    expected = ["test_attack.py::TestB"] if case == "requires-triton" else ["test_attack.py"]
+    assert res.stdout.split() == expected
 
 
 def _plant(tmp_path: Path, source: str) -> Path:

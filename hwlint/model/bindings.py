@@ -348,3 +348,140 @@ __all__ = [
     "may_rebind",
     "statement_bindings",
 ]
+
+
+#: Calls a class decorator may hand the class it is given without changing what getattr reads of
+#: it: they read it (setattr is checked apart, by the name it writes).
+_READING_CALLS = frozenset({"getattr", "hasattr", "isinstance", "issubclass", "dir", "vars", "type", "id"})
+#: Calls that run code hwlint cannot see with the function's own names in reach.
+_SCOPE_CALLS = frozenset({"exec", "eval", "locals", "globals"})
+#: Attributes of a class a decorator may set without changing the classification or the tests.
+_NAMING = frozenset({"__name__", "__qualname__", "__doc__", "__module__"})
+
+
+def returns_its_class(fn: ast.stmt, attribute: str, resolve: Callable[[ast.expr], object]) -> bool:
+    """Whether the module function *fn*, used as a class decorator (``@fn`` on a class), returns the
+    class it is given with *attribute* as the class body left it (upstream's ``@_expose_mixin_tests``,
+    which copies a mixin's ``test_*`` methods onto the class with ``setattr``).
+
+    That is: a plain ``def`` with no decorator and one parameter *p* without a default (any other
+    has one); its body ends in ``return p``, every ``return`` of its own returns *p*, nothing rebinds
+    *p*, nothing yields and nothing calls ``exec``, ``eval``, ``locals`` or ``globals``; *p* is only
+    returned, read (``p.x``, ``getattr(p, ...)``, ``isinstance``...), given a naming attribute
+    (``p.__doc__ = ...``) or another attribute, or the object of a ``setattr`` whose name cannot be
+    *attribute*: a constant other than it, or a name tested by an enclosing
+    ``if name.startswith("prefix")`` with a prefix *attribute* does not start with. A method of *p*
+    is never called (it may write anything), and :func:`attribute_writes` finds no write of
+    *attribute* in the body."""
+    if not isinstance(fn, ast.FunctionDef) or fn.decorator_list:
+        return False
+    args = fn.args
+    positional = [*args.posonlyargs, *args.args]
+    if not positional or args.vararg is not None or len(args.defaults) < len(positional) - 1:
+        return False
+    if any(d is None for d in args.kw_defaults):
+        return False
+    param = positional[0].arg
+    last = fn.body[-1]
+    if not (isinstance(last, ast.Return) and isinstance(last.value, ast.Name) and last.value.id == param):
+        return False
+    if next(attribute_writes(fn, attribute, resolve), None) is not None:
+        return False
+    parents: dict[ast.AST, ast.AST] = {}
+    for node in ast.walk(fn):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal)):
+            return False
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _SCOPE_CALLS:
+            return False
+        if (
+            isinstance(node, ast.Return)
+            and _own_scope(node, fn, parents)
+            and not (isinstance(node.value, ast.Name) and node.value.id == param)
+        ):
+            return False
+        if (
+            isinstance(node, ast.Name)
+            and node.id == param
+            and not _reads_only(node, attribute, parents, resolve)
+        ):
+            return False
+    return True
+
+
+def _own_scope(node: ast.AST, fn: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Whether *node* belongs to *fn*'s own scope (not to a def, lambda or class nested in it)."""
+    up = parents.get(node)
+    while up is not None and up is not fn:
+        if isinstance(up, (*_DEFS, ast.Lambda, ast.ClassDef)):
+            return False
+        up = parents.get(up)
+    return True
+
+
+def _reads_only(
+    node: ast.Name,
+    attribute: str,
+    parents: dict[ast.AST, ast.AST],
+    resolve: Callable[[ast.expr], object],
+) -> bool:
+    """Whether this use of the decorator's parameter (see :func:`returns_its_class`) leaves the
+    class it names as it was, *attribute* included."""
+    if not isinstance(node.ctx, ast.Load):
+        return False  # rebound or deleted: what is returned may be another object
+    up = parents.get(node)
+    if isinstance(up, ast.Return):
+        return True
+    if isinstance(up, ast.Attribute):
+        if isinstance(up.ctx, ast.Load):
+            call = parents.get(up)
+            return not (isinstance(call, ast.Call) and call.func is up)  # a method may write anything
+        name = up.attr
+        return name != attribute and (not name.startswith("__") or name in _NAMING)
+    if not (isinstance(up, ast.Call) and node in up.args and isinstance(up.func, ast.Name)):
+        return False
+    function = up.func.id
+    if function in _READING_CALLS:
+        outer = parents.get(up)
+        return not (isinstance(outer, ast.Call) and outer.func is up)  # getattr(cls, "setup")()
+    if function != "setattr" or up.args[0] is not node or len(up.args) != 3:
+        return False
+    written = _static_string(up.args[1], resolve)
+    if written is not None:
+        return written != attribute and (not written.startswith("__") or written in _NAMING)
+    return isinstance(up.args[1], ast.Name) and _ruled_out(up, up.args[1].id, attribute, parents)
+
+
+def _ruled_out(node: ast.AST, name: str, attribute: str, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Whether *node* runs only under an ``if name.startswith("prefix")`` (alone or in an ``and``)
+    whose prefix *attribute* does not start with, and whose body does not rebind the name: then the
+    name is never *attribute*."""
+    child, up = node, parents.get(node)
+    while up is not None and not isinstance(up, (*_DEFS, ast.Lambda)):
+        if isinstance(up, ast.If) and child in up.body:
+            if any(
+                isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+                for stmt in up.body
+                for n in ast.walk(stmt)
+            ):
+                return False
+            test = up.test
+            tests = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+            for t in tests:
+                if (
+                    isinstance(t, ast.Call)
+                    and isinstance(t.func, ast.Attribute)
+                    and t.func.attr == "startswith"
+                    and isinstance(t.func.value, ast.Name)
+                    and t.func.value.id == name
+                    and len(t.args) == 1
+                    and isinstance(t.args[0], ast.Constant)
+                    and isinstance(t.args[0].value, str)
+                    and t.args[0].value
+                    and not attribute.startswith(t.args[0].value)
+                ):
+                    return True
+        child, up = up, parents.get(up)
+    return False

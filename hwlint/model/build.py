@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from ..taxonomy import Taxonomy
-from .bindings import ASSIGN, attribute_writes, enum_stand_in, statement_bindings
+from .bindings import ASSIGN, attribute_writes, enum_stand_in, returns_its_class, statement_bindings
 from .calls import CallScan
 from .classes import ClassScan
 from .devices import DeviceScan, strongest, vocabulary_of
@@ -449,6 +449,7 @@ class Builder(ClassScan, CallScan, DeviceScan):
                 else:
                     passed += _passed_names(stmt.value)
         classes = self.attribute_uses(classes)
+        keepers = self.class_keepers(statements, classes)
         newline = "\r\n" if "\r\n" in self.source[:4096] else ("\r" if "\r" in self.source[:4096] else "\n")
         return FileModel(
             self.path,
@@ -470,7 +471,32 @@ class Builder(ClassScan, CallScan, DeviceScan):
             attribute_writes=tuple(writes),
             enum_bindings=self.enum_bindings(statements, classes),
             exec_calls=tuple(execs),
+            class_keepers=keepers,
         )
+
+    def class_keepers(
+        self, statements: list[tuple[ast.stmt, bool]], classes: list[ClassInfo]
+    ) -> tuple[tuple[str, int, int], ...]:
+        """The module functions (defined unconditionally) that a class decorator of the file names
+        as a plain name and that return the class they are given with its classification
+        (:func:`~hwlint.model.bindings.returns_its_class`), each with the lines its name stays
+        bound to it: from its ``def`` to the next binding of the name."""
+        names = {d.name for c in classes for d in c.decorators if d.site.text == d.name}
+        if not names:
+            return ()
+        out = []
+        for i, (stmt, nested) in enumerate(statements):
+            if nested or not isinstance(stmt, ast.FunctionDef) or stmt.name not in names:
+                continue
+            if not returns_its_class(stmt, self.tax.attribute, self.literal):
+                continue
+            later = (
+                s.lineno
+                for s, _ in statements[i + 1 :]
+                if any(n == stmt.name for n, _, _ in statement_bindings(s))
+            )
+            out.append((stmt.name, stmt.lineno, next(later, 1 << 30) - 1))
+        return tuple(out)
 
     def enum_bindings(
         self, statements: list[tuple[ast.stmt, bool]], classes: list[ClassInfo]

@@ -303,6 +303,10 @@ class FileModel:
     enum_bindings: tuple[tuple[str, int], ...] = ()
     # Module-level ``exec()`` calls: they may rebind any name or attribute
     exec_calls: tuple[Site, ...] = ()
+    # Module functions a class decorator of the file names that return the class they are given with
+    # its classification as its body left it (:func:`~hwlint.model.bindings.returns_its_class`):
+    # (name, line of the def, last line before the name is bound again)
+    class_keepers: tuple[tuple[str, int, int], ...] = ()
     # Resolves names beyond the file (the project model sets it); None: this file only
     resolver: Resolver | None = field(default=None, compare=False, repr=False)
     # Indexes built once, so that every query below is a lookup or a bisection: a file with tens
@@ -389,9 +393,17 @@ class FileModel:
 
     @property
     def file_noqa(self) -> tuple[str, ...] | None:
-        """The file-level exemption (``# flake8: noqa``, ``# hwlint: noqa[: CODES]``): None, ()
+        """The file-level exemption (``# hwlint: noqa[: CODES]``): None, ()
         for every code, or the code prefixes exempted. Kept in ``noqa`` as line 0."""
         return self._noqa.get(0)
+
+    def keeps_class(self, cls: ClassInfo, decorator: Decorator) -> bool:
+        """Whether *decorator*, on the class *cls* of this file, is a plain name bound to a function
+        of the file that returns the class with its classification (:attr:`class_keepers`)."""
+        if decorator.site.text != decorator.name or not any(c is cls for c in self._index.get(cls.name, ())):
+            return False
+        line = decorator.site.line
+        return any(n == decorator.name and first < line <= last for n, first, last in self.class_keepers)
 
     def exempts(self, code: str) -> bool:
         """Whether the file-level exemption covers *code*."""

@@ -326,7 +326,10 @@ def uncertain_hw_classification(ctx: Context) -> Iterator[Hit]:
     something other than the enum, an alias of it or a stand-in enum of constants; the class or a
     base has a metaclass (other than `type` or `ABCMeta`) or `__init_subclass__`, or a class
     decorator hwlint does not know to leave the class alone; or the module runs `exec()`. The
-    message names the first reason.
+    message names the first reason. A decorator hwlint knows is no reason: torch's skip decorators
+    (`@skipIfRocm`, `@requires_triton()`...) and a function of the file that returns the class it is
+    given, calls no method of it and writes no classification (one that copies a mixin's `test_*`
+    methods onto the class with `setattr` under `if name.startswith("test_")`).
 
     ## Why is this bad?
     hwlint, hwselect and reviewers read the declaration; the runtime's filter reads whatever the
