@@ -7,8 +7,10 @@ flake8 hands over every ``.py`` file; the plugin reports on the files ``hwlint c
 file named on flake8's command line, or one that the ``include`` of its ``[tool.hwlint]``
 configuration takes (``test_*.py``, ``*_test.py``) and its ``exclude`` does not skip. Of that
 configuration it also applies ``select``/``ignore`` and ``per-file-ignores``, and the file-level
-``# hwlint: noqa[: CODES]`` (flake8 itself skips a file holding ``# flake8: noqa``, and
-``hwlint check`` does the same). The taxonomy is ``--hw-taxonomy``'s.
+``# hwlint: noqa[: CODES]``. flake8 itself skips a file holding ``# flake8: noqa`` before any
+plugin sees it; ``hwlint check`` and the lintrunner adapter check such a file (they stand in for
+upstream's linter, which reads no flake8 comment): the one difference between the front ends.
+The taxonomy is ``--hw-taxonomy``'s.
 
 flake8 hands over one file at a time. Where a base or an instantiated class of it comes from a test
 module it imports (a file named as ``hwlint check`` discovers test files), that module is loaded

@@ -272,12 +272,12 @@ def test_the_lintrunner_adapter_says_why_nothing_was_linted(tmp_path):
     assert "lintrunner --all-files" in msg["description"]
 
 
-EXEMPT = "# flake8: noqa\n" + FIXABLE
+EXEMPT = "# hwlint: noqa\n" + FIXABLE
 LINE_NOQA = "class TestB:  # noqa: HWC001\n    def test_x(self):\n        pass\n"
 
 
 def test_ignore_noqa_reports_and_fixes_what_noqa_comments_hide(tmp_path):
-    # as ruff's option: a migration declares the classes of files that a blanket flake8 exemption
+    # as ruff's option: a migration declares the classes of files that a blanket file exemption
     # exempts (a classification-filtered run would drop them), and the cache keeps the two apart
     (tmp_path / "test_a.py").write_text(EXEMPT)
     (tmp_path / "test_b.py").write_text(LINE_NOQA)
@@ -292,7 +292,7 @@ def test_ignore_noqa_reports_and_fixes_what_noqa_comments_hide(tmp_path):
     assert _hwlint("check", cwd=tmp_path).returncode == 0  # the warm run without the option
     fixed = _hwlint("check", "--ignore-noqa", "--fix", cwd=tmp_path)
     assert fixed.returncode == 0, fixed.stderr.decode()
-    assert (tmp_path / "test_a.py").read_text() == "# flake8: noqa\n" + FIXED
+    assert (tmp_path / "test_a.py").read_text() == "# hwlint: noqa\n" + FIXED
     assert "    hw_classification = HardwareClassification.GENERIC\n" in (tmp_path / "test_b.py").read_text()
     assert _hwlint("check", "--ignore-noqa", cwd=tmp_path).returncode == 0
 

@@ -477,27 +477,28 @@ def test_a_base_run_through_its_subclass_is_not_never_run(tmp_path, taxonomy):
 
 
 def test_a_class_in_a_file_exempt_from_linting_says_so(tmp_path, taxonomy):
-    """dynamo/test_misc.py's `# flake8: noqa` (inside a test's body) exempts the whole file, as flake8
-    and ruff read it: hwlint neither checks nor fixes MiscTests, and the report says why it runs
-    nowhere."""
-    write(
-        tmp_path,
-        {
-            "test_exempt.py": """\
+    """A `# hwlint: noqa` (here inside a test's body, as dynamo/test_misc.py holds a `# flake8:
+    noqa`) exempts the whole file: hwlint neither checks nor fixes TestMisc, and the report says why
+    it runs nowhere. flake8's own comment is flake8's: the class is merely unclassified."""
+    body = """\
             class TestMisc(TestCase):
                 def test_a(self):
-                    # flake8: noqa
+                    # {directive}: noqa
                     x = ( 1 )
             """
-        },
-    )
+    write(tmp_path, {"test_exempt.py": body.format(directive="hwlint")})
     rep = report_paths([str(tmp_path)], taxonomy, Config(root=tmp_path))
     assert [(c.name, c.never_run) for c in rep.classes] == [
         (
             "TestMisc",
-            "unclassified, in a file exempt from linting (`# flake8: noqa` or `# hwlint: noqa`), which "
+            "unclassified, in a file exempt from linting (`# hwlint: noqa`), which "
             "hwlint neither checks nor fixes: every classification-filtered run drops it",
         )
+    ]
+    write(tmp_path, {"test_exempt.py": body.format(directive="flake8")})
+    rep = report_paths([str(tmp_path)], taxonomy, Config(root=tmp_path))
+    assert [(c.name, c.never_run) for c in rep.classes] == [
+        ("TestMisc", "unclassified: every classification-filtered run drops it")
     ]
 
 

@@ -305,12 +305,11 @@ def noqa_directives(
     return tuple(out)
 
 
-# File-level exemptions, each a comment on a line of its own (written here without their hash, or
-# ruff would read them). flake8's own pattern (NOQA_FILE, matched at the start of a line): flake8
-# skips such a file whole, "flake8: noqa: E501" included, so hwlint check does the same, or the two
-# front ends would disagree. And hwlint's, in ruff's syntax: "hwlint: noqa" (every code) or
-# "hwlint: noqa: HWC001, HWC2" (those); anything else after "noqa" exempts nothing.
-_FLAKE8_FILE_NOQA = re.compile(r"\s*# flake8[:=]\s*noqa", re.IGNORECASE)
+# The file-level exemption, a comment on a line of its own (written here without its hash, or ruff
+# would read it), in ruff's syntax: "hwlint: noqa" (every code) or "hwlint: noqa: HWC001, HWC2"
+# (those); anything else after "noqa" exempts nothing. flake8's "flake8: noqa" is flake8's: flake8
+# skips such a file before the plugin sees it, while hwlint check and the lintrunner adapter, which
+# stand in for upstream's TEST_LINTER (it reads no such comment), check it.
 _HWLINT_FILE_NOQA = re.compile(
     r"\s*#\s*hwlint\s*:\s*noqa(?:\s*:\s*(?P<codes>[A-Z]+[0-9]*(?:\s*,\s*[A-Z]+[0-9]*)*))?\s*(?:#.*)?$",
     re.IGNORECASE,
@@ -348,18 +347,14 @@ def _in_strings(tree: ast.AST | None, rows: list[int]) -> set[int]:
 def file_exemption(
     lines: list[str], lowered: str, tree: ast.AST | None, noqa_rows: Sequence[int] | None = None
 ) -> tuple[str, ...] | None:
-    """The file-level noqa of the file of *lines* (*lowered*: its text in lowercase): None, () for
-    every code, or the codes exempted (see :data:`_FLAKE8_FILE_NOQA`). Only a comment counts: a
-    line inside a string of *tree* is text. *noqa_rows* as for :func:`candidate_rows`."""
-    if "flake8" not in lowered and "hwlint" not in lowered:
+    """The file-level ``# hwlint: noqa[: CODES]`` of the file of *lines* (*lowered*: its text in
+    lowercase): None, () for every code, or the codes exempted. Only a comment counts: a line inside
+    a string of *tree* is text. *noqa_rows* as for :func:`candidate_rows`."""
+    if "hwlint" not in lowered:
         return None
     found: list[tuple[int, tuple[str, ...]]] = []
     for i in _lines_saying_noqa(lines) if noqa_rows is None else noqa_rows:
-        line = lines[i - 1]
-        if _FLAKE8_FILE_NOQA.match(line):
-            found.append((i, ()))
-            continue
-        m = _HWLINT_FILE_NOQA.match(line.rstrip("\r\n"))
+        m = _HWLINT_FILE_NOQA.match(lines[i - 1].rstrip("\r\n"))
         if m:
             codes = m.group("codes")
             found.append((i, tuple(c.strip().upper() for c in codes.split(",")) if codes else ()))

@@ -565,7 +565,7 @@ def _never_run(
     if status == UNCLASSIFIED:
         if model.exempts("HWC001"):
             return (
-                "unclassified, in a file exempt from linting (`# flake8: noqa` or `# hwlint: noqa`), "
+                "unclassified, in a file exempt from linting (`# hwlint: noqa`), "
                 "which hwlint neither checks nor fixes: every classification-filtered run drops it"
             )
         return "unclassified: every classification-filtered run drops it"

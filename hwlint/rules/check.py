@@ -155,7 +155,7 @@ WHOLE_FILE = frozenset({"HWC900", "HWC901", "HWC902"})
 
 
 def _suppressed(model: FileModel, finding: Finding) -> bool:
-    if model.exempts(finding.code):  # a file-level noqa (flake8's, or hwlint's with codes)
+    if model.exempts(finding.code):  # the file-level `# hwlint: noqa[: CODES]`
         return True
     if finding.code in WHOLE_FILE:
         return False
