@@ -20,6 +20,8 @@ from hwlint.fix.write import write_fixed
 from hwlint.model import build_model
 from hwlint.rules.check import check_path
 
+from .conftest import run_tool
+
 CASES = Path(__file__).parent / "fix_cases"
 SAFE = sorted(p for p in CASES.glob("*.py") if not p.name.endswith(".fixed.py"))
 UNSAFE = sorted(CASES.glob("*.unsafe.fixed.py"))
@@ -687,4 +689,37 @@ def test_diff_with_show_fixes_keeps_stdout_a_patch(tmp_path, capsys, monkeypatch
         "\nFixes:\n- test_plain.py:10: HWC001 Declare `hw_classification = HardwareClassification.GENERIC` "
         "in `TestPlain` (safe; no device evidence: never instantiated; no test takes `device`; no "
         "device-specific code)\n"
+    )
+
+
+CUDA_ONLY = """\
+import torch
+from torch.testing._internal.common_utils import TestCase
+
+
+class TestCudaOnly(TestCase):
+    def test_stream(self):
+        torch.cuda.current_stream()
+"""
+
+
+def test_the_fix_summaries_count_by_severity(tmp_path, capsys, monkeypatch):
+    """One error (HWC001) and one advice (HWC302) fixed: each summary counts them apart, as the
+    closing `Found ...` line does, never as two errors (issue 51)."""
+    monkeypatch.chdir(tmp_path)
+    Path("test_cuda.py").write_text(CUDA_ONLY)
+    assert main(["check", "--isolated", "--no-cache", "--unsafe-fixes", "--diff", "test_cuda.py"]) == 1
+    assert capsys.readouterr().err.splitlines()[-1] == "Would fix 1 error and 1 advice."
+    res = run_tool(
+        "hwlint", "check", "--isolated", "--no-cache", "--unsafe-fixes", "--diff", "--stdin-filename",
+        "test_cuda.py", "-", input=CUDA_ONLY, cwd=tmp_path,
+    )  # fmt: skip
+    assert (res.returncode, res.stderr) == (1, "Would fix 1 error and 1 advice.\n")
+    assert (
+        main(["check", "--isolated", "--no-cache", "--unsafe-fixes", "--fix", "--show-fixes", "test_cuda.py"])
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert out.startswith(
+        "Found 1 error and 1 advice (2 fixed, 0 remaining).\n\nFixed 1 error and 1 advice:\n"
     )

@@ -23,7 +23,7 @@ from .common import (
     written,
 )
 from .common import UserError as _UserError
-from .output import FORMATS, counted, fixed_findings, output_to, write_findings
+from .output import FORMATS, fixed_findings, output_to, write_findings
 from .parser import build_parser
 from .report import cmd_report
 from .rule import cmd_rule
@@ -218,9 +218,12 @@ def _finish(args, run, describers) -> int:
     for warning in run.warnings:
         print(f"hwlint: warning: {warning}", file=sys.stderr)
     if run.files_fixed:
+        from ..rules.registry import counted
+
         files = run.files_fixed
+        fixed = counted(f.code for f in fixed_findings(run))
         print(
-            f"hwlint: fixed {counted(fixed_findings(run))} in {files} file{'s' if files != 1 else ''}",
+            f"hwlint: fixed {fixed} in {files} file{'s' if files != 1 else ''}",
             file=sys.stderr,
         )
     fixed_any = bool(run.files_fixed) and args.exit_non_zero_on_fix

@@ -195,26 +195,6 @@ def write_statistics(findings: Sequence[Finding], out: TextIO, fixable=None) -> 
         out.write(f"{n:>{width}}\t{code}\t{mark} {RULES[code].name}\n")
 
 
-def counted(findings: Sequence[Finding]) -> str:
-    """*findings* counted by severity, in one phrase: ``2 errors``, ``1 error and 3 warnings``,
-    ``2 errors, 1 warning and 11 advice`` (lintrunner's severities; advice is a mass noun)."""
-    from ..rules.registry import RULES
-
-    by = Counter(RULES[f.code].severity if f.code in RULES else "error" for f in findings)
-    parts = []
-    for severity, one, many in (
-        ("error", "error", "errors"),
-        ("warning", "warning", "warnings"),
-        ("advice", "advice", "advice"),
-    ):
-        n = by.get(severity, 0)
-        if n:
-            parts.append(f"{n} {one if n == 1 else many}")
-    if not parts:
-        return "0 errors"
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
 def summary(
     findings: Sequence[Finding],
     fixable: int = 0,
@@ -224,12 +204,15 @@ def summary(
     """ruff's closing line over the *findings* left, counted by severity (every one fails the run,
     see docs/rules.md, but the line counts them apart); *fixed*: the findings the fixes removed;
     *hidden* counts unsafe fixes that ``--unsafe-fixes`` would enable."""
+    from ..rules.registry import counted  # the rule table: only once there is something to count
+
     n = len(findings)
     parts = []
     if fixed:
-        parts.append(f"Found {counted([*findings, *fixed])} ({len(fixed)} fixed, {n} remaining).")
+        found = counted(f.code for f in [*findings, *fixed])
+        parts.append(f"Found {found} ({len(fixed)} fixed, {n} remaining).")
     elif n:
-        parts.append(f"Found {counted(findings)}.")
+        parts.append(f"Found {counted(f.code for f in findings)}.")
     else:
         parts.append("All checks passed!")
     note = ""

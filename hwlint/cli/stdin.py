@@ -58,10 +58,10 @@ def check_stdin(args, configs) -> int:
 
         sys.stdout.write(unified_diff(result) if changed else "")
         n = len(result.fixed) if changed else 0
-        print(
-            f"Would fix {n} error{'s' if n != 1 else ''}." if n else "No errors would be fixed.",
-            file=sys.stderr,
-        )
+        from ..rules.registry import counted
+
+        would = counted(f.code for f in result.fixed) if n else ""
+        print(f"Would fix {would}." if n else "No errors would be fixed.", file=sys.stderr)
         return EXIT_FINDINGS if n and not args.exit_zero else EXIT_CLEAN
     if fixing:
         fixed = result.after.data if changed else data

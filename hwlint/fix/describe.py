@@ -13,9 +13,8 @@ from ..model import Resolver, decode_source
 from ..model.source import read_source
 from ..pipeline.session import Session
 from ..rules.check import Finding
-from ..rules.registry import RULES
+from ..rules.registry import RULES, counted
 from ..taxonomy import Taxonomy
-from ..words import plural
 from .apply import plan_source
 from .diff import unified_diff
 from .merge import merged
@@ -116,17 +115,16 @@ def write_diff(run: CheckRun, out, err) -> int:
             for f in r.fixed:
                 assert f.fix is not None
                 err.write(f"{r.plan.path}:{f.line}:{f.col + 1}: {f.code} {f.fix.describe()}\n")
-    n = run.would_fix
-    err.write(f"Would fix {plural(n, 'error')}.\n" if n else "No errors would be fixed.\n")
-    return n
+    fixed = [f.code for r in run.results if r.changed for f in r.fixed]
+    err.write(f"Would fix {counted(fixed)}.\n" if fixed else "No errors would be fixed.\n")
+    return len(fixed)
 
 
 def write_fix_report(run: CheckRun, out) -> None:
     """``--show-fixes``: the fixes applied (ruff's enumeration), then the fixes not applied and why."""
     applied = [r for r in run.results if r.written and r.fixed]
     if applied:
-        n = sum(len(r.fixed) for r in applied)
-        out.write(f"\nFixed {plural(n, 'error')}:\n")
+        out.write(f"\nFixed {counted(f.code for r in applied for f in r.fixed)}:\n")
         for r in applied:
             out.write(f"- {r.plan.path}:\n")
             for code, count in sorted(Counter(f.code for f in r.fixed).items()):
