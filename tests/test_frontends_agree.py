@@ -71,7 +71,7 @@ def tree(tmp_path: Path) -> Path:
     return tmp_path
 
 
-#: The files flake8 skips whole for their ``# flake8: noqa``, which hwlint check checks.
+#: The files flake8 skips whole for their flake8 file-level noqa comment, which hwlint check checks.
 FLAKE8_EXEMPT = {"test_flake8_top.py", "test_flake8_codes.py"}
 
 
@@ -137,7 +137,7 @@ def test_both_front_ends_agree_on_real_files(tmp_path):
         "test/autograd/test_complex.py",
         "test/test_type_info.py",
     }
-    # hwlint check reads no `# flake8: noqa`: the files flake8 skips are checked
+    # hwlint check reads no flake8 file-level comment: the files flake8 skips are checked
     assert {path for path, *_ in check} >= SKIPPED_BY_FLAKE8
     # the directive is all that keeps flake8 from test_aotdispatch.py: without it, the two agree there
     aot = root / "functorch/test_aotdispatch.py"

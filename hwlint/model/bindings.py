@@ -415,7 +415,7 @@ def _own_scope(node: ast.AST, fn: ast.AST, parents: dict[ast.AST, ast.AST]) -> b
     """Whether *node* belongs to *fn*'s own scope (not to a def, lambda or class nested in it)."""
     up = parents.get(node)
     while up is not None and up is not fn:
-        if isinstance(up, (*_DEFS, ast.Lambda, ast.ClassDef)):
+        if isinstance(up, (*DEFS, ast.Lambda, ast.ClassDef)):
             return False
         up = parents.get(up)
     return True
@@ -459,7 +459,7 @@ def _ruled_out(node: ast.AST, name: str, attribute: str, parents: dict[ast.AST, 
     whose prefix *attribute* does not start with, and whose body does not rebind the name: then the
     name is never *attribute*."""
     child, up = node, parents.get(node)
-    while up is not None and not isinstance(up, (*_DEFS, ast.Lambda)):
+    while up is not None and not isinstance(up, (*DEFS, ast.Lambda)):
         if isinstance(up, ast.If) and child in up.body:
             if any(
                 isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
