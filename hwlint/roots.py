@@ -30,10 +30,32 @@ def allow_roots(paths: Sequence[str]) -> None:
     for p in paths:
         try:
             base = p if os.path.isdir(p) else os.path.dirname(p) or "."
-            found.add(os.path.realpath(base))
+            if linked_away(base) is None:  # a link out of the checkout makes no tree of its target
+                found.add(os.path.realpath(base))
         except (OSError, ValueError):
             continue
     _roots = found
+
+
+def linked_away(path: str) -> str | None:
+    """Why *path*, as named, is not read: a symlink to a directory on its way below the current
+    directory (the named directory itself, ``test -> /home/ci``, or one above it) leads out of
+    the current directory's tree, where a pull request's link may point anywhere. None when it
+    does not (a named file that is itself a symlink is judged when it is read, by
+    :func:`link_refusal`)."""
+    try:
+        cwd = os.getcwd()  # the kernel's: already real
+        absolute = os.path.abspath(path)
+        if not absolute.startswith(cwd.rstrip(os.sep) + os.sep):
+            return None  # named from elsewhere: the caller's own path, links and all
+        directory = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
+        real = os.path.realpath(directory)
+    except (OSError, ValueError):
+        return None
+    if real == cwd or real.startswith(cwd.rstrip(os.sep) + os.sep):
+        return None
+    where = "a symlink" if directory == absolute else "under a symlink"
+    return f"{where} to a directory outside the checked tree; not read"
 
 
 _projects: set[str] = set()  # the directories of the configurations that govern the run

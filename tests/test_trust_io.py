@@ -238,3 +238,43 @@ def test_every_output_file_is_written_through_one_helper():
 
 def _line_of(rel: str, needle: str) -> int:
     return next(i for i, line in enumerate((ROOT / rel).read_text().splitlines(), 1) if needle in line)
+
+
+# -- 6. a named directory that is a symlink out of the checkout is not read ------------------------
+
+
+def test_a_named_directory_linked_out_of_the_checkout_is_neither_read_nor_fixed(tmp_path):
+    """The pull request commits ``test -> /home/ci/secrets`` (a directory outside the checkout) and
+    CI runs ``hwlint check --output-format full test/``, ``--fix``, hwselect and the report on it."""
+    tree, outside = tmp_path / "tree", tmp_path / "outside"
+    tree.mkdir()
+    outside.mkdir()
+    secret = (
+        HEADER
+        + "class TestSecret(TestCase):  # SECRET_TOKEN_4711\n"
+        + "    def test_x(self):\n        pass\n"
+    )
+    (outside / "test_secret.py").write_text(secret)
+    (outside / "pyproject.toml").write_text('[tool.hwlint]\ntaxonomy = "/nonexistent.yaml"\n')
+    (tree / "test").symlink_to(outside, target_is_directory=True)
+    (tree / "real").mkdir()
+    (tree / "real" / "test_a.py").write_text(DECLARED)
+    (tree / "inside").symlink_to(tree / "real", target_is_directory=True)  # inside the checkout: read
+    away = "a symlink to a directory outside the checked tree; not read"
+    for args in (["--diff"], ["--output-format", "full"], ["--fix", "--unsafe-fixes"]):
+        res = run_tool("hwlint", "check", "--no-cache", *args, "test", "inside", cwd=tree)
+        out = res.stdout + res.stderr
+        assert "SECRET_TOKEN_4711" not in out and "TestSecret" not in out, out
+        assert "--diff" in args or f"test:1:1: HWC901 Cannot check file: {away}" in out, out
+    assert (outside / "test_secret.py").read_text() == secret
+    assert (tree / "real" / "test_a.py").read_text().count("hw_classification =") == 2  # inside: fixed
+    res = run_tool("hwlint", "check", "--no-cache", "test/test_secret.py", cwd=tree)
+    assert "under a symlink to a directory outside the checked tree; not read" in res.stdout
+    assert "SECRET_TOKEN_4711" not in res.stdout + res.stderr and res.returncode == 1
+    res = run_tool("hwselect", "cpu", "--no-cache", "--verbose", "test", "inside", cwd=tree)
+    assert res.stdout.split() == ["inside/test_a.py::TestA", "inside/test_a.py::TestB"]  # TestB: fixed above
+    assert "TestSecret" not in res.stdout + res.stderr
+    assert f"hwselect: warning: test: {away}" in res.stderr, res.stderr
+    res = run_tool("hwlint", "report", "--no-cache", "--format", "json", "test", "inside", cwd=tree)
+    assert res.returncode == 0 and "TestSecret" not in res.stdout and "inside/test_a.py" in res.stdout
+

@@ -428,7 +428,7 @@ class Configs:
         elif config_file:
             self._pinned = self._final(_load_file(Path(config_file)))
         self._fallback = self._final(Config(root=self.cwd))
-        start = Path(paths[0]) if paths else Path(".")
+        start = _first_readable(paths)
         start = start if os.path.isdir(start) else start.parent
         self.primary = self.for_directory(str(start))
         # where the cache lives without --cache-dir: next to the configuration, else (as before
@@ -463,7 +463,12 @@ class Configs:
         found = self._by_dir.get(d)
         if found is not None:
             return found
+        from ..roots import linked_away
+
         chain = []
+        while linked_away(d) is not None:  # a link out of the checkout: its configuration is not read
+            chain.append(d)
+            d = os.path.dirname(d)
         cfg = None
         while True:
             known = self._by_dir.get(d)
@@ -511,10 +516,18 @@ def config_for_paths(paths: Sequence[str], config_file: str | None = None, isola
     if config_file:
         config = load_config(Path(config_file))
     else:
-        start = Path(paths[0]) if paths else Path(".")
+        start = _first_readable(paths)
         config = load_config(start=start if os.path.isdir(start) else start.parent)
     note_project(str(config.root))  # its files are the pull request's too
     return config
+
+
+def _first_readable(paths: Sequence[str]) -> Path:
+    """The first of *paths* that discovery reads (not one a symlink leads out of the checkout:
+    its configuration is not read either); the current directory when there is none."""
+    from ..roots import linked_away
+
+    return next((Path(p) for p in paths if linked_away(p) is None), Path("."))
 
 
 @dataclass(frozen=True)
@@ -546,13 +559,17 @@ def discover(
 
     Nothing is dropped silently: what cannot be listed or is not a regular file is appended to
     *skipped*, which the caller reports."""
-    from ..roots import allow_roots
+    from ..roots import allow_roots, linked_away
 
     allow_roots(paths)  # a symlink is read only into these trees (model.source.read_source)
     configs = config if isinstance(config, Configs) else None
     seen: set[str] = set()
     skipped = skipped if skipped is not None else []
     for given in paths:
+        away = linked_away(given)
+        if away is not None:  # neither walked nor read, nor its configuration
+            skipped.append(Skipped(os.path.normpath(given), away, True))
+            continue
         if os.path.isdir(given):
             top = configs.for_directory(given) if configs is not None else config
             for found in _walk(given, top, configs, skipped):
