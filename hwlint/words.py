@@ -76,6 +76,18 @@ def printable(text: str) -> str:
     return text.translate(_CONTROLS)
 
 
+#: The most characters of a value from a file that a message quotes (:func:`excerpt`).
+EXCERPT_CHARS = 32
+
+
+def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
+    """*value* as an error message may quote it when it comes from a file the checkout names: its
+    ``repr`` cut to *limit* characters (``…`` marks a cut) and made :func:`visible`. A message
+    never echoes a file's content whole, nor a control or invisible character raw."""
+    text = repr(value)
+    return visible(text if len(text) <= limit else text[:limit] + "…")
+
+
 # Characters that show nothing, or reorder what follows, though Python calls them printable:
 # a combining grapheme joiner, Hangul and Khmer fillers, the braille blank.
 _INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")

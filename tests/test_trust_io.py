@@ -278,3 +278,61 @@ def test_a_named_directory_linked_out_of_the_checkout_is_neither_read_nor_fixed(
     res = run_tool("hwlint", "report", "--no-cache", "--format", "json", "test", "inside", cwd=tree)
     assert res.returncode == 0 and "TestSecret" not in res.stdout and "inside/test_a.py" in res.stdout
 
+
+# -- 7. a path from the checkout's configuration stays in its tree ---------------------------------
+
+
+def _confined_tree(tmp_path: Path, setting: str) -> tuple[Path, Path]:
+    tree, outside = tmp_path / "tree", tmp_path / "outside"
+    tree.mkdir()
+    outside.mkdir()
+    (outside / "secret.yaml").write_text('version: "ghp_SECRET0123456789"\n')
+    (outside / "secret.json").write_text('["AKIASECRET0123456789"]\n')
+    (outside / "src").mkdir()
+    (tree / "test_a.py").write_text(DECLARED)
+    (tree / "linked.yaml").symlink_to(outside / "secret.yaml")
+    (tree / "pyproject.toml").write_text(f"[tool.hwlint]\n{setting}\n")
+    return tree, outside
+
+
+@pytest.mark.parametrize(
+    ("setting", "key"),
+    [
+        ('taxonomy = "{outside}/secret.yaml"', "tool.hwlint.taxonomy"),
+        ('baseline = "{outside}/secret.json"', "tool.hwlint.baseline"),
+        ('baseline = "../outside/secret.json"', "tool.hwlint.baseline"),
+        ('taxonomy = "linked.yaml"', "tool.hwlint.taxonomy"),  # a link out of the tree
+        ('roots = ["{outside}/src"]', "tool.hwlint.roots"),
+    ],
+)
+def test_a_configured_path_outside_the_configurations_tree_is_refused(tmp_path, setting, key):
+    outside = tmp_path / "outside"
+    tree, _ = _confined_tree(tmp_path, setting.format(outside=outside))
+    expected = f"pyproject.toml: {key}: "
+    for command in (
+        ["hwlint", "check", "--no-cache", "."],
+        ["hwselect", "cpu", "--no-cache", "."],
+        ["hwlint", "report", "--no-cache", "."],
+    ):
+        res = run_tool(*command, cwd=tree)
+        assert res.returncode == 2, (command, res.stdout, res.stderr)
+        assert expected in res.stderr and "lies outside the configuration's tree" in res.stderr, res.stderr
+        assert "SECRET" not in res.stdout + res.stderr
+    res = run_tool("python", "-m", "hwlint.lintrunner", "--", "test_a.py", cwd=tree)
+    assert '"configuration-error"' in res.stdout and expected in res.stdout and "SECRET" not in res.stdout
+    # the same file, named on the command line, is CI's choice and is read
+    res = run_tool(
+        "hwlint", "check", "--no-cache", "--isolated", "--taxonomy", str(outside / "secret.yaml"), cwd=tree
+    )
+    assert res.returncode == 2 and "version" in res.stderr
+
+
+def test_a_configured_path_inside_the_tree_is_read_and_quoted_short_and_escaped(tmp_path):
+    tree, _ = _confined_tree(tmp_path, 'taxonomy = "taxonomy.yaml"')
+    (tree / "taxonomy.yaml").write_text('version: "\\e]0;owned\\a\\n::error::forged' + "A" * 200 + '"\n')
+    res = run_tool("hwlint", "check", "--no-cache", ".", cwd=tree)
+    assert res.returncode == 2
+    line = res.stderr.splitlines()[-1]
+    assert "taxonomy.yaml:1: version: expected an integer, got a string '\\x1b]0;owned\\x07\\n::error" in line
+    assert "\x1b" not in res.stderr and "\n::error" not in res.stderr and "A" * 40 not in res.stderr
+    assert len(res.stderr.splitlines()) == 1 and line.endswith("…")

@@ -15,11 +15,14 @@ import fnmatch
 import operator
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
+
+from ..words import EXCERPT_CHARS, excerpt, visible
 
 DEFAULT_INCLUDE = ("test_*.py", "*_test.py")
 DEFAULT_EXCLUDE = (
@@ -285,7 +288,8 @@ def _settings(table: dict, where: str, prefix: str, base: Path) -> list[Setting]
     out: list[Setting] = []
     for key, value in table.items():
         kind = _KEYS.get(key)
-        name = f"{where}: {prefix}{key}" if where else f"{prefix}{key}"
+        shown = visible(key) if len(key) <= EXCERPT_CHARS else excerpt(key)  # a key is the file's text
+        name = f"{where}: {prefix}{shown}" if where else f"{prefix}{shown}"
         if kind is None:
             raise ConfigError(f"{name}: unknown key (expected one of {', '.join(sorted(_KEYS))})")
         if kind == "path":
@@ -369,7 +373,37 @@ def _load_file(path: Path) -> Config:
             raise ConfigError(f"{path}: [tool.hwlint] must be a table")
     else:  # hwlint.toml, .hwlint.toml, or any file given to --config: the settings at top level
         table, prefix = data, ""
-    return _apply(Config(root=root, source=path), _settings(table, str(path), prefix, root))
+    settings = _settings(table, str(path), prefix, root)
+    for key, value in settings:
+        if _KEYS[key] in ("path", "paths"):
+            for named in (value,) if isinstance(value, str) else value:
+                _confine(named, path, root, f"{prefix}{key}")
+    return _apply(Config(root=root, source=path), settings)
+
+
+def _confine(named: str, source: Path, root: Path, key: str) -> None:
+    """A :class:`ConfigError` unless *named* (a path the configuration file *source* gives under
+    *key*), its links resolved, lies in the configuration's tree: the directory holding it, the git
+    work tree holding that, or the current directory. A pull request's ``taxonomy = "/any/file"``
+    would have hwlint read, and quote in its errors, a file outside the checkout."""
+    from ..effects import work_tree
+
+    try:
+        mode = os.stat(named).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            return  # a device, a FIFO: refused unread when it is read (read_bounded), naming its kind
+    except (OSError, ValueError):
+        pass
+    real = os.path.realpath(named)
+    found = work_tree(str(root))
+    trees = [str(root), os.getcwd(), *([os.path.realpath(found[0])] if found else [])]
+    if any(real == t or real.startswith(t.rstrip(os.sep) + os.sep) for t in trees):
+        return
+    raise ConfigError(
+        f"{visible(str(source))}: {key}: {visible(named)} lies outside the "
+        "configuration's tree (its directory, its git work tree, the current directory); "
+        "name a file elsewhere on the command line"
+    )
 
 
 def parse_override(text: str, cwd: Path | None = None) -> list[Setting]:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..words import visible
+from ..words import excerpt, visible
 
 
 class TaxonomyError(Exception):
@@ -56,9 +56,7 @@ def kind_name(names: str) -> str:
 def describe(value: Any) -> str:
     if value is None:
         return "nothing (null)"
-    kind = kind_name(type(value).__name__)
-    text = repr(value)
-    return f"{kind} {text}" if len(text) <= 40 else kind
+    return f"{kind_name(type(value).__name__)} {excerpt(value)}"
 
 
 class Kind:
@@ -205,7 +203,7 @@ class Choice(Kind):
 
     def check(self, ctx: Context, value: Any, key: str) -> str:
         if value not in self.allowed:
-            raise ctx.error(key, f"expected one of {', '.join(self.allowed)}, got {value!r}")
+            raise ctx.error(key, f"expected one of {', '.join(self.allowed)}, got {excerpt(value)}")
         return value
 
 
