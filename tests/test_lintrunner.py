@@ -126,16 +126,14 @@ def repo(tmp_path: Path, request) -> Path:
     (repo / "test" / "nn").mkdir(parents=True)
     (repo / "test" / "cpython").mkdir()
     (repo / "tools" / "linter" / "adapters").mkdir(parents=True)
-    # PyTorch's pip_init.py installs the pinned package; here it only records how it was called.
+    # PyTorch's pip_init.py installs name==version from an index: it must never be called
     (repo / "tools/linter/adapters/pip_init.py").write_text(
         'import sys\nopen("init-args.txt", "w").write(" ".join(sys.argv[1:]))\n'
     )
     config = (EXAMPLES / "lintrunner" / request.param / ".lintrunner.toml").read_text()
     assert config.count("'python3'") == 2
-    if request.param == "pytorch":  # PyTorch's pip_init.py wants name==version
-        assert f"'hwlint=={__version__}'" in config  # the version the package reports
-    else:  # nothing by name from an index: see test_standalone_init_installs_only_what_is_named
-        assert "hwlint==" not in config.partition("[[linter]]")[2]
+    # nothing by name from an index: see test_init_installs_only_what_is_named
+    assert "hwlint==" not in config.partition("[[linter]]")[2]
     (repo / ".lintrunner.toml").write_text(config.replace("'python3'", repr(sys.executable)))
     shutil.copyfile(CASES / "docstring_first.py", repo / "test/test_doc.py")
     shutil.copyfile(CASES / "crlf.py", repo / "test/nn/test_crlf.py")
@@ -169,12 +167,10 @@ def test_real_lintrunner_reports_applies_and_is_clean_after(repo: Path, tmp_path
     monkeypatch.setenv("PIP_DRY_RUN", "1")  # pip resolves the wheel, offline, and installs nothing
     init = run_tool("lintrunner", *data, "init", cwd=repo)
     assert init.returncode == 0, init.stdout + init.stderr
-    if (repo / "init-args.txt").exists():  # PyTorch's pip_init.py was called
-        assert (repo / "init-args.txt").read_text() == f"--dry-run=0 hwlint=={__version__}"
-    else:  # the standalone config ran pip itself, on the wheel named
-        dry = run_tool("lintrunner", *data, "init", "--dry-run", cwd=repo)
-        assert dry.returncode == 0, dry.stdout + dry.stderr
-        assert f"-m pip install --quiet --no-index --find-links {tmp_path} {tmp_path}/hwlint-" in dry.stdout
+    assert not (repo / "init-args.txt").exists()  # PyTorch's pip_init.py was not called
+    dry = run_tool("lintrunner", *data, "init", "--dry-run", cwd=repo)  # pip, on the wheel named
+    assert dry.returncode == 0, dry.stdout + dry.stderr
+    assert f"-m pip install --quiet --no-index --find-links {tmp_path} {tmp_path}/hwlint-" in dry.stdout
 
     report = run_tool("lintrunner", *data, "--all-files", "--output=oneline", cwd=repo)
     assert report.returncode == 1, report.stdout + report.stderr
@@ -229,13 +225,15 @@ def test_usage_errors_are_messages_too(tmp_path):
         ),
     ],
 )
-def test_standalone_init_installs_only_what_is_named(tmp_path, monkeypatch, source, installed):
+@pytest.mark.parametrize("block", ["standalone", "pytorch"])
+def test_init_installs_only_what_is_named(tmp_path, monkeypatch, source, installed, block):
     """Dependency confusion: hwlint is on no index, so whoever registers the name there would be
-    installed by every `lintrunner init`. The standalone config installs only a wheel file or a
-    git URL pinned to a commit, never from an index (--no-index), and refuses anything else."""
+    installed by every `lintrunner init`. Both configs (the standalone one and PyTorch's block)
+    install only a wheel file or a git URL pinned to a commit, never from an index (--no-index),
+    and refuse anything else."""
     repo = tmp_path / "repo"
     repo.mkdir()
-    config = (EXAMPLES / "lintrunner" / "standalone" / ".lintrunner.toml").read_text()
+    config = (EXAMPLES / "lintrunner" / block / ".lintrunner.toml").read_text()
     (repo / ".lintrunner.toml").write_text(config.replace("'python3'", repr(sys.executable)))
     _git(repo, "init", "-q")
     if source == "wheel":
@@ -256,3 +254,12 @@ def test_standalone_init_installs_only_what_is_named(tmp_path, monkeypatch, sour
     [command] = [line for line in dry.stdout.splitlines() if "-m pip install" in line]
     assert f"-m pip install --quiet {installed} " in command
     assert command.endswith(source if source.endswith(".whl") else f"hwlint @ {source}")
+
+
+def test_both_configs_install_with_one_init_command():
+    """One installer: PyTorch's block runs the standalone config's init_command, word for word."""
+    inits = [
+        (EXAMPLES / "lintrunner" / block / ".lintrunner.toml").read_text().partition("init_command = [")[2]
+        for block in ("standalone", "pytorch")
+    ]
+    assert inits[0] and inits[0] == inits[1]
