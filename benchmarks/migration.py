@@ -205,9 +205,16 @@ def importers(graph: dict[str, set[str]], changed: set[str]) -> set[str]:
 
 # -- comparison --------------------------------------------------------------------------------
 # A record (real_tree.PLUGIN): [nodeid, class, generic class, neutral name, dtype suffix, device,
-# classification, kept by the filter]
+# classification, kept by the filter, skipped before it runs]
 def _key(path: str, row: list) -> tuple[str, str, str]:
     return path, row[2], row[3]
+
+
+def runs_unskipped(row: list) -> bool:
+    """Whether the runner would run the test of *row* rather than skip it before its body (a skip
+    mark or decorator, a class skip, a device pin for another device: real_tree's plugin). Rows
+    of an older plugin have no such column: counted as run."""
+    return not (len(row) > 8 and row[8])
 
 
 def _pinned_elsewhere(pinned: dict, key: tuple[str, str, str], device: str | None) -> bool:
@@ -311,23 +318,30 @@ def compare(
         entry["error"] = Counter(entry["errors"].values()).most_common(1)[0][0]
 
     before_keys: dict[tuple, set[str]] = defaultdict(set)  # key -> runners it collected on
+    ran_before: set[tuple] = set()  # keys some runner ran (collected, not skipped before running)
     device_keys: dict[str, set[tuple]] = {r: set() for r in runners}
     for r in runners:
         for f in ok_before[r]:
             for row in before[r][f].get("records", ()):
                 k = _key(f, row)
                 before_keys[k].add(r)
+                if not runs_unskipped(row):
+                    continue
+                ran_before.add(k)
                 if row[5] and not _pinned_elsewhere(pinned, k, devices.get(r)):
                     device_keys[r].add(k)
     kept: dict[str, set[tuple]] = {r: set() for r in runners}
+    skipped_after: dict[str, int] = dict.fromkeys(runners, 0)
     seen_after: dict[tuple[str, str], dict[str, set]] = defaultdict(lambda: defaultdict(set))
     for r in runners:
         for f in ok_after[r]:
             for row in after[r][f].get("records", ()):
                 k = _key(f, row)
                 seen_after[(f, row[2])][r].add(row[6] or ("no class" if not row[1] else "unclassified"))
-                if row[7]:
+                if row[7] and runs_unskipped(row):
                     kept[r].add(k)
+                elif row[7]:
+                    skipped_after[r] += 1
     ran = set().union(*kept.values())
 
     def why(f: str, cls: str) -> dict:
@@ -351,13 +365,13 @@ def compare(
         return out
 
     # a test a fix moved to a class of its own (the pinned tests of a split) is kept under its name
-    named_before = Counter((k[0], k[2]) for k in before_keys)
     named_ran = Counter((k[0], k[2]) for k in ran)
     names_ran = _names_by_file(ran)
     expanded: Counter = Counter()
     lost_by: dict[str, Counter] = defaultdict(Counter)
     unchanged: Counter = Counter()
-    for k in before_keys:
+    named_before = Counter((k[0], k[2]) for k in ran_before)
+    for k in ran_before:
         if k[0] not in in_after:
             unchanged[k[0]] += 1
         elif k not in ran and named_ran[(k[0], k[2])] < named_before[(k[0], k[2])]:
@@ -412,6 +426,10 @@ def compare(
             ),
             "tests_collected_after": len(rows_a),
             "tests_run_after": sum(bool(row[7]) for row in rows_a),
+            # kept by the filter, and skipped there every time before the test's body runs
+            "tests_kept_but_skipped_after": skipped_after[r],
+            "tests_run_unskipped_before": sum(runs_unskipped(row) for row in rows_b),
+            "tests_run_unskipped_after": sum(bool(row[7]) and runs_unskipped(row) for row in rows_a),
             "dropped_unclassified": sum(bool(row[1]) and row[6] is None for row in rows_a),
             "dropped_no_class": sum(not row[1] for row in rows_a),
             "device_tests_before": len(device_keys[r]),
@@ -425,6 +443,8 @@ def compare(
         "files_broken": len(broken),
         "tests_before": len(before_keys),
         "tests_before_in_collected_after_files": total_in_changed,
+        # run (collected and not skipped before running) on some runner before, in those files
+        "tests_ran_before_in_collected_after_files": sum(k[0] in in_after for k in ran_before),
         "tests_run_nowhere": sum(e["tests"] for e in lost),
         # collected before under a bare name, run after only as their parametrized expansions
         "tests_run_expanded": {"tests": sum(expanded.values()), "classes": dict(sorted(expanded.items()))},
@@ -606,10 +626,11 @@ def annotate(result: dict, base: Path, fixed: Path, notes: dict) -> None:
 
 def print_table(summary: dict) -> None:
     for mode, s in summary["modes"].items():
+        ran = s.get("tests_ran_before_in_collected_after_files", s["tests_before_in_collected_after_files"])
         print(
             f"\n{mode}: {s['files_changed']} files changed, {s['files_collected_after']} collected after; "
             f"broken {s['files_broken']}; tests run nowhere {s['tests_run_nowhere']} of "
-            f"{s['tests_before_in_collected_after_files']}; device tests lost {s['device_tests_lost']}"
+            f"{ran} run before; device tests lost {s['device_tests_lost']}"
         )
         grown = s.get("tests_run_expanded", {}).get("tests", 0)
         if grown:

@@ -309,6 +309,70 @@ def _hw_filter(items):
     return kept
 
 
+def _layers(fn):
+    """*fn* and the functions it wraps (functools.wraps' __wrapped__), outermost first."""
+    fn = getattr(fn, "__func__", fn)
+    seen = set()
+    while fn is not None and id(fn) not in seen:
+        seen.add(id(fn))
+        yield fn
+        fn = getattr(fn, "__wrapped__", None)
+
+
+def _pin_skips(layer, device):
+    """Whether torch's device decorator that made *layer* skips its test on *device* (None: the
+    class has no device_type, so the decorator's own check fails before the test runs)."""
+    qualname = getattr(layer, "__qualname__", "")
+    owners = [c.cell_contents for c in (getattr(layer, "__closure__", None) or ()) if _filled(c)]
+    for owner in owners:
+        kind = type(owner).__name__
+        if kind == "onlyOn" and qualname.startswith("onlyOn."):
+            wanted = owner.device_type
+            return device is None or device not in ([wanted] if isinstance(wanted, str) else wanted)
+        if kind == "skipIf" and qualname.startswith("skipIf.") and isinstance(owner.dep, bool):
+            where = owner.device_type
+            if where is None or where == device or (not isinstance(where, str) and device in (where or ())):
+                return owner.dep
+    if qualname.startswith("onlyAccelerator."):
+        return device in (None, "cpu", "meta")
+    if qualname.startswith("onlyNativeDeviceTypes."):
+        cdt = sys.modules.get("torch.testing._internal.common_device_type")
+        return device is None or (cdt is not None and device not in cdt.NATIVE_DEVICES)
+    return False
+
+
+def _filled(cell):
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+def _skipped_before_run(item):
+    """Whether the runner skips *item* before its body runs: a pytest skip mark that applies, a
+    unittest skip decorator on it or its class (``@skipIf(not TEST_CUDA)``, ``@requires_cuda``, a
+    class-level skip: decided at import, with the runner's device faked), or a torch device
+    decorator for another device (``@onlyCUDA``, ``skipCUDAIf(True)``, ``@onlyAccelerator`` on cpu)
+    that raises SkipTest first thing. A test skipped every time on a runner does not run there."""
+    from _pytest.skipping import evaluate_skip_marks
+
+    try:
+        if evaluate_skip_marks(item) is not None:
+            return True
+    except Exception:  # a mark's condition that fails to evaluate fails the test: it does not run
+        return True
+    cls = getattr(item, "cls", None)
+    if cls is not None and getattr(cls, "__unittest_skip__", False):
+        return True
+    # on PrivateUse1 the backend's name, as the decorators compare it
+    device = getattr(cls, "device_type", None) if cls is not None else None
+    for layer in _layers(getattr(item, "obj", None)):
+        if getattr(layer, "__unittest_skip__", False) or _pin_skips(layer, device):
+            return True
+    return False
+
+
 def pytest_collection_modifyitems(session, config, items):
     kept = _hw_filter(items) if _RUNS is not None else items
     if _RECORDS is not None:
@@ -316,7 +380,8 @@ def pytest_collection_modifyitems(session, config, items):
         for item in items:
             row = _neutral(item)
             cls = getattr(item, "cls", None)
-            _RECORDS.append([item.nodeid, *row, _classification(cls) if cls else None, id(item) in ids])
+            classification = _classification(cls) if cls else None
+            _RECORDS.append([item.nodeid, *row, classification, id(item) in ids, _skipped_before_run(item)])
     items[:] = kept
 
 

@@ -206,6 +206,7 @@ def run(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     if not paths:  # lintrunner passes the changed files only: say why nothing was linted
         emit(message(code, None, "no-files", NO_FILES, "advice"))
         return 0
+    from .edits.torch_enum import enum_form, with_enum_form
     from .pipeline.config import ConfigError
     from .pipeline.session import RunOptions, Session
 
@@ -215,10 +216,15 @@ def run(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     # a session per taxonomy, built as `hwlint check` builds its own: the project's files are read once
     sessions: dict = {}
     options = RunOptions(jobs=1, no_cache=True)
+    forms: dict = {}  # per taxonomy: the one writing the enum's import as the files' torch has it
     for path in paths:
         try:
             config = configs.for_path(path)
             taxonomy = _taxonomy(args.taxonomy or config.taxonomy, taxonomies)
+            # the replacement imports the enum as the files' torch defines it (hwlint.edits.torch_enum)
+            if taxonomy.digest not in forms:
+                forms[taxonomy.digest] = with_enum_form(taxonomy, enum_form(taxonomy, paths))
+            taxonomy = forms[taxonomy.digest]
             baseline = _baseline(config, baselines, emit, code)
             selection = Selection(config.select, config.ignore).with_ignored(config.ignored_for(path))
             if taxonomy.digest not in sessions:

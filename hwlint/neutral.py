@@ -231,6 +231,13 @@ def _conversion(ctx: Context, cls: ClassInfo) -> Conversion | None:
     uses = hard_uses(ctx, cls, converting=True)
     if not any(h.rewrite is not None for h in uses):
         return None  # nothing says the class is one device's only by its spelling
+    # a device given to one device's autocast, streams or allocator (the model's feature of the
+    # call): such tests test that device, on another one something else, or fail (TestXpuAutocast
+    # in test_xpu.py); said without a line, so that HWC302 does not advise a conversion one line
+    # away. A `torch.cuda.*` call with a device-neutral counterpart is no such use (it converts).
+    feature = next((h.use for h in uses if h.use.feature), None)
+    if feature is not None:
+        return blocked(f"its tests exercise {feature.device}'s {feature.feature} (line {feature.site.line})")
 
     chain = mro(ctx.model, cls, ctx.resolver)
     holder = next((c for c in chain[1:] if c.is_test), None)

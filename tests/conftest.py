@@ -155,3 +155,26 @@ def pytest_xdist_setupnodes(config, specs):
 
     reporter.ensure_show_status = once
     reporter._hwlint_once = True
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _torch_with_the_enum(tmp_path_factory):
+    """Every test's temporary tree sits in a checkout of a torch that defines the enum: a fix
+    imports it as ``from torch.testing._internal.common_utils import HardwareClassification``
+    (hwlint.edits.torch_enum reads the nearest checkout first), whatever torch is installed, so
+    the expected texts hold everywhere. A test of the other form lays a torch without the enum
+    nearer to its files (:func:`torch_checkout`)."""
+    torch_checkout(tmp_path_factory.getbasetemp(), enum=True)
+
+
+def torch_checkout(root: Path, enum: bool) -> Path:
+    """*root* made a checkout of a torch whose ``common_utils.py`` defines the enum or not."""
+    module = root / "torch" / "testing" / "_internal" / "common_utils.py"
+    module.parent.mkdir(parents=True, exist_ok=True)
+    body = (
+        "class HardwareClassification(Enum):\n    GENERIC = 'generic'\n"
+        if enum
+        else "class TestCase:\n    pass\n"
+    )
+    module.write_text(f"from enum import Enum\n\n\n{body}")
+    return module

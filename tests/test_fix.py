@@ -66,14 +66,14 @@ def test_several_classes_report_fixed_and_remaining(tmp_path, capsys, monkeypatc
     shutil.copyfile(CASES / "several_classes.py", "test_several.py")
     assert main(["check", "--isolated", "--fix", "test_several.py"]) == 1
     assert capsys.readouterr().out == (
-        "test_several.py:20:1: HWC001 Test class `TestMixed` does not declare `hw_classification`.\n"
-        "test_several.py:20:1: HWC004 [warning] Test class `TestMixed` mixes tests that use cuda "
-        "(`test_needs_cuda`, e.g. `torch.cuda.synchronize()` (line 25)) with tests that use no device "
+        "test_several.py:24:1: HWC001 Test class `TestMixed` does not declare `hw_classification`.\n"
+        "test_several.py:24:1: HWC004 [warning] Test class `TestMixed` mixes tests that use cuda "
+        "(`test_needs_cuda`, e.g. `torch.cuda.synchronize()` (line 29)) with tests that use no device "
         "(`test_cpu_only`): split it into a GENERIC class and a CUDA class.\n"
-        "test_several.py:20:1: HWC302 [advice] CUDA test class `TestMixed` could run on every "
+        "test_several.py:24:1: HWC302 [advice] CUDA test class `TestMixed` could run on every "
         "accelerator: each hard-coded device has a device-neutral spelling.\n"
-        "test_several.py:28:1: HWC001 Test class `TestCudaOnly` does not declare `hw_classification`.\n"
-        "test_several.py:28:1: HWC302 [advice] CUDA test class `TestCudaOnly` could run on every "
+        "test_several.py:32:1: HWC001 Test class `TestCudaOnly` does not declare `hw_classification`.\n"
+        "test_several.py:32:1: HWC302 [advice] CUDA test class `TestCudaOnly` could run on every "
         "accelerator: each hard-coded device has a device-neutral spelling.\n"
         "Found 4 errors, 1 warning and 2 advice (2 fixed, 5 remaining).\n"
         "No fixes available (4 hidden fixes can be enabled with the `--unsafe-fixes` option).\n"
@@ -415,7 +415,14 @@ def test_fix_ends_with_a_summary_of_files_changed(tmp_path, capsys):
     for name in ("test_one.py", "test_two.py"):
         shutil.copyfile(CASES / "no_import.py", tmp_path / name)
     main(["check", "--isolated", "--no-cache", "--quiet", "--fix", str(tmp_path)])
-    assert capsys.readouterr().err.splitlines()[-1] == "hwlint: fixed 2 errors in 2 files"
+    summary = capsys.readouterr().err.splitlines()[-2:]
+    assert summary[0] == "hwlint: fixed 2 errors in 2 files"
+    # which import of the enum the fixes wrote, and the evidence (conftest's torch has the enum)
+    assert summary[1].startswith(
+        "hwlint: where a fix imports the enum, it writes "
+        "`from torch.testing._internal.common_utils import HardwareClassification`: the checkout's "
+    )
+    assert summary[1].endswith("torch/testing/_internal/common_utils.py defines HardwareClassification")
 
 
 def _one_pass_matches_separate_planning(tree: Path, taxonomy, flags: tuple[str, ...], capsys) -> None:
@@ -602,7 +609,7 @@ def test_accelerator_on_a_class_nothing_instantiates_is_written_and_left_for_rev
     out, _ = capsys.readouterr()
     assert "    hw_classification = HardwareClassification.ACCELERATOR\n" in Path("test_ops.py").read_text()
     assert out.splitlines()[0] == (
-        "test_ops.py:4:1: HWC102 ACCELERATOR test class `TestOps` is never passed to "
+        "test_ops.py:7:1: HWC102 ACCELERATOR test class `TestOps` is never passed to "
         "`instantiate_device_type_tests` in the scanned files."
     )
 
@@ -626,7 +633,7 @@ def test_an_unsafe_fix_may_leave_a_finding_for_a_person(tmp_path, capsys, monkey
     out, err = capsys.readouterr()
     assert "hw_classification = HardwareClassification.GENERIC" in Path("test_pickler.py").read_text()
     assert out.endswith(
-        "test_pickler.py:10:16: HWC204 GENERIC test class `TestPickler` calls the accelerator API "
+        "test_pickler.py:13:16: HWC204 GENERIC test class `TestPickler` calls the accelerator API "
         "`torch.cuda.is_available()`.\nFound 2 errors (1 fixed, 1 remaining).\n"
     )
     assert "not applied" not in err

@@ -25,9 +25,11 @@ from hwlint.model import build_model
 CASES = Path(__file__).parent / "fix_cases"
 FIX_CASES = sorted(p for p in CASES.glob("*.py") if not p.name.endswith(".fixed.py"))
 
-HEAD = "from torch.testing._internal.common_utils import TestCase, run_tests\n"
+# parenthesized: a name added to a one-line import that grows too long rewrites the statement
+# (wrapped as the formatters wrap it), which the exact path does not model
+HEAD = "from torch.testing._internal.common_utils import (\n    TestCase,\n    run_tests,\n)\n"
 BODY = '    def test_a(self):\n        x = "cpu"\n'
-DECLARING = HEAD.replace("TestCase,", "HardwareClassification, TestCase,")
+DECLARING = HEAD.replace("    TestCase,", "    HardwareClassification,\n    TestCase,")
 DECLARED = "    hw_classification = HardwareClassification.ACCELERATOR\n\n"
 DEVICE_CLASS = (
     "import torch\nfrom torch.testing._internal.common_device_type import instantiate_device_type_tests\n\n\n"
@@ -59,7 +61,7 @@ SHAPES = {
         True,
     ),
     "comma_and_parenthesis": (  # the name goes last, and the line holds the parenthesis
-        "from torch.testing._internal.common_utils import (\n    freeze_rng_state,\n    gradcheck,)\n\n\n"
+        "from torch.testing._internal.common_utils import (\n    IS_LINUX,\n    IS_WINDOWS,)\n\n\n"
         f"class TestA(TestCase):\n{BODY}",
         False,
     ),

@@ -184,6 +184,12 @@ def _check_groups(args, configs, paths, options, selection_for, baselines, plann
     asked, said = run_options(args), set()
     for config, group in groups(paths, configs):
         taxonomy = taxonomies(config.taxonomy)
+        form = None
+        if planning:  # the enum's import a fix writes: what the tree's torch defines
+            from ..edits.torch_enum import enum_form, with_enum_form
+
+            form = enum_form(taxonomy, group)
+            taxonomy = with_enum_form(taxonomy, form)
         session = session_for(asked, configs, taxonomy, config, args.paths, paths, group)
         say_notices(session, said)
 
@@ -206,6 +212,8 @@ def _check_groups(args, configs, paths, options, selection_for, baselines, plann
             continue
         run = _fix_group(args, found, session, selection_for, options, planned, resolvers, planning)
         run.stale = stale
+        if form is not None:
+            run.notes.append(form.describe(taxonomy))
         runs.append(run)
         if describing:
             describers.append((session, resolvers))
@@ -226,6 +234,8 @@ def _finish(args, run, describers) -> int:
             f"hwlint: fixed {fixed} in {files} file{'s' if files != 1 else ''}",
             file=sys.stderr,
         )
+        for note in dict.fromkeys(run.notes):
+            print(f"hwlint: {note}", file=sys.stderr)
     fixed_any = bool(run.files_fixed) and args.exit_non_zero_on_fix
     if args.diff:  # as in ruff: exit 1 when something would change
         from ..fix.describe import write_diff
@@ -287,6 +297,7 @@ def _merge_runs(runs, options, unlisted):
         merged.fixed += r.fixed
         merged.files_fixed += r.files_fixed
         merged.warnings += r.warnings
+        merged.notes += r.notes
         merged.stale += r.stale
     merged.plans += [FilePlan(path, None, None, findings) for path, findings in unlisted]
     return merged

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from .common import EXIT_CLEAN, EXIT_FINDINGS, run_options
@@ -26,6 +27,10 @@ def check_stdin(args, configs) -> int:
     stream = getattr(sys.stdin, "buffer", None)
     data = stream.read(max_bytes + 1) if stream is not None else sys.stdin.read().encode("utf-8")
     fixing = args.fix or args.fix_only
+    if fixing or args.diff:  # the enum's import as the named file's torch defines it
+        from ..edits.torch_enum import enum_form, with_enum_form
+
+        taxonomy = with_enum_form(taxonomy, enum_form(taxonomy, [os.path.abspath(name)]))
     if args.force_exclude and args.stdin_filename and cfg.is_excluded(name):
         if fixing:
             sys.stdout.buffer.write(data) if stream is not None else sys.stdout.write(data.decode("utf-8"))

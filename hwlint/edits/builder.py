@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..model import ClassInfo, FileModel, ImportStatement, Instantiation, Method, Site
 from ..taxonomy import Taxonomy
-from .imports import bound_name, name_reference, new_import_edit, new_import_edit_at
+from .imports import block_edit, bound_name, name_reference, new_import_edit
 from .records import DECLARE, IMPORT_LINE, IMPORT_NAME, REWRITE, STATEMENT, TEXT, Edit
 from .text import (
     LONE_CR,
@@ -33,6 +33,7 @@ from .text import (
     line_starts,
     offset_at,
 )
+from .torch_enum import fallback_block
 
 if TYPE_CHECKING:
     from ast_grep_py import SgNode
@@ -72,60 +73,23 @@ class EditBuilder:
 
     def enum(self, before_line: int) -> tuple[str, list[Edit]]:
         """How the taxonomy's enum is written in the file, and the edit importing it if needed; with
-        the taxonomy's ``enum.fallback``, the import in a ``try`` whose ``except ImportError``
-        defines the enum with the taxonomy's classifications (a torch without it still imports the
-        file), and ``import enum`` where the file lacks it."""
+        the taxonomy's ``enum.fallback`` (see :mod:`hwlint.edits.torch_enum`), the import in a
+        ``try`` whose ``except ImportError`` defines the enum with the taxonomy's classifications
+        (a torch without it still imports the file)."""
         tax = self.taxonomy
         if not tax.enum_fallback or bound_name(self.model, tax.enum_module, tax.enum_name) is not None:
             return self.reference(tax.enum_module, tax.enum_name, before_line)
-        newline, unit = default_newline(self.source), indent_unit(self.source, "")
-        members = " ".join(tax.classifications)
-        block = newline.join(
-            [
-                "try:",
-                f"{unit}from {tax.enum_module} import {tax.enum_name}",
-                f"except ImportError:  # a torch without {tax.enum_name}",
-                f'{unit}{tax.enum_name} = enum.Enum("{tax.enum_name}", "{members}")',
-                "",
-            ]
-        )
-        edits = []
-        if not any(i.binding_module("enum") for i in self.model.imports if not i.nested):
-            first = next(
-                (
-                    i
-                    for i in self.model.imports
-                    if not i.nested and i.site.col == 0 and i.module != "__future__"
-                ),
-                None,
-            )
-            at = (
-                self.offset(first.site.line, 0)
-                if first is not None and first.site.line < before_line
-                else None
-            )
-            if at is not None:
-                edits.append(
-                    Edit(
-                        at,
-                        at,
-                        f"import enum{newline}",
-                        IMPORT_LINE if self.by_model else TEXT,
-                        0,
-                        0,
-                        "import enum",
-                    )
-                )
-            else:
-                block = f"import enum{newline}{block}"
-        placed = new_import_edit_at(self.source, self.starts, self.model, block, before_line)
+        newline = default_newline(self.source)
+        has_enum = any(i.binding_module("enum") == "enum" for i in self.model.imports if not i.nested)
+        block = newline.join(fallback_block(tax, indent_unit(self.source, ""), not has_enum))
+        placed = block_edit(self.source, self.starts, self.model, block + newline, newline, before_line)
         if placed is None:
-            placed = new_import_edit(self.source, self.tree.root, self.starts, self.model, block, before_line)
+            # no module-level import above the class on a line of its own: ast-grep places it
+            placed = new_import_edit(
+                self.source, self.tree.root, self.starts, self.model, block + newline, before_line
+            )
         key = f"import {tax.enum_module} {tax.enum_name}"
-        return tax.enum_name, [
-            *edits,
-            Edit(placed.start_pos, placed.end_pos, placed.inserted_text, TEXT, 0, 0, key),
-        ]
+        return tax.enum_name, [Edit(placed.start_pos, placed.end_pos, placed.inserted_text, TEXT, 0, 0, key)]
 
     # -- declarations ---------------------------------------------------------------------------
     def declare(self, cls: ClassInfo, member: str) -> list[Edit]:

@@ -61,6 +61,9 @@ def name_reference(
             and imp.site.col == 0
             and imp.site.end_line < first_class_line
         ):
+            wrapped = _wrapped_edit(source, starts, imp, name)
+            if wrapped is not None:
+                return name, wrapped, False
             edit = _add_name_edit_at(source, starts, imp, name)
             if edit is not None:
                 return name, edit, imp
@@ -90,7 +93,7 @@ def _module_statement(root: SgNode, starts: list[int], line: int) -> SgNode | No
 def _add_name_edit(source: str, node: SgNode, name: str) -> Edit:
     """:func:`_name_edit` for the ``from m import ...`` statement *node* of ast-grep's tree."""
     names = [
-        _Name(c.range().start.index, c.range().end.index, c.text().split(" as ")[0].strip().lower())
+        _Name(c.range().start.index, c.range().end.index, c.text().split(" as ")[0].strip())
         for c in [c for c in node.children() if c.kind() in ("dotted_name", "aliased_import")][1:]
     ]
     parenthesized = any(c.kind() == "(" for c in node.children())
@@ -105,7 +108,23 @@ class _Name:
 
     start: int
     end: int
-    key: str  # the imported name, lowercase: the sort key
+    name: str  # the imported name (not its alias)
+
+
+def member_key(name: str) -> tuple[int, str]:
+    """isort's and ruff's default order of the names of a ``from`` import (``order-by-type``):
+    constants, then classes, then the others, each case-insensitively."""
+    kind = 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
+    return kind, name.lower()
+
+
+def _order(names: list[_Name]):
+    """The sort key *names* follow: by type (ruff's and isort's default) when they are sorted so,
+    else case-insensitive (usort's, PyTorch's)."""
+    typed = [member_key(n.name) for n in names]
+    if typed == sorted(typed):
+        return member_key
+    return lambda name: name.lower()
 
 
 def _import_names(source: str, starts: list[int], imp: ImportStatement) -> tuple[list[_Name], bool] | None:
@@ -146,13 +165,43 @@ def _import_names(source: str, starts: list[int], imp: ImportStatement) -> tuple
         if i + 2 < len(rest) and rest[i + 1].string == "as":
             last = rest[i + 2]
             i += 2
-        names.append(_Name(offset(first.start), offset(last.end), first.string.lower()))
+        names.append(_Name(offset(first.start), offset(last.end), first.string))
         i += 1
         if i < len(rest):
             if rest[i].string != ",":
                 return None
             i += 1
     return (names, parenthesized) if names else None
+
+
+#: pycodestyle's default line length (E501)
+MAX_LINE = 79
+
+
+def _wrapped_edit(source: str, starts: list[int], imp: ImportStatement, name: str) -> Edit | None:
+    """The one-line ``from m import a, b`` *imp* rewritten with *name* as the formatters write a
+    long one (``from m import (``, a name a line, ``)``), when adding *name* makes its line longer
+    than :data:`MAX_LINE` (E501, and ruff's isort wraps it); None otherwise, or when a comment
+    follows it (a ``# noqa`` must stay on the line flake8 reports)."""
+    if imp.site.line != imp.site.end_line:
+        return None
+    found = _import_names(source, starts, imp)
+    if found is None or found[1]:
+        return None
+    names = found[0]
+    begin = offset_at(starts, imp.site.line, 0)
+    end = offset_at(starts, imp.site.end_line, imp.site.end_col)
+    after, newline = line_end(source, end)
+    if source[end:after].strip() or len(source[begin:end]) + len(name) + 2 <= MAX_LINE:
+        return None
+    key = _order(names)
+    items = [source[n.start : n.end] for n in names]
+    at = next((i for i, n in enumerate(names) if key(n.name) > key(name)), len(names))
+    items.insert(at, name)
+    newline = newline or default_newline(source)
+    head = source[begin : names[0].start].rstrip()
+    body = "".join(f"    {item},{newline}" for item in items)
+    return Edit(begin, end, f"{head} ({newline}{body})")
 
 
 def _add_name_edit_at(source: str, starts: list[int], imp: ImportStatement, name: str) -> Edit | None:
@@ -168,13 +217,15 @@ def _name_edit(
     source: str, names: list[_Name], parenthesized: bool, statement_end: int, name: str, careful: bool
 ) -> Edit | None:
     """Add *name* to a ``from m import ...`` statement (its *names*, ending at *statement_end*) in
-    case-insensitive sorted position, keeping its style. *careful*: None rather than a line after
-    a trailing comma that shares its line with the closing parenthesis."""
+    sorted position (the order its names follow: :func:`_order`), keeping its style. *careful*:
+    None rather than a line after a trailing comma that shares its line with the closing
+    parenthesis."""
 
     def starts_line(start: int) -> bool:
         return parenthesized and not source[line_start_at(source, start) : start].strip()
 
-    after = next((n for n in names if n.key > name.lower()), None)
+    key = _order(names)
+    after = next((n for n in names if key(n.name) > key(name)), None)
     if after is not None:
         if starts_line(after.start):
             _, newline = line_end(source, after.start)
@@ -238,6 +289,24 @@ def new_import_edit_at(
     if not newline or not comment_only(source[end:pos]):
         return None
     return insert_edit(pos, f"{statement}{newline}")
+
+
+def block_edit(
+    source: str, starts: list[int], model: FileModel, block: str, newline: str, first_class_line: int
+) -> Edit | None:
+    """*block* (lines ending in a newline: the enum's fallback) after the last module-level import
+    above the first class fixed, one blank line between them (isort's one line after an import
+    block; the lines that followed the import then follow the block); None when there is no such
+    import, or code or a continuation follows it on its line."""
+    before = [i for i in model.imports if not i.nested and i.site.col == 0 and i.site.line < first_class_line]
+    if not before:
+        return None
+    last = max(before, key=lambda i: i.site.end_line)
+    end = offset_at(starts, last.site.end_line, last.site.end_col)
+    pos, ending = line_end(source, end)
+    if not ending or not comment_only(source[end:pos]):
+        return None
+    return insert_edit(pos, f"{newline}{block}")
 
 
 def new_import_edit(

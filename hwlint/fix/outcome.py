@@ -75,6 +75,7 @@ class CheckRun:
     warnings: list[str] = field(default_factory=list)
     # the baselines' entries that no longer match a finding (HWC902), reported with the findings
     stale: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # said with the fix summary (the enum's import form)
 
     @property
     def findings(self) -> list[Finding]:

@@ -43,6 +43,7 @@ from .records import (
     ParseError,
     Resolver,
     Site,
+    device_feature,
     effective_declaration,
     mro,
 )
@@ -105,6 +106,7 @@ __all__ = [
     "Site",
     "build_model",
     "decode_source",
+    "device_feature",
     "dotted_name",
     "effective_declaration",
     "model_from_tree",

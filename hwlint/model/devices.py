@@ -36,6 +36,7 @@ from .records import (
     FileModel,
     Method,
     Site,
+    device_feature,
     mro,
 )
 from .syntax import (
@@ -311,6 +312,7 @@ class _DeviceUses:
         self.library_devices, self.accelerator_words = vocab.library_devices, vocab.accelerator_words
         self.found: list[DeviceUse] = []
         self.roles: dict[int, str] = {}  # literal node id -> its role, noted by the call around it
+        self.features: dict[int, str] = {}  # literal node id -> the device feature of that call
         stack: list[tuple[ast.AST, int]] = [(n, _PLAIN) for n in reversed(nodes)]
         names_word = builder.device_index().names_word
         while stack:  # iterative and pruning: ast.NodeVisitor costs a method lookup per node
@@ -341,7 +343,8 @@ class _DeviceUses:
             return
         if kind == HARD and mode != _PLAIN:
             kind = GUARD  # asked about, or only run where the device is present
-        self.found.append(DeviceUse(device, self.b.site(node), kind, api, form, detail, target))
+        use = DeviceUse(device, self.b.site(node), kind, api, form, detail, target)
+        self.found.append(replace(use, feature=self.features[id(node)]) if id(node) in self.features else use)
 
     def visit(self, node: ast.AST, mode: int) -> list[tuple[ast.AST, int]] | None:
         """Record *node*'s use, if any; return the children still to visit (None: all of them)."""
@@ -417,6 +420,9 @@ class _DeviceUses:
         func = node.func
         args = [*node.args, *node.keywords]
         name = dotted_name(func)
+        feature = device_feature(name) if name else ""
+        for value in (*node.args, *(kw.value for kw in node.keywords)) if feature else ():
+            self.features[id(value)] = feature  # a device given to one device's feature: autocast("xpu")
         api = self.api_calls.get(name)
         if api is None:
             if len(self.api_calls) >= _API_MEMO_LIMIT:  # names come from the files: keep the memo bounded

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -115,6 +116,26 @@ class DeviceUse:
     #: :data:`SCOPE_DEFAULT` (a default argument, evaluated when the class is created) or
     #: :data:`SCOPE_NESTED` (a nested function, lambda or class, where ``self`` may be another object).
     scope: str = ""
+    #: The device feature the use serves (:func:`device_feature` of the call it is an argument
+    #: of: ``torch.autocast("xpu")`` -> "autocast"), "" for none.
+    feature: str = ""
+
+
+#: Words in a call's name that make it one device's feature, and the feature they name: code that
+#: tests autocast, streams or the memory allocator of a device tests that device, not every one.
+_FEATURES = (
+    (re.compile(r"autocast|(?:^|_|\.)amp(?:$|_|\.)|gradscaler", re.I), "autocast"),
+    (re.compile(r"stream|event", re.I), "streams"),
+    (re.compile(r"memory|allocat|empty_cache|mem_get_info", re.I), "memory"),
+)
+
+
+def device_feature(name: str) -> str:
+    """The device feature a call named *name* (dotted) exercises, or ""."""
+    for pattern, feature in _FEATURES:
+        if pattern.search(name):
+            return feature
+    return ""
 
 
 @dataclass(slots=True, unsafe_hash=True)

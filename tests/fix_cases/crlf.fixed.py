@@ -1,5 +1,9 @@
 # A Windows file: every line ends with CRLF, and so do the inserted lines.
-from torch.testing._internal.common_utils import HardwareClassification, TestCase, run_tests
+from torch.testing._internal.common_utils import (
+    HardwareClassification,
+    TestCase,
+    run_tests,
+)
 
 
 class TestCrlf(TestCase):

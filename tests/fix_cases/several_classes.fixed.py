@@ -1,6 +1,10 @@
 import torch
 from torch.testing._internal.common_device_type import instantiate_device_type_tests, onlyCUDA
-from torch.testing._internal.common_utils import HardwareClassification, TestCase, run_tests
+from torch.testing._internal.common_utils import (
+    HardwareClassification,
+    TestCase,
+    run_tests,
+)
 
 
 class TestGeneric(TestCase):

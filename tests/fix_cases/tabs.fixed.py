@@ -1,5 +1,8 @@
 # Indented with tabs: the declaration is indented with the same tab.
-from torch.testing._internal.common_utils import HardwareClassification, TestCase
+from torch.testing._internal.common_utils import (
+    HardwareClassification,
+    TestCase,
+)
 
 
 class TestTabs(TestCase):

@@ -1,6 +1,9 @@
 import torch
 from torch.testing._internal.common_device_type import instantiate_device_type_tests
-from torch.testing._internal.common_utils import HardwareClassification, TestCase
+from torch.testing._internal.common_utils import (
+    HardwareClassification,
+    TestCase,
+)
 
 
 class TestUndeclared(TestCase):
