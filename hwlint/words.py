@@ -80,6 +80,12 @@ def printable(text: str) -> str:
 EXCERPT_CHARS = 32
 
 
+def clipped(text: str, limit: int = 2 * EXCERPT_CHARS) -> str:
+    """*text* (a parser's message that may hold tokens of a file) cut to *limit* characters
+    (``…`` marks a cut) and made :func:`visible`."""
+    return visible(text if len(text) <= limit else text[:limit] + "…")
+
+
 def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
     """*value* as an error message may quote it when it comes from a file the checkout names: its
     ``repr`` cut to *limit* characters (``…`` marks a cut) and made :func:`visible`. A message

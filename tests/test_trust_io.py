@@ -336,3 +336,26 @@ def test_a_configured_path_inside_the_tree_is_read_and_quoted_short_and_escaped(
     assert "taxonomy.yaml:1: version: expected an integer, got a string '\\x1b]0;owned\\x07\\n::error" in line
     assert "\x1b" not in res.stderr and "\n::error" not in res.stderr and "A" * 40 not in res.stderr
     assert len(res.stderr.splitlines()) == 1 and line.endswith("…")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "version: 1\nx: *" + "A" * 200 + "\n",  # an alias
+        "version: !<tag:" + "A" * 200 + "> 1\n",  # a tag
+        "version: 1\n" + "A" * 200 + ": [1\n",  # malformed: PyYAML's message quotes a token
+        '"\\e]0;' + "A" * 200 + '": 1\n',  # an unknown key
+    ],
+)
+def test_a_taxonomy_error_quotes_the_file_short_and_escaped(tmp_path, text):
+    (tmp_path / "taxonomy.yaml").write_text(text)
+    res = run_tool("hwlint", "taxonomy", "check", "taxonomy.yaml", cwd=tmp_path)
+    assert res.returncode == 2 and res.stderr.startswith("hwlint: error: taxonomy.yaml:")
+    assert "A" * 70 not in res.stderr and "\x1b" not in res.stderr and len(res.stderr.splitlines()) == 1
+
+
+def test_a_configuration_key_is_quoted_escaped(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.hwlint]\n"\\u001b[31m\\nx::error::" = 1\n')
+    res = run_tool("hwlint", "check", "--no-cache", ".", cwd=tmp_path)
+    assert res.returncode == 2 and "tool.hwlint.\\x1b[31m\\nx::error::: unknown key" in res.stderr
+    assert "\x1b" not in res.stderr and len(res.stderr.splitlines()) == 1

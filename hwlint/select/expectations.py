@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..collection import key_of_nodeid
+from ..words import excerpt
 from .identity import ClassRef, key_matches, moved_key
 
 XFAIL, SKIP = "xfail", "skip"
@@ -97,12 +98,14 @@ def _entry(where: str, item: object) -> Expectation:
         raise ExpectationsError(f"{where}: expected an object with key, status and reason")
     unknown = sorted(set(item) - set(_FIELDS))
     if unknown:
-        raise ExpectationsError(f"{where}: unknown field {unknown[0]!r} (fields: {', '.join(_FIELDS)})")
+        fields = ", ".join(_FIELDS)
+        raise ExpectationsError(f"{where}: unknown field {excerpt(unknown[0])} (fields: {fields})")
     key, status, reason = item.get("key"), item.get("status"), item.get("reason")
     if not isinstance(key, str) or key.count("::") != 2:
-        raise ExpectationsError(f"{where}: `key` must be path::Class::test, got {key!r}")
+        raise ExpectationsError(f"{where}: `key` must be path::Class::test, got {excerpt(key)}")
     if status not in STATUSES:
-        raise ExpectationsError(f"{where}: `status` must be one of {', '.join(STATUSES)}, got {status!r}")
+        allowed = ", ".join(STATUSES)
+        raise ExpectationsError(f"{where}: `status` must be one of {allowed}, got {excerpt(status)}")
     if not isinstance(reason, str) or not reason.strip():
         raise ExpectationsError(f"{where}: `reason` must say why")
     issue = item.get("issue")

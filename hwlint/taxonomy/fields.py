@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..words import excerpt, visible
+from ..words import clipped, excerpt, visible
 
 
 class TaxonomyError(Exception):
@@ -25,7 +25,7 @@ class TaxonomyError(Exception):
         self.path, self.line, self.key, self.message = path, line, key, message
         # the key may hold a name from the file: shown escaped, never a raw newline or ESC
         where = f"{visible(path)}:{line}" if line else visible(path)
-        super().__init__(f"{where}: {visible(key)}: {message}" if key else f"{where}: {message}")
+        super().__init__(f"{where}: {clipped(key)}: {message}" if key else f"{where}: {message}")
 
 
 class Context(Protocol):

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..keystore import remember as remember_value
 from ..keystore import remembered
+from ..words import EXCERPT_CHARS, clipped, excerpt
 from .fields import TaxonomyError, read_fields
 from .schema import Taxonomy
 
@@ -117,9 +118,10 @@ def _parse_yaml(text: str, path: str) -> tuple[dict[str, int], dict[str, Any]]:
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 if mark else None
-        raise TaxonomyError(path, line, "", f"malformed YAML: {e.problem or e.context}") from None
+        problem = clipped(str(e.problem or e.context))  # PyYAML's words hold the file's tokens
+        raise TaxonomyError(path, line, "", f"malformed YAML: {problem}") from None
     except yaml.YAMLError as e:
-        raise TaxonomyError(path, None, "", f"malformed YAML: {e}") from None
+        raise TaxonomyError(path, None, "", f"malformed YAML: {clipped(str(e))}") from None
     if node is None:
         raise TaxonomyError(path, None, "", "taxonomy is empty")
     reader = _Reader(path)
@@ -142,9 +144,8 @@ def _check_structure(text: str, path: str, loader: type) -> None:
     for event in yaml.parse(text, Loader=loader):
         if isinstance(event, yaml.AliasEvent):
             line = event.start_mark.line + 1
-            raise TaxonomyError(
-                path, line, "", f"YAML aliases are not allowed in a taxonomy (*{event.anchor})"
-            )
+            alias = clipped("*" + event.anchor, EXCERPT_CHARS)
+            raise TaxonomyError(path, line, "", f"YAML aliases are not allowed in a taxonomy ({alias})")
         if isinstance(event, yaml.CollectionStartEvent):
             depth += 1
             if depth > MAX_TAXONOMY_DEPTH:
@@ -169,7 +170,7 @@ class _Reader:
         line = node.start_mark.line + 1
         self.lines.setdefault(key, line)
         if node.tag not in _PLAIN_TAGS:
-            raise TaxonomyError(self.path, line, key or "<top>", f"unsupported YAML tag {node.tag!r}")
+            raise TaxonomyError(self.path, line, key or "<top>", f"unsupported YAML tag {excerpt(node.tag)}")
         if isinstance(node, self._mapping):
             out: dict[str, Any] = {}
             for k_node, v_node in node.value:
