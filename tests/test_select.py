@@ -244,6 +244,7 @@ def test_matrix_and_shards(tmp_path):
                 "tests": 8,
                 "items": 8,
                 "files": 1,
+                "pytest": [".", "--hw-runner", "cpu", "--hw-shard", "1/2"],
             },
             {
                 "runner": "cpu",
@@ -254,6 +255,7 @@ def test_matrix_and_shards(tmp_path):
                 "tests": 7,
                 "items": 7,
                 "files": 1,
+                "pytest": [".", "--hw-runner", "cpu", "--hw-shard", "2/2"],
             },
             {
                 "runner": "cuda",
@@ -264,6 +266,7 @@ def test_matrix_and_shards(tmp_path):
                 "tests": 8,
                 "items": 8,
                 "files": 1,
+                "pytest": [".", "--hw-runner", "cuda", "--hw-shard", "1/2"],
             },
             {
                 "runner": "cuda",
@@ -274,6 +277,7 @@ def test_matrix_and_shards(tmp_path):
                 "tests": 7,
                 "items": 7,
                 "files": 1,
+                "pytest": [".", "--hw-runner", "cuda", "--hw-shard", "2/2"],
             },
         ]
     }

@@ -587,11 +587,29 @@ def cmd_matrix(args, config, taxonomy, paths) -> int:
             }
             if durations is not None:
                 entry["seconds"] = round(seconds, 1)
+                entry["estimated"] = sum(1 for c in part if durations.recorded(c) is None)
+            entry["pytest"] = _plugin_arguments(args, paths, name, i)
             include.append(entry)
     for sel in empty:
         _report_empty(sel, None)
     print(json.dumps({"include": include}))
     return EXIT_OK if include else EXIT_EMPTY
+
+
+def _plugin_arguments(args, paths: Sequence[str], runner: str, shard: int) -> list[str]:
+    """The pytest arguments that run one matrix entry with the plugin (the same split, recomputed
+    on the job): ``[*paths, "--hw-runner", runner, "--hw-shard", "I/N", ...]``."""
+    out = [*paths, "--hw-runner", runner]
+    if args.shards > 1:
+        out += ["--hw-shard", f"{shard}/{args.shards}"]
+        for f in args.durations:
+            out += ["--hw-durations", f]
+    if args.taxonomy:
+        out += ["--hw-taxonomy", args.taxonomy]
+    out += [x for b in args.backend[:1] for x in ("--hw-backend", b)]
+    if args.include_unclassified:
+        out.append("--hw-include-unclassified")
+    return out
 
 
 def _durations_line(runner: str, plan) -> str:

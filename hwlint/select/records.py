@@ -63,6 +63,11 @@ class Candidate:
         return f"{argument(self.path)}::{self.name}"
 
     @property
+    def open_names(self) -> bool:
+        """True when some of its tests expand into variants hwlint cannot count or name."""
+        return any(n.endswith("*") for n in self.neutral_tests)
+
+    @property
     def uncertain_name(self) -> bool:
         """True when the collected name depends on collection order (PrivateUse1)."""
         return len(self.names) > 1
@@ -154,7 +159,12 @@ class RunnerSelection:
         if c["unplaced"]:
             line += f", unplaced={c['unplaced']}"
         methods = plural(c["tests"], "test method")
-        return line + f" classes; {methods} in {plural(len(self.selected_files()), 'file')}"
+        files = plural(len(self.selected_files()), "file")
+        items = sum(x.item_count for x in self.selected)
+        if items == c["tests"] and not any(x.open_names for x in self.selected):
+            return line + f" classes; {methods} in {files}"  # one pytest item each
+        # the pytest items they expand into, counted statically: an estimate
+        return line + f" classes; about {plural(items, 'test item')} ({methods}) in {files}"
 
     def functions(self) -> dict[str, list[str]]:
         """Module-level test functions by file: pytest collects them, so -k must not match them."""
