@@ -448,6 +448,11 @@ def declaration_doubts(
         for site in model.exec_calls
         if not model.under_main_guard(site.line)
     ]
+    out += [
+        f"{what} (line {line}) may change it by a route hwlint does not follow"
+        for line, what in model.unmodelled
+        if not model.under_main_guard(line)
+    ]
     if decorators:
         out += [
             f"the class decorator `@{dotted(d) or d.name}` on {c.name} (line {d.site.line}) is not one "

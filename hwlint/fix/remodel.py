@@ -240,6 +240,7 @@ _LINE_MEMBERS = {
     "passed": (1,),
     "attribute_writes": (1,),
     "enum_bindings": (1,),
+    "unmodelled": (0,),
 }
 
 

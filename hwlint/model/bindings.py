@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from .records import OVERRIDE_INHERITED, OVERRIDE_SUBCLASSES, Override
-from .syntax import DEFS, after_word, dotted_name
+from .syntax import DEFS, after_word, dotted_name, is_call_to, one_line
 
 #: How :func:`statement_bindings` words a plain ``name = value`` (a declaration, when the name is
 #: the attribute).
@@ -275,6 +275,176 @@ def attribute_writes(
             yield target, node.lineno, f"`{node.func.id}({target or '...'}, ...)`"
 
 
+# -- code hwlint does not model -------------------------------------------------------------------
+# Beyond the routes above, Python has many ways to reach a class, a class body's namespace or a
+# module's names: a frame's ``f_locals``, ``type.__setattr__``, ``builtins.setattr``, ``setattr``
+# handed to ``map`` or bound to another name, ``eval(compile(...))``, ``__import__("builtins").exec``,
+# ``sys.modules[__name__].TestB = ...``, ``TestB.__bases__ = ...``, a descriptor's ``__set_name__``.
+# hwlint does not follow any of them; it finds them, and the classes of a file that holds one are
+# uncertain. A route is recognised by the machinery it uses (whatever names it computes) or by the
+# attribute's name written where no modelled route reads it.
+
+#: Words whose absence from a module statement's text proves it uses none of that machinery.
+MODULE_WORDS = (
+    "eval",
+    "exec",
+    "compile",
+    "__import__",
+    "builtins",
+    "_getframe",
+    "currentframe",
+    "f_locals",
+    "f_globals",
+    "modules",
+    "__bases__",
+    "__class__",
+    "__setattr__",
+    "__delattr__",
+    "__set_name__",
+    "setattr",
+    "delattr",
+)
+#: The same for a class (methods included): words common in test code (``model.eval()``,
+#: ``torch.compile``, ``setattr(self, ...)``) are left to the routes :func:`class_overrides` reads.
+CLASS_WORDS = (
+    "__import__",
+    "builtins",
+    "_getframe",
+    "currentframe",
+    "f_locals",
+    "f_globals",
+    "sys.modules",
+    "__bases__",
+    "__setattr__",
+    "__delattr__",
+    "__set_name__",
+)
+_CODE_BUILTINS = frozenset({"eval", "exec", "compile", "__import__"})
+_WRITERS = frozenset({"setattr", "delattr"})
+_BUILTINS_MODULES = frozenset({"builtins", "__builtins__"})
+_FRAME_NAMESPACES = frozenset({"f_locals", "f_globals"})
+
+
+def unmodelled_routes(stmt: ast.stmt, attribute: str, module_level: bool) -> Iterator[tuple[int, str]]:
+    """(line, the code in words) for each route in *stmt* (a module statement, a module function
+    or a class, bodies included) by which code hwlint does not model may change a class's
+    attribute, a class body's names or a module's names. *module_level*: *stmt* runs at import (a
+    call of ``eval``, ``exec`` or ``compile`` there is a route; in a function body, where tests
+    and their helpers call them, it is not)."""
+    word = re.compile(rf"(?<![\w]){re.escape(attribute)}(?![\w])")
+    docstrings: set[int] = set()
+    for node in ast.walk(stmt):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
+            docstrings.add(id(body[0].value))
+    in_function: set[int] = set()
+    if not module_level:
+        in_function.add(id(stmt))
+    called = set()
+    for node in ast.walk(stmt):
+        if isinstance(node, (*DEFS, ast.Lambda)):
+            in_function.update(id(n) for n in ast.walk(node) if n is not node)
+        elif isinstance(node, ast.Call):
+            called.add(id(node.func))
+    for node in ast.walk(stmt):
+        if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in called:
+            name = node.id if isinstance(node, ast.Name) else node.attr
+            if name in _WRITERS and isinstance(node.ctx, ast.Load):
+                yield node.lineno, f"`{dotted_name(node) or name}` used as a value, not called"
+                continue
+        found = _route(node, attribute, word, docstrings, id(node) not in in_function)
+        if found is not None:
+            yield node.lineno, found  # type: ignore[attr-defined]
+
+
+def _route(
+    node: ast.AST, attribute: str, word: re.Pattern[str], docstrings: set[int], runs_at_import: bool
+) -> str | None:
+    """The route *node* itself is, in words (None: none); see :func:`unmodelled_routes`. In a
+    function body only the routes test code has no other use for count (``builtins.exec`` in a
+    test, ``sys.modules["m"] = fake``, ``super().__setattr__(name, value)`` are test code)."""
+    if isinstance(node, ast.Call):
+        return _call_route(node, runs_at_import)
+    if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+        return _write_route(node, attribute, runs_at_import)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+        if word.search(node.value):
+            return f"the string {one_line(node.value, 40)!r}, which names `{attribute}`"
+        return None
+    if isinstance(node, DEFS) and node.name == "__set_name__":
+        return "a descriptor's `__set_name__`, which runs on each class whose body holds one"
+    return None
+
+
+def _call_route(node: ast.Call, runs_at_import: bool) -> str | None:
+    func = node.func
+    name = dotted_name(func)
+    if isinstance(func, ast.Name):
+        if func.id == "__import__" and node.args and _is_string(node.args[0], "builtins"):
+            return '`__import__("builtins")`'
+        if func.id in _CODE_BUILTINS and func.id != "__import__" and runs_at_import:
+            return f"`{func.id}()`"
+        if func.id in _WRITERS and node.args and _module_object(node.args[0]):
+            return f"`{func.id}(sys.modules[...], ...)`"
+        return None
+    if not isinstance(func, ast.Attribute):
+        return None
+    owner, attr = func.value, func.attr
+    code = attr in _CODE_BUILTINS
+    if (code or attr in _WRITERS) and isinstance(owner, ast.Name) and owner.id in _BUILTINS_MODULES:
+        return f"`{name}()`" if attr in _WRITERS or runs_at_import else None
+    if (code or attr in _WRITERS) and is_call_to(owner, frozenset({"__import__"})):
+        return f"`__import__(...).{attr}()`"
+    if attr in ("__setattr__", "__delattr__") and len(node.args) == (3 if attr == "__setattr__" else 2):
+        # the unbound form names its object: `type.__setattr__(TestB, name, value)`
+        first = dotted_name(node.args[0])
+        if first not in ("self", "cls") and not is_call_to(owner, frozenset({"super"})):
+            return f"`{name or '...' + attr}({first or '...'}, ...)`"
+    if attr in ("_getframe", "currentframe") and runs_at_import:
+        return f"`{name}()`"
+    if attr == "update" and _frame_namespace(owner):
+        return "an update of a frame's `f_locals` / `f_globals`"
+    return None
+
+
+def _write_route(node: ast.Subscript | ast.Attribute, attribute: str, runs_at_import: bool) -> str | None:
+    if isinstance(node, ast.Subscript):
+        if _frame_namespace(node.value):
+            return "a write into a frame's `f_locals` / `f_globals`"
+        if dotted_name(node.value) == "sys.modules" and (runs_at_import or _is_name(node.slice, "__name__")):
+            return "a write into `sys.modules`"
+        return None
+    if node.attr == "__bases__" or (node.attr == "__class__" and runs_at_import):
+        return f"`{dotted_name(node) or '....' + node.attr} = ...`"
+    if _module_object(node.value):
+        return "a write into a module object from `sys.modules`"
+    if node.attr == attribute and not runs_at_import and not _is_name(node.value, "self"):
+        return f"`{dotted_name(node) or '....' + attribute} = ...` in a function"
+    return None
+
+
+def _is_string(node: ast.expr, value: str) -> bool:
+    return isinstance(node, ast.Constant) and node.value == value
+
+
+def _is_name(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _frame_namespace(node: ast.expr) -> bool:
+    """Whether *node* is a frame's ``f_locals`` / ``f_globals`` (``sys._getframe().f_locals``)."""
+    return isinstance(node, ast.Attribute) and node.attr in _FRAME_NAMESPACES
+
+
+def _module_object(node: ast.expr) -> bool:
+    """Whether *node* is ``sys.modules[...]`` (or ``sys.modules.get(...)``, ``sys.modules`` itself)."""
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    elif isinstance(node, ast.Call):
+        node = node.func.value if isinstance(node.func, ast.Attribute) else node.func
+    return dotted_name(node) in ("sys.modules", "modules")
+
+
 def _attribute_targets(target: ast.expr) -> Iterator[ast.Attribute]:
     if isinstance(target, ast.Attribute):
         yield target
@@ -347,6 +517,7 @@ __all__ = [
     "enum_stand_in",
     "may_rebind",
     "statement_bindings",
+    "unmodelled_routes",
 ]
 
 

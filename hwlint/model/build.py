@@ -18,7 +18,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from ..taxonomy import Taxonomy
-from .bindings import ASSIGN, attribute_writes, enum_stand_in, returns_its_class, statement_bindings
+from .bindings import (
+    ASSIGN,
+    CLASS_WORDS,
+    MODULE_WORDS,
+    attribute_writes,
+    enum_stand_in,
+    returns_its_class,
+    statement_bindings,
+    unmodelled_routes,
+)
 from .calls import CallScan
 from .classes import ClassScan
 from .devices import DeviceScan, strongest, vocabulary_of
@@ -472,6 +481,7 @@ class Builder(ClassScan, CallScan, DeviceScan):
             enum_bindings=self.enum_bindings(statements, classes),
             exec_calls=tuple(execs),
             class_keepers=keepers,
+            unmodelled=self.unmodelled(tree.body, classes),
         )
 
     def class_keepers(
@@ -497,6 +507,29 @@ class Builder(ClassScan, CallScan, DeviceScan):
             )
             out.append((stmt.name, stmt.lineno, next(later, 1 << 30) - 1))
         return tuple(out)
+
+    def unmodelled(self, body: list[ast.stmt], classes: list[ClassInfo]) -> tuple[tuple[int, str], ...]:
+        """The routes of :func:`~hwlint.model.bindings.unmodelled_routes` in the module's top-level
+        statements; only those whose text names a word of the machinery, or the attribute more often
+        than a class's declarations do, are walked."""
+        attribute = self.tax.attribute
+        starts, ends = self.offsets()
+        declared = {c.site.line: len(c.declarations) for c in classes}
+        out: list[tuple[int, str]] = []
+        for stmt in body:
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+                continue  # the module's docstring, or another string that does nothing
+            first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
+            text = self.source[starts[first - 1] : ends[(stmt.end_lineno or stmt.lineno) - 1]]
+            if isinstance(stmt, ast.ClassDef):
+                walk = text.count(attribute) > declared.get(stmt.lineno, 0) or any(
+                    w in text for w in CLASS_WORDS
+                )
+            else:
+                walk = attribute in text or any(w in text for w in MODULE_WORDS)
+            if walk:
+                out += unmodelled_routes(stmt, attribute, module_level=True)
+        return tuple(dict.fromkeys(out))
 
     def enum_bindings(
         self, statements: list[tuple[ast.stmt, bool]], classes: list[ClassInfo]

@@ -328,6 +328,9 @@ class FileModel:
     # its classification as its body left it (:func:`~hwlint.model.bindings.returns_its_class`):
     # (name, line of the def, last line before the name is bound again)
     class_keepers: tuple[tuple[str, int, int], ...] = ()
+    # Code hwlint does not model that may change any class's attribute, a class body's names or
+    # the module's names (:func:`hwlint.model.bindings.unmodelled_routes`): (line, the code in words)
+    unmodelled: tuple[tuple[int, str], ...] = ()
     # Resolves names beyond the file (the project model sets it); None: this file only
     resolver: Resolver | None = field(default=None, compare=False, repr=False)
     # Indexes built once, so that every query below is a lookup or a bisection: a file with tens
