@@ -332,7 +332,7 @@ def unmodelled_routes(stmt: ast.stmt, attribute: str, module_level: bool) -> Ite
     call of ``eval``, ``exec`` or ``compile`` there is a route; in a function body, where tests
     and their helpers call them, it is not)."""
     word = re.compile(rf"(?<![\w]){re.escape(attribute)}(?![\w])")
-    docstrings: set[int] = set()
+    docstrings: set[int] = set()  # strings that name the attribute without writing it
     for node in ast.walk(stmt):
         body = getattr(node, "body", None)
         if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
@@ -346,6 +346,8 @@ def unmodelled_routes(stmt: ast.stmt, attribute: str, module_level: bool) -> Ite
             in_function.update(id(n) for n in ast.walk(node) if n is not node)
         elif isinstance(node, ast.Call):
             called.add(id(node.func))
+            if dotted_name(node.func) in ("getattr", "hasattr") and len(node.args) >= 2:
+                docstrings.add(id(node.args[1]))  # a read names the attribute: no route
     for node in ast.walk(stmt):
         if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in called:
             name = node.id if isinstance(node, ast.Name) else node.attr

@@ -1,0 +1,203 @@
+"""Issue 47, items 8, 9 and 11: the model never places a class in silence when code it does not
+model can change what the runtime reads, or collect a class no front end sees.
+
+Each attack is planted as a pull request would commit it: a test module (and, where the attack
+needs one, a helper module beside it). The test first runs the module with Python (the attack is
+real: ``getattr`` reads another value, or pytest collects the class), then checks the promised
+outcome through the real consumers: ``hwlint check`` and flake8 report the class (HWC006 for a
+classification the runtime may read otherwise), and ``hwselect`` warns and addresses it through its
+file. Look-alikes that only read stay clean. See docs/guarantees.md.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import textwrap
+import types
+from pathlib import Path
+
+import pytest
+
+from .conftest import run_tool
+from .test_trust import HEADER
+
+DECLARED = "    hw_classification = HardwareClassification.GENERIC\n"
+TEST = "    def test_a(self):\n        pass\n"
+CUDA = "class _Cuda:\n    hw_classification = HardwareClassification.CUDA\n\n\n"
+#: A helper module's enum look-alike whose GENERIC is torch's CUDA.
+FAKE_ENUM = HEADER + "class HardwareClassification:\n    GENERIC = HardwareClassification.CUDA\n"
+
+
+def _cls(body: str = "", head: str = "class TestB(TestCase):\n") -> str:
+    return head + DECLARED + TEST + textwrap.indent(textwrap.dedent(body), "    ")
+
+
+#: item 8: (the test module after HEADER, helper files, the classes reported). In each, TestB
+#: declares GENERIC and the runtime's getattr reads something else.
+ROUTES: dict[str, tuple[str, dict[str, str], tuple[str, ...]]] = {
+    "set-name": (
+        "class _Stamp:\n    def __set_name__(self, owner, name):\n"
+        "        owner.hw_classification = None\n\n\n" + _cls("stamp = _Stamp()\n"),
+        {},
+        ("TestB",),
+    ),
+    "set-name-obfuscated": (
+        "class _Stamp:\n    def __set_name__(self, owner, name):\n"
+        "        setattr(owner, ''.join(reversed('noitacifissalc_wh')), None)\n\n\n"
+        + _cls("stamp = _Stamp()\n"),
+        {},
+        ("TestB",),
+    ),
+    "frame-locals": (
+        "import sys\n\n\n" + _cls("sys._getframe().f_locals['hw_classification'] = None\n"),
+        {},
+        ("TestB",),
+    ),
+    "type-setattr": (_cls() + "\n\ntype.__setattr__(TestB, 'hw_classification', None)\n", {}, ("TestB",)),
+    "aliased-setattr": (
+        _cls() + "\n\n_put = setattr\n_put(TestB, 'hw_classification', None)\n",
+        {},
+        ("TestB",),
+    ),
+    "builtins-setattr": (
+        "import builtins\n\n\n" + _cls() + "\n\nbuiltins.setattr(TestB, 'hw_classification', None)\n",
+        {},
+        ("TestB",),
+    ),
+    "map-setattr": (
+        _cls() + "\n\nlist(map(setattr, [TestB], ['hw_classification'], [None]))\n",
+        {},
+        ("TestB",),
+    ),
+    "eval-compile": (
+        _cls() + "\n\neval(compile('TestB.hw_classification = None', 'x', 'exec'))\n",
+        {},
+        ("TestB",),
+    ),
+    "import-builtins-exec": (
+        _cls() + "\n\n__import__('builtins').exec('TestB.hw_' + 'classification = None')\n",
+        {},
+        ("TestB",),
+    ),
+    "sys-modules": (
+        "import sys\n\n\n"
+        + CUDA
+        + _cls()
+        + "\n\nsys.modules[__name__].TestB = type('TestB', (_Cuda, TestCase), {'test_a': print})\n",
+        {},
+        ("TestB",),
+    ),
+    "bases": (
+        "class _Mixin:\n" + DECLARED + TEST + "\n\n" + CUDA + "class TestB(_Mixin, TestCase):\n    pass\n\n\n"
+        "TestB.__bases__ = (_Cuda, _Mixin, TestCase)\n",
+        {},
+        ("_Mixin", "TestB"),  # every class of a file with such code is uncertain
+    ),
+}
+
+#: Look-alikes in test code: they only read, or run when a test runs (after the filter).
+CLEAN = {
+    "reads": _cls() + "\n\nassert getattr(TestB, 'hw_classification') is TestB.hw_classification\n",
+    "test-code": _cls(
+        "def test_b(self):\n"
+        "    import builtins, sys\n"
+        "    builtins.exec('x = 1', {})\n"
+        "    sys.modules['fake_module'] = sys\n"
+        "    del sys.modules['fake_module']\n"
+        "    eval(compile('1', 'x', 'eval'))\n"
+        "    self.hw_classification = None\n"
+    ),
+    "instance-setattr": "class _Frozen:\n    def __setattr__(self, name, value):\n"
+    "        super().__setattr__(name, value)\n        object.__setattr__(self, name, value)\n\n\n" + _cls(),
+    "docstring": '"""Declares hw_classification on each class."""\n\n' + _cls(),
+}
+
+
+def _plant(tmp_path: Path, source: str, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    path = tmp_path / "test_attack.py"
+    path.write_text(HEADER + source)
+    return path
+
+
+def _lines(path: Path, classes: tuple[str, ...]) -> set[int]:
+    lines = path.read_text().splitlines()
+    return {
+        i
+        for i, line in enumerate(lines, 1)
+        for c in classes
+        if line.startswith((f"class {c}(", f"class {c}:"))
+    }
+
+
+def _runtime(path: Path, monkeypatch) -> types.ModuleType:
+    """The module at *path* once imported as Python imports it (in this process: torch's import,
+    which the header tries, is paid once)."""
+    monkeypatch.syspath_prepend(str(path.parent))
+    name = f"test_attack_{path.parent.name.replace('-', '_')}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, name, module)
+    for helper in path.parent.glob("*.py"):  # a helper module of another test's directory
+        monkeypatch.delitem(sys.modules, helper.stem, raising=False)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _findings(path: Path) -> set[tuple[int, str]]:
+    res = run_tool("hwlint", "check", "--no-cache", "--isolated", "--output-format", "json", str(path))
+    assert res.returncode in (0, 1), res.stderr
+    return {(f["location"]["row"], f["code"]) for f in json.loads(res.stdout)}
+
+
+def _flake8(paths: list[Path]) -> set[tuple[str, int, str]]:
+    res = run_tool(
+        "flake8", "--isolated", "--select", "HWC", "--format", "%(path)s %(row)d %(code)s", *map(str, paths)
+    )
+    assert "Traceback" not in res.stderr, res.stderr
+    return {
+        (Path(p).parent.name, int(r), c) for p, r, c in (line.split() for line in res.stdout.splitlines())
+    }
+
+
+def test_flake8_reports_what_check_reports(tmp_path):
+    """flake8's plugin, one run over every planted module (it builds the same model)."""
+    paths, expected = [], set()
+    for name, (source, files, classes) in ROUTES.items():
+        (tmp_path / name).mkdir()
+        paths.append(_plant(tmp_path / name, source, files))
+        expected |= {(name, line, "HWC006") for line in _lines(paths[-1], classes)}
+    for name, source in CLEAN.items():
+        (tmp_path / name).mkdir()
+        paths.append(_plant(tmp_path / name, source, {}))
+    assert _flake8(paths) == expected
+
+
+@pytest.mark.parametrize("attack", ROUTES)
+def test_a_route_hwlint_does_not_follow_makes_the_class_uncertain(tmp_path, attack, monkeypatch):
+    source, files, classes = ROUTES[attack]
+    path = _plant(tmp_path, source, files)
+    module = _runtime(path, monkeypatch)
+    generic = module.HardwareClassification.GENERIC
+    assert getattr(module.TestB, "hw_classification", None) is not generic  # the attack is real
+    expected = {(line, "HWC006") for line in _lines(path, classes)}
+    assert _findings(path) == expected
+    res = run_tool("hwselect", "cpu", "-v", "--no-cache", str(path), cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert "test_attack.py::TestB" in res.stderr and "warning" in res.stderr
+    assert res.stdout.split() == ["test_attack.py"]  # through its file: the runtime's filter decides
+
+
+@pytest.mark.parametrize("case", CLEAN)
+def test_code_that_only_reads_or_runs_in_a_test_stays_clean(tmp_path, case, monkeypatch):
+    path = _plant(tmp_path, CLEAN[case], {})
+    module = _runtime(path, monkeypatch)
+    assert module.TestB.hw_classification is module.HardwareClassification.GENERIC
+    assert _findings(path) == set()
+    res = run_tool("hwselect", "cpu", "--no-cache", str(path), cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["test_attack.py::TestB"]
