@@ -135,7 +135,10 @@ def _finish_expectations(args, audits) -> int:
 
     moves = [(e.key, new) for a in audits for e, new in a.moved]
     if args.fix and moves:
-        done = rewrite(args.expectations, moves)
+        try:
+            done = rewrite(args.expectations, moves)
+        except OSError as e:
+            raise UserError(f"{args.expectations}: cannot write: {e.strerror or e}") from None
         print(f"hwselect: {args.expectations}: {done} moved keys rewritten", file=sys.stderr)
         moves = []
     stale = any(a.stale for a in audits)
