@@ -282,6 +282,17 @@ def test_revision_is_read_without_checkout_or_running_the_checkouts_config(
     assert git(repo, "-c", "core.fsmonitor=false", "status", "--porcelain") == status
 
 
+def test_a_file_that_stops_parsing_says_so(repo, monkeypatch, capsys):
+    (repo / "test" / "test_param.py").write_text(_planted(BASE)["test/test_param.py"] + "def broken(:\n")
+    _, out, _ = run(repo, monkeypatch, capsys, "--base", "HEAD", "cpu", "--format", "json")
+    doc = json.loads(out)
+    assert entries(doc, "cpu", "removed") == {
+        ("test/test_param.py::TestParam::test_p_x_1", "file-unparsable"),
+        ("test/test_param.py::TestParam::test_p_x_2", "file-unparsable"),
+        ("test/test_param.py::TestParam::test_p_x_3", "file-unparsable"),
+    }
+
+
 def test_unknown_revision_is_a_usage_error(repo, monkeypatch, capsys):
     rc, out, err = run(repo, monkeypatch, capsys, "--base", "no-such-rev")
     assert (rc, out) == (2, "")

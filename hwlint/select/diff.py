@@ -36,6 +36,7 @@ CAUSES = {
     "base-changed": "the file is unchanged: a base class or an instantiation in another file changed",
     "file-added": "a file was added",
     "file-removed": "a file was removed",
+    "file-unparsable": "the file cannot be parsed on the other side (none of its classes is selected there)",
     "class-added": "a class was added",
     "class-removed": "a class was removed",
     "test-added": "a test was added",
@@ -192,15 +193,21 @@ class _Sides:
         self.old_gen = _not_generated(before_sel, base.rel)
         self.new_gen = _not_generated(after_sel, head.rel)
         self.renamed = renamed
+        self.old_errors = {base.rel(f.path): f.error for f in before_sel.files if f.error}
+        self.new_errors = {head.rel(f.path): f.error for f in after_sel.files if f.error}
         self.back = {new: old for old, (new, _) in renamed.items()}
         self.before_classes, self.after_classes = before_classes, after_classes
 
     def cause_entered(self, t: TestRef) -> tuple[str, str]:
         old = self.back.get(t.cls, t.cls)
+        if old[0] in self.old_errors:
+            return "file-unparsable", self.old_errors[old[0]] or ""
         return self._cause(t, old, self.old_cls, self.old_gen, self.before_classes, self.base, entered=True)
 
     def cause_left(self, t: TestRef) -> tuple[str, str]:
         new = self.renamed[t.cls][0] if t.cls in self.renamed else t.cls
+        if new[0] in self.new_errors:
+            return "file-unparsable", self.new_errors[new[0]] or ""
         return self._cause(t, new, self.new_cls, self.new_gen, self.after_classes, self.head, entered=False)
 
     def _cause(self, t, other, classes, not_gen, all_classes, tree: Tree, entered: bool) -> tuple[str, str]:
