@@ -1,8 +1,8 @@
 """``hwselect diff`` on a real tree against torch's own collection of two commits (docs/hwselect-diff.md).
 
-    python benchmarks/upstream_diff.py --out /tmp/ud prepare      # copy, migrate (--fix --unsafe-fixes), commit
-    python benchmarks/upstream_diff.py --out /tmp/ud change       # >= 40 files changed as upstream does, commit
-    python benchmarks/upstream_diff.py --out /tmp/ud time         # hwselect diff vs one cold hwselect (ratio)
+    python benchmarks/upstream_diff.py --out /tmp/ud prepare    # copy, migrate (--fix --unsafe-fixes), commit
+    python benchmarks/upstream_diff.py --out /tmp/ud change     # >= 40 files changed as upstream does, commit
+    python benchmarks/upstream_diff.py --out /tmp/ud time       # hwselect diff vs one cold hwselect (ratio)
     python benchmarks/upstream_diff.py --out /tmp/ud compare --runners cpu,cuda,privateuse1
 
 ``prepare`` copies PyTorch 2.6.0's ``test/`` as benchmarks/real_tree.py does (its collection plugin
@@ -25,6 +25,7 @@ import json
 import os
 import random
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -185,45 +186,40 @@ def change(out: Path, seed: int) -> dict:
 # -- measuring ---------------------------------------------------------------------------------
 
 
-def timed(cmd: list[str], cwd: Path, repeat: int) -> tuple[float, subprocess.CompletedProcess]:
-    best, proc = float("inf"), None
+def timed(cmd: list[str], cwd: Path, repeat: int) -> tuple[float, float, subprocess.CompletedProcess]:
+    """Best wall time and best CPU time (user + system of the command and its children) of *repeat* runs."""
+    best, cpu, proc = float("inf"), float("inf"), None
     for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
         best = min(best, time.perf_counter() - t0)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = min(cpu, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     assert proc is not None
-    return best, proc
+    return best, cpu, proc
 
 
 def time_diff(out: Path, repeat: int) -> dict:
-    diff_cmd = [
-        tool("hwselect"),
-        "diff",
-        "--base",
-        "HEAD~1",
-        "--head",
-        "HEAD",
-        "--no-cache",
-        "--format",
-        "json",
-        "test",
-    ]
+    diff_cmd = [tool("hwselect"), "diff", "--base", "HEAD~1", "--head", "HEAD", "--no-cache"]
     cold_cmd = [tool("hwselect"), "cpu", "test", "--no-cache", "-q"]
-    t_diff, proc = timed(diff_cmd, out, repeat)
+    t_diff, c_diff, proc = timed([*diff_cmd, "--format", "json", "test"], out, repeat)
     if proc.returncode != 0:
         raise SystemExit(proc.stderr[-2000:])
     (out / "diff.json").write_text(proc.stdout)
-    t_cold, _ = timed(cold_cmd, out, repeat)
-    md = subprocess.run(
-        [*diff_cmd[:-3], "--format", "markdown", "test"], cwd=out, capture_output=True, text=True
-    )
+    t_cold, c_cold, _ = timed(cold_cmd, out, repeat)
+    md = subprocess.run([*diff_cmd, "--format", "markdown", "test"], cwd=out, capture_output=True, text=True)
     (out / "diff.md").write_text(md.stdout)
     result = {
         "diff_seconds": round(t_diff, 2),
         "cold_hwselect_seconds": round(t_cold, 2),
         "ratio": round(t_diff / t_cold, 2),
+        "diff_cpu_seconds": round(c_diff, 2),
+        "cold_hwselect_cpu_seconds": round(c_cold, 2),
+        "cpu_ratio": round(c_diff / c_cold, 2),
         "markdown_lines": len(md.stdout.splitlines()),
         "repeat": repeat,
+        "load_average": os.getloadavg()[0],
     }
     (out / "time.json").write_text(json.dumps(result, indent=1))
     return result
@@ -240,7 +236,7 @@ def _torch_keys(result: dict) -> set[str] | None:
     if "error" in result or "records" not in result:
         return None
     keys = set()
-    for nodeid, cls, generic, neutral, dsuffix, device, classification, kept in result["records"]:
+    for nodeid, cls, generic, neutral, dsuffix, _device, _member, kept in result["records"]:
         if not kept or not cls:
             continue
         if dsuffix and neutral.endswith(dsuffix):
@@ -280,10 +276,9 @@ def compare(out: Path, runners: list[str], batch: int, timeout: int) -> dict:
             f for pair in zip(base_files, head_files, strict=True) if pair[0] not in skipped for f in pair
         }
         rd = next(r for r in diff["runners"] if r["runner"] == runner)
-        in_scope = lambda k: k.split("::")[0] in scope  # noqa: E731
-        hw_added = {e["key"] for e in rd["added"] + rd["renamed"] if in_scope(e["key"])}
-        hw_removed = {e["key"] for e in rd["removed"] if in_scope(e["key"])}
-        hw_removed |= {e["old_key"] for e in rd["renamed"] if in_scope(e["old_key"])}
+        hw_added = {e["key"] for e in rd["added"] + rd["renamed"] if e["key"].split("::")[0] in scope}
+        hw_removed = {e["key"] for e in rd["removed"] if e["key"].split("::")[0] in scope}
+        hw_removed |= {e["old_key"] for e in rd["renamed"] if e["old_key"].split("::")[0] in scope}
         row = {"files": len(scope), "skipped_files": skipped}
         for what, truth_keys, hw_keys in (
             ("added", after - before, hw_added),
@@ -302,7 +297,7 @@ def compare(out: Path, runners: list[str], batch: int, timeout: int) -> dict:
         summary[runner] = row
         print(
             runner,
-            json.dumps({k: (v if k == "files" else v) for k, v in row.items() if k != "skipped_files"})[:400],
+            json.dumps({k: v for k, v in row.items() if k != "skipped_files"})[:400],
         )
     (out / "compare.json").write_text(json.dumps(summary, indent=1))
     return summary

@@ -7,8 +7,8 @@ from collections import Counter
 from .diff import CAUSES, Change, Diff, RunnerDiff
 from .notices import plural
 
-#: The comment stays under this many lines however big the change: past it, classes are summed.
-MARKDOWN_LINES = 30
+#: The comment is at most this many lines however big the change (under 30): past it, causes are summed.
+MARKDOWN_LINES = 29
 
 
 def text_lines(diff: Diff, verbose: bool = False) -> list[str]:

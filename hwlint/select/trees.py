@@ -6,10 +6,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
+from ..pipeline.cache import open_cache
 from ..pipeline.session import Session
 from .diff import Diff, Tree, diff_trees
 from .revisions import export_tree, toplevel
@@ -66,15 +69,49 @@ def diff_directories(request: Request, base: str, head: str, paths: Sequence[str
 def diff_revisions(request: Request, base: str, head: str | None, paths: Sequence[str]) -> Diff:
     """Revision *base* against revision *head* (None: the files in the work tree) of the git work
     tree holding *paths* (as given on the command line; keys spell them relative to the current
-    directory). Neither revision is checked out: their files are read into a temporary directory."""
-    with revision_tree(base, paths) as (old_root, rels, shown):
-        old = select_tree(request, old_root, rels, shown, base, cached=False)
+    directory). Neither revision is checked out: their files are read into a temporary directory.
+
+    Both sides are laid at the same temporary path one after the other, with a cache of the run's
+    own: the head's pass reads again only the files the change touched (a file's values are kept
+    by its path and content), so the diff costs little more than one selection."""
+    given = list(paths) or ["."]
+    top = _top(given)
+    rels = [_inside(top, p) for p in given]
+    shown = os.path.relpath(top)
+    with tempfile.TemporaryDirectory(prefix="hwselect-diff-") as tmp:
+        tree = os.path.join(tmp, "tree")
+        digest = request.session.taxonomy.digest
+        cache = open_cache(digest, Path(tmp), os.path.join(tmp, "cache"))
+        own = replace(request, session=replace(request.session, cache=cache))
+        export_tree(top, base, rels, tree)
+        old = select_tree(own, tree, rels, shown, base)
+        shutil.rmtree(tree)
         if head is None:
-            new = select_tree(request, _top(paths), rels, shown, "work tree")
-            return diff_trees(old, new)
-        with revision_tree(head, paths) as (new_root, _, _):
-            new = select_tree(request, new_root, rels, shown, head, cached=False)
+            copy_py_files(top, rels, tree)
+        else:
+            export_tree(top, head, rels, tree)
+        new = select_tree(own, tree, rels, shown, head or "work tree")
         return diff_trees(old, new)
+
+
+def copy_py_files(top: str, rels: Sequence[str], dest: str) -> None:
+    """The regular ``.py`` files under *rels* (relative to *top*) of the work tree, copied into
+    *dest* (a symlink is not followed: it is left out, as a revision's are)."""
+    for rel in rels:
+        start = os.path.join(top, rel)
+        if os.path.isfile(start) and not os.path.islink(start):
+            walk = [(os.path.dirname(start), [], [os.path.basename(start)])]
+        else:
+            walk = os.walk(start)
+        for folder, dirs, names in walk:
+            dirs[:] = [d for d in dirs if d not in (".git", "__pycache__") and not d.startswith(".hwlint")]
+            for name in names:
+                path = os.path.join(folder, name)
+                if not name.endswith(".py") or os.path.islink(path) or not os.path.isfile(path):
+                    continue
+                target = os.path.join(dest, os.path.relpath(path, top))
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                shutil.copyfile(path, target)
 
 
 @contextlib.contextmanager
