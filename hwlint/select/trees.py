@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from .. import effects
 from ..pipeline.cache import open_cache
 from ..pipeline.session import Session
 from .diff import Diff, Tree, diff_trees
@@ -111,7 +112,8 @@ def copy_py_files(top: str, rels: Sequence[str], dest: str) -> None:
                     continue
                 target = os.path.join(dest, os.path.relpath(path, top))
                 os.makedirs(os.path.dirname(target), exist_ok=True)
-                shutil.copyfile(path, target)
+                with open(path, "rb") as f:
+                    effects.write_atomic(target, f.read())
 
 
 @contextlib.contextmanager
