@@ -500,7 +500,9 @@ class Configs:
         from ..roots import linked_away
 
         chain = []
-        while linked_away(d) is not None:  # a link out of the checkout: its configuration is not read
+        # a link out of the checkout: its configuration is not read (discovery, which gives *names*,
+        # walks no link, and asks of every directory it lists)
+        while names is None and linked_away(d) is not None:
             chain.append(d)
             d = os.path.dirname(d)
         cfg = None
