@@ -71,6 +71,20 @@ def argument(path: str) -> str:
     return f"./{path}" if path.startswith(ARGUMENT_PREFIXES) else path
 
 
+def shown_path(path: str) -> str:
+    """*path* at the start of a line meant for people (``path:line:col: ...``, ``--show-files``):
+    :func:`visible`, and ``./`` before a leading ``-`` or ``@``, so that no line starts with
+    what a tool reading it would take for an option or an argument file (``-`` alone is stdin's
+    name, as ruff prints it)."""
+    return path if path == "-" else argument(visible(path))
+
+
+def lines_shown(text: str) -> str:
+    """*text*'s lines each :func:`visible` (its own line breaks kept): for a message that quotes
+    names, such as an error or a warning on stderr."""
+    return "\n".join(visible(line) for line in text.split("\n"))
+
+
 def printable(text: str) -> str:
     """*text* with every control character written as a Python escape (``\\x1b``, ``\\n``)."""
     return text.translate(_CONTROLS)

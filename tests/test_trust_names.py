@@ -6,16 +6,19 @@ the reproduction and checks the promised outcome (docs/guarantees.md names each 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from hwlint.select.durations import Durations, load_durations, module_components
 from hwlint.select.records import SELECTED, Candidate
-from hwlint.words import visible
+from hwlint.words import printable, visible
 from tests.conftest import DEFAULT_TAXONOMY, EXAMPLES, ROOT, property_examples, run_tool
 from tests.select_suite import write_suite
 from tests.test_select_collect import RUNS, collect
@@ -201,3 +204,186 @@ def test_the_durations_benchmark_prints_its_ratios():
     )
     assert res.returncode == 0, res.stderr
     assert "400 / 200 records (2x): load x" in res.stdout
+
+
+# -- every output: no control character, no leading @ or - from a name (the generalisation) ----------
+
+# Characters a pull request can put in a file name: controls (a newline, CR, ESC, BEL, DEL, C1 and
+# the Unicode line separators), a bidirectional override, a zero-width space, a byte that is not
+# UTF-8 (a surrogate, as os.fsdecode gives it), and the leading characters pytest reads as an
+# option or an argument file.
+_HOSTILE = ["\n", "\r", "\x1b", "\x07", "\x7f", "\x85", "\u2028", "\u202e", "\u200b", "\udcff", "@", "-"]
+_NAME_CHARS = st.sampled_from(["a", "_", ".", " ", ":", "é", *_HOSTILE])
+_NAMES = st.text(_NAME_CHARS, min_size=1, max_size=5).filter(lambda n: n not in (".", ".."))
+
+SOURCE = (
+    "from unittest import TestCase\n"
+    "from torch.testing._internal.common_utils import HardwareClassification\n"
+    + cls("TestGen", GEN, "test_g")
+    + "\n\nclass TestBare(TestCase):\n    def test_b(self):\n        pass\n"
+)
+
+
+def _strict_run(name: str, argv: list[str], cwd: Path) -> tuple[int, str, str]:
+    """*name argv* in this process as under a UTF-8 locale: stdout strict (a name that is not UTF-8
+    cannot be written by accident), stderr with backslash escapes, as Python sets them."""
+    import contextlib
+    import importlib
+    import io
+
+    main = importlib.import_module({"hwlint": "hwlint.cli.check", "hwselect": "hwlint.cli.select"}[name]).main
+    out_b, err_b = io.BytesIO(), io.BytesIO()
+    out = io.TextIOWrapper(out_b, encoding="utf-8", errors="strict", newline="\n")
+    err = io.TextIOWrapper(err_b, encoding="utf-8", errors="backslashreplace", newline="\n")
+    saved = os.getcwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                rc = main(argv)
+            except SystemExit as e:
+                rc = e.code if isinstance(e.code, int) else 2
+            out.flush()
+            err.flush()
+    finally:
+        os.chdir(saved)
+    return rc, out_b.getvalue().decode("utf-8"), err_b.getvalue().decode("utf-8")
+
+
+def _controls(text: str, every: bool = True) -> set[str]:
+    """Control characters (*every*: and invisible ones) other than the line feed and tab hwlint
+    writes itself; a surrogate could not even be written (the streams are strict UTF-8)."""
+    shown = visible if every else printable
+    return {c for c in text if c not in "\n\t" and shown(c) != c}
+
+
+#: hwselect's refusal of a path that cannot be one line of an argument list (exit 2, by design)
+REFUSED = "cannot be written one per line"
+
+SELECT_FORMATS = [["--format", f] for f in ("nodeids", "files", "k", "json")]
+CHECK_FORMATS = [["--output-format", f] for f in ("concise", "full", "github", "json", "sarif")]
+
+
+@settings(max_examples=property_examples(3), deadline=None)
+@given(directory=_NAMES, stem=_NAMES, flat=_NAMES)
+@example(directory="\udcff\x1b@", stem="\u2028x", flat="@\n")  # the attacks, always run
+@example(directory="-a", stem="\x85", flat="-\u202e\r")
+def test_no_output_carries_a_control_character_or_a_leading_at_or_dash_from_a_name(directory, stem, flat):
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        os.makedirs(os.fsencode(root / directory), exist_ok=True)
+        for rel in (f"{directory}/test_{stem}.py", f"{flat}_test.py", "test_plain.py"):
+            with open(os.fsencode(root / rel), "w", encoding="utf-8") as f:
+                f.write(SOURCE)
+        runs = [
+            ("hwselect", ["cpu", ".", "--include-unclassified", "--no-cache", *f]) for f in SELECT_FORMATS
+        ]
+        runs += [("hwselect", ["--format", "matrix", ".", "--no-cache"])]
+        runs += [("hwselect", ["cpu", ".", "--no-cache", "--argsfile", "sel.args"])]
+        runs += [("hwlint", ["check", ".", "--no-cache", *f]) for f in CHECK_FORMATS]
+        runs += [
+            ("hwlint", ["check", ".", "--no-cache", a]) for a in ("--statistics", "--show-files", "--diff")
+        ]
+        runs += [
+            ("hwlint", ["report", ".", "--no-cache", "--format", f]) for f in ("table", "markdown", "json")
+        ]
+        for name, argv in runs:
+            rc, out, err = _strict_run(name, argv, root)
+            what = f"{name} {' '.join(argv)}"
+            assert "internal error" not in err, (what, err)
+            assert rc in (0, 1, 3) or (rc == 2 and REFUSED in err), (what, rc, err)
+            # a selection's paths are the file's own names (pytest must find them): only controls and
+            # bytes that are not UTF-8 are refused there; every text for people escapes the rest too
+            arguments = name == "hwselect" and not {"json", "matrix"} & set(argv)
+            assert not (_controls(out, every=not arguments) or _controls(err)), (what, out, err)
+            if name == "hwselect" and "--argsfile" in argv and rc == 0:
+                out = (root / "sel.args").read_text(encoding="utf-8")
+            if (
+                name == "hwselect"
+                and "--format" in argv
+                and argv[argv.index("--format") + 1] in ("json", "matrix")
+            ):
+                strings = _json_strings(json.loads(out)) if out else []
+                assert not [s for s in strings if s.startswith(("@", "-"))], (what, out)
+                continue
+            if name == "hwselect" or (
+                "--output-format" in argv and argv[-1] in ("concise", "full", "github")
+            ):
+                starts = [line for line in out.splitlines() if line.startswith(("@", "-")) and line != "-k"]
+                if "--diff" not in argv:
+                    assert not starts, (what, out)
+
+
+def _json_strings(doc) -> list[str]:
+    if isinstance(doc, str):
+        return [doc]
+    if isinstance(doc, dict):
+        return [s for k, v in doc.items() for s in (*_json_strings(k), *_json_strings(v))]
+    if isinstance(doc, list):
+        return [s for v in doc for s in _json_strings(v)]
+    return []
+
+
+# -- 14. a file name that is not UTF-8 --------------------------------------------------------------
+
+NOT_UTF8 = os.fsdecode(b"test_\xff.py")  # "test_\udcff.py": the byte, as the file system's name decodes
+
+
+def _plant_not_utf8(root: Path) -> None:
+    (root / NOT_UTF8).write_text(SOURCE)
+    (root / "test_plain.py").write_text(SOURCE)
+
+
+def test_a_name_that_is_not_utf8_is_shown_escaped_by_every_command_and_format(tmp_path):
+    _plant_not_utf8(tmp_path)
+    escaped = "test_\\udcff.py"  # how every text for people shows it
+    for fmt in ("table", "markdown", "json", "html"):
+        rc, out, err = _strict_run("hwlint", ["report", ".", "--no-cache", "--format", fmt], tmp_path)
+        assert rc == 0 and "error" not in err, (fmt, err)
+        assert escaped in out, fmt  # JSON writes the escape, the others show it so
+        rc, out, err = _strict_run(
+            "hwlint", ["report", ".", "--no-cache", "--format", fmt, "-o", f"r.{fmt}"], tmp_path
+        )
+        assert rc == 0 and escaped in (tmp_path / f"r.{fmt}").read_text(encoding="utf-8"), (fmt, err)
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert 'href="test_%FF.py#L' in html  # the link is the byte's URL
+    for fmt in ("concise", "full", "github", "json", "json-lines", "sarif"):
+        rc, out, err = _strict_run("hwlint", ["check", ".", "--no-cache", "--output-format", fmt], tmp_path)
+        assert rc == 1 and escaped in out and "error:" not in err, (fmt, out, err)
+    for extra in ("--statistics", "--show-files", "--show-settings", "--diff"):
+        rc, out, err = _strict_run("hwlint", ["check", ".", "--no-cache", extra], tmp_path)
+        assert rc in (0, 1) and "error:" not in err, (extra, err)
+        assert extra in ("--statistics", "--show-settings") or escaped in out + err, extra
+    rc, out, err = _strict_run(
+        "hwlint", ["check", ".", "--no-cache", "--output-format", "json", "-o", "f.json"], tmp_path
+    )
+    assert rc == 1 and {f["filename"] for f in json.loads((tmp_path / "f.json").read_text())} == {
+        "test_plain.py",
+        NOT_UTF8,  # JSON's \udcff escape: the name, byte for byte, for a program
+    }
+    for fmt in ("k", "json"):
+        rc, out, err = _strict_run("hwselect", ["cpu", ".", "--no-cache", "--format", fmt], tmp_path)
+        assert rc == 0 and "error" not in err, (fmt, err)
+    rc, out, err = _strict_run("hwselect", ["--format", "matrix", "--no-cache", "."], tmp_path)
+    assert rc == 0 and json.loads(out)["include"], err
+    # a pytest argument must be the name itself, which no text line holds: refused, naming it escaped
+    for argv in (["--format", "nodeids"], ["--format", "files"], ["--argsfile", "sel.args"]):
+        rc, out, err = _strict_run("hwselect", ["cpu", ".", "--no-cache", *argv], tmp_path)
+        assert (rc, out) == (2, ""), (argv, err)
+        assert f"\nhwselect: error: {escaped}" in err, err
+        assert REFUSED in err and not (tmp_path / "sel.args").exists()
+
+
+def test_a_name_that_is_not_utf8_does_not_crash_a_real_report_process(tmp_path):
+    """The console script under a strict UTF-8 locale, as a CI job may run it (the crash was here)."""
+    _plant_not_utf8(tmp_path)
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict", "NO_COLOR": "1"}
+    res = subprocess.run(
+        [sys.executable, "-m", "hwlint", "report", ".", "--no-cache", "--format", "html"],
+        cwd=tmp_path,
+        capture_output=True,
+        env=env,
+        timeout=120,
+    )
+    assert res.returncode == 0, res.stderr
+    assert b"test_\\udcff.py" in res.stdout and b"\xff" not in res.stdout

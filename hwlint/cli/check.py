@@ -11,6 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from ..words import shown_path, visible
 from .baseline import cmd_baseline
 from .common import (
     EXIT_CLEAN,
@@ -20,6 +21,7 @@ from .common import (
     guarded,
     run_options,
     unrecognized,
+    warn,
     written,
 )
 from .common import UserError as _UserError
@@ -145,8 +147,8 @@ def _check_once(args, stdin: bool = False) -> int:
     paths = list(discover(args.paths or ["."], configs, args.force_exclude, skipped))
     if args.show_files:
         for s in skipped:
-            print(f"hwlint: warning: {s}", file=sys.stderr)
-        sys.stdout.write("".join(f"{p}\n" for p in sorted(paths)))
+            warn("hwlint", s)
+        sys.stdout.write("".join(f"{shown_path(p)}\n" for p in sorted(paths)))
         return EXIT_CLEAN
     if args.show_settings:
         return _show_settings(configs, paths)
@@ -165,7 +167,7 @@ def _check_once(args, stdin: bool = False) -> int:
     if not paths:  # ruff's words; the run is clean but says that it looked at nothing
         print("warning: No test files found under the given path(s)", file=sys.stderr)
     for warning in baselines.warnings:
-        print(f"hwlint: warning: {warning}", file=sys.stderr)
+        warn("hwlint", warning)
     if args.add_noqa:
         return _add_noqa([f for _, findings in found_all for f in findings])
     run = _merge_runs(runs, options, unlisted)
@@ -224,7 +226,7 @@ def _finish(args, run, describers) -> int:
     """Write the merged *run* as the options ask (the fixes made, a diff, the fix report or the
     findings) and return the exit code; *describers*: see :func:`_describers` (None: no JSON fix)."""
     for warning in run.warnings:
-        print(f"hwlint: warning: {warning}", file=sys.stderr)
+        warn("hwlint", warning)
     if run.files_fixed:
         from ..rules.registry import counted
 
@@ -326,16 +328,16 @@ def _show_settings(configs, paths) -> int:
     configurations the other files follow."""
     first = paths[0] if paths else None
     cfg = configs.for_path(first) if first else configs.primary
-    print(f"Resolved settings for: {first or '(no test file found)'}")
+    print(f"Resolved settings for: {shown_path(first) if first else '(no test file found)'}")
     for key, value in cfg.settings():
-        print(f"  {key} = {value!r}" if not isinstance(value, str) else f"  {key} = {value}")
+        print(visible(f"  {key} = {value!r}" if not isinstance(value, str) else f"  {key} = {value}"))
     others = {}
     for p in paths:
         c = configs.for_path(p)
         if c is not cfg:
             others.setdefault(str(c.source or "(defaults)"), []).append(p)
     for source, files in others.items():
-        print(f"{len(files)} other file{'s' if len(files) != 1 else ''} follow {source}")
+        print(f"{len(files)} other file{'s' if len(files) != 1 else ''} follow {visible(source)}")
     return EXIT_CLEAN
 
 
@@ -344,7 +346,7 @@ def _add_noqa(findings) -> int:
 
     added, warnings, failed = add_noqa(findings)
     for warning in warnings:
-        print(f"hwlint: warning: {warning}", file=sys.stderr)
+        warn("hwlint", warning)
     print(f"Added {added} noqa directive{'s' if added != 1 else ''}.", file=sys.stderr)
     # findings left unsilenced are findings: exit 1, as for any (ruff exits 0 even then)
     return EXIT_FINDINGS if failed else EXIT_CLEAN

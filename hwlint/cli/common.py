@@ -11,6 +11,8 @@ import gc
 import sys
 from collections.abc import Callable
 
+from ..words import lines_shown
+
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2  # hwlint's; hwselect adds 3, an empty selection
 
 
@@ -61,6 +63,12 @@ def unrecognized(parser: argparse.ArgumentParser, extra: list[str]) -> str:
         if close:
             return f"{message} (did you mean `--{close[0]}`?)"
     return message
+
+
+def warn(prog: str, text: str) -> None:
+    """``PROG: warning: TEXT`` on stderr, every name in it escaped (a file name's newline or ESC
+    would start a forged line: ``::error::``)."""
+    print(f"{prog}: warning: {lines_shown(text)}", file=sys.stderr)
 
 
 class UserError(Exception):
@@ -125,7 +133,7 @@ def guarded(prog: str, run: Callable[[], int], ok: int = 0) -> int:
     try:
         return run()
     except UserError as e:
-        print(f"{prog}: error: {e}", file=sys.stderr)
+        print(f"{prog}: error: {lines_shown(str(e))}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
@@ -135,7 +143,7 @@ def guarded(prog: str, run: Callable[[], int], ok: int = 0) -> int:
     except Exception as e:  # the last line of defence
         where = _where(e)
         print(
-            f"{prog}: error: internal error: {type(e).__name__}: {e}{where} "
+            f"{prog}: error: internal error: {type(e).__name__}: {lines_shown(str(e))}{where} "
             f"(please report it; a missing module means the installation is incomplete)",
             file=sys.stderr,
         )

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from .. import __version__
 from ..rules.docs import rule_url
-from ..words import visible
+from ..words import shown_path, visible
 from .common import UserError as _UserError
 
 if TYPE_CHECKING:  # the CLI builds its parser from FORMATS; --version must not load the checker
@@ -27,7 +27,7 @@ DOCS_URL = "https://github.com/hwlint/hwlint"
 
 
 def _location(f: Finding) -> str:
-    return f"{visible(f.path)}:{f.line}:{f.col + 1}: {f.code}"
+    return f"{shown_path(f.path)}:{f.line}:{f.col + 1}: {f.code}"
 
 
 def _fix_mark(f: Finding, fixable: Callable[[Finding], bool] | None) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .common import EXIT_CLEAN, run_options
+from .common import EXIT_CLEAN, run_options, warn
 from .common import UserError as _UserError
 from .run import load_configs, read_taxonomy
 
@@ -32,9 +32,9 @@ def cmd_report(args) -> int:
     skipped: list = []
     report = report_paths(args.paths or ["."], taxonomy, configs, args.depth, run_options(args), skipped)
     for s in skipped:
-        print(f"hwlint: warning: {s}", file=sys.stderr)
+        warn("hwlint", s)
     for warning in getattr(report, "warnings", ()):
-        print(f"hwlint: warning: {warning}", file=sys.stderr)
+        warn("hwlint", warning)
     doc = report.to_json()
     if old is not None:
         doc["compare"] = compare(doc, old, args.compare)

@@ -6,11 +6,11 @@ session and cache of each group of files, and the check pass over one group.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 
 from .common import UserError as _UserError
+from .common import warn
 
 
 @dataclass(frozen=True)
@@ -277,7 +277,7 @@ def skipped_findings(skipped, selection_for) -> list:
     out = []
     for s in skipped:
         if not s.error:
-            print(f"hwlint: warning: {s}", file=sys.stderr)
+            warn("hwlint", s)
             continue
         selection = selection_for(s.path)
         out.append((s.path, [f for f in unreadable(s.path, s.reason) if selection.enabled(f.code)]))
@@ -299,7 +299,7 @@ def say_notices(session, said: set[str]) -> None:
     for notice in session.notices:
         if notice not in said:
             said.add(notice)
-            print(f"hwlint: warning: {notice}", file=sys.stderr)
+            warn("hwlint", notice)
 
 
 def walked_whole(given: Sequence[str], paths: Sequence[str], group: Sequence[str]) -> frozenset[str]:

@@ -17,9 +17,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .. import __version__
+from ..words import lines_shown
 from .common import Parser as _Parser
 from .common import UserError as _UserError
-from .common import add_engine_options, exiting, guarded, run_options
+from .common import add_engine_options, exiting, guarded, run_options, warn
 
 EXIT_OK, EXIT_ERROR, EXIT_EMPTY = 0, 2, 3
 
@@ -281,9 +282,9 @@ def _report(sel, args, notes: Sequence[str] = ()) -> None:
     from ..select.notices import report_lines
 
     for line in report_lines([*sel.warnings, *notes], args.verbose, args.quiet):
-        print(line, file=sys.stderr)
+        print(lines_shown(line), file=sys.stderr)
     if not args.quiet:
-        print(sel.summary(), file=sys.stderr)
+        print(lines_shown(sel.summary()), file=sys.stderr)
 
 
 def _report_empty(sel, shard: str | None) -> None:
@@ -292,7 +293,7 @@ def _report_empty(sel, shard: str | None) -> None:
         return
     print(f"hwselect: runner {sel.runner.name} selects nothing:", file=sys.stderr)
     for reason in sel.why_empty():
-        print(f"  - {reason}", file=sys.stderr)
+        print(f"  - {lines_shown(reason)}", file=sys.stderr)
 
 
 # -- formats ------------------------------------------------------------------------------------
@@ -358,15 +359,21 @@ def _emit(lines: list[str], argsfile: str | None) -> None:
 
 def _one_per_line(lines: list[str]) -> None:
     """One argument per line is the contract: a path holding a line break (or another control
-    character) would become several arguments, or forge one. Refuse it (exit 2)."""
-    from ..words import printable
+    character) would become several arguments, or forge one, and one holding a byte that is not
+    UTF-8 (a surrogate, as the file system's name decodes) has no text a pytest argument file can
+    hold. Refuse it (exit 2), naming it escaped."""
+    from ..words import printable, visible
 
-    bad = next((line for line in lines if printable(line) != line), None)
+    bad = next((line for line in lines if printable(line) != line or _not_utf8(line)), None)
     if bad is not None:
         raise _UserError(
-            f"{printable(bad)}: a path with a control character cannot be written one per line; "
-            "rename the file (--format k can still select it by class name)"
+            f"{visible(bad)}: a path with a control character or a byte that is not UTF-8 cannot be "
+            "written one per line; rename the file (--format k can still select it by class name)"
         )
+
+
+def _not_utf8(text: str) -> bool:
+    return not text.isascii() and any("\ud800" <= c <= "\udfff" for c in text)
 
 
 def nodeid_lines(sel, chosen, root: str | None = None) -> tuple[list[str], list[str]]:
@@ -541,7 +548,7 @@ def _select_all(taxonomy, config, names, paths, args):
     files = list(discover(paths, config, skipped=skipped))
     if not args.quiet:
         for s in skipped:
-            print(f"hwselect: warning: {s}", file=sys.stderr)
+            warn("hwselect", s)
     from ..pipeline.session import Session
 
     session = Session.from_config(config, run_options(args), taxonomy)
@@ -562,7 +569,7 @@ def cmd_matrix(args, config, taxonomy, paths) -> int:
 
     warnings = [w for sel in selections.values() for w in sel.warnings]
     for line in report_lines(warnings, args.verbose, args.quiet):
-        print(line, file=sys.stderr)
+        print(lines_shown(line), file=sys.stderr)
     for name, sel in selections.items():
         if not args.quiet:
             print(sel.summary(), file=sys.stderr)

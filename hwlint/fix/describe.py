@@ -15,6 +15,7 @@ from ..pipeline.session import Session
 from ..rules.check import Finding
 from ..rules.registry import RULES, counted
 from ..taxonomy import Taxonomy
+from ..words import shown_path
 from .apply import plan_source
 from .diff import unified_diff
 from .merge import merged
@@ -114,7 +115,7 @@ def write_diff(run: CheckRun, out, err) -> int:
         if r.changed:
             for f in r.fixed:
                 assert f.fix is not None
-                err.write(f"{r.plan.path}:{f.line}:{f.col + 1}: {f.code} {f.fix.describe()}\n")
+                err.write(f"{shown_path(r.plan.path)}:{f.line}:{f.col + 1}: {f.code} {f.fix.describe()}\n")
     fixed = [f.code for r in run.results if r.changed for f in r.fixed]
     err.write(f"Would fix {counted(fixed)}.\n" if fixed else "No errors would be fixed.\n")
     return len(fixed)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING
 
+from ..words import visible
+
 if TYPE_CHECKING:
     from .outcome import FixResult
 
@@ -15,7 +17,7 @@ def unified_diff(result: FixResult) -> str:
     if not result.changed:
         return ""
     assert result.text is not None and result.fixed_text is not None
-    path = result.plan.path
+    path = visible(result.plan.path)  # a header for people: a name's controls or bytes escaped
     a = result.text.splitlines(keepends=True)
     b = result.fixed_text.splitlines(keepends=True)
     out = [f"--- {path}\n", f"+++ {path}\n"]

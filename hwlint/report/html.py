@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import os
 from collections.abc import Callable, Sequence
-from html import escape
 from urllib.parse import quote
 
 from ..rules.registry import RULES
-from ..words import arrow, changed_runners, noun, number, plural, share
+from ..words import arrow, changed_runners, noun, number, plural, share, visible
 
 # Okabe-Ito, in an order that keeps neighbouring classifications apart; vermillion is kept for
 # "unclassified", the state the report exists to make visible.
@@ -159,6 +159,12 @@ def _script_hash() -> str:
     return f"sha256-{base64.b64encode(digest).decode()}"
 
 
+def escape(text: str) -> str:
+    """*text* for the page: :func:`~hwlint.words.visible` (a name's controls, invisible characters
+    and bytes that are not UTF-8 as escapes), then HTML-escaped."""
+    return html.escape(visible(text))
+
+
 def _linker(output: str | None, base_url: str | None = None) -> Callable[[str, int], str]:
     if base_url:
         base = _work_tree() or os.getcwd()
@@ -169,7 +175,7 @@ def _linker(output: str | None, base_url: str | None = None) -> Callable[[str, i
 
     def link(path: str, line: int) -> str:
         rel = os.path.relpath(os.path.abspath(path), base).replace(os.sep, "/")
-        return f"{prefix}{quote(rel)}#L{line}"
+        return f"{prefix}{quote(os.fsencode(rel))}#L{line}"  # a byte that is not UTF-8 as %XX
 
     return link
 
