@@ -20,6 +20,7 @@ from hwlint.select.durations import Durations, load_durations, module_components
 from hwlint.select.records import SELECTED, Candidate
 from hwlint.words import printable, visible
 from tests.conftest import DEFAULT_TAXONOMY, EXAMPLES, ROOT, property_examples, run_tool
+from tests.pytest_server import pytest_env
 from tests.select_suite import write_suite
 from tests.test_select_collect import RUNS, collect
 
@@ -387,3 +388,69 @@ def test_a_name_that_is_not_utf8_does_not_crash_a_real_report_process(tmp_path):
     )
     assert res.returncode == 0, res.stderr
     assert b"test_\\udcff.py" in res.stdout and b"\xff" not in res.stdout
+
+
+# -- 10. test files pytest collects that a default exclusion or a directory symlink hides ------------
+
+HIDDEN_TEST = (
+    "from unittest import TestCase\n\n\nclass TestHidden(TestCase):\n    def test_h(self):\n        pass\n"
+)
+
+
+def test_a_default_exclusion_or_a_directory_link_that_hides_collectable_tests_is_named(tmp_path):
+    outside = tmp_path / "outside"
+    (outside / "deep").mkdir(parents=True)
+    (outside / "deep" / "test_out.py").write_text(HIDDEN_TEST)
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "weights.txt").write_text("1\n")
+    tree = tmp_path / "repo"
+    t = tree / "t"
+    for rel in (
+        "site-packages/pkg/test_sp.py",
+        "site-packages/pkg/test_sp2.py",
+        "__pypackages__/x/test_pp.py",
+    ):
+        (t / rel).parent.mkdir(parents=True, exist_ok=True)
+        (t / rel).write_text(HIDDEN_TEST)
+    (t / "test_ok.py").write_text(HIDDEN_TEST)
+    (t / "__pycache__").mkdir()
+    (t / "linked").symlink_to(outside, target_is_directory=True)  # pytest follows it
+    (t / "data").symlink_to(tmp_path / "data", target_is_directory=True)  # no test file behind it
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    subprocess.run(["git", "-C", str(tree), "add", "t"], check=True)
+    (t / "__pycache__" / "test_untracked.py").write_text(HIDDEN_TEST)  # not the checkout's: not named
+    # what pytest collects: the tracked files under the default exclusions, and through the link
+    res = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "t"],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=pytest_env(),
+    )
+    collected = {line.split("::")[0] for line in res.stdout.splitlines() if "::" in line}
+    hidden = {"t/site-packages/pkg/test_sp.py", "t/__pypackages__/x/test_pp.py", "t/linked/deep/test_out.py"}
+    assert hidden <= collected, res.stdout + res.stderr
+    named = {
+        "t/site-packages": "excluded by default (site-packages)",
+        "t/__pypackages__": "excluded by default (__pypackages__)",
+        "t/linked": "a directory symlink hwlint does not follow",
+    }
+    for cmd in (
+        ("hwlint", "check", "--no-cache", "t"),
+        ("hwlint", "report", "--no-cache", "t"),
+        ("hwselect", "cpu", "t", "--no-cache", "--verbose"),
+        ("hwselect", "--format", "matrix", "t", "--no-cache", "--verbose"),
+    ):
+        res = run_tool(*cmd, cwd=tree)
+        warnings = [line for line in res.stderr.splitlines() if ": warning: " in line]
+        for path, why in named.items():
+            lines = [w for w in warnings if f"warning: {path}: {why}" in w]
+            assert len(lines) == 1, (cmd, path, res.stderr)  # one line per directory, not per file
+        assert not any("t/data" in w or "__pycache__" in w for w in warnings), (cmd, res.stderr)
+    # the default stays: nothing behind a link or an exclusion is checked (the link may lead out)
+    out = run_tool("hwlint", "check", "--no-cache", "--output-format", "concise", "t", cwd=tree).stdout
+    assert {line.split(":")[0] for line in out.splitlines() if ": HWC" in line} == {"t/test_ok.py"}
+    # hwselect's default line names the kind once
+    res = run_tool("hwselect", "cpu", "t", "--no-cache", cwd=tree)
+    assert "hwselect: 3 directories pytest collects test files from that hwlint does not check" in res.stderr

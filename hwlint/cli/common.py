@@ -65,10 +65,10 @@ def unrecognized(parser: argparse.ArgumentParser, extra: list[str]) -> str:
     return message
 
 
-def warn(prog: str, text: str) -> None:
+def warn(prog: str, text: object) -> None:
     """``PROG: warning: TEXT`` on stderr, every name in it escaped (a file name's newline or ESC
     would start a forged line: ``::error::``)."""
-    print(f"{prog}: warning: {lines_shown(text)}", file=sys.stderr)
+    print(f"{prog}: warning: {lines_shown(str(text))}", file=sys.stderr)
 
 
 class UserError(Exception):

@@ -37,6 +37,12 @@ KINDS: tuple[Kind, ...] = (
         "paths discovery skipped",
     ),
     _kind(
+        "not-followed",
+        r": a directory symlink hwlint does not follow |: excluded by default \(",
+        "directory pytest collects test files from that hwlint does not check",
+        "directories pytest collects test files from that hwlint does not check",
+    ),
+    _kind(
         "privateuse1-backend",
         r"has no PrivateUse1 backend name",
         "PrivateUse1 runner without a backend name",
