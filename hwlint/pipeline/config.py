@@ -23,6 +23,7 @@ from functools import cached_property
 from pathlib import Path
 
 from ..words import EXCERPT_CHARS, excerpt, visible
+from .hidden import behind_link, tracked_tests
 
 DEFAULT_INCLUDE = ("test_*.py", "*_test.py")
 DEFAULT_EXCLUDE = (
@@ -45,13 +46,6 @@ DEFAULT_EXCLUDE = (
     ".pytest_cache",
     ".hwlint_cache",
 )
-#: The default exclusions pytest does not share: its ``norecursedirs`` (``.*``, ``build``, ``dist``,
-#: ``node_modules``, ``venv``, ``*.egg``...) and its virtualenv check skip every other name above, but
-#: it collects a test file under these. A pull request's tracked test files there are named on stderr.
-COLLECTED_BY_PYTEST = ("__pypackages__", "__pycache__", "site-packages")
-#: How many entries behind a directory symlink discovery looks at for a test file before it names
-#: the link anyway (the target may be a whole file system).
-LINK_SCAN_ENTRIES = 2_000
 #: The configuration files of one directory, the first found winning (ruff: .ruff.toml,
 #: ruff.toml, pyproject.toml). hwlint.toml files hold the settings at top level.
 CONFIG_NAMES = (".hwlint.toml", "hwlint.toml", "pyproject.toml")
@@ -701,12 +695,12 @@ def _walk(
             # as os.walk: a link to a directory is not followed (a link may lead out of the checkout),
             # but pytest follows it: one that may hide test files is named, once
             if entry.is_symlink():
-                hidden = _behind_link(entry.path, cfg)
+                hidden = behind_link(entry.path, cfg)
                 if hidden is not None:
                     skipped.append(Skipped(shown(entry.path), hidden, False))
                 continue
             if cfg.is_excluded(entry.path, True):
-                hidden = _tracked_tests(entry, cfg)
+                hidden = tracked_tests(entry, cfg)
                 if hidden is not None:
                     skipped.append(Skipped(shown(entry.path), hidden, False))
                 continue
@@ -726,59 +720,6 @@ def _walk(
                 continue
             yield shown(entry.path)
         stack.extend(reversed(subdirs))
-
-
-def _behind_link(path: str, cfg: Config) -> str | None:
-    """Why the directory symlink *path* is named (None: no test file behind it): the first file the
-    include patterns name within :data:`LINK_SCAN_ENTRIES` entries of its target (links inside it
-    not followed), or that the scan stopped first."""
-    stack, seen = [path], 0
-    while stack and seen < LINK_SCAN_ENTRIES:
-        try:
-            with os.scandir(stack.pop()) as it:
-                entries = sorted(it, key=_name)
-        except OSError:
-            continue
-        for entry in entries:
-            seen += 1
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
-                elif cfg.is_included(entry.name):
-                    found = os.path.relpath(entry.path, path)
-                    return (
-                        f"a directory symlink hwlint does not follow (it may lead out of the checkout); "
-                        f"pytest collects the test files behind it ({found}...)"
-                    )
-            except OSError:
-                continue
-    if not stack:
-        return None
-    return (
-        f"a directory symlink hwlint does not follow (it may lead out of the checkout); pytest collects "
-        f"any test files behind it (more than {LINK_SCAN_ENTRIES:,} entries, not searched)"
-    )
-
-
-def _tracked_tests(entry: os.DirEntry, cfg: Config) -> str | None:
-    """Why the excluded directory *entry* is named (None: it is not): a default exclusion pytest
-    does not share (:data:`COLLECTED_BY_PYTEST`) under which git tracks a file the include patterns
-    name: a test file the pull request commits, which pytest collects."""
-    if entry.name not in COLLECTED_BY_PYTEST or entry.name not in cfg.exclude:
-        return None
-    from ..effects import git
-
-    out = git(["ls-files", "-z"], entry.path, GIT_TIMEOUT)
-    if not out:
-        return None  # not in a work tree, or nothing tracked: an environment's files, not the checkout's
-    tracked = os.fsdecode(out).split("\0")
-    found = next((p for p in tracked if p and cfg.is_included(os.path.basename(p))), None)
-    if found is None:
-        return None
-    return (
-        f"excluded by default ({entry.name}); pytest collects the test files git tracks there "
-        f"({found}...): an `exclude` without it checks them"
-    )
 
 
 #: git ls-files answers in well under a second on a large tree; past this, check everything
