@@ -46,6 +46,7 @@ def migrate(root: Path) -> None:
 
 def run(root: Path, runner: str, files: list[str], mode: str, runs: list[str], timeout: int) -> dict:
     target = root.parent / f"pc-{runner}-{mode}.json"
+    target.unlink(missing_ok=True)
     env = {
         **os.environ,
         **RUNNERS[runner]["env"],
@@ -64,7 +65,10 @@ def run(root: Path, runner: str, files: list[str], mode: str, runs: list[str], t
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
     seconds = time.perf_counter() - start
-    data = json.loads(target.read_text()) if target.exists() else {"items": []}
+    try:
+        data = json.loads(target.read_text())
+    except (OSError, ValueError):  # the session ended before the plugin wrote its report
+        data = {"items": []}
     not_imported = next(
         (line for line in proc.stdout.splitlines() if "not imported" in line and line.startswith("hwselect")),
         "",

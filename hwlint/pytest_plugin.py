@@ -101,6 +101,7 @@ class _HwSelect:
         self.vacuous: list[str] = []  # why --hw-verify compared nothing it should have
         self.failed: list[str] = []  # collectors pytest could not collect (for verify)
         self.not_imported = 0  # test files left unimported: none of their classes is the runner's
+        self.not_imported_files: list = []  # their static selections (FileSelection)
         self.device_environment(os.environ)
 
     #: The variable torch's instantiation reads to generate classes for some devices only.
@@ -127,33 +128,43 @@ class _HwSelect:
             )
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_ignore_collect(self, collection_path, config: pytest.Config) -> bool | None:
-        """Never import a test file that holds none of the runner's tests.
+    def pytest_pycollect_makemodule(self, module_path, parent):
+        """Never import a test module that holds none of the runner's tests: it is collected as
+        an empty file (pytest consults ``pytest_ignore_collect`` only below the paths it is given,
+        so this hook covers the files named on the command line too).
 
         Decided from the file alone, before import, and only where that is sure: no class of it
         is selected or unplaced (the plugin would place those by their live classification), it
         creates no class hwlint cannot see, imports no test class from elsewhere and generates
-        none from a class defined elsewhere. Files named on the command line, and every file
-        under ``--hw-verify`` (which compares what the runtime collects), are always collected."""
-        if self.verify or self.verify_report or collection_path.suffix != ".py":
+        none from a class defined elsewhere. A file a node id on the command line names, and every
+        file under ``--hw-verify`` (which compares what the runtime collects), is imported."""
+        if self.verify or self.verify_report:
             return None
-        if not _is_test_file(config, collection_path) or _scope(config, collection_path) != "under":
+        scope = _scope(self.config, module_path)
+        if scope in (None, "node id"):  # pytest offers siblings of a named file too; it imports none
             return None
+        if not self.holds_none(module_path):
+            return None
+        self.not_imported += 1
+        return NotImported.from_parent(parent, path=module_path)
+
+    def holds_none(self, path) -> bool:
+        """True when the static view of *path* alone is sure it holds none of the runner's tests."""
         from .select.records import SELECTED, UNPLACED
         from .select.runners import select_all
 
-        path = str(collection_path)
         try:
-            sel = select_all(self.session, [path], self.backends, self.include_unclassified, [self.runner])
+            runner = self.runner
+            sel = select_all(self.session, [str(path)], self.backends, self.include_unclassified, [runner])
         except Exception:  # the collection decides what is wrong with the file, not this shortcut
-            return None
+            return False
         fs = sel[self.runner.name]
         if fs.warnings or len(fs.files) != 1:
-            return None
+            return False
         f = fs.files[0]
         if f.error or f.unseen or any(c.status in (SELECTED, UNPLACED) for c in f.candidates):
-            return None
-        self.not_imported += 1
+            return False
+        self.not_imported_files.append(f)  # for the reasons an empty selection gives
         return True
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
@@ -170,6 +181,7 @@ class _HwSelect:
         sel = select_all(self.session, paths, self.backends, self.include_unclassified, [runner])[runner.name]
         if self.verify or self.verify_report:
             self._verify(config, items, sel)
+        sel.files += self.not_imported_files  # none selected: only the reasons read them
         keep_names: dict[str, set[str]] = {}
         generics: dict[str, set[str]] = {}
         shard_of = self._shards(sel)
@@ -208,7 +220,8 @@ class _HwSelect:
         self.summary = [self._summary(len(items) + len(dropped), counts)]
         if not kept:
             self.summary += [f"hwselect: runner {self.runner.name} selects nothing:"]
-            self.summary += [f"  - {r}" for r in sel.why_empty() or ["no collected test belongs to it"]]
+            reasons = sel.why_empty() or ["no collected test belongs to it"]
+            self.summary += [f"  - {r.replace(root, '')}" for r in reasons]
         if self.not_imported:
             from .select.notices import plural
 
@@ -410,24 +423,27 @@ class HwExpectations:
         return self.summary
 
 
-def _is_test_file(config: pytest.Config, path) -> bool:
-    """True when pytest would collect *path* as a test module (``python_files``)."""
-    from _pytest.python import path_matches_patterns
+class NotImported(pytest.File):
+    """A test module the runner runs nothing of: collected without importing it, it yields no item."""
 
-    return path_matches_patterns(path, config.getini("python_files"))
+    def collect(self):
+        return []
 
 
 def _scope(config: pytest.Config, path) -> str | None:
-    """``"named"`` when *path* (or a node id in it) is one of the command line's arguments,
-    ``"under"`` when it lies below a directory argument, else None (pytest visits siblings of a
-    named file too, and collects nothing from them)."""
+    """How the command line reaches *path*: ``"node id"`` (a ``PATH::...`` argument names it: the
+    user asked for a test in it, and pytest would report it not found were the module left
+    unimported), ``"named"``, ``"under"`` (a directory argument holds it), or None (pytest offers
+    the siblings of a named file to the collection hooks, then drops them)."""
     here = config.invocation_params.dir
-    where = None
     resolved = path.resolve()
+    found = None
     for arg in config.args:
         target = (here / arg.split("::", 1)[0]).resolve()
         if target == resolved:
-            return "named"
-        if target.is_dir() and resolved.is_relative_to(target):
-            where = "under"
-    return where
+            if "::" in arg:
+                return "node id"
+            found = "named"
+        elif found is None and target.is_dir() and resolved.is_relative_to(target):
+            found = "under"
+    return found

@@ -90,13 +90,17 @@ def test_a_file_without_the_runners_tests_is_not_imported(tree):
     # on the cuda runner it holds tests, so it is imported (and fails, as it was written to)
     cuda = collect(tree, "--hw-runner", "cuda", ".")
     assert "test_cuda_only.py was imported" in cuda.stdout
-    # a file named on the command line is always collected
-    named = collect(tree, "--hw-runner", "cpu", "test_cuda_only.py")
-    assert "test_cuda_only.py was imported" in named.stdout
+    # a file named on the command line is not imported either (pytest's ignore hook would not see it)
+    named = collect(tree, "--hw-runner", "cpu", "test_cuda_only.py", "test_generic.py")
+    assert named.returncode == 0, named.stdout + named.stderr
+    assert "test_cuda_only.py was imported" not in named.stdout
+    # a node id in it is: the user asked for that test, and the plugin deselects it
+    by_id = collect(tree, "--hw-runner", "cpu", "test_cuda_only.py::TestCudaOnly")
+    assert "test_cuda_only.py was imported" in by_id.stdout
 
 
 def test_the_device_variable_is_set_for_the_runner(tree):
-    proc = collect(tree, "--hw-runner", "xpu", "test_generic.py")
+    proc = collect(tree, "--hw-runner", "xpu", "test_generic.py::TestGeneric")  # imported: named by id
     assert "device variable at import: xpu" in proc.stdout
 
 

@@ -426,3 +426,12 @@ def test_taxonomy_and_discovery_come_from_tool_hwlint(tmp_path):
     # also generates TestNCPU there, so the class is named in full
     assert proc.stdout == "test_n.py\n-k\n(test_n.py and (TestNPRIVATEUSE1 or TestNNPU))\n"
     assert "total=1, selected=1" in proc.stderr
+
+
+def test_help_names_the_subcommands(tmp_path):
+    """`hwselect --help` is where a user finds explain and verify (issue 48, smaller items)."""
+    proc = run_tool("hwselect", "--help", cwd=tmp_path)
+    assert proc.returncode == 0
+    text = " ".join(proc.stdout.split())
+    assert "`hwselect explain RUNNER PATH::Class` says why" in text
+    assert "`hwselect verify RUNNER PATH...` collects with torch on the runner and compares" in text

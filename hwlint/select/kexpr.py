@@ -37,11 +37,11 @@ Two kinds of items exist that hwselect's node ids never name, and a term must no
   therefore never addressed by its module name alone nor by exclusion (a backend may name a class
   nobody can list): its generated classes are named in full (``test_view_ops.py and
   (TestViewOpsCPU or ...)``), which is exact with and without the variable;
-* **test ids hwlint cannot read**: ``@parametrize``, ``@ops`` and ``@modules`` append ids made
-  from values (``test_a_x_TestFooBar``), so a class with such tests may carry any word in a test
-  name. A ``not T`` term never applies to such a chosen class's items, and an unchosen one is
-  ruled out by its own class name, or the choice is inexact (module names hold a dot, which an id
-  made of words does not).
+* **parametrized test ids**: ``@parametrize`` appends ids made from values
+  (``test_a_x_TestFooBar``), which ``-k`` matches like any name. The ids of literal values
+  (:attr:`~hwlint.select.records.Candidate.neutral_tests`) count among the names a term must
+  respect, so ``not TestFooBar`` is never used where it would drop ``test_a_x_TestFooBar``. Ids
+  hwlint cannot read (a computed list, ``@ops``) are assumed not to spell a class name.
 
 A build stops once its expression would exceed *budget* bytes (:data:`MAX_ARG_BYTES` by default):
 class names that contain each other make the exact expression grow with the square of the classes,
@@ -92,16 +92,6 @@ class Plan:
 def is_term(text: str) -> bool:
     """True when *text* is one identifier of pytest's expression grammar."""
     return bool(_IDENT.match(text)) and text not in _KEYWORDS
-
-
-def open_ids(c: Candidate) -> bool:
-    """True when *c*'s test names may hold words hwlint cannot read: a ``@parametrize`` or
-    ``@ops`` variant its neutral names do not spell out (``test_x*``), or ``@modules``.
-
-    A phantom's ids are its sibling's: they are no more open than the chosen class's own."""
-    if c.status == PHANTOM:
-        return False
-    return any(n.endswith("*") for n in c.neutral_tests) or "modules" in c.keywords
 
 
 def id_names(c: Candidate) -> tuple[str, ...]:
@@ -271,24 +261,12 @@ def _build(
         else:
             if global_index is None:
                 global_index = _Index(all_candidates, names)
-            unsure = [c for c in all_candidates if id(c) not in chosen_ids and open_ids(c)]
-            if unsure:  # no module name rules their ids out
-                for i in sel:
-                    plan.inexact.append((all_candidates[i], _open_reason(unsure[0])))
-                continue
             clause = _class_clause(all_candidates, names, sel, chosen_ids, global_index, plan, budget)
         if clause:
             clauses.append(clause)
     plan.expression = balanced_or(clauses)
     if plan.expression.startswith("-"):
         plan.expression = f"({plan.expression})"  # else pytest's parser takes it for an option
-
-
-def _open_reason(c: Candidate) -> str:
-    return (
-        f"the test ids of {c.nodeid} come from @parametrize/@ops values hwlint cannot read and may "
-        "hold any class's name"
-    )
 
 
 def scan_root(paths: Iterable[str]) -> str:
@@ -388,9 +366,7 @@ def _file_clause(
     """The clause for one file: its anchor alone, with its chosen classes, or without the others.
 
     *include_only*: the anchor tells the file apart only from the items the chosen classes' names
-    may match, or the file may hold classes nobody can list, so the clause must name the chosen.
-    Unchosen classes whose test ids hwlint cannot read may hold a chosen class's name in an id:
-    the inclusion form rules them out by their own names."""
+    may match, or the file may hold classes nobody can list, so the clause must name the chosen."""
     budget = budget or _Budget(None)
     chosen = set(sel)
     rest = [i for i in idxs if i not in chosen]
@@ -400,13 +376,6 @@ def _file_clause(
     local = _Index([cands[i] for i in idxs], [names[i] for i in idxs])
     trial = Plan("")
     include = _class_clause(cands, names, sel, {id(cands[i]) for i in sel}, local, trial, budget)
-    unsure = [i for i in rest if open_ids(cands[i])]
-    if include and unsure and trial.exact:
-        guard = _exclusion_clause(cands, unsure, local, {k for k, i in enumerate(idxs) if i in chosen})
-        if guard is None:
-            trial.inexact += [(cands[i], _open_reason(cands[unsure[0]])) for i in sel]
-        else:
-            include = f"{_group(include)} and not {_group(guard)}"
     exclude = None
     if not include_only:
         exclude = _exclusion_clause(cands, rest, local, {k for k, i in enumerate(idxs) if i in chosen})
@@ -468,10 +437,6 @@ def _class_clause(
             budget.spend(term)
             parts.append(term)
             continue
-        if open_ids(c):  # `not U` may drop a test whose id holds U's name
-            plan.inexact.append((c, _open_ids_reason(c, others[0])))
-            parts.append(term)
-            continue
         own = names[i]
         clash = [o for o in others if any(_contained(n.lower(), own) for n in o.names)]
         if clash:
@@ -494,13 +459,6 @@ def _class_clause(
     return balanced_or(parts)
 
 
-def _open_ids_reason(c: Candidate, other: Candidate) -> str:
-    return (
-        f"-k {c.name} also selects {other.nodeid}, and excluding that class could drop tests of "
-        f"{c.name} whose @parametrize/@ops ids hold its name"
-    )
-
-
 def _exclusion_clause(
     cands: Sequence[Candidate], rest: list[int], local: _Index, chosen_positions: set[int]
 ) -> str | None:
@@ -508,8 +466,6 @@ def _exclusion_clause(
 
     *local* indexes the file's classes; *chosen_positions* are the chosen ones' places in it.
     """
-    if any(open_ids(c) for k, c in enumerate(local.candidates) if k in chosen_positions):
-        return None  # a chosen test's id may hold an excluded name
     for i in rest:
         if _unsayable(cands[i]) is not None:
             return None
