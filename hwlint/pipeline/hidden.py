@@ -15,19 +15,19 @@ if TYPE_CHECKING:
 #: ``node_modules``, ``venv``, ``*.egg``...) and its virtualenv check skip every other name above, but
 #: it collects a test file under these. A pull request's tracked test files there are named on stderr.
 COLLECTED_BY_PYTEST = ("__pypackages__", "__pycache__", "site-packages")
-#: How many entries behind a directory symlink discovery looks at for a test file before it names
-#: the link anyway (the target may be a whole file system).
-LINK_SCAN_ENTRIES = 2_000
+#: How many entries behind a directory symlink (or under such an exclusion) discovery looks at for
+#: a test file before it names the link anyway (the target may be a whole file system).
+SCAN_ENTRIES = 2_000
 
 _name = operator.attrgetter("name")
 
 
-def behind_link(path: str, cfg: Config) -> str | None:
-    """Why the directory symlink *path* is named (None: no test file behind it): the first file the
-    include patterns name within :data:`LINK_SCAN_ENTRIES` entries of its target (links inside it
-    not followed), or that the scan stopped first."""
+def first_test_file(path: str, cfg: Config) -> str | None:
+    """The first file under *path* the include patterns name (relative to *path*), within
+    :data:`SCAN_ENTRIES` entries (links inside it not followed); ``""`` when the scan stopped
+    first, None when there is none."""
     stack, seen = [path], 0
-    while stack and seen < LINK_SCAN_ENTRIES:
+    while stack and seen < SCAN_ENTRIES:
         try:
             with os.scandir(stack.pop()) as it:
                 entries = sorted(it, key=_name)
@@ -39,26 +39,36 @@ def behind_link(path: str, cfg: Config) -> str | None:
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(entry.path)
                 elif cfg.is_included(entry.name):
-                    found = os.path.relpath(entry.path, path)
-                    return (
-                        f"a directory symlink hwlint does not follow (it may lead out of the checkout); "
-                        f"pytest collects the test files behind it ({found}...)"
-                    )
+                    return os.path.relpath(entry.path, path)
             except OSError:
                 continue
-    if not stack:
+    return "" if stack else None
+
+
+def behind_link(path: str, cfg: Config) -> str | None:
+    """Why the directory symlink *path* is named (None: no test file behind it)."""
+    found = first_test_file(path, cfg)
+    if found is None:
         return None
+    if found:
+        return (
+            f"a directory symlink hwlint does not follow (it may lead out of the checkout); "
+            f"pytest collects the test files behind it ({found}...)"
+        )
     return (
         f"a directory symlink hwlint does not follow (it may lead out of the checkout); pytest collects "
-        f"any test files behind it (more than {LINK_SCAN_ENTRIES:,} entries, not searched)"
+        f"any test files behind it (more than {SCAN_ENTRIES:,} entries, not searched)"
     )
 
 
 def tracked_tests(entry: os.DirEntry, cfg: Config) -> str | None:
     """Why the excluded directory *entry* is named (None: it is not): a default exclusion pytest
     does not share (:data:`COLLECTED_BY_PYTEST`) under which git tracks a file the include patterns
-    name: a test file the pull request commits, which pytest collects."""
+    name: a test file the pull request commits, which pytest collects. git is asked only when a
+    scan finds such a file (a ``__pycache__`` of bytecode costs no git call)."""
     if entry.name not in COLLECTED_BY_PYTEST or entry.name not in cfg.exclude:
+        return None
+    if first_test_file(entry.path, cfg) is None:
         return None
     from ..effects import git
     from .config import GIT_TIMEOUT
