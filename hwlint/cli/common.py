@@ -76,7 +76,8 @@ class UserError(Exception):
 
 
 def add_engine_options(parser: argparse.ArgumentParser) -> None:
-    """--jobs, --no-cache and --cache-dir: how a command runs its per-file work (hwlint.engine)."""
+    """--jobs, --no-cache and --cache-dir: how a command runs its per-file work
+    (:mod:`hwlint.pipeline.engine`)."""
     parser.add_argument(
         "-j",
         "--jobs",

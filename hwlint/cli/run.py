@@ -245,7 +245,7 @@ class Baselines:
 def check_all(session, paths, selection_for, fix=None, fixable=None):
     """(path, enabled findings) for every path: parallel, cached, in the order given, seen through
     the project model; the project check (which files' findings depend on others); and the files
-    planned in the same pass (with *fix*, the fix options: see :func:`hwlint.fix.check_and_fix_paths`;
+    planned in the same pass (with *fix*, the fix options: see :func:`hwlint.fix.apply.check_and_fix_paths`;
     *fixable* says which paths may be fixed)."""
     from ..pipeline.check import check_project
     from ..pipeline.progress import Bar

@@ -1,6 +1,6 @@
 """``hwselect``: print the tests a CI runner executes, in a form pytest or a CI matrix takes.
 
-A thin front end over :mod:`hwlint.select` (what runs) and :mod:`hwlint.kexpr` (how to say it to
+A thin front end over :mod:`hwlint.select` (what runs) and :mod:`hwlint.select.kexpr` (how to say it to
 ``pytest -k``). The summary and every warning go to stderr; stdout carries only the selection.
 
 Exit codes: 0 a non-empty selection; 2 usage, configuration or taxonomy error; 3 the selection is

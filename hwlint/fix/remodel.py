@@ -389,9 +389,9 @@ class Edits:
 
 @dataclass
 class Derivation:
-    """How a fixed text follows from the parse of the original (:meth:`hwlint.model.Parsed.
-    with_lines`): kept on the fixed text's plan, so that the next pass (the rewrites a declaration
-    enables) is modelled from the same parse."""
+    """How a fixed text follows from the parse of the original (:meth:`Parsed.with_lines`): kept
+    on the fixed text's plan, so that the next pass (the rewrites a declaration enables) is modelled
+    from the same parse."""
 
     parsed: Parsed
     insertions: list[tuple[int, int]]  # (A, n): n lines after line A of the original
@@ -438,7 +438,7 @@ class Derivation:
 
 def model_after(plan: _Planned, text: str, new_text: str, made: Edits) -> tuple[FileModel, Derivation] | None:
     """The model of *new_text*, *text* with the exact edits *made*, from the parse of the original
-    (see :meth:`hwlint.model.Parsed.with_lines`), and how it follows; None when the plan kept no
+    (see :meth:`Parsed.with_lines`), and how it follows; None when the plan kept no
     parse, or the edits move more than whole lines (a line added inside an import that holds a
     ``noqa`` comment, a name added to an import followed by code on its last line), or a later pass
     adds more than rewrites."""

@@ -11,7 +11,7 @@ This module runs such an *analysis* for a list of files once, for all of them:
 An analysis is a module-level function ``analysis(path, data, taxonomy) -> value``, where *data* is
 the file's bytes or, when it cannot be read, a one-line reason; a ``functools.partial`` of one works
 too. It must never raise for a bad file; values must be picklable, and cacheable values
-JSON-encodable (:func:`hwlint.cache.encode`).
+JSON-encodable (:func:`hwlint.pipeline.cache.encode`).
 
 An analysis may also hand the model it built to :func:`keep_model`: when its run was asked to keep
 models (:class:`Held`), the processes hold them until the cross-file phase has asked for the few it

@@ -5,7 +5,7 @@ The report computes nothing on its own account. It reads what the rest of hwlint
 * the file model (:mod:`hwlint.model`): the test classes of each file and the classification
   ``getattr`` finds on each, its own or inherited;
 * the checker's findings (:func:`hwlint.pipeline.check.check_paths`, parallel and cached);
-* the selector's result for every runner of the taxonomy (:func:`hwlint.select.select_model`),
+* the selector's result for every runner of the taxonomy (:func:`hwlint.select.replay.select_model`),
   which says which classes each runner collects and runs.
 
 From these it derives, per directory and in total, how many test classes and test methods are
@@ -279,7 +279,7 @@ def report_paths(
     runners. Files whose configuration names another taxonomy are counted with *taxonomy*, and
     the report's ``warnings`` say so.
 
-    Paths discovery cannot take are appended to *skipped* (see :func:`hwlint.config.discover`)."""
+    Paths discovery cannot take are appended to *skipped* (see :func:`hwlint.pipeline.config.discover`)."""
     configs = config if isinstance(config, Configs) else None
     files = list(discover(paths, config, skipped=skipped))
 
@@ -375,7 +375,7 @@ def _linked_report(
 
 class _Selections:
     """Each file's (selections by runner, links), or why it cannot be read, as
-    :func:`hwlint.select.apply_links` reads and replaces them: decoded on first use."""
+    :func:`hwlint.select.runners.apply_links` reads and replaces them: decoded on first use."""
 
     def __init__(self, files: Sequence[str], values: Sequence[_Value], taxonomy: Taxonomy):
         self.files, self.values, self.taxonomy = files, values, taxonomy

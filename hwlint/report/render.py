@@ -1,6 +1,6 @@
 """Renderings of a migration report: a terminal table, a pull-request comment, JSON.
 
-Every renderer reads only the ``hwlint-report/1`` document (:meth:`hwlint.report.Report.to_json`),
+Every renderer reads only the ``hwlint-report/1`` document (:meth:`hwlint.report.data.Report.to_json`),
 so what a dashboard reads from the JSON is exactly what the table and the comment show.
 The HTML page lives in :mod:`hwlint.report.html`.
 """

@@ -1,7 +1,7 @@
 """``docs/rules.md``, generated from the rule registry (``hwlint rule --all --output-format markdown``).
 
 Each rule's heading is its code, so ``docs/rules.md#hwc001`` is the anchor the JSON ``url`` and
-SARIF ``helpUri`` point at; a test keeps the file in step with :data:`hwlint.rules.RULES`.
+SARIF ``helpUri`` point at; a test keeps the file in step with :data:`hwlint.rules.registry.RULES`.
 """
 
 from __future__ import annotations
