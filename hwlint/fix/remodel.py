@@ -241,6 +241,7 @@ _LINE_MEMBERS = {
     "attribute_writes": (1,),
     "enum_bindings": (1,),
     "unmodelled": (0,),
+    "class_keepers": (1, 2),  # 0 (no later binding) stays 0: no line is inserted above line 1
 }
 
 

@@ -489,8 +489,8 @@ class Builder(ClassScan, CallScan, DeviceScan):
     ) -> tuple[tuple[str, int, int], ...]:
         """The module functions (defined unconditionally) that a class decorator of the file names
         as a plain name and that return the class they are given with its classification
-        (:func:`~hwlint.model.bindings.returns_its_class`), each with the lines its name stays
-        bound to it: from its ``def`` to the next binding of the name."""
+        (:func:`~hwlint.model.bindings.returns_its_class`), each with the line of its ``def`` and
+        of the next binding of the name (0: none): the name is bound to it in between."""
         names = {d.name for c in classes for d in c.decorators if d.site.text == d.name}
         if not names:
             return ()
@@ -505,7 +505,7 @@ class Builder(ClassScan, CallScan, DeviceScan):
                 for s, _ in statements[i + 1 :]
                 if any(n == stmt.name for n, _, _ in statement_bindings(s))
             )
-            out.append((stmt.name, stmt.lineno, next(later, 1 << 30) - 1))
+            out.append((stmt.name, stmt.lineno, next(later, 0)))
         return tuple(out)
 
     def unmodelled(self, body: list[ast.stmt], classes: list[ClassInfo]) -> tuple[tuple[int, str], ...]:

@@ -326,7 +326,7 @@ class FileModel:
     exec_calls: tuple[Site, ...] = ()
     # Module functions a class decorator of the file names that return the class they are given with
     # its classification as its body left it (:func:`~hwlint.model.bindings.returns_its_class`):
-    # (name, line of the def, last line before the name is bound again)
+    # (name, line of the def, line of the next binding of the name, 0 for none)
     class_keepers: tuple[tuple[str, int, int], ...] = ()
     # Code hwlint does not model that may change any class's attribute, a class body's names or
     # the module's names (:func:`hwlint.model.bindings.unmodelled_routes`): (line, the code in words)
@@ -427,7 +427,10 @@ class FileModel:
         if decorator.site.text != decorator.name or not any(c is cls for c in self._index.get(cls.name, ())):
             return False
         line = decorator.site.line
-        return any(n == decorator.name and first < line <= last for n, first, last in self.class_keepers)
+        return any(
+            n == decorator.name and first < line and (not rebound or line < rebound)
+            for n, first, rebound in self.class_keepers
+        )
 
     def exempts(self, code: str) -> bool:
         """Whether the file-level exemption covers *code*."""
