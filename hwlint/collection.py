@@ -33,6 +33,7 @@ same answers:
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterator
 
 from .model import (
@@ -331,8 +332,42 @@ def harmless(decorator: Decorator) -> bool:
 
 def unknown_class_decorators(model: FileModel, cls: ClassInfo) -> list[tuple[ClassInfo, Decorator]]:
     """The class decorators on *cls* and its bases in the file that hwlint does not know to be
-    harmless, with the class each decorates."""
-    return [(c, d) for c in mro(model, cls) for d in c.decorators if not harmless(d)]
+    harmless, with the class each decorates: a name hwlint knows counts only when it comes from a
+    module hwlint trusts (``skipIfRocm`` imported from a helper of the checkout may be anything)."""
+    return [
+        (c, d)
+        for c in mro(model, cls)
+        for d in c.decorators
+        if not harmless(d) or not trusted_module(origin(model, _head(d), d.site.line) or "")
+    ]
+
+
+def _head(decorator: Decorator) -> str:
+    return dotted(decorator).partition(".")[0]
+
+
+def trusted_module(module: str) -> bool:
+    """Whether names imported from *module* are what their names say: torch's, pytest's and the
+    standard library's (a pull request changes none of them); "" (not imported) counts as trusted.
+    Any other module is code hwlint does not read: a helper of the checkout, perhaps."""
+    top = module.partition(".")[0]
+    if not module:
+        return True
+    return top in ("torch", "pytest", "_pytest") or top in sys.stdlib_module_names
+
+
+def origin(model: FileModel, name: str, line: int) -> str | None:
+    """The module the last import before *line* that binds *name* imports it from (None: no
+    import binds it; a relative module keeps its dots)."""
+    for imp in reversed(model.imports):
+        if imp.site.line >= line:
+            continue
+        for imported, alias in imp.names:
+            if imp.module is not None and imported != "*" and (alias or imported) == name:
+                return imp.module
+            if imp.module is None and (alias or imported.partition(".")[0]) == name:
+                return imported
+    return None
 
 
 def may_add_tests(model: FileModel, cls: ClassInfo) -> bool:
@@ -432,6 +467,9 @@ def declaration_doubts(
                 if model.handler_shadowed(line, name, lambda n, a, b: _imported_in(model, n, a, b)):
                     continue  # the fallback of a try whose body imports the enum
                 out.append(f"`{name}`, which the declaration reads the enum through, is bound at line {line}")
+            module = origin(model, head, c.site.line)
+            if module is not None and not trusted_module(module):
+                out.append(f"`{head}`, which the declaration reads the enum through, comes from `{module}`")
     names = {c.name for c in chain}
     for target, line, what in model.attribute_writes:
         if model.under_main_guard(line):
@@ -443,6 +481,14 @@ def declaration_doubts(
         elif "." not in target and model.class_named(target) is None:
             # a variable, perhaps bound to this class (`for c in (TestA, TestB): c.... = None`)
             out.append(f"{what} (line {line}) writes the attribute of `{target}`, which may be this class")
+    for imp in model.imports:
+        line = imp.site.line
+        if imp.names[0][0] != "*" or trusted_module(imp.module or "") or model.under_main_guard(line):
+            continue
+        if line > cls.site.line:
+            out.append(f"`from {imp.module} import *` (line {line}) may bind another class to `{cls.name}`")
+        elif holder is not None:
+            out.append(f"`from {imp.module} import *` (line {line}) may bind the names the declaration reads")
     out += [
         f"the module runs exec() (line {site.line}), which may rebind anything"
         for site in model.exec_calls

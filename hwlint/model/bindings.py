@@ -400,7 +400,10 @@ def _call_route(node: ast.Call, runs_at_import: bool) -> str | None:
     if attr in ("__setattr__", "__delattr__") and len(node.args) == (3 if attr == "__setattr__" else 2):
         # the unbound form names its object: `type.__setattr__(TestB, name, value)`
         first = dotted_name(node.args[0])
-        if first not in ("self", "cls") and not is_call_to(owner, frozenset({"super"})):
+        # in a function, `object.__setattr__(obj, ...)` sets an instance's attribute (a frozen
+        # dataclass's); `type.__setattr__` is the form that reaches a class
+        targets_class = runs_at_import or dotted_name(owner) == "type"
+        if targets_class and first not in ("self", "cls") and not is_call_to(owner, frozenset({"super"})):
             return f"`{name or '...' + attr}({first or '...'}, ...)`"
     if attr in ("_getframe", "currentframe") and runs_at_import:
         return f"`{name}()`"

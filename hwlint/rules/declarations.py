@@ -325,11 +325,17 @@ def uncertain_hw_classification(ctx: Context) -> Iterator[Hit]:
     TestB.hw_classification`, `setattr`, `delattr`); the enum's name is bound in the file to
     something other than the enum, an alias of it or a stand-in enum of constants; the class or a
     base has a metaclass (other than `type` or `ABCMeta`) or `__init_subclass__`, or a class
-    decorator hwlint does not know to leave the class alone; or the module runs `exec()`. The
-    message names the first reason. A decorator hwlint knows is no reason: torch's skip decorators
-    (`@skipIfRocm`, `@requires_triton()`...) and a function of the file that returns the class it is
-    given, calls no method of it and writes no classification (one that copies a mixin's `test_*`
-    methods onto the class with `setattr` under `if name.startswith("test_")`).
+    decorator hwlint does not know to leave the class alone; or the module runs `exec()`; or the
+    file holds code hwlint does not follow that can rewrite a class, a class body's names or the
+    module's names (a frame's `f_locals`, `type.__setattr__`, `builtins.setattr`, `setattr` used as
+    a value, `eval`/`compile` at import, `__import__("builtins")`, a write into `sys.modules`,
+    `X.__bases__ = ...`, a descriptor's `__set_name__`, the attribute's name in a string); or the
+    enum, or a decorator's known name, comes from a module other than torch, pytest or the standard
+    library, or such a module is star-imported. The message names the first reason. A decorator
+    hwlint knows is no reason: torch's skip decorators (`@skipIfRocm`, `@requires_triton()`...)
+    and a function of the file that returns the class it is given, calls no method of it and
+    writes no classification (one that copies a mixin's `test_*` methods onto the class with
+    `setattr` under `if name.startswith("test_")`).
 
     ## Why is this bad?
     hwlint, hwselect and reviewers read the declaration; the runtime's filter reads whatever the
