@@ -357,3 +357,29 @@ def test_report_compare_against_a_revision_is_hwselect_diffs_count(repo, monkeyp
     assert hwlint(["report", "test", "--compare", "HEAD"]) == 0
     text = capsys.readouterr().out
     assert "tests on cuda: 0 → 3 (+3 -0 ~0 renamed; hwselect diff)" in text
+
+
+@pytest.mark.parametrize(
+    ("decorator", "ids"),
+    [
+        # as torch 2.13 names them (measured: instantiate_parametrized_tests / device instantiation)
+        (
+            '@parametrize("x", [1, 2.5, "ab", True, None, torch.float32])',
+            ("x_1", "x_2_5", "x_ab", "x_True", "x4", "float32"),
+        ),
+        ('@parametrize("x", [subtest(1, name="one")])', ("one",)),
+        ('@parametrize("a,b", [(1, 2), (3, 4)])', ("a_1_b_2", "a_3_b_4")),
+        ('@parametrize("x", VALUES)', None),
+        ('@parametrize("x", [1], name_fn=lambda x: "y")', None),
+        ("@ops(op_db)", None),
+        ("@optims(optim_db)", None),
+    ],
+)
+def test_parametrize_ids_are_torchs(decorator, ids):
+    from hwlint.model import build_model
+    from hwlint.select.expansion import parameter_ids
+    from hwlint.taxonomy import load_taxonomy
+
+    src = f"class TestP:\n    {decorator}\n    def test_p(self, x):\n        pass\n"
+    model = build_model(src.encode(), "test_p.py", load_taxonomy(DEFAULT_TAXONOMY), devices=False)
+    assert parameter_ids(model.classes[0].methods[0]) == ids

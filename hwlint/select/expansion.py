@@ -150,7 +150,7 @@ def _length(node: ast.expr) -> int | None:
 def neutral_tests(model: FileModel, source: ClassInfo | None, names: tuple[str, ...]) -> tuple[str, ...]:
     """The tests *names* (of a class collected from *source*) as the identity names them, without a
     device: one per ``@parametrize`` value where the values are literal, else ``test_x*`` (every
-    variant of it; ``@ops`` too)."""
+    variant of it; ``@ops``, ``@modules`` and ``@optims`` too)."""
     if source is None:
         return tuple(names)
     methods: dict[str, Method] = {}
@@ -168,12 +168,17 @@ def neutral_tests(model: FileModel, source: ClassInfo | None, names: tuple[str, 
     return tuple(dict.fromkeys(out))
 
 
+#: torch's parametrizers that name each variant after an object hwlint cannot read (an OpInfo, a
+#: ModuleInfo, an OptimizerInfo): ``test_x_{name}`` before the device suffix.
+_OPAQUE_VARIANTS = frozenset({"ops", "modules", "optims", "reparametrize"})
+
+
 def parameter_ids(m: Method) -> tuple[str, ...] | None:
     """The ids ``@parametrize`` gives *m*'s variants (``()``: none; None: not known statically)."""
-    found = [d for d in m.decorators if d.name in _PARAMETRIZE or d.name == "ops"]
+    found = [d for d in m.decorators if d.name in _PARAMETRIZE or d.name in _OPAQUE_VARIANTS]
     if not found:
         return ()
-    if len(found) > 1 or found[0].name == "ops":
+    if len(found) > 1 or found[0].name in _OPAQUE_VARIANTS:
         return None
     return _ids(found[0].site.text)
 
