@@ -373,6 +373,7 @@ def test_report_compare_against_a_revision_is_hwselect_diffs_count(repo, monkeyp
         ('@parametrize("x", [1], name_fn=lambda x: "y")', None),
         ("@ops(op_db)", None),
         ("@optims(optim_db)", None),
+        ("@_gradcheck_ops(op_db)", None),
     ],
 )
 def test_parametrize_ids_are_torchs(decorator, ids):

@@ -169,16 +169,22 @@ def neutral_tests(model: FileModel, source: ClassInfo | None, names: tuple[str, 
 
 
 #: torch's parametrizers that name each variant after an object hwlint cannot read (an OpInfo, a
-#: ModuleInfo, an OptimizerInfo): ``test_x_{name}`` before the device suffix.
+#: ModuleInfo, an OptimizerInfo): ``test_x_{name}`` before the device suffix. A module's own alias
+#: of one keeps its name as a suffix (``_gradcheck_ops = partial(ops, ...)`` in test_ops_fwd_gradients).
 _OPAQUE_VARIANTS = frozenset({"ops", "modules", "optims", "reparametrize"})
+_OPAQUE_SUFFIXES = ("_ops", "_modules", "_optims")
+
+
+def _opaque(name: str) -> bool:
+    return name in _OPAQUE_VARIANTS or name.endswith(_OPAQUE_SUFFIXES)
 
 
 def parameter_ids(m: Method) -> tuple[str, ...] | None:
     """The ids ``@parametrize`` gives *m*'s variants (``()``: none; None: not known statically)."""
-    found = [d for d in m.decorators if d.name in _PARAMETRIZE or d.name in _OPAQUE_VARIANTS]
+    found = [d for d in m.decorators if d.name in _PARAMETRIZE or _opaque(d.name)]
     if not found:
         return ()
-    if len(found) > 1 or found[0].name in _OPAQUE_VARIANTS:
+    if len(found) > 1 or _opaque(found[0].name):
         return None
     return _ids(found[0].site.text)
 
