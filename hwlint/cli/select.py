@@ -30,7 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="hwselect",
         description="Print the test classes a CI runner executes (hw_classification, instantiation).",
         epilog="`hwselect explain RUNNER PATH::Class` says why a class does or does not run; "
-        "`hwselect verify RUNNER PATH...` collects with torch on the runner and compares. "
+        "`hwselect verify RUNNER PATH...` collects with torch on the runner and compares; "
+        "`hwselect diff --base REV` says what a change does to each runner; "
+        "`hwselect expectations import LIST -o FILE` turns a node-id list into expectations. "
         "Exit codes: 0 selected, 2 error, 3 empty selection.",
     )
     p.add_argument("--version", action="version", version=f"hwselect {__version__}")
