@@ -102,6 +102,7 @@ class _HwSelect:
         self.failed: list[str] = []  # collectors pytest could not collect (for verify)
         self.not_imported = 0  # test files left unimported: none of their classes is the runner's
         self.not_imported_files: list = []  # their static selections (FileSelection)
+        self.decided: dict[str, bool] = {}  # path -> holds none of the runner's tests
         self.device_environment(os.environ)
 
     #: The variable torch's instantiation reads to generate classes for some devices only.
@@ -143,9 +144,13 @@ class _HwSelect:
         scope = _scope(self.config, module_path)
         if scope in (None, "node id"):  # pytest offers siblings of a named file too; it imports none
             return None
-        if not self.holds_none(module_path):
+        # pytest offers a directory's files once per argument below it: decide each file once
+        key = str(module_path)
+        if key not in self.decided:
+            self.decided[key] = self.holds_none(module_path)
+            self.not_imported += self.decided[key]
+        if not self.decided[key]:
             return None
-        self.not_imported += 1
         return NotImported.from_parent(parent, path=module_path)
 
     def holds_none(self, path) -> bool:
