@@ -8,6 +8,7 @@ one value (upstream's ``--hw-classification`` takes ``nargs="+"`` and swallows t
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections import Counter
 
@@ -93,7 +94,7 @@ class _HwSelect:
         self.include_unclassified = config.getoption("hw_include_unclassified")
         self.runs = set(self.runner.runs)
         self.summary: list[str] = []
-        self.warnings: list[str] = []
+        self.warnings: list = []  # the selection's notices, the root dir left out of their words
         self.verify = bool(config.getoption("hw_verify"))
         self.verify_report = config.getoption("hw_verify_report")
         self.verify_lines: list[str] = []
@@ -221,7 +222,10 @@ class _HwSelect:
             config.hook.pytest_deselected(items=dropped)
             items[:] = kept
         root = str(config.rootpath) + os.sep
-        self.warnings = [w.replace(root, "") for w in sel.warnings]
+        self.warnings = [
+            dataclasses.replace(w, where=w.where.replace(root, ""), message=w.message.replace(root, ""))
+            for w in sel.warnings
+        ]
         self.summary = [self._summary(len(items) + len(dropped), counts)]
         if not kept:
             self.summary += [f"hwselect: runner {self.runner.name} selects nothing:"]

@@ -279,7 +279,7 @@ def _shard_of(selected, spec: tuple[int, int] | None, durations=None):
     return shard(selected, n, durations)[i - 1]
 
 
-def _report(sel, args, notes: Sequence[str] = ()) -> None:
+def _report(sel, args, notes: Sequence = ()) -> None:
     """The warnings (one line per kind; each with --verbose; none with -q) and the summary."""
     from ..select.notices import report_lines
 
@@ -332,7 +332,7 @@ FORMATS: dict[str, SelectFormat] = {
 }
 
 
-def render(sel, chosen, args) -> tuple[list[str] | None, list[str]]:
+def render(sel, chosen, args) -> tuple[list[str] | None, list]:
     """stdout's lines in the chosen format (None: the format printed itself) and the notes about
     them for stderr."""
     return FORMATS[args.format].write(sel, chosen, _scan_root(args.paths), args)
@@ -391,10 +391,11 @@ def nodeid_lines(sel, chosen, root: str | None = None) -> tuple[list[str], list[
     """
     from ..select.explain import pytest_path
     from ..select.kexpr import build, phantom_classes
+    from ..select.notices import Kind, Notice
 
     ids = {id(c) for c in chosen}
     lines: list[str] = []
-    notes: list[str] = []
+    notes: list[Notice] = []
     scope = []
     scope_functions = {}
     mixed = False
@@ -404,7 +405,11 @@ def nodeid_lines(sel, chosen, root: str | None = None) -> tuple[list[str], list[
             continue
         unsure = [c for c in mine if c.uncertain_nodeid]
         if unsure:
-            notes += [f"{c.nodeid}: no certain node id: {_why_unsure(c)}; its file is listed" for c in unsure]
+            for c in unsure:
+                why = _why_unsure(c)
+                # a reason of a kind of its own (a class decorator...) is counted as that kind
+                kind = Kind(why.kind) if why.kind else Kind.LISTED_WHOLE
+                notes.append(Notice(kind, c.nodeid, f"no certain node id: {why}; its file is listed"))
             lines.append(pytest_path(f.path))
             scope += f.candidates
             scope_functions[f.path] = f.functions
@@ -420,22 +425,32 @@ def nodeid_lines(sel, chosen, root: str | None = None) -> tuple[list[str], list[
         if plan.exact:
             lines += ["-k", plan.expression]
             notes.append(
-                "the node ids end with `-k EXPR` for the files listed whole: a -k of your own after "
-                "them replaces it (pytest keeps the last -k); `pytest --hw-runner` composes with yours"
+                Notice(
+                    Kind.ARGSFILE_K,
+                    "",
+                    "the node ids end with `-k EXPR` for the files listed whole: a -k of your own after "
+                    "them replaces it (pytest keeps the last -k); `pytest --hw-runner` composes with yours",
+                )
             )
         else:
             notes += [
-                f"{c.nodeid}: no certain node id, and -k cannot single it out ({reason}); its whole "
-                "file is listed"
+                Notice(
+                    Kind.K_INEXACT,
+                    c.nodeid,
+                    f"no certain node id, and -k cannot single it out ({reason}); its whole file is listed",
+                )
                 for c, reason in plan.inexact
             ]
     return lines, notes
 
 
-def _why_unsure(c) -> str:
+def _why_unsure(c):
+    """The first reason the node id of *c* is uncertain (a :class:`~hwlint.select.records.Note`)."""
+    from ..select.records import Note
+
     if c.uncertain_name:
-        return "a PrivateUse1 class, named by collection order"
-    return c.unsure[0] if c.unsure else "it exists only under a run-time condition"
+        return Note(None, "a PrivateUse1 class, named by collection order")
+    return c.unsure[0] if c.unsure else Note(None, "it exists only under a run-time condition")
 
 
 def file_lines(sel, chosen) -> list[str]:
@@ -531,7 +546,7 @@ def selection_json(sel, chosen, root: str | None = None) -> dict:
         "expression": plan.expression if plan.exact else None,
         "inexact": inexact,
         "files": files,
-        "warnings": list(sel.warnings),
+        "warnings": [str(w) for w in sel.warnings],
         "warning_kinds": [g.as_json() for g in group(sel.warnings)],
     }
 
@@ -640,7 +655,7 @@ def _durations_line(runner: str, plan) -> str:
 
 
 def cmd_explain(args) -> int:
-    from ..select.explain import NO_SUCH_CLASS, explain
+    from ..select.explain import NO_SUCH_CLASS, Verdict, explain
     from ..select.records import SelectionError
 
     path, sep, cls = args.target.partition("::")
@@ -650,13 +665,14 @@ def cmd_explain(args) -> int:
     if not os.path.exists(path):
         raise _UserError(f"{path}: no such file")
     try:
-        lines = explain(taxonomy, args.runner, path, cls, args.backend, config.roots)
+        found = explain(taxonomy, args.runner, path, cls, args.backend, config.roots)
     except SelectionError as e:
         raise _UserError(str(e)) from None
-    if lines[0].startswith(NO_SUCH_CLASS):
+    lines = found.lines
+    if found.verdict is Verdict.NO_SUCH_CLASS:
         raise _UserError(lines[0][len(NO_SUCH_CLASS) + 2 :] + "".join(f"\n{line}" for line in lines[1:]))
     print("\n".join(lines))
-    return EXIT_OK if lines[0].startswith("RUNS") else EXIT_EMPTY
+    return EXIT_OK if found.verdict is Verdict.RUNS else EXIT_EMPTY
 
 
 def cmd_verify(args, pytest_args: Sequence[str]) -> int:

@@ -575,6 +575,9 @@ class Skipped:
     path: str
     reason: str
     error: bool
+    # a directory discovery does not walk but pytest collects test files from (a directory symlink,
+    # a default exclusion pytest does not share): hwselect counts these apart
+    collected: bool = False
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"
@@ -697,12 +700,12 @@ def _walk(
             if entry.is_symlink():
                 hidden = behind_link(entry.path, cfg)
                 if hidden is not None:
-                    skipped.append(Skipped(shown(entry.path), hidden, False))
+                    skipped.append(Skipped(shown(entry.path), hidden, False, collected=True))
                 continue
             if cfg.is_excluded(entry.path, True):
                 hidden = tracked_tests(entry, cfg)
                 if hidden is not None:
-                    skipped.append(Skipped(shown(entry.path), hidden, False))
+                    skipped.append(Skipped(shown(entry.path), hidden, False, collected=True))
                 continue
             if cfg.respect_gitignore and ignored and _ignored(entry.path, prefix, ignored, True):
                 continue

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import enum
 import os
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ..collection import tests
 from ..model import FileModel, build_model
@@ -17,6 +18,21 @@ from .replay import DYNAMIC, select_model
 from .runners import get_runner, runner_backends, with_backends
 
 
+class Verdict(enum.Enum):
+    """What an explanation concludes (``hwselect explain`` exits on it, never on its words)."""
+
+    RUNS = "runs"
+    NOT_RUN = "not run"
+    NO_SUCH_CLASS = "no such class"
+    UNREADABLE = "unreadable"  # the file cannot be read or parsed
+
+
+@dataclass(frozen=True)
+class Explanation:
+    verdict: Verdict
+    lines: list[str]
+
+
 def explain(
     taxonomy: Taxonomy,
     runner: Runner | str,
@@ -24,21 +40,22 @@ def explain(
     class_name: str,
     backends=(),
     roots: Sequence[str] = (),
-) -> list[str]:
-    """Why *class_name* in *path* does or does not run on *runner*: lines of text, verdict first."""
+) -> Explanation:
+    """Why *class_name* in *path* does or does not run on *runner*: the verdict, and lines of text
+    saying it first."""
     if isinstance(runner, str):
         runner = get_runner(taxonomy, runner)
     chosen = runner_backends(taxonomy, runner, backends)
     taxonomy = with_backends(taxonomy, chosen)
     data = read_source(path)
     if isinstance(data, str):
-        return [f"{path}: cannot read: {data}"]
+        return Explanation(Verdict.UNREADABLE, [f"{path}: cannot read: {data}"])
     model = build_model(data, path, taxonomy, devices=False)
     project = on_demand(model, taxonomy, roots)
     model = replace(model, resolver=project.resolver())
     fs = select_model(model, taxonomy, runner, chosen, include_unclassified=False)
     if fs.error:
-        return [f"{path}: cannot parse ({fs.error})"]
+        return Explanation(Verdict.UNREADABLE, [f"{path}: cannot parse ({fs.error})"])
     lines: list[str] = []
 
     def classes_of(p: str) -> list[str]:
@@ -47,17 +64,20 @@ def explain(
 
     for x in project.imported_classes(links_of(model), classes_of):
         if x.binding == class_name:
+            there = explain(taxonomy, runner, relpath(x.path), x.name, backends, roots)
             lines += [
                 f"{class_name} is imported from {relpath(x.path)} (line {x.statement.site.line}): pytest "
                 f"collects it as {path}::{class_name} too, with the same verdict:",
-                *explain(taxonomy, runner, relpath(x.path), x.name, backends, roots),
+                *there.lines,
             ]
             if x.statement.nested:
                 lines.append("  note: the import is in a block that may not run: addressed through the file.")
-            return lines
+            return Explanation(there.verdict, lines)
+    verdict = None
     for cand in fs.candidates:
         if class_name in cand.names or class_name == cand.generic:
             lines += _explain_candidate(taxonomy, runner, model, cand)
+            verdict = verdict or (Verdict.RUNS if cand.status == SELECTED else Verdict.NOT_RUN)
     suffixes = {
         "",
         *(d.upper() for d in taxonomy.devices),
@@ -69,9 +89,10 @@ def explain(
                 f"NOT RUN: {path}::{ng.generic} generates no class for {runner.device} "
                 f"on runner {runner.name}: {ng.reason}.",
             ]
+            verdict = verdict or Verdict.NOT_RUN
     if not lines:
-        lines = _explain_absent(model, runner, class_name, suffixes)
-    return lines
+        return _explain_absent(model, runner, class_name, suffixes)
+    return Explanation(verdict or Verdict.NOT_RUN, lines)
 
 
 def _explain_candidate(taxonomy: Taxonomy, runner: Runner, model: FileModel, cand: Candidate) -> list[str]:
@@ -111,28 +132,37 @@ def _explain_candidate(taxonomy: Taxonomy, runner: Runner, model: FileModel, can
 NO_SUCH_CLASS = "NO SUCH CLASS"
 
 
-def _explain_absent(model: FileModel, runner: Runner, class_name: str, suffixes: set[str]) -> list[str]:
+def _explain_absent(model: FileModel, runner: Runner, class_name: str, suffixes: set[str]) -> Explanation:
     cls = model.class_named(class_name)
     if cls is None:
         for call in model.instantiations:
             generic = call.class_name or ""
             if generic and class_name.startswith(generic) and class_name[len(generic) :] in suffixes - {""}:
-                return [
-                    f"NOT RUN: {model.path}::{class_name} is a class {call.function}({generic}, ...) at line "
-                    f"{call.site.line} generates for another device; on runner {runner.name} it generates "
-                    f"{generic}{runner.device.upper()} or nothing (`hwselect explain` that name)."
-                ]
+                return Explanation(
+                    Verdict.NOT_RUN,
+                    [
+                        f"NOT RUN: {model.path}::{class_name} is a class {call.function}({generic}, ...) at "
+                        f"line {call.site.line} generates for another device; on runner {runner.name} it "
+                        f"generates {generic}{runner.device.upper()} or nothing (`hwselect explain` that "
+                        "name)."
+                    ],
+                )
         lines = [f"{NO_SUCH_CLASS}: {model.path} defines no class {class_name} and generates none."]
         for site, kind in model.dynamic:
             if kind in DYNAMIC:
                 lines.append(f"  but line {site.line} {DYNAMIC[kind]}: hwselect cannot see such classes.")
-        return lines
+        return Explanation(Verdict.NO_SUCH_CLASS, lines)
     if not tests(model, cls):
-        return [f"NOT RUN: {model.path}::{class_name} has no test methods hwlint can see."]
-    return [
-        f"NOT RUN: {model.path}::{class_name} is not bound at the end of the module on runner {runner.name} "
-        "(it is instantiated, or replaced by a later definition)."
-    ]
+        return Explanation(
+            Verdict.NOT_RUN, [f"NOT RUN: {model.path}::{class_name} has no test methods hwlint can see."]
+        )
+    return Explanation(
+        Verdict.NOT_RUN,
+        [
+            f"NOT RUN: {model.path}::{class_name} is not bound at the end of the module on runner "
+            f"{runner.name} (it is instantiated, or replaced by a later definition)."
+        ],
+    )
 
 
 def relpath(path: str) -> str:

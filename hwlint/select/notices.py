@@ -1,141 +1,142 @@
 """hwselect's warnings, by kind: one line per kind by default, every line with ``--verbose``.
 
-Each warning is one sentence naming a class or a file (``PATH[::Class]: what``). A CI log needs
-to know that there are 31 imports of test classes from files outside the scan, and one of them;
-the 31 lines are for ``--verbose`` and ``--format json``. The kinds are told apart by what the
-sentence says, in one table, so that a new warning without a kind shows up as "other" (a test
-pins that every warning the test suites and PyTorch's tree produce has a kind).
+Each warning is a :class:`Notice`: its :class:`Kind`, made where the fact is found, and one sentence
+naming a class or a file (``PATH[::Class]: what``). A CI log needs to know that there are 31 imports
+of test classes from files outside the scan, and one of them; the 31 lines are for ``--verbose``
+and ``--format json``. The JSON contract, the folding by kind and the exit codes read the kind,
+never the words (pytest's ``warning_types``: every warning has a class).
 """
 
 from __future__ import annotations
 
-import re
+import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True)
-class Kind:
-    key: str
-    pattern: re.Pattern[str]
-    one: str  # "class imported from a file outside the scan"
-    many: str  # "classes imported from files outside the scan"
+class Kind(enum.Enum):
+    """What a notice is about; its value is the JSON contract's ``kind``."""
+
+    UNREADABLE = "unreadable"
+    UNPARSABLE = "unparsable"
+    SKIPPED = "skipped"
+    NOT_FOLLOWED = "not-followed"
+    PRIVATEUSE1_BACKEND = "privateuse1-backend"
+    OUTSIDE_IMPORT = "outside-import"
+    UNRESOLVED_SELECTED = "unresolved-selected"
+    UNRESOLVED_UNSELECTED = "unresolved-unselected"
+    UNPLACED = "unplaced"
+    REPLACED = "replaced"
+    CLASS_DECORATOR = "class-decorator"
+    HIDDEN_TESTS = "hidden-tests"
+    SETATTR = "setattr"
+    UNCERTAIN_CLASSIFICATION = "uncertain-classification"
+    DYNAMIC = "dynamic"
+    K_INEXACT = "k-inexact"
+    LISTED_WHOLE = "listed-whole"
+    ARGSFILE_K = "argsfile-k"  # that the node ids end with a -k of their own
+
+    @property
+    def key(self) -> str:
+        return self.value
+
+    @property
+    def one(self) -> str:
+        """The description of one notice of this kind."""
+        return WORDS[self][0]
+
+    @property
+    def many(self) -> str:
+        """The description of several."""
+        return WORDS[self][1]
 
 
-def _kind(key: str, pattern: str, one: str, many: str) -> Kind:
-    return Kind(key, re.compile(pattern), one, many)
-
-
-#: In order: the first kind whose pattern the text matches (``re.search``) is the warning's.
-KINDS: tuple[Kind, ...] = (
-    _kind("unreadable", r": cannot read: ", "file hwselect cannot read", "files hwselect cannot read"),
-    _kind("unparsable", r": cannot parse \(", "file that does not parse", "files that do not parse"),
-    _kind(
-        "skipped",
-        r": not a regular file \(|: cannot list directory: ",
-        "path discovery skipped",
-        "paths discovery skipped",
-    ),
-    _kind(
-        "not-followed",
-        r": a directory symlink hwlint does not follow |: excluded by default \(",
+#: kind -> (one, many): how ``hwselect`` counts the notices of a kind on one line.
+WORDS: dict[Kind, tuple[str, str]] = {
+    Kind.UNREADABLE: ("file hwselect cannot read", "files hwselect cannot read"),
+    Kind.UNPARSABLE: ("file that does not parse", "files that do not parse"),
+    Kind.SKIPPED: ("path discovery skipped", "paths discovery skipped"),
+    Kind.NOT_FOLLOWED: (
         "directory pytest collects test files from that hwlint does not check",
         "directories pytest collects test files from that hwlint does not check",
     ),
-    _kind(
-        "privateuse1-backend",
-        r"has no PrivateUse1 backend name",
+    Kind.PRIVATEUSE1_BACKEND: (
         "PrivateUse1 runner without a backend name",
         "PrivateUse1 runners without a backend name",
     ),
-    _kind(
-        "outside-import",
-        r"imports \S+ from \S+, which is not among the scanned files",
+    Kind.OUTSIDE_IMPORT: (
         "class imported from a file outside the scan",
         "classes imported from files outside the scan",
     ),
-    _kind(
-        "unresolved-selected",
-        r"cannot be resolved statically; selected in case",
+    Kind.UNRESOLVED_SELECTED: (
         "class selected in case an argument hwlint cannot resolve generates it",
         "classes selected in case an argument hwlint cannot resolve generates them",
     ),
-    _kind(
-        "unresolved-unselected",
-        r"cannot be resolved statically; not selected",
+    Kind.UNRESOLVED_UNSELECTED: (
         "class with an only_for/except_for hwlint cannot resolve, not selected either way",
         "classes with an only_for/except_for hwlint cannot resolve, not selected either way",
     ),
-    _kind(
-        "unplaced",
-        r"is not a static enum member|is not a classification in the taxonomy|"
-        r"depends on a run-time condition|so its classification is unknown here",
+    Kind.UNPLACED: (
         "class whose classification hwlint cannot read (not selected)",
         "classes whose classification hwlint cannot read (not selected)",
     ),
-    _kind(
-        "replaced",
-        r"replaces the hand-written class",
+    Kind.REPLACED: (
         "hand-written class replaced by a generated class of the same name",
         "hand-written classes replaced by a generated class of the same name",
     ),
-    _kind(
-        "class-decorator",
-        r"class decorator @",
+    Kind.CLASS_DECORATOR: (
         "class whose tests may come from a class decorator hwlint does not know (addressed through its file)",
         "classes whose tests may come from a class decorator hwlint does not know (addressed through "
         "their files)",
     ),
-    _kind(
-        "hidden-tests",
-        r"has no test hwlint can see, but its base",
+    Kind.HIDDEN_TESTS: (
         "Test* class whose tests may come from a base outside the scan (not selected)",
         "Test* classes whose tests may come from a base outside the scan (not selected)",
     ),
-    _kind(
-        "setattr",
-        r"adds attributes to a class with setattr\(\)",
+    Kind.SETATTR: (
         "setattr() on a test class (tests added this way are not counted)",
         "setattr() calls on test classes (tests added this way are not counted)",
     ),
-    _kind(
-        "uncertain-classification",
-        r"the classification the runtime reads may differ: ",
+    Kind.UNCERTAIN_CLASSIFICATION: (
         "class whose classification the runtime may read otherwise (addressed through its file)",
         "classes whose classification the runtime may read otherwise (addressed through their files)",
     ),
-    _kind(
-        "dynamic",
-        r"writes module globals at run time|runs exec\(\)|creates a class with type\(\)|"
-        r"instantiates a class hwlint cannot see",
+    Kind.DYNAMIC: (
         "place where a module creates test classes at run time (not selected)",
         "places where a module creates test classes at run time (not selected)",
     ),
-    _kind(
-        "k-inexact",
-        r"-k cannot single it out",
+    Kind.K_INEXACT: (
         "class -k cannot single out in a file listed whole (its file's other classes run too)",
         "classes -k cannot single out in files listed whole (their files' other classes run too)",
     ),
-    _kind(
-        "argsfile-k",
-        r"a -k of your own after them replaces it",
-        "selection that ends with its own -k (a later -k replaces it; `pytest --hw-runner` composes)",
-        "selections that end with their own -k (a later -k replaces it; `pytest --hw-runner` composes)",
-    ),
-    _kind(
-        "listed-whole",
-        r": no certain node id: ",
+    Kind.LISTED_WHOLE: (
         "class addressed through its file (no certain node id; `hwselect explain` says why)",
         "classes addressed through their files (no certain node id; `hwselect explain` says why)",
     ),
-)
-OTHER = Kind("other", re.compile(""), "other warning", "other warnings")
+    Kind.ARGSFILE_K: (
+        "selection that ends with its own -k (a later -k replaces it; `pytest --hw-runner` composes)",
+        "selections that end with their own -k (a later -k replaces it; `pytest --hw-runner` composes)",
+    ),
+}
 
 
-def kind_of(text: str) -> Kind:
-    """The kind of the warning *text* (:data:`OTHER` when no pattern matches)."""
-    return next((k for k in KINDS if k.pattern.search(text)), OTHER)
+@dataclass(frozen=True)
+class Notice:
+    """One warning of a selection: its kind, what it is about (a file, or a class's node id;
+    empty for the run as a whole), the sentence, and the line when the finder knows it."""
+
+    kind: Kind
+    where: str
+    message: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}" if self.where else self.message
+
+    @property
+    def path(self) -> str:
+        """The file the notice is about ('' for the run as a whole)."""
+        return self.where.partition("::")[0]
 
 
 def plural(n: int, one: str, many: str | None = None) -> str:
@@ -146,7 +147,7 @@ def plural(n: int, one: str, many: str | None = None) -> str:
 @dataclass(frozen=True)
 class Group:
     kind: Kind
-    warnings: tuple[str, ...]
+    warnings: tuple[Notice, ...]
 
     @property
     def count(self) -> int:
@@ -156,7 +157,7 @@ class Group:
         """The group in one line: the warning itself when it is alone, else the count and one."""
         if self.count == 1:
             return f"hwselect: warning: {self.warnings[0]}"
-        example = self.warnings[0]
+        example = str(self.warnings[0])
         if len(example) > limit:
             example = example[: limit - 3] + "..."
         return f"hwselect: {plural(self.count, self.kind.one, self.kind.many)}, e.g. {example}; see --verbose"
@@ -166,23 +167,30 @@ class Group:
             "kind": self.kind.key,
             "count": self.count,
             "description": self.kind.one if self.count == 1 else self.kind.many,
-            "example": self.warnings[0],
+            "example": str(self.warnings[0]),
         }
 
 
-def group(warnings: Iterable[str]) -> list[Group]:
+def group(warnings: Iterable[Notice]) -> list[Group]:
     """*warnings* by kind, kinds in first-seen order, each kind's warnings in their order."""
-    found: dict[str, tuple[Kind, list[str]]] = {}
-    for w in dict.fromkeys(warnings):  # the same sentence twice is one warning
-        k = kind_of(w)
-        found.setdefault(k.key, (k, []))[1].append(w)
-    return [Group(k, tuple(ws)) for k, ws in found.values()]
+    found: dict[Kind, list[Notice]] = {}
+    for w in _once(warnings):
+        found.setdefault(w.kind, []).append(w)
+    return [Group(k, tuple(ws)) for k, ws in found.items()]
 
 
-def report_lines(warnings: Sequence[str], verbose: bool, quiet: bool) -> list[str]:
+def _once(warnings: Iterable[Notice]) -> list[Notice]:
+    """*warnings* less repeats: the same sentence twice is one warning."""
+    seen: dict[str, Notice] = {}
+    for w in warnings:
+        seen.setdefault(str(w), w)
+    return list(seen.values())
+
+
+def report_lines(warnings: Sequence[Notice], verbose: bool, quiet: bool) -> list[str]:
     """The stderr lines for *warnings*: none when *quiet*, each when *verbose*, else one per kind."""
     if quiet:
         return []
     if verbose:
-        return [f"hwselect: warning: {w}" for w in dict.fromkeys(warnings)]
+        return [f"hwselect: warning: {w}" for w in _once(warnings)]
     return [g.line() for g in group(warnings)]

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from ..model import ClassInfo, Instantiation
 from ..taxonomy import Runner
 from ..words import argument
-from .notices import plural
+from .notices import Kind, Notice, plural
 
 SELECTED, MISMATCHED, UNCLASSIFIED, UNPLACED = "selected", "mismatched", "unclassified", "unplaced"
 
@@ -19,6 +19,23 @@ STATUSES = (SELECTED, MISMATCHED, UNCLASSIFIED, UNPLACED)
 
 class SelectionError(Exception):
     """A request the selector cannot serve (unknown runner, for instance)."""
+
+
+@dataclass(frozen=True)
+class Note:
+    """A fact the replay could not settle about a class or a file, in words, with the kind of the
+    warning it makes (a :class:`~hwlint.select.notices.Kind`'s value, kept as such in the cache;
+    None: a reason a node id is uncertain that makes no warning of its own)."""
+
+    kind: str | None
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+    def notice(self, where: str, kind: Kind | None = None) -> Notice:
+        """The warning this note makes about *where* (of *kind* when it has none of its own)."""
+        return Notice(Kind(self.kind) if self.kind else kind or Kind.LISTED_WHOLE, where, self.text)
 
 
 @dataclass(frozen=True)
@@ -35,13 +52,13 @@ class Candidate:
     call: Instantiation | None = None
     methods: tuple[str, ...] = ()  # test method names as collected (device suffix included)
     keywords: tuple[str, ...] = ()  # decorator names: pytest's -k also matches marker names
-    notes: tuple[str, ...] = ()  # why the placement is uncertain, for stderr and explain
+    notes: tuple[Note, ...] = ()  # why the placement is uncertain, for stderr and explain
     # Its existence or name depends on a run-time fact: defined or generated in a block importing may
     # skip (if, except...), an unresolved filter, a base or decorator rebound at run time, a non-Test*
     # class not surely a TestCase, dynamic code in the module. ``unsure`` says which.
     conditional: bool = False
     tests: int = 0  # test methods pytest collects from the class (before parametrization)
-    unsure: tuple[str, ...] = ()
+    unsure: tuple[Note, ...] = ()
     # test items its tests expand into (@dtypes, @parametrize, @ops where countable); 0: not counted
     items: int = 0
     # its tests as the identity names them, without a device (:func:`hwlint.collection.test_key`):
@@ -113,7 +130,7 @@ class FileSelection:
     # module-level test functions pytest collects; never selected (the runtime drops classless tests)
     functions: list[str] = field(default_factory=list)
     # classes or tests the module creates in ways hwlint cannot see, in words (one per site)
-    unseen: list[str] = field(default_factory=list)
+    unseen: list[Note] = field(default_factory=list)
 
     @property
     def selected(self) -> list[Candidate]:
@@ -128,7 +145,7 @@ class RunnerSelection:
     backends: tuple[str, ...]
     include_unclassified: bool
     files: list[FileSelection]
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Notice] = field(default_factory=list)
 
     @property
     def candidates(self) -> list[Candidate]:

@@ -44,7 +44,17 @@ from ..model import (
     mro,
 )
 from ..taxonomy import Runner, Taxonomy
-from .records import MISMATCHED, SELECTED, UNCLASSIFIED, UNPLACED, Candidate, FileSelection, NotGenerated
+from .notices import Kind
+from .records import (
+    MISMATCHED,
+    SELECTED,
+    UNCLASSIFIED,
+    UNPLACED,
+    Candidate,
+    FileSelection,
+    Note,
+    NotGenerated,
+)
 
 # ---------------------------------------------------------------------------------------------
 
@@ -100,10 +110,13 @@ def select_model(
             if cand.conditional:
                 line = cand.call.site.line if cand.call else entry.site.line  # type: ignore[union-attr]
                 what = "instantiated" if cand.call else "defined"
-                unsure = (f"{what} in a block importing the module may skip (line {line})", *unsure)
+                unsure = (
+                    Note(None, f"{what} in a block importing the module may skip (line {line})"),
+                    *unsure,
+                )
             fs.candidates.append(replace(cand, unsure=unsure) if unsure else cand)
     fs.candidates.sort(key=source_order)
-    fs.unseen += hidden_tests(model)
+    fs.unseen += [Note(Kind.HIDDEN_TESTS.value, why) for why in hidden_tests(model)]
     return fs
 
 
@@ -151,7 +164,7 @@ def _replay(
     events.sort(key=lambda e: (e[0], e[1]))
     bound: dict[str, ClassInfo | _Generated] = {}
     maybe: dict[str, str] = {}
-    file_unsure: list[str] = []
+    file_unsure: list[Note] = []
 
     def defined_in(name: str, first: int, last: int) -> bool:
         return any(first <= c.site.line <= last for c in model.classes if c.name == name)
@@ -182,9 +195,10 @@ def _replay(
         else:
             bound.pop(generic_name, None)
         if source is None and not any(i.binding(generic_name) for i in model.imports):
-            why = (
+            why = Note(
+                Kind.DYNAMIC.value,
                 f"line {line}: {item.function}({generic_name}, ...) instantiates a class hwlint cannot "
-                "see (a loop variable or a computed class): the classes it generates are not selected"
+                "see (a loop variable or a computed class): the classes it generates are not selected",
             )
             fs.unseen.append(why)
             file_unsure.append(why)
@@ -202,14 +216,17 @@ def _replay(
         if model.under_main_guard(site.line):
             continue
         if kind == "exit":
-            file_unsure.append(f"line {site.line}: `{site.text}` may end the module's import early")
+            file_unsure.append(
+                Note(None, f"line {site.line}: `{site.text}` may end the module's import early")
+            )
             continue
         what = DYNAMIC.get(kind)
         if what is None or (kind == "setattr" and model.class_named(site.text) is None):
             continue  # setattr on something other than a class of the module adds no test
-        fs.unseen.append(f"line {site.line}: {what} (`{site.text}`)")
+        found = Kind.SETATTR if kind == "setattr" else Kind.DYNAMIC
+        fs.unseen.append(Note(found.value, f"line {site.line}: {what} (`{site.text}`)"))
         if kind in ("globals", "exec"):
-            file_unsure.append(f"line {site.line}: {what}")
+            file_unsure.append(Note(found.value, f"line {site.line}: {what}"))
     return bound, maybe, tuple(dict.fromkeys(file_unsure))
 
 
@@ -229,44 +246,50 @@ UNCERTAIN_CLASSIFICATION = "the classification the runtime reads may differ: "
 
 def _unsure(
     model: FileModel, taxonomy: Taxonomy, entry: ClassInfo | _Generated, maybe: dict[str, str]
-) -> tuple[str, ...]:
+) -> tuple[Note, ...]:
     """Why the collected class *entry* may not exist under its name at run time (empty: it will)."""
-    out = []
+    out: list[Note] = []
     cls = entry if isinstance(entry, ClassInfo) else entry.source
     name = entry.name if isinstance(entry, ClassInfo) else entry.generic
     if isinstance(entry, ClassInfo) and name in maybe:
-        out.append(maybe[name])
+        out.append(Note(None, maybe[name]))
     if isinstance(entry, _Generated):
-        out += [f"may not be generated: {n}" for n in entry.notes if "cannot be resolved" in n]
+        out += [Note(None, f"may not be generated: {n}") for n in entry.notes if "cannot be resolved" in n]
     if cls is None:
         return tuple(out)
     line = model.runtime_bound(name, after=cls.site.line)
     if line:
-        out.append(f"the name {name} is rebound at run time (line {line})")
+        out.append(Note(None, f"the name {name} is rebound at run time (line {line})"))
     for c in mro(model, cls):
         for base in c.bases:
             line = model.runtime_bound(base.partition(".")[0], before=c.site.line)
             if line:
-                out.append(f"base {base} of {c.name} is bound at run time (line {line})")
+                out.append(Note(None, f"base {base} of {c.name} is bound at run time (line {line})"))
     for d in cls.decorators:
         head = _head(d.site.text)
         line = model.runtime_bound(head, before=cls.site.line)
         if line:
             out.append(
-                f"decorator @{d.site.text} is bound at run time (line {line}) and may replace the class"
+                Note(
+                    None,
+                    f"decorator @{d.site.text} is bound at run time (line {line}) and may replace the class",
+                )
             )
     if isinstance(entry, ClassInfo) and not name.startswith("Test") and not surely_testcase(model, cls):
-        out.append(f"{name} is not named Test* and no base is surely a unittest.TestCase")
+        out.append(Note(None, f"{name} is not named Test* and no base is surely a unittest.TestCase"))
     defined = [(c, t) for c in mro(model, cls) for t in (*c.test_methods, *c.assigned_tests)]
     if defined and all((t if isinstance(t, str) else t.name) in c.conditional_tests for c, t in defined):
-        out.append("every test of the class is defined under a condition")
+        out.append(Note(None, "every test of the class is defined under a condition"))
     added = runtime_tests(model, cls) if not tests(model, cls) else None
     if added is not None:  # it has a test only if module code adds one
-        out.append(f"its tests come at run time: {added}")
-    out += [decorator_reason(c, d) for c, d in unknown_class_decorators(model, cls)]
+        out.append(Note(None, f"its tests come at run time: {added}"))
+    out += [
+        Note(Kind.CLASS_DECORATOR.value, decorator_reason(c, d))
+        for c, d in unknown_class_decorators(model, cls)
+    ]
     # (class decorators are said above, in the words hwselect has for them)
     out += [
-        UNCERTAIN_CLASSIFICATION + d
+        Note(Kind.UNCERTAIN_CLASSIFICATION.value, UNCERTAIN_CLASSIFICATION + d)
         for d in declaration_doubts(model, cls, taxonomy.attribute, decorators=False)
     ]
     return tuple(dict.fromkeys(out))
@@ -348,17 +371,20 @@ def _uncertain_generation(
     return tuple(notes)
 
 
-def _generation_notes(entry: _Generated, status: str, member: str | None, runner: Runner) -> list[str]:
+def _generation_notes(entry: _Generated, status: str, member: str | None, runner: Runner) -> list[Note]:
     """The uncertain-generation notes, worded for what happens to the class on this runner."""
     if status == SELECTED:
-        return [f"{text}; {if_selected}" for text, if_selected in entry.notes]
+        return [
+            Note(Kind.UNRESOLVED_SELECTED.value, f"{text}; {if_selected}")
+            for text, if_selected in entry.notes
+        ]
     if status == UNCLASSIFIED:
         outcome = "not selected either way: the class is unclassified, so the runtime's filter drops it"
     elif status == MISMATCHED:
         outcome = f"not selected either way: runner {runner.name} does not run {member}"
     else:
         outcome = "not selected: its classification cannot be read"
-    return [f"{text}; {outcome}" for text, _ in entry.notes]
+    return [Note(Kind.UNRESOLVED_UNSELECTED.value, f"{text}; {outcome}") for text, _ in entry.notes]
 
 
 # -- classifying what is bound ----------------------------------------------------------------
@@ -389,18 +415,22 @@ def _candidate(
             notes=notes,
             conditional=model.is_conditional(entry.site.line),
         )
-    notes: list[str] = []
+    notes: list[Note] = []
     if entry.replaced:
         notes.append(
-            f"replaces the hand-written class {', '.join(entry.replaced)}: instantiating "
-            f"{entry.generic} binds that name in the module"
+            Note(
+                Kind.REPLACED.value,
+                f"replaces the hand-written class {', '.join(entry.replaced)}: instantiating "
+                f"{entry.generic} binds that name in the module",
+            )
         )
     source = entry.source
     if source is not None and not tests(model, source) and runtime_tests(model, source) is None:
         return None  # a generated class without tests: pytest collects no item from it
     if entry.source is None:
         status, member, holder = UNPLACED, None, None
-        notes.append(f"{entry.generic} is not defined in this file, so its classification is unknown here")
+        why = f"{entry.generic} is not defined in this file, so its classification is unknown here"
+        notes.append(Note(Kind.UNPLACED.value, why))
         methods: tuple[str, ...] = ()
     else:
         status, member, holder, more = _place(model, taxonomy, runner, entry.source, include_unclassified)
@@ -426,7 +456,7 @@ def _candidate(
 
 def _place(
     model: FileModel, taxonomy: Taxonomy, runner: Runner, cls: ClassInfo, include_unclassified: bool
-) -> tuple[str, str | None, str | None, tuple[str, ...]]:
+) -> tuple[str, str | None, str | None, tuple[Note, ...]]:
     """(status, member, holder, notes) for the classification ``getattr`` finds on *cls*."""
     options = _declaration_options(model, cls)
     if len(options) > 1:
@@ -434,7 +464,9 @@ def _place(
         if len(placed) > 1:
             lines = [str(d.site.line) for d, _ in options if d is not None]
             where = f"line{'s' * (len(lines) > 1)} {', '.join(lines)}"
-            note = f"{taxonomy.attribute} depends on a run-time condition ({where})"
+            note = Note(
+                Kind.UNPLACED.value, f"{taxonomy.attribute} depends on a run-time condition ({where})"
+            )
             return UNPLACED, None, None, (note,)
     found = effective_declaration(model, cls)
     return _place_one(taxonomy, runner, *(found or (None, None)), include_unclassified)
@@ -462,15 +494,19 @@ def _place_one(
     decl: Declaration | None,
     holder: ClassInfo | None,
     include_unclassified: bool,
-) -> tuple[str, str | None, str | None, tuple[str, ...]]:
+) -> tuple[str, str | None, str | None, tuple[Note, ...]]:
     """(status, member, holder, notes) for one declaration *decl* held by *holder* (None: none)."""
     if decl is None or holder is None:
         return (SELECTED if include_unclassified else UNCLASSIFIED), None, None, ()
     if decl.member is None:
-        note = f"{taxonomy.attribute} = {decl.site.text} (line {decl.site.line}) is not a static enum member"
+        what = f"{taxonomy.attribute} = {decl.site.text} (line {decl.site.line}) is not a static enum member"
+        note = Note(Kind.UNPLACED.value, what)
         return UNPLACED, None, holder.name, (note,)
     if decl.member not in taxonomy.classifications:
-        note = f"{decl.member} (line {decl.site.line}) is not a classification in the taxonomy"
+        note = Note(
+            Kind.UNPLACED.value,
+            f"{decl.member} (line {decl.site.line}) is not a classification in the taxonomy",
+        )
         return UNPLACED, decl.member, holder.name, (note,)
     status = SELECTED if decl.member in runner.runs else MISMATCHED
     return status, decl.member, holder.name, ()

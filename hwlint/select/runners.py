@@ -9,13 +9,13 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from ..collection import DECORATOR_REASON
 from ..model import FileModel, build_model
 from ..pipeline.cache import Cache
 from ..pipeline.config import Config
 from ..pipeline.session import RunOptions, Session
 from ..project import Links, links_of
 from ..taxonomy import Runner, Taxonomy
+from .notices import Kind, Notice
 from .records import SELECTED, FileSelection, RunnerSelection, SelectionError
 from .replay import select_model, selection_at, slim_selection
 
@@ -76,7 +76,9 @@ def select_paths(
         runner = get_runner(taxonomy, runner)
     session = Session.from_config(config, options or RunOptions(no_cache=True), taxonomy)
     selections = select_all(session, files, backends, include_unclassified, [runner])
-    selections[runner.name].warnings[:0] = [str(s) for s in skipped]
+    selections[runner.name].warnings[:0] = [
+        Notice(Kind.NOT_FOLLOWED if s.collected else Kind.SKIPPED, s.path, s.reason) for s in skipped
+    ]
     return selections[runner.name]
 
 
@@ -125,29 +127,34 @@ def select_all(
         result = RunnerSelection(runner, chosen, include_unclassified, [])
         if runner.device == "privateuse1" and not chosen:
             result.warnings.append(
-                f"runner {runner.name} has no PrivateUse1 backend name (taxonomy `backend:` or --backend): "
-                "generated classes are matched only as ...PRIVATEUSE1, but all but the first are named "
-                "after the backend"
+                Notice(
+                    Kind.PRIVATEUSE1_BACKEND,
+                    "",
+                    f"runner {runner.name} has no PrivateUse1 backend name (taxonomy `backend:` or "
+                    "--backend): generated classes are matched only as ...PRIVATEUSE1, but all but the "
+                    "first are named after the backend",
+                )
             )
         for path, by_runner in zip(files, per_file, strict=True):
             if isinstance(by_runner, str):
                 result.files.append(FileSelection(path, error=by_runner))
-                result.warnings.append(f"{path}: cannot read: {by_runner}")
+                result.warnings.append(Notice(Kind.UNREADABLE, path, f"cannot read: {by_runner}"))
                 continue
             fs = selection_at(by_runner[0][runner.name], path)
             result.files.append(fs)
             if fs.error:
-                result.warnings.append(f"{path}: cannot parse ({fs.error}); none of its classes is selected")
-            result.warnings += [f"{c.nodeid}: {note}" for c in fs.candidates for note in c.notes]
+                why = f"cannot parse ({fs.error}); none of its classes is selected"
+                result.warnings.append(Notice(Kind.UNPARSABLE, path, why))
+            result.warnings += [note.notice(c.nodeid) for c in fs.candidates for note in c.notes]
             result.warnings += [
-                f"{c.nodeid}: {why}"
+                why.notice(c.nodeid)
                 for c in fs.candidates
                 if c.status == SELECTED
                 for why in c.unsure
-                if why.startswith(DECORATOR_REASON)
+                if why.kind == Kind.CLASS_DECORATOR.value
             ]
-            result.warnings += [f"{path}: {note}" for note in fs.unseen]
-            result.warnings += [f"{path}: {note}" for note in project_notes.get(path, [])]
+            result.warnings += [note.notice(path) for note in fs.unseen]
+            result.warnings += project_notes.get(path, [])
         out[runner.name] = result
     return out
 
@@ -257,7 +264,7 @@ def apply_links(
 
     *per_file* (indexable: entries are read and replaced, never iterated when *links* are given)
     is updated in place; returns it, and the notes by file."""
-    notes: dict[str, list[str]] = {}
+    notes: dict[str, list[Notice]] = {}
     links = file_links(files, per_file) if links is None else links
     index = {os.path.abspath(p): i for i, p in enumerate(files)}
     out = per_file
@@ -278,11 +285,12 @@ def apply_links(
             out[i] = (_with_imported(out, i, path, imported, index), lk)
         for imp, name in project.unresolved_imports(lk):
             if imp.module and not name.endswith(_HELPER_SUFFIXES):
-                notes.setdefault(path, []).append(
+                what = (
                     f"line {imp.site.line}: imports {name} from {imp.module}, which is not among the "
                     "scanned files: if it is a test class pytest collects it here too, and hwselect does "
                     "not select it"
                 )
+                notes.setdefault(path, []).append(Notice(Kind.OUTSIDE_IMPORT, path, what, imp.site.line))
     return out, notes
 
 

@@ -186,7 +186,7 @@ def compare(
 
     def why(path: str, name: str) -> list[str]:
         try:
-            return explain(taxonomy, sel.runner, relpath(path), name, backends, roots)
+            return explain(taxonomy, sel.runner, relpath(path), name, backends, roots).lines
         except Exception as e:  # a report must not die on one class it cannot explain
             return [f"(explain failed: {type(e).__name__}: {e})"]
 
