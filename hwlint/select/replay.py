@@ -397,6 +397,8 @@ def _candidate(
     entry: ClassInfo | _Generated,
     include_unclassified: bool,
 ) -> Candidate | None:
+    """What pytest collects of the class *entry* binds at the end of the module, placed on *runner*
+    with the notes that say what could not be settled (None: pytest collects nothing of it)."""
     if isinstance(entry, ClassInfo):
         methods = tests(model, entry)
         if (not methods and runtime_tests(model, entry) is None) or not collectable(model, entry):
