@@ -223,3 +223,20 @@ def test_code_that_only_reads_or_runs_in_a_test_stays_clean(tmp_path, case, monk
     res = run_tool("hwselect", "cpu", "--no-cache", str(path), cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert res.stdout.split() == ["test_attack.py::TestB"]
+
+
+# -- item 9: what pytest collects that a front end did not see ------------------------------------
+
+#: A header without torch: pytest's own collection of these modules takes a moment.
+PLAIN = "from unittest import TestCase\n\n\n"
+
+
+def test_tests_inherited_from_a_helper_module_are_hwc005_where_hwselect_warns(tmp_path):
+    (tmp_path / "helpers.py").write_text("class Mixin:\n" + TEST)
+    path = tmp_path / "test_attack.py"
+    path.write_text(PLAIN + "from helpers import Mixin\n\n\nclass TestB(Mixin, TestCase):\n    pass\n")
+    res = run_tool("pytest", "--collect-only", "-q", "-p", "no:cacheprovider", str(path), cwd=tmp_path)
+    assert "test_attack.py::TestB::test_a" in res.stdout  # pytest collects the mixin's test
+    assert _findings(path) == {(_lines(path, ("TestB",)).pop(), "HWC005")}
+    res = run_tool("hwselect", "cpu", "--no-cache", str(path), cwd=tmp_path)
+    assert "warning" in res.stderr and "TestB" in res.stderr

@@ -269,8 +269,10 @@ def unclassified_collected_class(ctx: Context) -> Iterator[Hit]:
     `hw_classification` (declared or inherited): it inherits tests from a base or mixin in the file
     or in another scanned test module (`class HashStoreTest(TestCase, StoreTestBase)`), or module
     code adds tests to it at run time (`setattr(TestFoo, "test_x", ...)`, `copy_tests(Template,
-    CpuTests, "cpu")`); an instantiated class counts when it has tests. A class with no test anywhere
-    collects none, whatever it is named or whatever `device` it sets. HWC001 covers the classes
+    CpuTests, "cpu")`); an instantiated class counts when it has tests. A `Test*` class whose base
+    outside the scanned files is named like a test class (a mixin in a helper module) may inherit
+    tests hwlint cannot see: it counts too (hwselect warns about the same classes). A class with no
+    test anywhere collects none, whatever it is named or whatever `device` it sets. HWC001 covers the classes
     whose own body defines a test; this rule covers the rest.
 
     ## Why is this bad?
