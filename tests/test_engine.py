@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from generate import generate  # benchmarks/ is on the path (pyproject: pythonpath)
 
 from hwlint.model.source import MAX_FILE_BYTES
 from hwlint.pipeline.cache import Cache
@@ -15,10 +16,7 @@ from hwlint.pipeline.check import check_paths
 from hwlint.pipeline.config import Config, discover
 from hwlint.pipeline.engine import analyze_files
 
-from .conftest import ROOT, run_tool
-
-sys.path.insert(0, str(ROOT / "benchmarks"))
-from generate import generate
+from .conftest import run_tool
 
 CHECK = f"check:max-bytes={MAX_FILE_BYTES}"  # the cache kind of `hwlint check` by default
 

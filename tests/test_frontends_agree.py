@@ -124,6 +124,7 @@ REAL_FILES = [
 SKIPPED_BY_FLAKE8 = {f"test/{rel}" for rel in REAL_FILES[:3]}
 
 
+@pytest.mark.slow  # flake8 and hwlint check on real files, twice
 @pytest.mark.skipif(not os.path.isdir(REAL_TREE), reason="PyTorch's test/ tree is not on this machine")
 def test_both_front_ends_agree_on_real_files(tmp_path):
     root = tmp_path / "test"
@@ -189,6 +190,7 @@ def _four_front_ends(repo: Path, tmp_path: Path) -> dict[str, set]:
     }
 
 
+@pytest.mark.slow  # pre-commit, flake8 and a check per file
 @pytest.mark.skipif(not os.path.isdir(REAL_TREE), reason="PyTorch's test/ tree is not on this machine")
 def test_every_front_end_sees_a_class_instantiated_in_another_module(tmp_path):
     # test/test_optim.py imports TestSWAUtils from test/optim/test_swa_utils.py; migrated as

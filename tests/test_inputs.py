@@ -482,6 +482,7 @@ def test_a_fix_that_fails_is_not_counted_as_fixable(tmp_path):
     assert res.stderr == "hwlint: warning: test_one.py: the file is read-only; left unchanged\n"
 
 
+@pytest.mark.slow  # the console scripts as processes
 def test_a_path_past_the_os_limit_named_on_the_command_line(tmp_path):
     far = "x/" * (os.pathconf(tmp_path, "PC_PATH_MAX") // 2 + 1) + "test_a.py"
     check = run_tool("hwlint", "check", "--no-cache", "--output-format", "json", far, cwd=tmp_path)

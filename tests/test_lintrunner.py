@@ -161,6 +161,7 @@ def _wheel(directory: Path) -> Path:
     return wheel
 
 
+@pytest.mark.slow  # lintrunner init, report and apply, as processes
 def test_real_lintrunner_reports_applies_and_is_clean_after(repo: Path, tmp_path: Path, monkeypatch):
     data = ["--data-path", str(tmp_path / "lintrunner-data")]
     monkeypatch.setenv("HWLINT_INSTALL_FROM", str(_wheel(tmp_path)))

@@ -3,11 +3,7 @@ run nowhere and lost on a device, by the device-neutral key."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-import migration
+import migration  # benchmarks/ is on the path (pyproject: pythonpath)
 
 RUNS = {
     "cpu": ("GENERIC", "ACCELERATOR", "CPU"),

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,7 +25,6 @@ pytestmark = [
 
 def test_migration_on_a_few_files(tmp_path):
     pytest.importorskip("torch.testing._internal.common_device_type")
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
     import migration
 
     files = ["test_jiterator.py", "test_type_promotion.py"]

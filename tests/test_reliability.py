@@ -264,6 +264,7 @@ def _chains(n: int, depth: int) -> dict[str, str]:
     }
 
 
+@pytest.mark.slow  # thousands of chained calls and bases, each depth checked
 def test_deep_chains_of_calls_and_bases_are_checked_not_hidden(tmp_path):
     # 1,500 helpers calling each other in turn once exhausted the recursion limit: flake8 got one
     # HWC900 on line 1, which the line's noqa comment hid, and `hwlint check` said "nested too deeply"
@@ -349,6 +350,7 @@ def test_every_line_end_and_token_counts_toward_the_parse_cost(tmp_path):
     assert peak_kb < 400 * 1024
 
 
+@pytest.mark.slow  # a worker grows to its memory cap
 def test_a_worker_that_runs_out_of_memory_reports_the_file_and_the_run_goes_on(tmp_path):
     # under the parse-cost cap, but more than a worker may take (the cap lowered to 150 MB here;
     # 3 GB in a run): a MemoryError is HWC901 for that file, every other file is checked

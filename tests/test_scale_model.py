@@ -5,6 +5,8 @@ from __future__ import annotations
 import gc
 import time
 
+import pytest
+
 from hwlint.fix.apply import fix_plan, plan_source
 from hwlint.fix.diff import unified_diff
 from hwlint.model import MAX_PARSE_COST, build_model, parse_cost
@@ -51,6 +53,7 @@ def pipeline_seconds(source: str, taxonomy) -> float:
     return best
 
 
+@pytest.mark.slow  # models of generated files of growing size
 def test_pipeline_is_linear_in_classes_and_calls(taxonomy):
     small = pipeline_seconds(generated(150), taxonomy)
     large = pipeline_seconds(generated(600), taxonomy)

@@ -86,6 +86,7 @@ def as_args(root: Path, text: str, name: str) -> str:
     return "@" + name
 
 
+@pytest.mark.slow  # pytest collects the suite in every format
 @pytest.mark.parametrize("runner", list(RUNNERS))
 def test_formats_collect_exactly_the_runtime_selection(suite, runner):
     expected = truth(suite, runner)
@@ -282,6 +283,7 @@ def test_json_contract(suite):
     }
 
 
+@pytest.mark.slow  # a pytest session that imports torch
 def test_plugin_finds_backend_named_classes_without_being_told_the_backend(suite):
     """The runtime names all but the first PrivateUse1 class after the backend (here: openreg)."""
     expected = truth(suite, "privateuse1")
@@ -292,6 +294,7 @@ def test_plugin_finds_backend_named_classes_without_being_told_the_backend(suite
     )
 
 
+@pytest.mark.slow  # pytest collects every shard
 def test_shards_partition_the_selection(suite):
     expected = truth(suite, "cuda")
     parts = []

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -47,7 +45,6 @@ RUNNER_FILES = {
 @pytest.mark.parametrize("runner", sorted(RUNNER_FILES))
 def test_real_tree_sample(tmp_path, runner):
     pytest.importorskip("torch.testing._internal.common_device_type")
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
     import real_tree
 
     files = RUNNER_FILES[runner]

@@ -218,6 +218,7 @@ def classes(items: set[str]) -> set[str]:
     return {i.rsplit("::", 1)[0] for i in items if i.count("::") == 2}
 
 
+@pytest.mark.slow  # pytest collects the suite on every runner
 def test_printed_nodeids_exist_and_every_collected_class_is_selected_or_warned(server, rt_suite):
     full = collect(server, rt_suite)
     certain = {
@@ -330,6 +331,7 @@ instantiate_device_type_tests(TestGenericElsewhere, globals())
 }
 
 
+@pytest.mark.slow  # pytest collects a project on every runner
 def test_project_imports_mixins_and_imported_generic_classes(server, tmp_path):
     for name, body in PROJECT.items():
         (tmp_path / name).parent.mkdir(exist_ok=True)

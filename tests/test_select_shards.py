@@ -42,6 +42,7 @@ def test_longest_shard_is_within_the_largest_class_of_the_mean(weights, n):
     assert split(weights, n) == assignment  # the same split on every CI job
 
 
+@pytest.mark.slow  # a property over 200 drawn splits
 @settings(max_examples=property_examples(200), deadline=None)
 @given(st.integers(1, 32), st.data())
 def test_when_no_class_dominates_the_longest_shard_is_within_5_percent(n, data):

@@ -165,6 +165,7 @@ BAD = [
 ]
 
 
+@pytest.mark.slow  # imports torch
 def test_device_neutral_counterparts_exist_in_the_torch_installed(taxonomy):
     """Every device-neutral counterpart the default taxonomy names exists in torch, as does its source."""
     torch = pytest.importorskip("torch")

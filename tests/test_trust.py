@@ -320,6 +320,7 @@ def test_a_symlink_inside_another_checked_tree_is_read(tmp_path):
 # -- 13. exit codes that tell the truth ------------------------------------------------------------
 
 
+@pytest.mark.slow  # the console scripts as processes, piped
 def test_a_reader_that_stops_early_does_not_turn_findings_into_success(tmp_path):
     many = "".join(f"class Test{i}(TestCase):\n    def test_x(self):\n        pass\n\n" for i in range(2000))
     (tmp_path / "test_many.py").write_text(HEADER + many)

@@ -134,7 +134,11 @@ KEPT = {
 }
 
 
-@pytest.mark.parametrize("case", KEPT)
+@pytest.mark.parametrize(
+    "case",
+    # torch's inductor_utils imports most of inductor: several seconds of CPU
+    [pytest.param(c, marks=pytest.mark.slow) if "from torch" in KEPT[c] else c for c in KEPT],
+)
 def test_a_class_decorator_that_keeps_the_class_is_no_doubt(tmp_path, case, monkeypatch):
     if "from torch" in KEPT[case]:
         pytest.importorskip("torch")

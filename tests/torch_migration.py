@@ -22,16 +22,13 @@ import fcntl
 import json
 import os
 import shutil
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.pytest_server import PytestServer
+import migration  # benchmarks/ is on the path (pyproject: pythonpath)
+import real_tree
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
-sys.path.insert(0, str(BENCHMARKS))
-import migration  # noqa: E402
-import real_tree  # noqa: E402
+from tests.pytest_server import PytestServer
 
 DEFAULT_OVERLAY = "/work/cache/t214/torch/testing/_internal"
 # importing these costs most of a session's start and leaves torch's testing modules unimported
