@@ -79,12 +79,6 @@ def shown_path(path: str) -> str:
     return path if path == "-" else argument(visible(path))
 
 
-def lines_shown(text: str) -> str:
-    """*text*'s lines each :func:`visible` (its own line breaks kept): for a message that quotes
-    names, such as an error or a warning on stderr."""
-    return "\n".join(visible(line) for line in text.split("\n"))
-
-
 def printable(text: str) -> str:
     """*text* with every control character written as a Python escape (``\\x1b``, ``\\n``)."""
     return text.translate(_CONTROLS)

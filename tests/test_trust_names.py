@@ -281,6 +281,7 @@ def test_no_output_carries_a_control_character_or_a_leading_at_or_dash_from_a_na
         ]
         runs += [("hwselect", ["--format", "matrix", ".", "--no-cache"])]
         runs += [("hwselect", ["cpu", ".", "--no-cache", "--argsfile", "sel.args"])]
+        runs += [("hwselect", ["explain", "cpu", f"./{directory}/test_{stem}.py::TestGen"])]
         runs += [("hwlint", ["check", ".", "--no-cache", *f]) for f in CHECK_FORMATS]
         runs += [
             ("hwlint", ["check", ".", "--no-cache", a]) for a in ("--statistics", "--show-files", "--diff")
@@ -297,6 +298,8 @@ def test_no_output_carries_a_control_character_or_a_leading_at_or_dash_from_a_na
             # bytes that are not UTF-8 are refused there; every text for people escapes the rest too
             arguments = name == "hwselect" and not {"json", "matrix"} & set(argv)
             assert not (_controls(out, every=not arguments) or _controls(err)), (what, out, err)
+            if argv[0] == "explain":
+                assert rc == 0 and out.startswith("RUNS: "), (what, out, err)
             if name == "hwselect" and "--argsfile" in argv and rc == 0:
                 out = (root / "sel.args").read_text(encoding="utf-8")
             if (
@@ -456,3 +459,19 @@ def test_a_default_exclusion_or_a_directory_link_that_hides_collectable_tests_is
     # hwselect's default line names the kind once
     res = run_tool("hwselect", "cpu", "t", "--no-cache", cwd=tree)
     assert "hwselect: 3 directories pytest collects test files from that hwlint does not check" in res.stderr
+
+
+def test_a_warning_or_an_error_naming_a_file_is_one_line(tmp_path):
+    """A name with a newline in a warning (a FIFO discovery skips) or an error (explain's missing
+    class) is escaped: no line of stderr starts where the name would have begun one."""
+    os.mkfifo(tmp_path / "test_f\n::error title=forged::x.py")
+    (tmp_path / "test_a.py").write_text(SOURCE)
+    for name, argv in (
+        ("hwlint", ["check", ".", "--no-cache"]),
+        ("hwlint", ["report", ".", "--no-cache"]),
+        ("hwselect", ["cpu", ".", "--no-cache", "--verbose"]),
+        ("hwselect", ["explain", "cpu", "./test_a.py::TestNo\n::error::forged"]),
+    ):
+        err = _strict_run(name, argv, tmp_path)[2]
+        assert err and not any(line.startswith("::") for line in err.splitlines()), (argv, err)
+        assert "\\n::error" in err, (argv, err)

@@ -11,7 +11,7 @@ import gc
 import sys
 from collections.abc import Callable
 
-from ..words import lines_shown
+from ..words import visible
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2  # hwlint's; hwselect adds 3, an empty selection
 
@@ -68,11 +68,19 @@ def unrecognized(parser: argparse.ArgumentParser, extra: list[str]) -> str:
 def warn(prog: str, text: object) -> None:
     """``PROG: warning: TEXT`` on stderr, every name in it escaped (a file name's newline or ESC
     would start a forged line: ``::error::``)."""
-    print(f"{prog}: warning: {lines_shown(str(text))}", file=sys.stderr)
+    print(f"{prog}: warning: {visible(str(text))}", file=sys.stderr)
 
 
 class UserError(Exception):
-    """A usage, configuration or input problem: printed as ``PROG: error: MESSAGE``, exit 2."""
+    """A usage, configuration or input problem: printed as ``PROG: error: MESSAGE``, exit 2.
+    Several arguments are several lines (a list of the classes at fault)."""
+
+
+def message(e: Exception) -> str:
+    """*e*'s words for stderr: each argument of a :class:`UserError` one line, every line
+    :func:`~hwlint.words.visible` (a name's newline would start a forged line)."""
+    lines = [str(a) for a in e.args] if isinstance(e, UserError) and len(e.args) > 1 else [str(e)]
+    return "\n".join(map(visible, lines))
 
 
 def add_engine_options(parser: argparse.ArgumentParser) -> None:
@@ -134,7 +142,7 @@ def guarded(prog: str, run: Callable[[], int], ok: int = 0) -> int:
     try:
         return run()
     except UserError as e:
-        print(f"{prog}: error: {lines_shown(str(e))}", file=sys.stderr)
+        print(f"{prog}: error: {message(e)}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
@@ -144,7 +152,7 @@ def guarded(prog: str, run: Callable[[], int], ok: int = 0) -> int:
     except Exception as e:  # the last line of defence
         where = _where(e)
         print(
-            f"{prog}: error: internal error: {type(e).__name__}: {lines_shown(str(e))}{where} "
+            f"{prog}: error: internal error: {type(e).__name__}: {visible(str(e))}{where} "
             f"(please report it; a missing module means the installation is incomplete)",
             file=sys.stderr,
         )

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .. import __version__
-from ..words import lines_shown
+from ..words import visible
 from .common import Parser as _Parser
 from .common import UserError as _UserError
 from .common import add_engine_options, exiting, guarded, run_options, warn
@@ -284,9 +284,9 @@ def _report(sel, args, notes: Sequence = ()) -> None:
     from ..select.notices import report_lines
 
     for line in report_lines([*sel.warnings, *notes], args.verbose, args.quiet):
-        print(lines_shown(line), file=sys.stderr)
+        print(visible(line), file=sys.stderr)
     if not args.quiet:
-        print(lines_shown(sel.summary()), file=sys.stderr)
+        print(visible(sel.summary()), file=sys.stderr)
 
 
 def _report_empty(sel, shard: str | None) -> None:
@@ -295,7 +295,7 @@ def _report_empty(sel, shard: str | None) -> None:
         return
     print(f"hwselect: runner {sel.runner.name} selects nothing:", file=sys.stderr)
     for reason in sel.why_empty():
-        print(f"  - {lines_shown(reason)}", file=sys.stderr)
+        print(f"  - {visible(reason)}", file=sys.stderr)
 
 
 # -- formats ------------------------------------------------------------------------------------
@@ -484,9 +484,7 @@ def k_expression(sel, chosen, root: str, args) -> str:
         if len(plan.inexact) > 10:
             shown.append(f"  - and {len(plan.inexact) - 10:,} more")
         raise _UserError(
-            f"no -k expression selects exactly what runner {sel.runner.name} runs:\n"
-            + "\n".join(shown)
-            + f"\n{instead}"
+            f"no -k expression selects exactly what runner {sel.runner.name} runs:", *shown, instead
         )
     if plan.size > MAX_ARG_BYTES:
         raise _UserError(
@@ -586,7 +584,7 @@ def cmd_matrix(args, config, taxonomy, paths) -> int:
 
     warnings = [w for sel in selections.values() for w in sel.warnings]
     for line in report_lines(warnings, args.verbose, args.quiet):
-        print(lines_shown(line), file=sys.stderr)
+        print(visible(line), file=sys.stderr)
     for name, sel in selections.items():
         if not args.quiet:
             print(sel.summary(), file=sys.stderr)
@@ -658,7 +656,7 @@ def cmd_explain(args) -> int:
     from ..select.explain import NO_SUCH_CLASS, Verdict, explain
     from ..select.records import SelectionError
 
-    path, sep, cls = args.target.partition("::")
+    path, sep, cls = args.target.rpartition("::")  # a class name holds no "::", a path may
     config, taxonomy = _setup(args, [path])
     if not sep or not cls:
         raise _UserError(f"expected PATH::Class, got {args.target!r}")
@@ -670,8 +668,8 @@ def cmd_explain(args) -> int:
         raise _UserError(str(e)) from None
     lines = found.lines
     if found.verdict is Verdict.NO_SUCH_CLASS:
-        raise _UserError(lines[0][len(NO_SUCH_CLASS) + 2 :] + "".join(f"\n{line}" for line in lines[1:]))
-    print("\n".join(lines))
+        raise _UserError(lines[0][len(NO_SUCH_CLASS) + 2 :], *lines[1:])
+    print("\n".join(map(visible, lines)))  # one line each: a name's newline or ESC escaped
     return EXIT_OK if found.verdict is Verdict.RUNS else EXIT_EMPTY
 
 
@@ -698,7 +696,7 @@ def cmd_verify(args, pytest_args: Sequence[str]) -> int:
     except (SelectionError, VerifyError) as e:
         raise _UserError(str(e)) from None
     for line in result.lines(verbose=args.verbose, quiet=args.quiet):
-        print(line)
+        print(visible(line))
     vacuous = result.vacuous(args.allow_uncollectable)
     for reason in vacuous:
         print(f"hwselect verify: error: {reason}", file=sys.stderr)
