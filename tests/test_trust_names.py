@@ -36,6 +36,7 @@ def cls(name: str, member: str, *tests: str) -> str:
 # -- 2. a node id that starts with `@` is a pytest argument file -----------------------------------
 
 
+@pytest.mark.slow  # real pytest collections
 def test_a_path_starting_with_an_at_sign_is_never_an_argument_file(tmp_path):
     write_suite(
         tmp_path,
@@ -265,7 +266,7 @@ SELECT_FORMATS = [["--format", f] for f in ("nodeids", "files", "k", "json")]
 CHECK_FORMATS = [["--output-format", f] for f in ("concise", "full", "github", "json", "sarif")]
 
 
-@settings(max_examples=property_examples(3), deadline=None)
+@settings(max_examples=property_examples(1), deadline=None)
 @given(directory=_NAMES, stem=_NAMES, flat=_NAMES)
 @example(directory="\udcff\x1b@", stem="\u2028x", flat="@\n")  # the attacks, always run
 @example(directory="-a", stem="\x85", flat="-\u202e\r")
@@ -402,6 +403,7 @@ HIDDEN_TEST = (
 )
 
 
+@pytest.mark.slow  # real pytest collections
 def test_a_default_exclusion_or_a_directory_link_that_hides_collectable_tests_is_named(tmp_path):
     outside = tmp_path / "outside"
     (outside / "deep").mkdir(parents=True)
