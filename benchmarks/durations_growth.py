@@ -8,13 +8,15 @@ same class in a module of its own (``d123/test_m.py::TestA::test_a``), and the t
 class per module, so that every record is a candidate for every class. For each size N this times,
 in this process, the two steps hwselect runs with ``--durations``: loading the file
 (:func:`hwlint.select.durations.load_durations`) and looking up the recorded time of N classes
-(:func:`hwlint.select.shards.class_weights`), best of ``--rounds``. Linear growth doubles the time
+(:func:`hwlint.select.shards.class_weights`), best of ``--rounds``, with the cycle collector off
+as hwselect runs. Linear growth doubles the time
 when N doubles: the ratios printed are t(2N)/t(N), about 2 when linear, 4 when quadratic.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import itertools
 import json
 import sys
@@ -60,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args(argv)
     rows = []
+    gc.disable()  # as in hwselect, whose run has the cycle collector off (hwlint.cli.common.guarded)
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.sizes:
             load, match = measure(n, args.rounds, Path(tmp))
