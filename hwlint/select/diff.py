@@ -121,7 +121,6 @@ class Diff:
     renames: list[tuple[ClassRef, ClassRef, str, float]]  # old, new, kind, similarity
     renamed_map: dict[ClassRef, tuple[ClassRef, float]]
     head_tests: dict[str, dict[str, TestRef]]  # per runner, what head selects (for expectations)
-    warnings: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict:
         return {
@@ -169,16 +168,12 @@ def diff_trees(base: Tree, head: Tree) -> Diff:
             elif key not in side.after:
                 rd.removed.append(Change(key, t.nodeid, *side.cause_left(t)))
         for key, t in side.after.items():
-            if key in side.before or (key in arrived and _from_renamed(key, moved_to, side.before)):
+            if key in side.before or key in arrived:  # unchanged, or a renamed test's new key
                 continue
             rd.added.append(Change(key, t.nodeid, *side.cause_entered(t)))
         out.runners.append(rd)
         out.head_tests[name] = side.after
     return out
-
-
-def _from_renamed(key: str, moved_to: dict[str, str], before: dict[str, TestRef]) -> bool:
-    return any(new == key for old, new in moved_to.items() if old in before)
 
 
 class _Sides:
