@@ -107,7 +107,9 @@ def generalizable_device_class(ctx: Context) -> Iterator[Hit]:
     is instantiated with the taxonomy's device-neutral form
     (`instantiate_device_type_tests(TestFoo, globals(), except_for=("cpu",), allow_mps=True,
     allow_xpu=True)` by default, replacing an `only_for="cuda"`), the missing imports are added and
-    the classification becomes ACCELERATOR.
+    the classification becomes ACCELERATOR. A class that gives its device to that device's autocast,
+    streams or allocator (`torch.autocast("xpu")`, `torch.Stream(device="cuda")`,
+    `torch.cuda.memory_allocated("cuda:0")`) is not flagged: its tests test that device.
 
     ## Why is this bad?
     Vendors (XPU, MPS, PrivateUse1 backends) run the ACCELERATOR part of the suite. A CUDA class that

@@ -335,9 +335,10 @@ class Taxonomy:
         "enum.fallback",
         Flag(),
         False,
-        "whether a fix that imports the enum also defines it where the import fails (a suite that must "
-        "import on a torch without it: `try: from <module> import <name>` / `except ImportError:` "
-        "`<name> = enum.Enum(...)` with the taxonomy's classifications)",
+        "whether a fix that imports the enum always also defines it where the import fails (`try: from "
+        "<module> import <name>` / `except ImportError:` `<name> = enum.Enum(...)` with the taxonomy's "
+        "classifications); false: the torch the tree runs on decides (the checkout's module, else the "
+        "installed one: the fallback where it lacks the enum)",
     )
     test_method_prefix: str = key(
         "test_method_prefix", IDENTIFIER, "test", "a test class is one whose own body defines such a method"
