@@ -145,3 +145,40 @@ def test_the_tree_digest_leaves_out_hwlints_cache(tmp_path):
     assert migration.tree_digest(tmp_path) == first
     (tmp_path / "test_a.py").write_text("x = 2\n")
     assert migration.tree_digest(tmp_path) != first
+
+
+def test_a_test_skipped_where_it_is_kept_runs_nowhere():
+    """Issue 50: `@skipIf(not TEST_CUDA)` in a class declared GENERIC. Before, the cpu runner skips it
+    and the cuda runner runs it; after, only the cpu runner keeps it, and skips it there: collected,
+    never run. A test skipped on every runner before never ran, and is not counted."""
+    name = "t.py::TestG::test_pin"
+    before = {
+        "cpu": {"t.py": {"items": [], "records": [[*row(name, "TestG", "TestG", "test_pin"), True]]}},
+        "cuda": {"t.py": {"items": [], "records": [[*row(name, "TestG", "TestG", "test_pin"), False]]}},
+    }
+    after = {
+        "cpu": {
+            "t.py": {
+                "items": [],
+                "records": [[*row(name, "TestG", "TestG", "test_pin", "", "GENERIC", True), True]],
+            }
+        },
+        "cuda": {
+            "t.py": {
+                "items": [],
+                "records": [[*row(name, "TestG", "TestG", "test_pin", "", "GENERIC"), False]],
+            }
+        },
+    }
+    runs = {"cpu": RUNS["cpu"], "cuda": RUNS["cuda"]}
+    s = migration.compare(runs, ["t.py"], before, after, ["t.py"], ["t.py"])
+    assert s["tests_run_nowhere"] == 1 and s["lost"][0]["examples"] == ["test_pin"]
+    assert s["per_runner"]["cpu"]["tests_kept_but_skipped_after"] == 1
+    assert s["tests_ran_before_in_collected_after_files"] == 1
+    # the same test kept on cuda after (the split's CUDA class): it runs there
+    after["cuda"]["t.py"]["records"][0][7] = True
+    assert migration.compare(runs, ["t.py"], before, after, ["t.py"], ["t.py"])["tests_run_nowhere"] == 0
+    # skipped everywhere before: it never ran, so nothing is lost
+    before["cuda"]["t.py"]["records"][0][8] = True
+    after["cuda"]["t.py"]["records"][0][7] = False
+    assert migration.compare(runs, ["t.py"], before, after, ["t.py"], ["t.py"])["tests_run_nowhere"] == 0
