@@ -240,3 +240,29 @@ def test_tests_inherited_from_a_helper_module_are_hwc005_where_hwselect_warns(tm
     assert _findings(path) == {(_lines(path, ("TestB",)).pop(), "HWC005")}
     res = run_tool("hwselect", "cpu", "--no-cache", str(path), cwd=tmp_path)
     assert "warning" in res.stderr and "TestB" in res.stderr
+
+
+UNSEEN_BINDINGS = {
+    "class-built-in-a-function": (
+        "def _make():\n    class TestB(TestCase):\n        def test_a(self):\n            pass\n\n"
+        "    return TestB\n\n\nTestB = _make()\n",
+        {},
+        "`TestB` is bound to a value computed at run time",
+    ),
+    "star-imported-from-a-helper": (
+        "from helpers import *\n",
+        {"helpers.py": PLAIN + "class TestB(TestCase):\n" + TEST},
+        "`from helpers import *` may bind classes pytest collects",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", UNSEEN_BINDINGS)
+def test_a_class_bound_where_hwlint_cannot_see_is_warned(tmp_path, case):
+    source, files, warning = UNSEEN_BINDINGS[case]
+    path = _plant(tmp_path, source, files).with_name("test_attack.py")
+    path.write_text(PLAIN + source)
+    res = run_tool("pytest", "--collect-only", "-q", "-p", "no:cacheprovider", str(path), cwd=tmp_path)
+    assert "test_attack.py::TestB::test_a" in res.stdout  # pytest collects it
+    res = run_tool("hwselect", "cpu", "--no-cache", str(path), cwd=tmp_path)
+    assert "warning" in res.stderr and warning in res.stderr

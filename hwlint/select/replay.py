@@ -33,6 +33,7 @@ from ..collection import (
     runtime_tests,
     surely_testcase,
     tests,
+    trusted_module,
     unknown_class_decorators,
 )
 from ..model import (
@@ -227,7 +228,36 @@ def _replay(
         fs.unseen.append(Note(found.value, f"line {site.line}: {what} (`{site.text}`)"))
         if kind in ("globals", "exec"):
             file_unsure.append(Note(found.value, f"line {site.line}: {what}"))
+    for why in unseen_bindings(model):
+        note = Note(Kind.DYNAMIC.value, why)
+        fs.unseen.append(note)
+        file_unsure.append(note)
     return bound, maybe, tuple(dict.fromkeys(file_unsure))
+
+
+def unseen_bindings(model: FileModel) -> list[str]:
+    """Module code that may bind a class pytest collects and hwlint does not see: a ``Test*`` name
+    bound to a value computed at run time (``TestB = make_class()``), or a star import from a
+    module hwlint does not read (it may bind any ``Test*`` class)."""
+    out = []
+    for name, line, _ in model.runtime_names:
+        # `TestCase = NoTest` rebinds a base (said where a class derives from it), not a test class
+        if name.startswith("Test") and not name.endswith("TestCase") and not model.under_main_guard(line):
+            out.append(
+                f"line {line}: `{name}` is bound to a value computed at run time: pytest collects the "
+                "class it may be, which is not selected"
+            )
+    for imp in model.imports:
+        if (
+            imp.names[0][0] == "*"
+            and not trusted_module(imp.module or "")
+            and not model.under_main_guard(imp.site.line)
+        ):
+            out.append(
+                f"line {imp.site.line}: `from {imp.module} import *` may bind classes pytest collects "
+                "that hwlint does not see (they are not selected)"
+            )
+    return out
 
 
 DYNAMIC = {
