@@ -368,9 +368,10 @@ def _one_per_line(lines: list[str]) -> None:
 
     bad = next((line for line in lines if printable(line) != line or _not_utf8(line)), None)
     if bad is not None:
+        what = "a control character" if printable(bad) != bad else "a byte that is not UTF-8"
         raise _UserError(
-            f"{visible(bad)}: a path with a control character or a byte that is not UTF-8 cannot be "
-            "written one per line; rename the file (--format k can still select it by class name)"
+            f"{visible(bad)}: a path with {what} cannot be written one per line; "
+            "rename the file (--format k can still select it by class name)"
         )
 
 
