@@ -384,3 +384,46 @@ def test_parametrize_ids_are_torchs(decorator, ids):
     src = f"class TestP:\n    {decorator}\n    def test_p(self, x):\n        pass\n"
     model = build_model(src.encode(), "test_p.py", load_taxonomy(DEFAULT_TAXONOMY), devices=False)
     assert parameter_ids(model.classes[0].methods[0]) == ids
+
+
+def test_added_and_removed_classes_files_and_tests(tmp_path, monkeypatch, capsys):
+    """Two directory trees: a file added, a class added to a file, a test and a class removed."""
+    base, head = tmp_path / "base", tmp_path / "head"
+    write(base, {k: BASE[k] for k in ("test/test_rename.py", "test/test_file.py")})
+    write(
+        head,
+        {
+            "test/test_rename.py": BASE["test/test_rename.py"].replace("    def test_c(self): pass\n", "")
+            + "\nclass TestMore(TestCase):\n    hw_classification = HC.GENERIC\n    def test_z(self): pass\n",
+            "test/test_new.py": BASE["test/test_file.py"]
+            .replace("TestMoving", "TestFresh")
+            .replace("_m", "_n"),
+        },
+    )
+    _, out, _ = run(
+        tmp_path, monkeypatch, capsys, "--base-tree", "base", "--head-tree", "head", "cpu", "--format", "json"
+    )
+    doc = json.loads(out)
+    assert entries(doc, "cpu", "added") == {
+        ("test/test_rename.py::TestMore::test_z", "class-added"),
+        ("test/test_new.py::TestFresh::test_n1", "file-added"),
+        ("test/test_new.py::TestFresh::test_n2", "file-added"),
+    }
+    assert entries(doc, "cpu", "removed") == {
+        ("test/test_rename.py::TestOld::test_c", "test-removed"),
+        ("test/test_file.py::TestMoving::test_m1", "file-removed"),
+        ("test/test_file.py::TestMoving::test_m2", "file-removed"),
+    }
+    assert doc["renames"] == []  # TestFresh shares no test with TestMoving: not a rename
+
+
+def test_rename_needs_half_of_the_tests_and_the_best_match_wins():
+    from hwlint.select.identity import match_renames
+
+    before = {("a.py", "TestA"): {"t1", "t2", "t3", "t4"}, ("a.py", "TestB"): {"u1", "u2"}}
+    after = {
+        ("a.py", "TestA2"): {"t1", "t2", "x1", "x2"},  # 2 of 4: 50%, a rename
+        ("b.py", "TestA3"): {"t1", "t2", "t3", "x"},  # 3 of 4: the better match
+        ("a.py", "TestB2"): {"u1", "v1", "v2"},  # 1 of 3: not a rename
+    }
+    assert match_renames(before, after) == {("a.py", "TestA"): (("b.py", "TestA3"), 0.75)}
