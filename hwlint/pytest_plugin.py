@@ -73,6 +73,7 @@ class _HwSelect:
             # jobs=1: forking a process pool inside a pytest session that has imported torch (and
             # its threads) risks deadlocked children; the files are in the page cache anyway
             self.session = Session.from_config(hw, RunOptions(jobs=1, no_cache=True), self.taxonomy)
+            self.hw = hw
         except (ConfigError, TaxonomyError, SelectionError) as e:
             raise pytest.UsageError(f"--hw-runner: {e}") from None
         from .select.durations import DurationsError, load_durations
@@ -104,6 +105,8 @@ class _HwSelect:
         self.not_imported = 0  # test files left unimported: none of their classes is the runner's
         self.not_imported_files: list = []  # their static selections (FileSelection)
         self.decided: dict[str, bool] = {}  # path -> holds none of the runner's tests
+        self.static = None  # static_view(): a RunnerSelection, False when it failed, None not yet
+        self.static_files: dict = {}
         self.device_environment(os.environ)
 
     #: The variable torch's instantiation reads to generate classes for some devices only.
@@ -155,23 +158,41 @@ class _HwSelect:
         return NotImported.from_parent(parent, path=module_path)
 
     def holds_none(self, path) -> bool:
-        """True when the static view of *path* alone is sure it holds none of the runner's tests."""
+        """True when the static view is sure *path* holds none of the runner's tests."""
         from .select.records import SELECTED, UNPLACED
-        from .select.runners import select_all
 
-        try:
-            runner = self.runner
-            sel = select_all(self.session, [str(path)], self.backends, self.include_unclassified, [runner])
-        except Exception:  # the collection decides what is wrong with the file, not this shortcut
+        sel = self.static_view()
+        f = self.static_files.get(os.path.normcase(str(path)))
+        if sel is None or f is None:
             return False
-        fs = sel[self.runner.name]
-        if fs.warnings or len(fs.files) != 1:
-            return False
-        f = fs.files[0]
         if f.error or f.unseen or any(c.status in (SELECTED, UNPLACED) for c in f.candidates):
+            return False
+        if any(w.startswith(f.path) for w in sel.warnings):  # an import hwlint could not follow...
             return False
         self.not_imported_files.append(f)  # for the reasons an empty selection gives
         return True
+
+    def static_view(self):
+        """One static selection of every test file under the command line's paths, made on first
+        use: the files share one project phase (a file at a time paid it again for each), and the
+        collection's own selection reuses it. None when it cannot be made."""
+        if self.static is not None:
+            return self.static or None
+        from .pipeline.config import discover
+        from .select.runners import select_all
+
+        here = self.config.invocation_params.dir
+        paths = [str((here / a.split("::", 1)[0]).resolve()) for a in self.config.args]
+        try:
+            files = list(discover(paths, self.hw))
+            runner = self.runner
+            sel = select_all(self.session, files, self.backends, self.include_unclassified, [runner])
+            self.static = sel[runner.name]
+        except Exception:  # the collection decides what is wrong, not this shortcut
+            self.static = False
+            return None
+        self.static_files = {os.path.normcase(f.path): f for f in self.static.files}
+        return self.static
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -184,10 +205,16 @@ class _HwSelect:
 
         paths = sorted({str(item.path) for item in items})
         runner = self.runner
-        sel = select_all(self.session, paths, self.backends, self.include_unclassified, [runner])[runner.name]
+        if self.static and all(os.path.normcase(p) in self.static_files for p in paths):
+            sel = self.static  # every collected file is in it: no second pass
+        else:
+            sel = select_all(self.session, paths, self.backends, self.include_unclassified, [runner])[
+                runner.name
+            ]
         if self.verify or self.verify_report:
             self._verify(config, items, sel)
-        sel.files += self.not_imported_files  # none selected: only the reasons read them
+        if sel is not self.static:
+            sel.files += self.not_imported_files  # none selected: only the reasons read them
         keep_names: dict[str, set[str]] = {}
         generics: dict[str, set[str]] = {}
         shard_of = self._shards(sel)
