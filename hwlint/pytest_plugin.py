@@ -167,7 +167,7 @@ class _HwSelect:
             return False
         if f.error or f.unseen or any(c.status in (SELECTED, UNPLACED) for c in f.candidates):
             return False
-        if any(w.startswith(f.path) for w in sel.warnings):  # an import hwlint could not follow...
+        if any(str(w).startswith(f.path) for w in sel.warnings):  # an import hwlint could not follow
             return False
         self.not_imported_files.append(f)  # for the reasons an empty selection gives
         return True
