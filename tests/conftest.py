@@ -178,3 +178,12 @@ def torch_checkout(root: Path, enum: bool) -> Path:
     )
     module.write_text(f"from enum import Enum\n\n\n{body}")
     return module
+
+
+ENUM_NOTE = "hwlint: where a fix imports the enum, it writes "
+
+
+def without_enum_note(stderr: str) -> str:
+    """*stderr* of a fixing run without the line that says which import of the enum the fixes
+    wrote (its wording and evidence are pinned by test_fix and test_torch_enum)."""
+    return "".join(line for line in stderr.splitlines(keepends=True) if not line.startswith(ENUM_NOTE))

@@ -132,10 +132,13 @@ def test_json_fix_is_filled_as_ruff_does_and_matches_fix(tmp_path):
         "applicability": "safe",
         "message": "Declare `hw_classification = HardwareClassification.GENERIC` in `TestPlain`",
         "edits": [
-            {
-                "content": "HardwareClassification, ",
-                "location": {"row": 1, "column": 50},
-                "end_location": {"row": 1, "column": 50},
+            {  # the name added past pycodestyle's 79 columns: the import wrapped, a name a line
+                "content": (
+                    "from torch.testing._internal.common_utils import (\n"
+                    "    HardwareClassification,\n    TestCase,\n)"
+                ),
+                "location": {"row": 1, "column": 1},
+                "end_location": {"row": 1, "column": 58},
             },
             {
                 "content": "    hw_classification = HardwareClassification.GENERIC\n\n",

@@ -187,7 +187,8 @@ def _check_groups(args, configs, paths, options, selection_for, baselines, plann
     for config, group in groups(paths, configs):
         taxonomy = taxonomies(config.taxonomy)
         form = None
-        if planning:  # the enum's import a fix writes: what the tree's torch defines
+        # the enum's import a fix writes, and the JSON describes: what the tree's torch defines
+        if planning or describing:
             from ..edits.torch_enum import enum_form, with_enum_form
 
             form = enum_form(taxonomy, group)
@@ -214,7 +215,7 @@ def _check_groups(args, configs, paths, options, selection_for, baselines, plann
             continue
         run = _fix_group(args, found, session, selection_for, options, planned, resolvers, planning)
         run.stale = stale
-        if form is not None:
+        if form is not None and planning:
             run.notes.append(form.describe(taxonomy))
         runs.append(run)
         if describing:
