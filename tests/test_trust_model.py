@@ -254,6 +254,11 @@ UNSEEN_BINDINGS = {
         {"helpers.py": PLAIN + "class TestB(TestCase):\n" + TEST},
         "`from helpers import *` may bind classes pytest collects",
     ),
+    "attribute-of-a-helper-module": (
+        "import helpers\n\n\nTestB = helpers.Hidden\n",
+        {"helpers.py": PLAIN + "class Hidden(TestCase):\n" + TEST},
+        "`TestB` is bound to a class of `helpers`, which hwlint does not read",
+    ),
 }
 
 
@@ -266,3 +271,52 @@ def test_a_class_bound_where_hwlint_cannot_see_is_warned(tmp_path, case):
     assert "test_attack.py::TestB::test_a" in res.stdout  # pytest collects it
     res = run_tool("hwselect", "cpu", "--no-cache", str(path), cwd=tmp_path)
     assert "warning" in res.stderr and warning in res.stderr
+
+
+#: pytest walks a plain ``Test*`` class's body: it collects a TestCase there whatever its name, and
+#: a nested plain ``Test*`` class's classes in turn; it does not walk a TestCase's body.
+NESTED = (
+    "class TestOuter:\n"
+    "    class TestInner(TestCase):\n"
+    "        def test_a(self):\n            pass\n\n"
+    "    class Helper(TestCase):\n"
+    "        def test_b(self):\n            pass\n\n"
+    "    class TestMiddle:\n"
+    "        class TestDeep(TestCase):\n"
+    "            def test_c(self):\n                pass\n\n\n"
+    "class TestCaseOuter(TestCase):\n"
+    "    class TestNotCollected(TestCase):\n"
+    "        def test_d(self):\n            pass\n"
+)
+
+
+def test_a_class_nested_in_a_plain_test_class_is_hwc001_and_warned(tmp_path):
+    path = tmp_path / "test_attack.py"
+    path.write_text(PLAIN + NESTED)
+    res = run_tool("pytest", "--collect-only", "-q", "-p", "no:cacheprovider", str(path), cwd=tmp_path)
+    collected = {line for line in res.stdout.splitlines() if "::" in line}
+    assert collected == {
+        "test_attack.py::TestOuter::TestInner::test_a",
+        "test_attack.py::TestOuter::Helper::test_b",
+        "test_attack.py::TestOuter::TestMiddle::TestDeep::test_c",
+    }
+    lines = path.read_text().splitlines()
+    where = {
+        n: lines.index(next(x for x in lines if f"class {n}(" in x)) + 1
+        for n in ("TestInner", "Helper", "TestDeep")
+    }
+    assert _findings(path) == {(line, "HWC001") for line in where.values()}
+    res = run_tool("hwselect", "cpu", "-v", "--no-cache", str(path), cwd=tmp_path)
+    for name in ("TestOuter.TestInner", "TestOuter.Helper", "TestOuter.TestMiddle.TestDeep"):
+        assert f"pytest collects `{name}`, a class nested in a class" in res.stderr
+    assert "TestNotCollected" not in res.stderr
+
+
+def test_a_declared_nested_class_is_clean_and_its_file_listed(tmp_path):
+    nested = "class TestOuter:\n" + textwrap.indent("class TestInner(TestCase):\n" + DECLARED + TEST, "    ")
+    path = _plant(tmp_path, "class TestA(TestCase):\n" + DECLARED + TEST + "\n\n" + nested, {})
+    assert _findings(path) == set()
+    res = run_tool("hwselect", "cpu", "--no-cache", str(path), cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["test_attack.py"]  # through its file: the runtime's filter decides
+    assert "pytest collects `TestOuter.TestInner`" in res.stderr

@@ -375,6 +375,8 @@ class Builder(ClassScan, CallScan, DeviceScan):
         passed: list[tuple[str, int, str]] = []
         writes: list[tuple[str, int, str]] = []
         execs: list[Site] = []
+        inner: list[tuple[str, Site, bool, tuple[str, ...]]] = []
+        by_attribute: list[tuple[str, int, str]] = []
         # The statements that may create classes name one of these functions in their text, and
         # those that may end the import one of those: found once (a search per statement is
         # quadratic) in the text of the module's statements other than its classes, whose bodies
@@ -412,6 +414,13 @@ class Builder(ClassScan, CallScan, DeviceScan):
                 )
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
                 static = not nested and isinstance(stmt.value, (ast.Name, ast.Attribute))
+                if static and isinstance(stmt.value, ast.Attribute):
+                    root = stmt.value
+                    while isinstance(root, ast.Attribute):
+                        root = root.value
+                    if isinstance(root, ast.Name):
+                        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                        by_attribute += [(n, stmt.lineno, root.id) for t in targets for n in target_names(t)]
                 if not static:
                     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                     device = ""
@@ -451,6 +460,7 @@ class Builder(ClassScan, CallScan, DeviceScan):
                     functions += [(n, stmt.lineno) for n in bound if n.startswith(prefix)]
             elif isinstance(stmt, ast.ClassDef):
                 classes.append(self.class_info(stmt, nested))
+                inner += inner_test_classes(stmt, stmt.name, self.tax, self.header_site)
             elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
                 call = self.instantiation(stmt.value)
                 if call is not None:
@@ -482,6 +492,8 @@ class Builder(ClassScan, CallScan, DeviceScan):
             exec_calls=tuple(execs),
             class_keepers=keepers,
             unmodelled=self.unmodelled(tree.body, classes),
+            inner_classes=tuple(inner),
+            attribute_bound=tuple(by_attribute),
         )
 
     def class_keepers(
@@ -643,6 +655,51 @@ _EXIT_NAMES = ("exit", "quit", "skip")  # in the text of every call in _EXIT_CAL
 _EXIT_CALLS = frozenset(
     {"sys.exit", "exit", "quit", "os._exit", "pytest.skip", "pytest.importorskip", "importorskip"}
 )
+
+
+def inner_test_classes(
+    node: ast.ClassDef, dotted: str, tax: Taxonomy, header_site: Callable[[ast.AST, str], Site]
+) -> list[tuple[str, Site, bool, tuple[str, ...]]]:
+    """The classes pytest collects inside *node* (named *dotted*): none unless *node* is a plain
+    ``Test*`` class (no base but ``object``, no keyword), which pytest collects as a class of its own
+    and whose body it walks; there a class defining a test is collected when it has a base (a
+    ``TestCase`` collects whatever its name) or is named ``Test*``, and a plain ``Test*`` class is
+    walked in turn."""
+    if not node.name.startswith("Test") or node.keywords:
+        return []
+    if not all(ast.unparse(b) in ("object", "builtins.object") for b in node.bases):
+        return []
+    out = []
+    for stmt in node.body:
+        if not isinstance(stmt, ast.ClassDef):
+            continue
+        name = f"{dotted}.{stmt.name}"
+        own = stmt.body
+        tests = any(
+            isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and s.name.startswith(tax.test_method_prefix)
+            for s in own
+        )
+        if tests and (stmt.bases or stmt.name.startswith("Test")):
+            declares = any(tax.attribute in target_names(t) for s in own for t in _targets(s))
+            out.append(
+                (
+                    name,
+                    header_site(stmt, f"class {stmt.name}"),
+                    declares,
+                    tuple(ast.unparse(b) for b in stmt.bases),
+                )
+            )
+        out += inner_test_classes(stmt, name, tax, header_site)
+    return out
+
+
+def _targets(stmt: ast.stmt) -> list[ast.expr]:
+    if isinstance(stmt, ast.Assign):
+        return list(stmt.targets)
+    if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        return [stmt.target]
+    return []
 
 
 def _holds_no_tests(value: ast.expr) -> bool:

@@ -331,6 +331,13 @@ class FileModel:
     # Code hwlint does not model that may change any class's attribute, a class body's names or
     # the module's names (:func:`hwlint.model.bindings.unmodelled_routes`): (line, the code in words)
     unmodelled: tuple[tuple[int, str], ...] = ()
+    # Classes pytest collects inside a plain ``Test*`` class (``class TestOuter: class
+    # TestInner(TestCase)``), which no front end places: (dotted name, its `class` line, whether its own body
+    # declares the attribute, its bases' source text)
+    inner_classes: tuple[tuple[str, Site, bool, tuple[str, ...]], ...] = ()
+    # Module-level ``Test* = module.Name`` bindings (pytest collects the class they name): (name,
+    # line, the first name of the value)
+    attribute_bound: tuple[tuple[str, int, str], ...] = ()
     # Resolves names beyond the file (the project model sets it); None: this file only
     resolver: Resolver | None = field(default=None, compare=False, repr=False)
     # Indexes built once, so that every query below is a lookup or a bisection: a file with tens

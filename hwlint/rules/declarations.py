@@ -18,9 +18,11 @@ def missing_hw_classification(ctx: Context) -> Iterator[Hit]:
     """
     ## What it does
     Flags a test class (a class whose own body defines a `test*` method) that does not declare
-    `hw_classification` in its own body. With `inherit: true` in the taxonomy, a classification
-    inherited from a base class is accepted, as the runtime's `getattr` does: a base in the same
-    file, or one `hwlint check` finds in another scanned test module the file imports.
+    `hw_classification` in its own body, a class pytest collects inside a plain `Test*` class
+    (`class TestOuter:` holding `class TestInner(TestCase):`) included. With `inherit: true` in the
+    taxonomy, a classification inherited from a base class is accepted, as the runtime's `getattr`
+    does: a base in the same file, or one `hwlint check` finds in another scanned test module the
+    file imports.
 
     ## Why is this bad?
     A run filtered by `--hw-classification` silently drops every unclassified class: its tests run
@@ -52,6 +54,12 @@ def missing_hw_classification(ctx: Context) -> Iterator[Hit]:
             note = f" (it inherits one from `{found[1].name}`)"
         fix = declaration_fix(ctx, cls, inference(ctx, cls))
         yield cls.site, {"cls": cls.name, "attribute": tax.attribute, "inherited": note, "fix": fix}
+    for name, site, declares, bases in ctx.model.inner_classes:
+        # with inheritance on, a base other than TestCase may declare it: hwselect warns instead
+        plain = all(b.rpartition(".")[2] in ("TestCase", "object") for b in bases)
+        if declares or (tax.inherit and not plain) or ctx.model.under_main_guard(site.line):
+            continue
+        yield site, {"cls": name, "attribute": tax.attribute, "inherited": "", "fix": None}
 
 
 @rule(

@@ -30,6 +30,7 @@ from ..collection import (
     generated_devices,
     generated_suffixes,
     hidden_tests,
+    origin,
     runtime_tests,
     surely_testcase,
     tests,
@@ -237,8 +238,9 @@ def _replay(
 
 def unseen_bindings(model: FileModel) -> list[str]:
     """Module code that may bind a class pytest collects and hwlint does not see: a ``Test*`` name
-    bound to a value computed at run time (``TestB = make_class()``), or a star import from a
-    module hwlint does not read (it may bind any ``Test*`` class)."""
+    bound to a value computed at run time (``TestB = make_class()``) or to a class of a module
+    hwlint does not read (``TestB = helpers.Hidden``), a class nested in a plain ``Test*`` class,
+    or a star import from a module hwlint does not read (it may bind any ``Test*`` class)."""
     out = []
     for name, line, _ in model.runtime_names:
         # `TestCase = NoTest` rebinds a base (said where a class derives from it), not a test class
@@ -246,6 +248,25 @@ def unseen_bindings(model: FileModel) -> list[str]:
             out.append(
                 f"line {line}: `{name}` is bound to a value computed at run time: pytest collects the "
                 "class it may be, which is not selected"
+            )
+    for name, line, root in model.attribute_bound:
+        module = origin(model, root, line)
+        if (
+            name.startswith("Test")
+            and not name.endswith("TestCase")
+            and module is not None
+            and not trusted_module(module)
+            and not model.under_main_guard(line)
+        ):
+            out.append(
+                f"line {line}: `{name}` is bound to a class of `{module}`, which hwlint does not read: "
+                "pytest collects it, which is not selected"
+            )
+    for name, site, _, _ in model.inner_classes:
+        if not model.under_main_guard(site.line):
+            out.append(
+                f"line {site.line}: pytest collects `{name}`, a class nested in a class, which is "
+                "not selected"
             )
     for imp in model.imports:
         if (
