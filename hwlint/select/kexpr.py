@@ -67,7 +67,7 @@ _IDENT = re.compile(r"^(?:\w|:|\+|-|\.|\[|\]|\\|/)+$")
 _KEYWORDS = {"or", "and", "not"}
 
 #: torch's device types (``common_device_type``'s test bases): the suffixes of generated classes.
-TORCH_DEVICE_TYPES = ("cpu", "cuda", "lazy", "mps", "xpu", "hpu", "meta", "privateuse1")
+TORCH_DEVICE_TYPES = ("cpu", "cuda", "lazy", "mps", "xpu", "hpu", "privateuse1")
 #: The status of a class torch may generate for another device (:func:`phantom_classes`).
 PHANTOM = "phantom"
 
