@@ -200,6 +200,9 @@ class _HwSelect:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        """Deselect the items the runner does not run (and those of other shards), through pytest's
+        own ``pytest_deselected`` so that ``-k``, ``-m`` and ``--deselect`` still intersect; the
+        selection is the static pass's when it covers every collected file, else one made now."""
         from .select.records import UNPLACED
         from .select.runners import select_all
 

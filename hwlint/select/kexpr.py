@@ -375,19 +375,33 @@ def _file_clause(
         return _group(anchor)
     local = _Index([cands[i] for i in idxs], [names[i] for i in idxs])
     trial = Plan("")
-    include = _class_clause(cands, names, sel, {id(cands[i]) for i in sel}, local, trial, budget)
+    # the inclusion form is a trial: only the form the clause takes is charged to the budget (a file
+    # of 200 classes and 20 look-alikes is 20 exclusions, not 200 names and 20 exclusions)
+    include: str | None = None
+    try:
+        include = _class_clause(
+            cands, names, sel, {id(cands[i]) for i in sel}, local, trial, _Budget(budget.left)
+        )
+    except _OverBudget:
+        if include_only:
+            raise
     exclude = None
     if not include_only:
         exclude = _exclusion_clause(cands, rest, local, {k for k, i in enumerate(idxs) if i in chosen})
     options = []
-    if trial.exact:
+    if include is not None and trial.exact:
         options.append(f"{anchor} and {_group(include)}")
     if exclude is not None:
         options.append(f"{anchor} and not {_group(exclude)}")
     if not options:
+        if include is None:
+            raise _OverBudget
         plan.inexact.extend(trial.inexact)
-        return f"{anchor} and {_group(include)}" if include else ""
-    return "(" + min(options, key=len) + ")"
+        clause = f"{anchor} and {_group(include)}" if include else ""
+    else:
+        clause = "(" + min(options, key=len) + ")"
+    budget.spend(clause)
+    return clause
 
 
 def _class_term(c: Candidate) -> str:
