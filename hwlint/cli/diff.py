@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .common import Parser, UserError, add_engine_options, run_options
+from .common import Parser, UserError, add_engine_options, config_and_taxonomy, run_options
 
 EXIT_OK, EXIT_STALE, EXIT_ERROR = 0, 1, 2
 
@@ -74,18 +74,6 @@ def _shared(p: Parser) -> None:
     p.add_argument("--include-unclassified", action="store_true", help="select unclassified classes too")
 
 
-def _setup(args, paths: Sequence[str]):
-    from ..pipeline.config import ConfigError, config_for_paths
-    from ..taxonomy import TaxonomyError, load_taxonomy
-
-    try:
-        config = config_for_paths(paths, args.config)
-        taxonomy = load_taxonomy(args.taxonomy or config.taxonomy, remember=not run_options(args).no_cache)
-    except (ConfigError, TaxonomyError) as e:
-        raise UserError(str(e)) from None
-    return config, taxonomy
-
-
 def cmd_diff(args) -> int:
     from ..select.diffrender import markdown, text_lines
     from ..select.revisions import RevisionError
@@ -103,7 +91,7 @@ def cmd_diff(args) -> int:
         if d and not os.path.isdir(d):
             raise UserError(f"{d}: not a directory")
     probe = args.head_tree or "."
-    config, taxonomy = _setup(args, [probe])
+    config, taxonomy = config_and_taxonomy(args, [probe])
     runners, paths = _split(args.args, taxonomy, args.head_tree)
     entries = _expectations(args.expectations)
     request = _request(args, config, taxonomy, runners)
@@ -193,7 +181,7 @@ def cmd_expectations(args) -> int:
     from ..collection import all_suffixes
     from ..select.expectations import dump, import_nodeids
 
-    _, taxonomy = _setup(args, ["."])
+    _, taxonomy = config_and_taxonomy(args, ["."])
     try:
         if args.source == "-":
             lines = sys.stdin.read().splitlines()

@@ -20,7 +20,7 @@ from .. import __version__
 from ..words import visible
 from .common import Parser as _Parser
 from .common import UserError as _UserError
-from .common import add_engine_options, exiting, guarded, run_options, warn
+from .common import add_engine_options, config_and_taxonomy, exiting, guarded, run_options, warn
 
 EXIT_OK, EXIT_ERROR, EXIT_EMPTY = 0, 2, 3
 
@@ -154,19 +154,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     return guarded("hwselect", lambda: cmd_select(args))
 
 
-def _setup(args, paths: Sequence[str]):
-    from ..pipeline.config import ConfigError, config_for_paths
-    from ..taxonomy import TaxonomyError, load_taxonomy
-
-    try:
-        # the configuration of what is selected, as `hwlint check` finds it, not the cwd's
-        config = config_for_paths(paths, args.config)
-        taxonomy = load_taxonomy(args.taxonomy or config.taxonomy, remember=not run_options(args).no_cache)
-    except (ConfigError, TaxonomyError) as e:
-        raise _UserError(str(e)) from None
-    return config, taxonomy
-
-
 def _select(taxonomy, config, runner: str, paths, args):
     from ..select.records import SelectionError
     from ..select.runners import select_paths
@@ -181,7 +168,7 @@ def _select(taxonomy, config, runner: str, paths, args):
 
 def cmd_select(args) -> int:
     matrix_paths = ([args.runner] if args.runner else []) + args.paths
-    config, taxonomy = _setup(args, matrix_paths if args.format == "matrix" else args.paths)
+    config, taxonomy = config_and_taxonomy(args, matrix_paths if args.format == "matrix" else args.paths)
     if args.format == "matrix":
         paths = matrix_paths
         if args.runner in taxonomy.runners and not os.path.exists(args.runner):
@@ -658,7 +645,7 @@ def cmd_explain(args) -> int:
     from ..select.records import SelectionError
 
     path, sep, cls = args.target.rpartition("::")  # a class name holds no "::", a path may
-    config, taxonomy = _setup(args, [path])
+    config, taxonomy = config_and_taxonomy(args, [path])
     if not sep or not cls:
         raise _UserError(f"expected PATH::Class, got {args.target!r}")
     if not os.path.exists(path):
@@ -680,7 +667,7 @@ def cmd_verify(args, pytest_args: Sequence[str]) -> int:
     from ..select.verify import VerifyError, verify
 
     _check_paths(args.paths)
-    config, taxonomy = _setup(args, args.paths)
+    config, taxonomy = config_and_taxonomy(args, args.paths)
     try:
         result = verify(
             taxonomy,
