@@ -107,6 +107,7 @@ class _HwSelect:
         self.decided: dict[str, bool] = {}  # path -> holds none of the runner's tests
         self.static = None  # static_view(): a RunnerSelection, False when it failed, None not yet
         self.static_files: dict = {}
+        self.arguments: CommandLine | None = None  # the command line's paths, resolved on first use
         self.device_environment(os.environ)
 
     #: The variable torch's instantiation reads to generate classes for some devices only.
@@ -145,7 +146,9 @@ class _HwSelect:
         file under ``--hw-verify`` (which compares what the runtime collects), is imported."""
         if self.verify or self.verify_report:
             return None
-        scope = _scope(self.config, module_path)
+        if self.arguments is None:
+            self.arguments = CommandLine.of(self.config)
+        scope = self.arguments.scope(module_path)
         if scope in (None, "node id"):  # pytest offers siblings of a named file too; it imports none
             return None
         # pytest offers a directory's files once per argument below it: decide each file once
@@ -469,20 +472,41 @@ class NotImported(pytest.File):
         return []
 
 
-def _scope(config: pytest.Config, path) -> str | None:
-    """How the command line reaches *path*: ``"node id"`` (a ``PATH::...`` argument names it: the
-    user asked for a test in it, and pytest would report it not found were the module left
-    unimported), ``"named"``, ``"under"`` (a directory argument holds it), or None (pytest offers
-    the siblings of a named file to the collection hooks, then drops them)."""
-    here = config.invocation_params.dir
-    resolved = path.resolve()
-    found = None
-    for arg in config.args:
-        target = (here / arg.split("::", 1)[0]).resolve()
-        if target == resolved:
+@dataclasses.dataclass
+class CommandLine:
+    """The command line's paths, resolved once: pytest offers every file of a named file's directory
+    to the collection hooks once per argument (thousands of offers for a few hundred arguments), so
+    resolving each argument again per offer cost more than the imports the plugin saves."""
+
+    files: dict  # resolved path -> "node id" or "named"
+    dirs: frozenset  # resolved directory arguments
+    seen: dict  # str(path) offered -> its scope
+
+    @classmethod
+    def of(cls, config: pytest.Config) -> CommandLine:
+        here = config.invocation_params.dir
+        files: dict = {}
+        dirs = set()
+        for arg in config.args:
+            target = (here / arg.split("::", 1)[0]).resolve()
             if "::" in arg:
-                return "node id"
-            found = "named"
-        elif found is None and target.is_dir() and resolved.is_relative_to(target):
-            found = "under"
-    return found
+                files[target] = "node id"
+            elif target.is_dir():
+                dirs.add(target)
+            else:
+                files.setdefault(target, "named")
+        return cls(files, frozenset(dirs), {})
+
+    def scope(self, path) -> str | None:
+        """How the command line reaches *path*: ``"node id"`` (a ``PATH::...`` argument names it:
+        the user asked for a test in it, and pytest would report it not found were the module left
+        unimported), ``"named"``, ``"under"`` (a directory argument holds it), or None (pytest
+        offers the siblings of a named file to the collection hooks, then drops them)."""
+        key = str(path)
+        if key not in self.seen:
+            resolved = path.resolve()
+            found = self.files.get(resolved)
+            if found is None and self.dirs and any(d in self.dirs for d in resolved.parents):
+                found = "under"
+            self.seen[key] = found
+        return self.seen[key]
