@@ -71,8 +71,10 @@ class _HwSelect:
             self.taxonomy = load_taxonomy(config.getoption("hw_taxonomy") or hw.taxonomy)
             self.runner = get_runner(self.taxonomy, config.getoption("hw_runner"))
             # jobs=1: forking a process pool inside a pytest session that has imported torch (and
-            # its threads) risks deadlocked children; the files are in the page cache anyway
-            self.session = Session.from_config(hw, RunOptions(jobs=1, no_cache=True), self.taxonomy)
+            # its threads) risks deadlocked children; the files are in the page cache anyway. The
+            # cache is hwselect's (.hwlint_cache next to the configuration): a collection after
+            # hwselect, or after another collection, parses only the files edited since
+            self.session = Session.from_config(hw, RunOptions(jobs=1), self.taxonomy)
             self.hw = hw
         except (ConfigError, TaxonomyError, SelectionError) as e:
             raise pytest.UsageError(f"--hw-runner: {e}") from None
