@@ -304,8 +304,6 @@ def _unsure(
     name = entry.name if isinstance(entry, ClassInfo) else entry.generic
     if isinstance(entry, ClassInfo) and name in maybe:
         out.append(Note(None, maybe[name]))
-    if isinstance(entry, _Generated):
-        out += [Note(None, f"may not be generated: {n}") for n in entry.notes if "cannot be resolved" in n]
     if cls is None:
         return tuple(out)
     line = model.runtime_bound(name, after=cls.site.line)
