@@ -18,6 +18,7 @@ from .identity import (
     TestRef,
     class_tests,
     match_renames,
+    moved_key,
     rename_kind,
     selected_tests,
     split_key,
@@ -154,10 +155,9 @@ def diff_trees(base: Tree, head: Tree) -> Diff:
         side = _Sides(base, head, before_sel, after_sel, renamed, before_classes, after_classes)
         rd = RunnerDiff(name, after_sel.runner.device, before=len(side.before), after=len(side.after))
         moved_to = {}
-        for key, t in side.before.items():
-            hit = renamed.get(t.cls)
-            if hit is not None:
-                new_key = key.replace(f"{t.cls[0]}::{t.cls[1]}::", f"{hit[0][0]}::{hit[0][1]}::", 1)
+        for key in side.before:
+            new_key = moved_key(key, renamed)
+            if new_key is not None:
                 moved_to[key] = new_key
         arrived = set(moved_to.values())
         for key, t in side.before.items():

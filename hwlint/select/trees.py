@@ -8,7 +8,7 @@ import hashlib
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -140,8 +140,3 @@ def _inside(top: str, path: str) -> str:
     if rel == ".." or rel.startswith(".." + os.sep):
         raise RevisionError(f"{path}: not inside the git work tree at {top}")
     return rel.replace(os.sep, "/")
-
-
-def runner_names(requested: Iterable[str], known: Iterable[str]) -> list[str]:
-    """The runners asked for (all of the taxonomy's when none)."""
-    return list(requested) or list(known)
