@@ -187,7 +187,7 @@ def rewrite(path: str, moves: Iterable[tuple[str, str]]) -> int:
     if done:
         from ..effects import write_output
 
-    write_output(path, text)
+        write_output(path, text)
     return done
 
 
