@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from ..words import visible
 
@@ -116,20 +116,6 @@ def run_options(args):
         noqa=not given.get("ignore_noqa"),
         progress=bool(given.get("progress")),
     )
-
-
-def config_and_taxonomy(args, paths: Sequence[str]):
-    """The configuration of *paths* (as `hwlint check` finds it, not the working directory's, or
-    ``--config``) and the taxonomy it or ``--taxonomy`` names; a bad one is a UserError."""
-    from ..pipeline.config import ConfigError, config_for_paths
-    from ..taxonomy import TaxonomyError, load_taxonomy
-
-    try:
-        config = config_for_paths(paths, args.config)
-        taxonomy = load_taxonomy(args.taxonomy or config.taxonomy, remember=not run_options(args).no_cache)
-    except (ConfigError, TaxonomyError) as e:
-        raise UserError(str(e)) from None
-    return config, taxonomy
 
 
 def exiting(status: int) -> int:

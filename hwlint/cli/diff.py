@@ -14,7 +14,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .common import Parser, UserError, add_engine_options, config_and_taxonomy, run_options
+from .common import Parser, UserError, add_engine_options, run_options
+from .run import config_and_taxonomy
 
 EXIT_OK, EXIT_STALE, EXIT_ERROR = 0, 1, 2
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 
 from .common import UserError as _UserError
-from .common import warn
+from .common import run_options, warn
 
 
 @dataclass(frozen=True)
@@ -115,6 +115,19 @@ def _check_override_selectors(value: str, settings) -> None:
 def load_config(args):
     """The configuration of the first path (commands that read one: ``taxonomy show``)."""
     return load_configs(args).primary
+
+
+def config_and_taxonomy(args, paths: Sequence[str]):
+    """The configuration of *paths* (as `hwlint check` finds it, not the working directory's, or
+    ``--config``) and the taxonomy it or ``--taxonomy`` names (:func:`read_taxonomy`); a bad one is
+    a UserError."""
+    from ..pipeline.config import ConfigError, config_for_paths
+
+    try:
+        config = config_for_paths(paths, args.config)
+    except ConfigError as e:
+        raise _UserError(str(e)) from None
+    return config, read_taxonomy(args.taxonomy or config.taxonomy, remember=not run_options(args).no_cache)
 
 
 def read_taxonomy(path: str | None, remember: bool = True):

@@ -20,7 +20,8 @@ from .. import __version__
 from ..words import visible
 from .common import Parser as _Parser
 from .common import UserError as _UserError
-from .common import add_engine_options, config_and_taxonomy, exiting, guarded, run_options, warn
+from .common import add_engine_options, exiting, guarded, run_options, warn
+from .run import config_and_taxonomy
 
 EXIT_OK, EXIT_ERROR, EXIT_EMPTY = 0, 2, 3
 
