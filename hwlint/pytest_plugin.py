@@ -104,8 +104,9 @@ class _HwSelect:
         self.differences = 0
         self.vacuous: list[str] = []  # why --hw-verify compared nothing it should have
         self.failed: list[str] = []  # collectors pytest could not collect (for verify)
-        self.not_imported = 0  # test files left unimported: none of their classes is the runner's
-        self.not_imported_files: list = []  # their static selections (FileSelection)
+        # the static selections (FileSelection) of the test files left unimported: none of their
+        # classes is the runner's
+        self.not_imported_files: list = []
         self.decided: dict[str, bool] = {}  # path -> holds none of the runner's tests
         self.static = None  # static_view(): a RunnerSelection, False when it failed, None not yet
         self.static_files: dict = {}
@@ -157,7 +158,6 @@ class _HwSelect:
         key = str(module_path)
         if key not in self.decided:
             self.decided[key] = self.holds_none(module_path)
-            self.not_imported += self.decided[key]
         if not self.decided[key]:
             return None
         return NotImported.from_parent(parent, path=module_path)
@@ -266,10 +266,10 @@ class _HwSelect:
             self.summary += [f"hwselect: runner {self.runner.name} selects nothing:"]
             reasons = sel.why_empty() or ["no collected test belongs to it"]
             self.summary += [f"  - {r.replace(root, '')}" for r in reasons]
-        if self.not_imported:
+        if self.not_imported_files:
             from .select.notices import plural
 
-            files = plural(self.not_imported, "test file")
+            files = plural(len(self.not_imported_files), "test file")
             self.summary.append(f"hwselect: {files} without a test of runner {self.runner.name} not imported")
 
     def _summary(self, total: int, counts: Counter[str]) -> str:

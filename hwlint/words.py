@@ -98,8 +98,7 @@ def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
     """*value* as an error message may quote it when it comes from a file the checkout names: its
     ``repr`` cut to *limit* characters (``…`` marks a cut) and made :func:`visible`. A message
     never echoes a file's content whole, nor a control or invisible character raw."""
-    text = repr(value)
-    return visible(text if len(text) <= limit else text[:limit] + "…")
+    return clipped(repr(value), limit)
 
 
 # Characters that show nothing, or reorder what follows, though Python calls them printable:

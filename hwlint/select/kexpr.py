@@ -360,14 +360,13 @@ def _file_clause(
     sel: list[int],
     anchor: str,
     plan: Plan,
-    include_only: bool = False,
-    budget: _Budget | None = None,
+    include_only: bool,
+    budget: _Budget,
 ) -> str:
     """The clause for one file: its anchor alone, with its chosen classes, or without the others.
 
     *include_only*: the anchor tells the file apart only from the items the chosen classes' names
     may match, or the file may hold classes nobody can list, so the clause must name the chosen."""
-    budget = budget or _Budget(None)
     chosen = set(sel)
     rest = [i for i in idxs if i not in chosen]
     if not rest and not include_only:
@@ -429,10 +428,9 @@ def _class_clause(
     chosen_ids: set[int],
     index: _Index,
     plan: Plan,
-    budget: _Budget | None = None,
+    budget: _Budget,
 ) -> str:
     """``T1 or (T2 and not U) ...`` for the chosen classes, each exact against the index's classes."""
-    budget = budget or _Budget(None)
     parts = []
     for i in sel:
         c = cands[i]

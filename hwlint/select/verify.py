@@ -73,12 +73,6 @@ class VerifyResult:
     torch: str | None = "?"  # torch's version in the collecting interpreter (None: not installed)
     python: str = ""  # the interpreter that collected
 
-    @property
-    def compared_classes(self) -> int:
-        """Classes compared: every class pytest collected (the runtime's side) in a module that
-        collected."""
-        return self.collected_classes
-
     def vacuous(self, allow_uncollectable: bool = False) -> list[str]:
         """Why this comparison proves less than it says (empty when it is sound): each reason
         makes ``hwselect verify`` exit 2."""
@@ -139,7 +133,7 @@ class VerifyResult:
             )
         n = len(self.differences)
         compared = (
-            f"compared {_n(self.compared_classes, 'class', 'classes')} ({_n(self.collected_items, 'test')})"
+            f"compared {_n(self.collected_classes, 'class', 'classes')} ({_n(self.collected_items, 'test')})"
         )
         verdict = _n(n, "difference") if n else "no difference"
         out.append(f"hwselect verify: {verdict}; {compared}")
