@@ -11,7 +11,7 @@ from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from .edits import Edit, EditBuilder, Fix
+from .edits import Applicability, Edit, EditBuilder, Fix
 from .model import (
     ClassInfo,
     Declaration,
@@ -50,7 +50,11 @@ class Context:
         self.parsed: Parse | None = None
 
     def fix(
-        self, applicability: str, message: str, reason: str, make: Callable[[EditBuilder], list[Edit]]
+        self,
+        applicability: Applicability,
+        message: str,
+        reason: str,
+        make: Callable[[EditBuilder], list[Edit]],
     ) -> Fix:
         """A rule's fix: its edits are made by *make* with this file's builder, when there is one. A
         bug in the builder costs the fix its edits (the fixer reports it), not the finding."""

@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 
 from .collection import DISTRIBUTED_BASES, added_by_setattr, device_parameters, hidden_bases
 from .context import Context
-from .model import ANY_ACCELERATOR, GUARD, HARD, ClassInfo, DeviceUse, Method, mro
+from .model import ANY_ACCELERATOR, ClassInfo, DeviceUse, Method, UseKind, mro
 from .taxonomy import Classification, Taxonomy
 
 # The rules, as --show-fixes names them.
@@ -210,7 +210,7 @@ class _Evidence:
     def hard_devices(self, test: Method) -> set[str]:
         """Devices *test* (with what every test shares) cannot run without; a named device hides
         a bare "accelerator" (gpu words never count as a second device)."""
-        found = {u.device for u in (*self.shared, *self.test_uses[test.name]) if u.kind == HARD}
+        found = {u.device for u in (*self.shared, *self.test_uses[test.name]) if u.kind == UseKind.HARD}
         if len(found) > 1:
             found.discard(ANY_ACCELERATOR)
         return found
@@ -221,7 +221,9 @@ class _Evidence:
         return {
             u.device
             for u in self.test_uses[test.name]
-            if u.kind == GUARD and u.decorator and u.site.text.rpartition(".")[2].startswith("requires_")
+            if u.kind == UseKind.GUARD
+            and u.decorator
+            and u.site.text.rpartition(".")[2].startswith("requires_")
         }
 
     def needed_devices(self, test: Method) -> set[str]:
@@ -519,7 +521,7 @@ def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
     if not using:
         if generic is None:
             return _no_fix(cls, "no hard device use, and the taxonomy has no generic classification")
-        guard = ev.first(GUARD)
+        guard = ev.first(UseKind.GUARD)
         hidden = hidden_bases(ev.chain)
         forbidden = _forbidden_calls(ctx, cls, generic)
         if guard is None and forbidden is not None:
@@ -574,7 +576,7 @@ def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
             return _by_share(cls, generic, MINORITY_HARD, using, ev, " or ".join(sorted(devices)), mixed)
         return _everywhere(ctx, ev, SEVERAL_DEVICES, f"never instantiated; {several} ({_names(using)})")
     device = next(iter(devices))
-    example = ev.first(HARD, using, device) or ev.first(GUARD, using, device)
+    example = ev.first(UseKind.HARD, using, device) or ev.first(UseKind.GUARD, using, device)
     shown = _use(example) if example is not None else device
     if len(using) == len(ev.tests):
         if device not in tax.devices:
@@ -588,15 +590,15 @@ def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
         target = tax.classification_for_device(device)
         if target is None:
             return _no_fix(cls, f"it uses {device}, and the taxonomy has no classification for {device}")
-        scope = "the class" if ev.first(HARD, [ev.tests[0]], device) in ev.shared else "every test"
+        scope = "the class" if ev.first(UseKind.HARD, [ev.tests[0]], device) in ev.shared else "every test"
         return _fix(
             cls, target.name, False, EVERY_TEST_HARD, f"never instantiated; {scope} uses {device}: {shown}"
         )
     plain = [m for m in ev.tests if not hard[m.name]]
     target = tax.classification_for_device(device)
-    guarded = {u.device for u in ev.shared if u.kind == GUARD}
+    guarded = {u.device for u in ev.shared if u.kind == UseKind.GUARD}
     if guarded == {device} and target is not None:
-        guard = next(u for u in ev.shared if u.kind == GUARD)
+        guard = next(u for u in ev.shared if u.kind == UseKind.GUARD)
         return _fix(
             cls,
             target.name,
@@ -685,7 +687,7 @@ def _infer_without_tests(ctx: Context, ev: _Evidence) -> Inference:
             if cls.assigned_tests
             else f"are added by `setattr` (line {setattr_line})"
         )
-        hard = next((u for u in ev.shared if u.kind == HARD), None)
+        hard = next((u for u in ev.shared if u.kind == UseKind.HARD), None)
         generic = tax.generic_classification()
         if hard is not None or generic is None:
             return _no_fix(

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from .collection import DISTRIBUTED_BASES, device_parameters
 from .context import Context
+from .edits import Applicability
 from .infer import (
     decorator_device,
     device_pinning_decorators,
@@ -35,27 +36,20 @@ from .infer import (
 )
 from .model import (
     ANY_ACCELERATOR,
-    FORM_CHAIN,
-    FORM_CHAIN_KEYWORDS,
-    FORM_HELPER,
-    FORM_LITERAL,
-    FORM_METHOD,
-    FORM_NAME,
-    HARD,
-    NONE,
     ROLE_DEVICE,
     SCOPE_DEFAULT,
     SCOPE_NESTED,
     ClassInfo,
     DeviceUse,
     Method,
+    UseForm,
+    UseKind,
     mro,
 )
 from .taxonomy import Classification, Taxonomy
 
 #: Forms of a use that hard-codes a device (identifiers such as ``TEST_CUDA`` never do).
-_CODE_FORMS = frozenset({FORM_LITERAL, FORM_CHAIN, FORM_CHAIN_KEYWORDS, FORM_METHOD, FORM_HELPER, FORM_NAME})
-SAFE, UNSAFE = "safe", "unsafe"
+_CODE_FORMS = frozenset(UseForm) - {UseForm.IDENTIFIER}
 
 
 @dataclass(frozen=True)
@@ -64,7 +58,7 @@ class Rewrite:
 
     use: DeviceUse
     text: str
-    applicability: str  # SAFE | UNSAFE
+    applicability: Applicability  # SAFE or UNSAFE
 
 
 @dataclass(frozen=True)
@@ -94,35 +88,35 @@ def rewrite_use(
     tax = ctx.taxonomy
     if use.decorator or use.scope == SCOPE_DEFAULT:  # evaluated before any test runs: no `device` yet
         return None
-    if use.form == FORM_CHAIN:
+    if use.form == UseForm.CHAIN:
         target = tax.device_neutral.counterpart(use.detail)
-        return Rewrite(use, target, SAFE) if target else None
+        return Rewrite(use, target, Applicability.SAFE) if target else None
     # in a nested function or class `self` may be another object (an nn.Module's forward)
     has_self = (
         device_type and method is not None and method.params[:1] == ("self",) and use.scope != SCOPE_NESTED
     )
     param = tax.device_params[0] if tax.device_params else "device"
-    if use.form == FORM_LITERAL:
+    if use.form == UseForm.LITERAL:
         value = use.site.text.strip("'\"")
         head, _, index = value.partition(":")
         if head != use.device:  # "nccl" and the like: a library, not a device
             return None
         if use.detail == ROLE_DEVICE and takes_device and index in ("", "0"):
-            return Rewrite(use, param, UNSAFE)
+            return Rewrite(use, param, Applicability.UNSAFE)
         if not index and has_self:
-            return Rewrite(use, "self.device_type", UNSAFE)
+            return Rewrite(use, "self.device_type", Applicability.UNSAFE)
         if index == "0" and takes_device:
-            return Rewrite(use, param, UNSAFE)
+            return Rewrite(use, param, Applicability.UNSAFE)
         return None
-    if use.form == FORM_METHOD:
+    if use.form == UseForm.METHOD:
         args = use.detail.strip()
         where = param if takes_device else ("self.device_type" if has_self else None)
         if where is None:
             return None
         if args in ("", "0"):
-            return Rewrite(use, f".to({where})", UNSAFE)
+            return Rewrite(use, f".to({where})", Applicability.UNSAFE)
         if args.startswith("non_blocking=") and "," not in args:
-            return Rewrite(use, f".to({where}, {args})", UNSAFE)
+            return Rewrite(use, f".to({where}, {args})", Applicability.UNSAFE)
         return None
     return None
 
@@ -148,7 +142,7 @@ def hard_uses(ctx: Context, cls: ClassInfo, converting: bool = False) -> list[Ha
             pins |= {decorator_device(tax, d.name) for d in test.decorators if d.name in pinning}
         uses += [u for u in found if u.device not in pins]
     for u in uses:
-        if u.kind != HARD or u.device in skip or u.form not in _CODE_FORMS or u.decorator:
+        if u.kind != UseKind.HARD or u.device in skip or u.form not in _CODE_FORMS or u.decorator:
             continue
         key = (u.site.line, u.site.col)
         if key in out:
@@ -161,7 +155,7 @@ def hard_uses(ctx: Context, cls: ClassInfo, converting: bool = False) -> list[Ha
 
 def shown(use: DeviceUse) -> str:
     """The text of *use* for a message: ``.cuda()`` rather than the whole chain before it."""
-    return use.target.text if use.form == FORM_METHOD and use.target is not None else use.site.text
+    return use.target.text if use.form == UseForm.METHOD and use.target is not None else use.site.text
 
 
 def is_every_device_class(ctx: Context, cls: ClassInfo) -> bool:
@@ -287,12 +281,12 @@ def _conversion(ctx: Context, cls: ClassInfo) -> Conversion | None:
         rewrites.append(h.rewrite)
     done = {(h.use.site.line, h.use.site.col) for h in uses}
     for u in cls.device_uses:  # guards, and uses no test reaches (a property): neutral, or blocking
-        if u.device != current.device or (u.site.line, u.site.col) in done or u.kind == NONE:
+        if u.device != current.device or (u.site.line, u.site.col) in done or u.kind == UseKind.NONE:
             continue
-        target = tax.device_neutral.counterpart(u.detail) if u.form == FORM_CHAIN else None
+        target = tax.device_neutral.counterpart(u.detail) if u.form == UseForm.CHAIN else None
         if target is None or u.target is None:
             return blocked(f"line {u.site.line}: `{shown(u)}` is for {u.device} only")
-        rewrites.append(Rewrite(u, target, SAFE))
+        rewrites.append(Rewrite(u, target, Applicability.SAFE))
         done.add((u.site.line, u.site.col))
     return Conversion(cls, current.name, accel.name, tuple(rewrites), tests, None)
 

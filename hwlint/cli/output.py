@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 from .. import __version__
+from ..edits import Applicability
 from ..rules.docs import rule_url
 from ..words import shown_path, visible
 from .common import UserError as _UserError
@@ -248,7 +249,9 @@ def write_findings(args, out, run, findings, describe_fix, fixed=None) -> None:
     if output_format.summary and not args.quiet:
         fixable_count = sum(1 for f in findings if run.fixable(f))
         hidden = (
-            0 if run.options.unsafe else sum(1 for f in findings if f.fix and f.fix.applicability == "unsafe")
+            0
+            if run.options.unsafe
+            else sum(1 for f in findings if f.fix and f.fix.applicability == Applicability.UNSAFE)
         )
         fixed = fixed_findings(run) if fixed is None else fixed
         out.write(summary(findings, fixable_count, fixed, hidden) + "\n")

@@ -2,7 +2,7 @@
 builder that places a rule's changes in the text (a rule says what changes, the builder where)."""
 
 from .builder import EditBuilder
-from .records import NONE, SAFE, UNSAFE, Edit, Fix
+from .records import Applicability, Edit, Fix
 from .text import apply_edits
 
-__all__ = ["NONE", "SAFE", "UNSAFE", "Edit", "EditBuilder", "Fix", "apply_edits"]
+__all__ = ["Applicability", "Edit", "EditBuilder", "Fix", "apply_edits"]

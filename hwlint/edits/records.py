@@ -8,10 +8,19 @@ are cached and shipped between processes as they are.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
-#: Applicabilities (ruff's words): applied by ``--fix``; applied with ``--unsafe-fixes`` too; none:
-#: the rule knows no fix, and its reason says why.
-SAFE, UNSAFE, NONE = "safe", "unsafe", "none"
+
+class Applicability(StrEnum):
+    """How sure a fix is (ruff's words; the values are what the JSON output and the cache hold)."""
+
+    #: Applied by ``--fix``.
+    SAFE = "safe"
+    #: Applied with ``--unsafe-fixes`` too.
+    UNSAFE = "unsafe"
+    #: The rule knows no fix, and its reason says why.
+    NONE = "none"
+
 
 #: What an edit does, which decides whether the model of the fixed text can follow from the
 #: original's parse (:mod:`hwlint.fix.remodel`): a declaration on a line of its own first in a class
@@ -46,12 +55,12 @@ class Edit:
 
 @dataclass(frozen=True, slots=True)
 class Fix:
-    """A finding's fix: *applicability* (:data:`SAFE`, :data:`UNSAFE`, or :data:`NONE` when there is
-    none), what it does (*message*, ruff's), why (*reason*: the inference's rule and evidence), and
-    its *edits*, or None when the check that found it did not build them (a check that fixes
-    nothing does not pay for them)."""
+    """A finding's fix: its *applicability* (:attr:`Applicability.NONE` when there is none), what
+    it does (*message*, ruff's), why (*reason*: the inference's rule and evidence), and its *edits*,
+    or None when the check that found it did not build them (a check that fixes nothing does not pay
+    for them)."""
 
-    applicability: str
+    applicability: Applicability
     message: str = ""
     reason: str = ""
     edits: tuple[Edit, ...] | None = None
@@ -60,11 +69,11 @@ class Fix:
 
     @property
     def applicable(self) -> bool:
-        return self.applicability in (SAFE, UNSAFE)
+        return self.applicability != Applicability.NONE
 
     def enabled(self, unsafe: bool) -> bool:
         """Whether ``--fix`` applies it (``--unsafe-fixes`` given or not)."""
-        return self.applicability == SAFE or (unsafe and self.applicability == UNSAFE)
+        return self.applicability == Applicability.SAFE or (unsafe and self.applicable)
 
     def describe(self) -> str:
         """One line for ``--show-fixes``, ``--diff`` and lintrunner: what, how safe, and why."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from ..collection import tests
 from ..context import Context
-from ..edits import NONE, SAFE, EditBuilder, Fix, apply_edits
+from ..edits import Applicability, EditBuilder, Fix, apply_edits
 from ..model import FileModel, Parse, Resolver, build_model, decode_source, parse_file
 from ..model.source import read_source
 from ..pipeline.check import ProjectCheck
@@ -148,7 +148,7 @@ def _not_offered(result: FixResult) -> None:
         if p is None:
             continue
         p.findings = [
-            replace(f, fix=Fix(NONE, f.fix.message, why[(f.code, f.message)]))
+            replace(f, fix=Fix(Applicability.NONE, f.fix.message, why[(f.code, f.message)]))
             if f.fix is not None and (f.code, f.message) in why
             else f
             for f in p.findings
@@ -187,7 +187,11 @@ def _fix_once(
         if attempt is None:  # the edits change nothing
             break
         text, new_text, after = attempt
-        safe = {_class_of(plan.model, f) for f in chosen if f.fix is not None and f.fix.applicability == SAFE}
+        safe = {
+            _class_of(plan.model, f)
+            for f in chosen
+            if f.fix is not None and f.fix.applicability == Applicability.SAFE
+        }
         kept = _kept(plan.model, after.model, plan.findings, after.findings, unsafe, safe)
         blamed = {(f.line, f.col, f.code): kept[c] for f in chosen if (c := _class_of(plan.model, f)) in kept}
         if not blamed:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..edits import UNSAFE
+from ..edits import Applicability
 
 if TYPE_CHECKING:
     from ..model import FileModel, Parse
@@ -94,7 +94,9 @@ class CheckRun:
         """Unsafe fixes available but not enabled."""
         if self.options.unsafe:
             return 0
-        return sum(1 for f in self.findings if f.fix is not None and f.fix.applicability == UNSAFE)
+        return sum(
+            1 for f in self.findings if f.fix is not None and f.fix.applicability == Applicability.UNSAFE
+        )
 
     @property
     def would_fix(self) -> int:

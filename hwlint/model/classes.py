@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import replace
 
 from .bindings import class_overrides, declaration_heads, may_rebind
-from .records import HARD, NONE, ClassInfo, Declaration, Decorator, Method, Override, Site
+from .records import ClassInfo, Declaration, Decorator, Method, Override, Site, UseKind
 from .syntax import (
     after_word,
     class_body_statements,
@@ -144,12 +144,12 @@ class ClassScan:
             colon=self.header_colon(node),
             body=injected[1] if injected is not None and doc is None else self.site(first, ""),
             docstring=self.site(doc, "") if doc is not None else None,
-            device_uses=tuple(u for u in uses if u.kind != NONE),
+            device_uses=tuple(u for u in uses if u.kind != UseKind.NONE),
             device_attribute=device_attribute,
             device_value=device_value,
             assigned_tests=tuple(dict.fromkeys(assigned)),
             conditional_tests=tuple(dict.fromkeys(conditional)),
-            mentions=self.mentions(node) if any(u.kind == HARD for u in uses) else (),
+            mentions=self.mentions(node) if any(u.kind == UseKind.HARD for u in uses) else (),
             overrides=overrides,
             dynamic_body=dynamic_body,
         )

@@ -17,15 +17,6 @@ from itertools import repeat
 from ..taxonomy import Taxonomy
 from .records import (
     ANY_ACCELERATOR,
-    FORM_CHAIN,
-    FORM_CHAIN_KEYWORDS,
-    FORM_HELPER,
-    FORM_LITERAL,
-    FORM_METHOD,
-    FORM_NAME,
-    GUARD,
-    HARD,
-    NONE,
     ROLE_DEVICE,
     ROLE_OTHER,
     ROLE_TYPE,
@@ -36,6 +27,8 @@ from .records import (
     FileModel,
     Method,
     Site,
+    UseForm,
+    UseKind,
     device_feature,
     mro,
 )
@@ -170,9 +163,9 @@ def strongest(uses: Iterable[DeviceUse]) -> tuple[tuple[str, str], ...]:
     """(device, kind) pairs of *uses* with evidence, the hard kind winning per device."""
     out: dict[str, str] = {}
     for u in uses:
-        if u.kind == NONE:
+        if u.kind == UseKind.NONE:
             continue
-        if out.get(u.device) != HARD:
+        if out.get(u.device) != UseKind.HARD:
             out[u.device] = u.kind
     return tuple(sorted(out.items()))
 
@@ -341,8 +334,8 @@ class _DeviceUses:
     ) -> None:
         if device in self.ignored:
             return
-        if kind == HARD and mode != _PLAIN:
-            kind = GUARD  # asked about, or only run where the device is present
+        if kind == UseKind.HARD and mode != _PLAIN:
+            kind = UseKind.GUARD  # asked about, or only run where the device is present
         use = DeviceUse(device, self.b.site(node), kind, api, form, detail, target)
         self.found.append(replace(use, feature=self.features[id(node)]) if id(node) in self.features else use)
 
@@ -377,7 +370,7 @@ class _DeviceUses:
         for value in values:
             if type(value) in (ast.Name, ast.Attribute):
                 for device in self.named_device(value) or self.b.listed_devices(value):
-                    self.add(device, value, HARD, mode, form=FORM_NAME, detail=dotted_name(value))
+                    self.add(device, value, UseKind.HARD, mode, form=UseForm.NAME, detail=dotted_name(value))
 
     def names_device(self, node: ast.AST) -> bool:
         """Whether the text of *node* (a condition) names a device or a device word."""
@@ -392,7 +385,7 @@ class _DeviceUses:
             found = self.torch_use(parts, call=False)
             if found is not None:
                 site = self.b.site(node)
-                self.add(found[0], node, found[1], mode, form=FORM_CHAIN, detail=site.text, target=site)
+                self.add(found[0], node, found[1], mode, form=UseForm.CHAIN, detail=site.text, target=site)
                 return []  # the outermost chain is the use; its prefixes are not uses of their own
         for device, use in self.identifier_devices(node.attr):
             self.add(device, node, use, mode)
@@ -410,11 +403,11 @@ class _DeviceUses:
         rest = parts[3:] if backends else parts[2:]
         leaf = rest[0] if rest else ""
         if leaf.startswith(_QUERY_PREFIX) or (leaf in _COUNT_QUERIES and mode != _PLAIN):
-            return device, GUARD
+            return device, UseKind.GUARD
         if backends or module in self.module_devices:
             # settings (torch.backends.cudnn.benchmark): no device needed, yet a sign of one
-            return device, GUARD
-        return device, HARD
+            return device, UseKind.GUARD
+        return device, UseKind.HARD
 
     def call(self, node: ast.Call, mode: int) -> list[tuple[ast.AST, int]] | None:
         func = node.func
@@ -432,12 +425,12 @@ class _DeviceUses:
         if len(parts) >= 2 and parts[0] == "torch":
             found = self.torch_use(parts, call=True, mode=mode)
             if found is not None or api:
-                device, kind = found if found is not None else (ANY_ACCELERATOR, NONE)
-                form = FORM_CHAIN_KEYWORDS if node.keywords else FORM_CHAIN
+                device, kind = found if found is not None else (ANY_ACCELERATOR, UseKind.NONE)
+                form = UseForm.CHAIN_KEYWORDS if node.keywords else UseForm.CHAIN
                 self.add(device, node, kind, mode, api, form, name, self.b.site(func, name))
                 return [(a, mode) for a in args]
         elif api:
-            self.add(ANY_ACCELERATOR, node, NONE, mode, api)
+            self.add(ANY_ACCELERATOR, node, UseKind.NONE, mode, api)
         # device=GPU_TYPE, torch.device(DEVICE_CUDA)
         self.named_values(self.device_arguments(node, name), mode)
         if isinstance(func, ast.Attribute) and func.attr in self.devices:
@@ -449,13 +442,13 @@ class _DeviceUses:
             target = Site(start.end_line, start.end_col, f".{func.attr}({inner})", end_line, end_col)
             if not self.b.ascii:
                 target = replace(target, end_col=self.b.col(end_line, end_col))
-            self.add(func.attr, node, HARD, mode, form=FORM_METHOD, detail=inner, target=target)
+            self.add(func.attr, node, UseKind.HARD, mode, form=UseForm.METHOD, detail=inner, target=target)
             return [(func.value, mode), *((a, mode) for a in args)]  # not func.attr a second time
         self.note_roles(node, name)
         self.named_values(self.b.parametrized_devices(node, name), mode)  # @parametrize("device", [GPU_TYPE])
         if isinstance(func, ast.Name):
             for device, kind in self.b.helper_devices.get(func.id, ()):  # a helper of this module
-                self.add(device, node, kind, mode, form=FORM_HELPER, detail=func.id)
+                self.add(device, node, kind, mode, form=UseForm.HELPER, detail=func.id)
         last = name.rpartition(".")[2] if name else ""
         if last.lower().startswith("skip"):  # skipIf(not TEST_CUDA, ...), skipCUDAIf(...)
             return [(func, mode), *((a, _CONDITION) for a in args)]
@@ -507,7 +500,7 @@ class _DeviceUses:
             if head in self.devices and (not index or index.isdigit()):
                 role = self.roles.get(id(node), ROLE_OTHER) if head == value.partition(":")[0] else ROLE_OTHER
                 site = self.b.site(node)
-                self.add(head, node, HARD, mode, form=FORM_LITERAL, detail=role, target=site)
+                self.add(head, node, UseKind.HARD, mode, form=UseForm.LITERAL, detail=role, target=site)
 
     def identifier_devices(self, identifier: str) -> tuple[tuple[str, str], ...]:
         """(device, kind) a name spells out: TEST_CUDA, requires_cuda, skipIfNoXPU, x.is_cuda (guards),
@@ -529,9 +522,9 @@ class _DeviceUses:
             return []
         head = words[0]
         if head in _PIN_HEADS:
-            kind = HARD
+            kind = UseKind.HARD
         elif head in _GUARD_HEADS:
-            kind = GUARD
+            kind = UseKind.GUARD
         else:
             return []
         rest = {self.library_devices.get(w, w) for w in words[1:]}

@@ -13,6 +13,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Protocol
 
 
@@ -64,21 +65,37 @@ class Decorator:
     site: Site
 
 
-#: Kinds of device use. *hard*: code that fails without the device (``torch.cuda.synchronize()``,
-#: ``"cuda"`` used as a device, ``.cuda()``, ``@onlyCUDA``). *guard*: code that only asks or skips
-#: (``TEST_CUDA``, ``skipIfXpu``, ``torch.cuda.is_available()``, anything under ``if TEST_CUDA:``).
-#: *none*: no evidence at all, recorded only for a call the taxonomy lists as an accelerator API.
-HARD, GUARD, NONE = "hard", "guard", "none"
+class UseKind(StrEnum):
+    """Kinds of device use (the values are what a cache holds)."""
+
+    #: Code that fails without the device (``torch.cuda.synchronize()``, ``"cuda"`` used as a
+    #: device, ``.cuda()``, ``@onlyCUDA``).
+    HARD = "hard"
+    #: Code that only asks or skips (``TEST_CUDA``, ``skipIfXpu``, ``torch.cuda.is_available()``,
+    #: anything under ``if TEST_CUDA:``).
+    GUARD = "guard"
+    #: No evidence at all, recorded only for a call the taxonomy lists as an accelerator API.
+    NONE = "none"
 
 
-#: Forms of a device use (see :attr:`DeviceUse.form`).
-FORM_LITERAL, FORM_CHAIN, FORM_CHAIN_KEYWORDS, FORM_METHOD = "literal", "chain", "chain-keywords", "method"
+class UseForm(StrEnum):
+    """The syntax of a device use, which decides how it can be rewritten (see :attr:`DeviceUse.form`;
+    the values are what a cache holds)."""
 
-
-FORM_HELPER = "helper"  # a call to a module-level function whose body uses the device
-
-
-FORM_NAME = "name"  # a name used as a device: device=DEVICE_CUDA, .to(CUDA_DEVICE)
+    #: A string literal (``DeviceUse.detail`` tells its role: :data:`ROLE_DEVICE`...).
+    LITERAL = "literal"
+    #: ``torch.cuda.X`` as a call without keywords or a reference; ``detail`` is the dotted name.
+    CHAIN = "chain"
+    #: ``torch.cuda.X(...)`` with keyword arguments.
+    CHAIN_KEYWORDS = "chain-keywords"
+    #: ``x.cuda(...)``; ``detail`` is the text inside the parentheses.
+    METHOD = "method"
+    #: A call to a module-level function whose body uses the device.
+    HELPER = "helper"
+    #: A name used as a device: ``device=DEVICE_CUDA``, ``.to(CUDA_DEVICE)``.
+    NAME = "name"
+    #: An identifier that spells the device (``TEST_CUDA``, ``onlyCUDA``): nothing to rewrite.
+    IDENTIFIER = ""
 
 
 SCOPE_BODY, SCOPE_DEFAULT, SCOPE_NESTED = "", "default", "nested"
@@ -97,16 +114,10 @@ class DeviceUse:
 
     device: str
     site: Site
-    kind: str = HARD
+    kind: UseKind = UseKind.HARD
     api: bool = False
-    #: The syntax of the use, which decides how it can be rewritten: :data:`FORM_LITERAL` (``detail``
-    #: tells the literal's role), :data:`FORM_CHAIN` (``torch.cuda.X`` as a call without keywords or a
-    #: reference; ``detail`` is the dotted name), :data:`FORM_CHAIN_KEYWORDS` (such a call with keyword
-    #: arguments), :data:`FORM_METHOD` (``x.cuda(...)``; ``detail`` is the text inside the
-    #: parentheses), :data:`FORM_HELPER` (a call to a module-level helper that uses the device),
-    #: :data:`FORM_NAME` (a variable used as a device, ``device=DEVICE_CUDA``), or ""
-    #: (identifiers such as ``TEST_CUDA`` and ``onlyCUDA``).
-    form: str = ""
+    #: The syntax of the use, which decides how it can be rewritten.
+    form: UseForm = UseForm.IDENTIFIER
     detail: str = ""
     #: The text a rewrite replaces: the literal, the dotted name of a chain, or ``.cuda(...)``.
     target: Site | None = None

@@ -45,6 +45,7 @@ import types
 import typing
 from collections import Counter
 from collections.abc import Callable
+from enum import Enum
 from pathlib import Path
 from stat import S_ISREG
 from typing import Any
@@ -112,6 +113,8 @@ def encode(value: Any) -> Any:
     names = _field_names.get(type(value))
     if names is not None:
         return [encode(getattr(value, name)) for name in names]
+    if isinstance(value, Enum):
+        return value.value
     if isinstance(value, (list, tuple)):
         return [encode(v) for v in value]
     if isinstance(value, dict):
@@ -133,8 +136,8 @@ _decoders: dict[Any, Callable[[Any], Any]] = {}
 def decoder(tp: Any) -> Callable[[Any], Any]:
     """A function that rebuilds a value of type *tp* from :func:`encode`'s output, raising
     InvalidEntry for data of any other shape. Types: str, int, bool, float, None, unions, list,
-    tuple, dict with str keys, Counter (str -> int), a bare dict (any JSON object) and dataclasses of
-    these."""
+    tuple, dict with str keys, Counter (str -> int), a bare dict (any JSON object), enums (by value)
+    and dataclasses of these."""
     found = _decoders.get(tp)
     if found is None:
         found = _decoders[tp] = _make_decoder(tp)
@@ -178,11 +181,24 @@ def _make_decoder(tp: Any) -> Callable[[Any], Any]:
         return lambda v: {k: value(x) for k, x in v.items()} if type(v) is dict else _raise(_bad("a mapping"))
     if dataclasses.is_dataclass(tp):
         return _dataclass(tp)
+    if isinstance(tp, type) and issubclass(tp, Enum):
+        return _enum(tp)
     return lambda v: _raise(_bad(f"nothing: {tp!r} is not cached"))
 
 
 def _raise(e: Exception) -> Any:
     raise e
+
+
+def _enum(tp: type[Enum]) -> Callable[[Any], Any]:
+    members = {m.value: m for m in tp}
+
+    def member(v: Any) -> Any:
+        if type(v) is not str or v not in members:
+            raise _bad(f"a {tp.__name__}")
+        return members[v]
+
+    return member
 
 
 def _counter(v: Any) -> Counter:

@@ -2,10 +2,10 @@
 :data:`RULES` every family module registers its rules in (:mod:`hwlint.rules.registry` imports them
 all, in code order).
 
-A rule's check decides *where* (it yields a position and the message's fields, plus ``fix``, "safe" or
-"unsafe", when hwlint can fix the finding); the rule's message template decides *what is said*. The
-docstring is the rule's documentation, with the headings What it does / Why is this bad? / Example /
-Use instead, printed by ``hwlint rule CODE``.
+A rule's check decides *where* (it yields a position and the message's fields, plus ``fix``, a
+:class:`~hwlint.edits.Fix`, when hwlint can fix the finding); the rule's message template decides
+*what is said*. The docstring is the rule's documentation, with the headings What it does / Why is
+this bad? / Example / Use instead, printed by ``hwlint rule CODE``.
 """
 
 from __future__ import annotations

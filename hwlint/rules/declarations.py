@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from ..collection import collected_tests, declaration_doubts
 from ..context import Context
-from ..edits import NONE, SAFE, UNSAFE, Edit, EditBuilder, Fix
+from ..edits import Applicability, Edit, EditBuilder, Fix
 from ..edits.imports import bound_name
 from ..infer import Inference, infer_collected, inference
 from ..model import ClassInfo
@@ -189,21 +189,21 @@ def declaration_fix(ctx: Context, cls: ClassInfo, inferred: Inference) -> Fix:
     (the enum imported when the file lacks it); no fix, with the inference's reason, when it has no
     answer."""
     if inferred.classification is None:
-        return Fix(NONE, reason=inferred.describe())
+        return Fix(Applicability.NONE, reason=inferred.describe())
     member = inferred.classification
     tax = ctx.taxonomy
     enum = bound_name(ctx.model, tax.enum_module, tax.enum_name) or tax.enum_name
     if inferred.split is not None:
         moved, _, name, _ = inferred.split
         return ctx.fix(
-            SAFE if inferred.safe else UNSAFE,
+            Applicability.SAFE if inferred.safe else Applicability.UNSAFE,
             f"Declare `{tax.attribute} = {enum}.{member}` in `{cls.name}`, and move "
             f"{', '.join(f'`{t}`' for t in moved[:3])}{' and more' if len(moved) > 3 else ''} to `{name}`",
             inferred.reason,
             lambda b: [*b.declare(cls, member), *_split_edits(b, ctx, cls, inferred)],
         )
     return ctx.fix(
-        SAFE if inferred.safe else UNSAFE,
+        Applicability.SAFE if inferred.safe else Applicability.UNSAFE,
         f"Declare `{tax.attribute} = {enum}.{member}` in `{cls.name}`",
         inferred.reason,
         lambda b: b.declare(cls, member),

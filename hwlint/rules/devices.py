@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..context import Context
-from ..edits import NONE, SAFE, UNSAFE, Edit, EditBuilder, Fix
+from ..edits import Applicability, Edit, EditBuilder, Fix
 from ..neutral import (
     Conversion,
     Rewrite,
@@ -147,7 +147,7 @@ def generalizable_device_class(ctx: Context) -> Iterator[Hit]:
             fix = conversion_fix(ctx, found)
         elif found.blocker is not None and found.blocker.startswith("line ") and _single_blocker(ctx, found):
             verdict = f"could run on every accelerator but for {found.blocker}"
-            fix = Fix(NONE, reason=f"held back by {found.blocker}")
+            fix = Fix(Applicability.NONE, reason=f"held back by {found.blocker}")
         else:
             continue
         yield (
@@ -163,8 +163,8 @@ def _single_blocker(ctx: Context, found: Conversion) -> bool:
 
 
 _REWRITE_REASONS = {
-    SAFE: "the device-neutral call does the same on CUDA",
-    UNSAFE: "the code then runs on the device the test is given",
+    Applicability.SAFE: "the device-neutral call does the same on CUDA",
+    Applicability.UNSAFE: "the code then runs on the device the test is given",
 }
 
 
@@ -192,7 +192,7 @@ def conversion_fix(ctx: Context, c: Conversion) -> Fix:
         f"`except_for={_except_for(tax)}`"
     )
     return ctx.fix(
-        UNSAFE,
+        Applicability.UNSAFE,
         f"Convert `{c.cls.name}` from {c.classification} to {c.target}",
         reason,
         lambda b: _convert(b, ctx, c),
