@@ -8,6 +8,7 @@ value ``DEVICES`` has at that line: string and tuple constants are followed thro
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from .records import DeviceFilter, Instantiation
 from .syntax import dotted_name
@@ -224,8 +225,13 @@ class CallScan:
             if kw in args:
                 v = self.literal(args[kw])
                 opt_ins.append((kw, bool(v) if isinstance(v, bool) or v is None else None))
-        only_for = self.device_filter(args.get("only_for"), unread)
-        except_for = self.device_filter(args.get("except_for"), unread)
+        named = {kw.arg for kw in call.keywords if kw.arg is not None}
+        only_for, except_for = (
+            f if f is None or name in named else replace(f, keyword=False)
+            for name, f in (
+                (name, self.device_filter(args.get(name), unread)) for name in ("only_for", "except_for")
+            )
+        )
         self.at_line = 1 << 30
         return Instantiation(
             site=self.site(call, self.segment(call)),

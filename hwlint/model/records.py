@@ -235,6 +235,7 @@ class DeviceFilter:
     site: Site
     devices: tuple[str, ...] | None
     spelled: bool = True
+    keyword: bool = True  # passed as `only_for=...` (False: by position, or inside `**{...}`)
 
 
 @dataclass(frozen=True)

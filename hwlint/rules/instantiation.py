@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from ..collection import generated_devices, generated_suffixes
 from ..context import Context
+from ..edits import NONE, SAFE, Fix
 from ..model import ClassInfo, Instantiation
 from ..taxonomy import Classification
 from .base import Hit, rule
@@ -91,6 +92,12 @@ def only_for_forbidden(ctx: Context) -> Iterator[Hit]:
     Flags `only_for=` on the instantiation of a class whose classification forbids it (ACCELERATOR),
     wherever the class is defined: the call is checked in the file that makes it.
 
+    The fix (safe) writes the `except_for` that generates the same device types on every device
+    the taxonomy knows: those instantiation generates by default (or by the opt-in the call
+    passes) that `only_for` does not name (`only_for=("cuda", "hpu")` ->
+    `except_for=("cpu", "privateuse1")`). No fix where `only_for` cannot be resolved, is passed by
+    position, or comes with `except_for`.
+
     ## Why is this bad?
     An allow-list of device types silently excludes every backend it does not name: a stale
     `only_for=("cuda", "xpu")` drops MPS and every PrivateUse1 backend without a trace.
@@ -109,8 +116,46 @@ def only_for_forbidden(ctx: Context) -> Iterator[Hit]:
         if call.only_for is not None and call.only_for.spelled:
             yield (
                 call.only_for.site,
-                {"classification": c.name, "cls": cls.name, "value": call.only_for.site.text},
+                {
+                    "classification": c.name,
+                    "cls": cls.name,
+                    "value": call.only_for.site.text,
+                    "fix": _except_for_fix(ctx, call),
+                },
             )
+
+
+def _except_for_fix(ctx: Context, call: Instantiation) -> Fix:
+    """HWC103's fix: ``only_for`` turned into the ``except_for`` that generates the same classes on
+    every device the taxonomy knows (the devices instantiation generates without an opt-in, or with
+    the opt-in the call passes, less those ``only_for`` names), so each runner runs what it ran.
+    No fix where the devices cannot be resolved, or ``except_for`` is passed too."""
+    tax = ctx.taxonomy
+    only = call.only_for
+    assert only is not None
+    if only.devices is None:
+        return Fix(
+            NONE, reason=f"`only_for={only.site.text}` cannot be resolved: list the devices to leave out"
+        )
+    if call.dynamic or call.except_for is not None:
+        return Fix(NONE, reason="the call passes `except_for` (or `**kwargs`) too: merge the filters by hand")
+    if not only.keyword:
+        return Fix(
+            NONE, reason="`only_for` is passed by position: pass the devices to leave out as `except_for`"
+        )
+    named = set(only.devices)
+    excluded = [
+        name
+        for name, dev in tax.devices.items()
+        if (dev.opt_in is None or call.opt_in(dev.opt_in)) and not tax.device_aliases(name) & named
+    ]
+    value = "(" + ", ".join(f'"{d}"' for d in excluded) + ("," if len(excluded) == 1 else "") + ")"
+    return ctx.fix(
+        SAFE,
+        f"Replace `only_for={only.site.text}` with `except_for={value}`",
+        "the same device types are generated on every runner",
+        lambda b: [b.set_keywords(call, [("except_for", value)], "only_for")],
+    )
 
 
 def _device_calls(

@@ -1,0 +1,48 @@
+# ACCELERATOR classes instantiated with only_for: the fix writes the except_for that generates the
+# same device types on every runner (HWC103); one it cannot resolve stays, with its reason.
+from torch.testing._internal.common_device_type import instantiate_device_type_tests
+from torch.testing._internal.common_utils import HardwareClassification, TestCase
+
+devices = ("cuda", "hpu")
+
+
+class TestConstant(TestCase):
+    hw_classification = HardwareClassification.ACCELERATOR
+
+    def test_a(self, device):
+        pass
+
+
+class TestWithCpu(TestCase):
+    hw_classification = HardwareClassification.ACCELERATOR
+
+    def test_a(self, device):
+        pass
+
+
+class TestOptedIn(TestCase):
+    hw_classification = HardwareClassification.ACCELERATOR
+
+    def test_a(self, device):
+        pass
+
+
+class TestPositional(TestCase):
+    hw_classification = HardwareClassification.ACCELERATOR
+
+    def test_a(self, device):
+        pass
+
+
+class TestBoth(TestCase):
+    hw_classification = HardwareClassification.ACCELERATOR
+
+    def test_a(self, device):
+        pass
+
+
+instantiate_device_type_tests(TestConstant, globals(), except_for=("cpu", "privateuse1"))
+instantiate_device_type_tests(TestWithCpu, globals(), except_for=("privateuse1",))
+instantiate_device_type_tests(TestOptedIn, globals(), except_for=("cpu", "privateuse1"), allow_xpu=True)
+instantiate_device_type_tests(TestPositional, globals(), None, ("cuda", "hpu"))
+instantiate_device_type_tests(TestBoth, globals(), except_for="cpu", only_for=("cuda", "hpu"))
