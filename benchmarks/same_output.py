@@ -5,11 +5,11 @@
 
 A change meant to make hwlint faster must not change what it says. This compares, for every file
 of the tree and each bundled taxonomy (taxonomy.yaml, examples/taxonomy-vendor.yaml,
-examples/taxonomy-strict.yaml): the findings and the model (its repr) of the revision and of the
-working tree; then the bytes and the output of a whole-tree ``hwlint check --fix --unsafe-fixes``
-(each on a fresh copy of the tree); then hwselect's output for every runner (nodeids, -k and json,
-with --include-unclassified). It prints what differs and exits 1 when anything does. Nothing is
-written outside a temporary directory.
+examples/taxonomy-strict.yaml): the findings and the model (as plain data: a record is the tuple
+of its fields, an enum its value) of the revision and of the working tree; then the bytes and the
+output of a whole-tree ``hwlint check --fix --unsafe-fixes`` (each on a fresh copy of the tree);
+then hwselect's output for every runner (nodeids, -k and json, with --include-unclassified). It
+prints what differs and exits 1 when anything does. Nothing is written outside a temporary directory.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def export(rev: str, where: Path) -> Path:
 def models_and_findings(source: Path, tree: Path, out: Path, models: bool) -> None:
     """Write, for each taxonomy and file, the repr of its findings (and model) to *out*."""
     code = f"""
-import sys, warnings
+import dataclasses, enum, sys, warnings
 from pathlib import Path
 sys.path.insert(0, {str(source)!r})
 import importlib
@@ -64,7 +64,25 @@ load_taxonomy = first("load_taxonomy", "hwlint.taxonomy")
 def shown(f):
     # a finding as it is reported: its fix as its applicability (a revision may carry a Fix record)
     fix = getattr(f.fix, "applicability", f.fix)
-    return (f.path, f.line, f.col, f.code, f.message, f.end_line, f.end_col, None if fix == "none" else fix)
+    fix = None if fix == "none" else plain(fix)
+    return (f.path, f.line, f.col, f.code, f.message, f.end_line, f.end_col, fix)
+
+
+def plain(v):
+    # a value as plain data: a record is the tuple of its compared fields, an enum its value, so
+    # that a record retyped with the same data (a tuple become a NamedTuple, a string an enum) is
+    # the same
+    if isinstance(v, enum.Enum):
+        return v.value
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        return tuple(plain(getattr(v, f.name)) for f in dataclasses.fields(v) if f.compare)
+    if isinstance(v, (list, tuple)):
+        return tuple(plain(x) for x in v)
+    if isinstance(v, dict):
+        return {{k: plain(x) for k, x in v.items()}}
+    return v
+
+
 warnings.simplefilter("ignore")
 tree = Path({str(tree)!r})
 with open({str(out)!r}, "w") as out:
@@ -75,7 +93,7 @@ with open({str(out)!r}, "w") as out:
             findings = [shown(f) for f in run_rules(model, taxonomy, Selection())]
             out.write(f"{{name}}\\t{{path.relative_to(tree)}}\\t{{findings!r}}\\n")
             if {models!r}:
-                out.write(f"{{name}}\\t{{path.relative_to(tree)}}\\tmodel\\t{{model!r}}\\n")
+                out.write(f"{{name}}\\t{{path.relative_to(tree)}}\\tmodel\\t{{plain(model)!r}}\\n")
 """
     subprocess.run([sys.executable, "-c", code], check=True)
 
