@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from ..collection import generated_devices, generated_suffixes
 from ..context import Context
-from ..edits import NONE, SAFE, Fix
+from ..edits import Applicability, Fix
 from ..model import ClassInfo, Instantiation
 from ..taxonomy import Classification
 from .base import Hit, rule
@@ -135,13 +135,18 @@ def _except_for_fix(ctx: Context, call: Instantiation) -> Fix:
     assert only is not None
     if only.devices is None:
         return Fix(
-            NONE, reason=f"`only_for={only.site.text}` cannot be resolved: list the devices to leave out"
+            Applicability.NONE,
+            reason=f"`only_for={only.site.text}` cannot be resolved: list the devices to leave out",
         )
     if call.dynamic or call.except_for is not None:
-        return Fix(NONE, reason="the call passes `except_for` (or `**kwargs`) too: merge the filters by hand")
+        return Fix(
+            Applicability.NONE,
+            reason="the call passes `except_for` (or `**kwargs`) too: merge the filters by hand",
+        )
     if not only.keyword:
         return Fix(
-            NONE, reason="`only_for` is passed by position: pass the devices to leave out as `except_for`"
+            Applicability.NONE,
+            reason="`only_for` is passed by position: pass the devices to leave out as `except_for`",
         )
     named = set(only.devices)
     excluded = [
@@ -151,7 +156,7 @@ def _except_for_fix(ctx: Context, call: Instantiation) -> Fix:
     ]
     value = "(" + ", ".join(f'"{d}"' for d in excluded) + ("," if len(excluded) == 1 else "") + ")"
     return ctx.fix(
-        SAFE,
+        Applicability.SAFE,
         f"Replace `only_for={only.site.text}` with `except_for={value}`",
         "the same device types are generated on every runner",
         lambda b: [b.set_keywords(call, [("except_for", value)], "only_for")],
