@@ -270,7 +270,26 @@ class ClassScan:
             end_line=node.end_lineno or node.lineno,
             defaulted=_defaulted(a),
             parametrized=_parametrized(node.decorator_list),
+            body_names=self.body_names(node) if node.name.startswith(prefix) else (),
         )
+
+    def body_names(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
+        """The device parameter names *node*'s body mentions (read, bound, declared global), nested
+        functions and lambdas included; a body whose text names none is not walked."""
+        wanted = self.tax.device_params
+        text = "".join(self.lines[node.body[0].lineno - 1 : node.end_lineno or node.lineno])
+        if not any(w in text for w in wanted):
+            return ()
+        found: set[str] = set()
+        for stmt in node.body:
+            for n in ast.walk(stmt):
+                if isinstance(n, ast.Name) and n.id in wanted:
+                    found.add(n.id)
+                elif isinstance(n, ast.arg) and n.arg in wanted:
+                    found.add(n.arg)
+                elif isinstance(n, (ast.Global, ast.Nonlocal)):
+                    found.update(x for x in n.names if x in wanted)
+        return tuple(w for w in wanted if w in found)
 
     def decorator(self, node: ast.expr) -> Decorator:
         target = node.func if isinstance(node, ast.Call) else node

@@ -166,6 +166,9 @@ class Method:
     # gives: neither is the ``device`` instantiation passes
     defaulted: tuple[str, ...] = ()
     parametrized: tuple[str, ...] = ()
+    # the device parameter names (``device``, ``devices``) a test's body reads or binds: a parameter
+    # of that name added to it would shadow what they refer to
+    body_names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..collection import device_parameters
+from ..collection import device_parameters, origin, trusted_module
 from ..context import Context
+from ..edits import Applicability, Fix
+from ..model import ClassInfo, Method
 from .base import Hit, rule
 
 
@@ -56,6 +58,12 @@ def device_param_missing(ctx: Context) -> Iterator[Hit]:
     Flags a test method without a `device` / `devices` parameter in a class whose classification
     requires one (ACCELERATOR).
 
+    The fix (safe) adds `device` after `self`: instantiation passes `device` only to a test whose
+    signature has it, so a test that does not read it runs as before. No fix where that is not
+    certain: the class is not instantiated (nothing would pass it), the body names `device` (the
+    parameter would shadow it), or a decorator comes from outside torch, pytest and the standard
+    library (it may hide the signature instantiation reads).
+
     ## Why is this bad?
     A test that ignores the device it is instantiated for runs the same CPU code once per device:
     it costs every accelerator runner time and tests nothing about the accelerator.
@@ -82,7 +90,51 @@ def device_param_missing(ctx: Context) -> Iterator[Hit]:
             continue
         for m in cls.test_methods:
             if not device_parameters(ctx.taxonomy, m):
-                yield m.site, {"classification": c.name, "cls": cls.name, "method": m.name, "params": wanted}
+                yield (
+                    m.site,
+                    {
+                        "classification": c.name,
+                        "cls": cls.name,
+                        "method": m.name,
+                        "params": wanted,
+                        "fix": _device_param_fix(ctx, cls, m),
+                    },
+                )
+
+
+def _device_param_fix(ctx: Context, cls: ClassInfo, m: Method) -> Fix:
+    """HWC202's fix: ``device`` added after ``self``. Instantiation passes ``device`` only to a test
+    whose signature has it (``if "device" in test_sig_params``), so a test that does not read it
+    behaves as before: safe where nothing else can tell, no fix where it can: a class nothing
+    instantiates (nothing would pass it), a body that names ``device`` (the parameter would shadow
+    what it names), a decorator from outside torch, pytest and the standard library (it may not
+    keep the signature, which instantiation reads through ``functools.wraps``)."""
+    param = ctx.taxonomy.device_params[0]
+    if not ctx.model.instantiations_of(cls) and not ctx.foreign_instantiations(cls):
+        return Fix(
+            Applicability.NONE, reason=f"`{cls.name}` is not instantiated: nothing would pass `{param}`"
+        )
+    if m.body_names:
+        return Fix(
+            Applicability.NONE, reason=f"its body names `{m.body_names[0]}`, which a parameter would shadow"
+        )
+    for d in m.decorators:
+        root = d.site.text.partition("(")[0].partition(".")[0].strip().lstrip("@")
+        module = origin(ctx.model, root, d.site.line)
+        if module is None or not trusted_module(module):
+            return Fix(
+                Applicability.NONE,
+                reason=f"`@{d.name}` (line {d.site.line}) comes from code hwlint does not read: it may "
+                f"hide the signature instantiation reads `{param}` from",
+            )
+    if not m.param_sites:
+        return Fix(Applicability.NONE, reason="the test takes no `self`")
+    return ctx.fix(
+        Applicability.SAFE,
+        f"Add `{param}` to `{cls.name}.{m.name}`",
+        f"instantiation passes `{param}` to the test, which does not read it",
+        lambda b: [b.add_parameter(m, param)],
+    )
 
 
 @rule(
