@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from .model import (
     OVERRIDE_INHERITED,
@@ -379,6 +380,102 @@ def origin(model: FileModel, name: str, line: int) -> str | None:
             if imp.module is None and (alias or imported.partition(".")[0]) == name:
                 return imported
     return None
+
+
+def test_module(module: str) -> bool:
+    """Whether *module* (dotted, relative dots kept) names a test module by its file's name
+    (``test_*``, ``*_test``): hwlint scans it, so a class imported from it is one it sees (pytest
+    collects ``from quantization.core.test_quantized_op import TestQuantizedOps`` in the importer
+    too, and so does hwselect)."""
+    last = module.rpartition(".")[2]
+    return last.startswith("test_") or last.endswith("_test")
+
+
+#: Kinds of :class:`Unseen` records: a ``Test*`` name bound to a call's result, to a module's
+#: attribute, imported by name, a star import, a write into ``globals()``.
+UNSEEN_CALL, UNSEEN_ATTRIBUTE, UNSEEN_IMPORT, UNSEEN_STAR, UNSEEN_GLOBALS = (
+    "call",
+    "attribute",
+    "import",
+    "star",
+    "globals",
+)
+
+
+@dataclass(frozen=True)
+class Unseen:
+    """Module code that binds, or may bind, a class pytest collects and hwlint does not see: *name*
+    is the module-level name pytest collects it under ("" when code computes it), *what* says it in
+    words (without the line)."""
+
+    line: int
+    kind: str
+    name: str
+    what: str
+
+
+def unseen_classes(model: FileModel) -> list[Unseen]:
+    """The module code of *model* by which pytest may collect a class no front end sees, in line
+    order (``__main__`` blocks, which pytest never runs, left out):
+
+    * a ``Test*`` name bound to what a call returns (``TestB = make_class()``, ``TestB =
+      type(...)``, ``wrap_test_class(...)``), unless the called name comes from torch, pytest or the
+      standard library (``TestExpect = Enum(...)``) or is a class of the file (an instance);
+    * a ``Test*`` name bound to an attribute of a module other than those (``TestB = helpers.Hidden``);
+    * a ``Test*`` name imported from such a module that is not a test module (``from helpers import
+      TestHidden``; a class imported from a test module is one hwlint sees there, as pytest does);
+    * a star import from such a module (it may bind any ``Test*`` class);
+    * a write into ``globals()`` (``globals()["TestY"] = ...``, ``globals().update(...)``), at module
+      level or in a module function.
+
+    A name bound so whose last binding is a class of the file, or that is deleted, is seen: left out.
+    Names ending ``TestCase`` are bases (``TestCase = NoTest``), not test classes."""
+    out: list[Unseen] = []
+    # a name deleted, or instantiated (which deletes it), is not collected under that name
+    deleted = {name for name, _ in model.deletions} | {
+        i.class_name for i in model.instantiations if i.class_name
+    }
+
+    def shown(name: str, line: int) -> bool:
+        if not name.startswith("Test") or name.endswith("TestCase") or name in deleted:
+            return False
+        later = model.class_named(name)
+        return not model.under_main_guard(line) and (later is None or later.site.line < line)
+
+    for name, line, callee in model.bound_calls:
+        head = callee.partition(".")[0]
+        module = origin(model, head, line) if head else None
+        if not shown(name, line) or (module is not None and trusted_module(module)):
+            continue
+        if module is None and head and model.class_named(callee, line) is not None:
+            continue  # an instance of a class of the file
+        out.append(Unseen(line, UNSEEN_CALL, name, f"`{name}` is bound to a value computed at run time"))
+    for name, line, root in model.attribute_bound:
+        module = origin(model, root, line)
+        if module is not None and not trusted_module(module) and shown(name, line):
+            what = f"`{name}` is bound to a class of `{module}`, which hwlint does not read"
+            out.append(Unseen(line, UNSEEN_ATTRIBUTE, name, what))
+    for imp in model.imports:
+        line, module = imp.site.line, imp.module
+        if module is None or trusted_module(module) or test_module(module) or model.under_main_guard(line):
+            continue
+        for imported, alias in imp.names:
+            if imported == "*":
+                what = f"`from {module} import *` may bind any `Test*` class"
+                out.append(Unseen(line, UNSEEN_STAR, "", what))
+            elif shown(alias or imported, line) and not imported.endswith(_HELPER_SUFFIXES):
+                what = f"`{alias or imported}` is imported from `{module}`, which hwlint does not read"
+                out.append(Unseen(line, UNSEEN_IMPORT, alias or imported, what))
+    for site, kind in model.dynamic:
+        if kind == "globals" and not model.under_main_guard(site.line):
+            what = "a write into `globals()` may bind any `Test*` class"
+            out.append(Unseen(site.line, UNSEEN_GLOBALS, "", what))
+    return sorted(out, key=lambda u: u.line)
+
+
+#: Names of helper classes rather than test classes (a base, a mixin, a template): imported, they
+#: are bases of the file's own classes, whose tests hwlint sees.
+_HELPER_SUFFIXES = ("TestCase", "Base", "Mixin", "Template")
 
 
 def may_add_tests(model: FileModel, cls: ClassInfo) -> bool:

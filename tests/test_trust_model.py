@@ -170,6 +170,12 @@ def _runtime(path: Path, monkeypatch) -> types.ModuleType:
     return module
 
 
+def _unseen(path: Path) -> set[int]:
+    """The lines of a star import from a helper: it may bind a class pytest collects (HWC007)."""
+    lines = path.read_text().splitlines()
+    return {i for i, line in enumerate(lines, 1) if line.startswith("from helpers import *")}
+
+
 def _findings(path: Path) -> set[tuple[int, str]]:
     res = run_tool("hwlint", "check", "--no-cache", "--isolated", "--output-format", "json", str(path))
     assert res.returncode in (0, 1), res.stderr
@@ -193,6 +199,7 @@ def test_flake8_reports_what_check_reports(tmp_path):
         (tmp_path / name).mkdir()
         paths.append(_plant(tmp_path / name, source, files))
         expected |= {(name, line, "HWC006") for line in _lines(paths[-1], classes)}
+        expected |= {(name, line, "HWC007") for line in _unseen(paths[-1])}
     for name, source in CLEAN.items():
         (tmp_path / name).mkdir()
         paths.append(_plant(tmp_path / name, source, {}))
@@ -207,7 +214,7 @@ def test_a_route_hwlint_does_not_follow_makes_the_class_uncertain(tmp_path, atta
     value = getattr(module.TestB, "hw_classification", None)
     assert getattr(value, "name", None) != "GENERIC"  # the attack is real: the enum's GENERIC it is not
     expected = {(line, "HWC006") for line in _lines(path, classes)}
-    assert _findings(path) == expected
+    assert _findings(path) == expected | {(line, "HWC007") for line in _unseen(path)}
     res = run_tool("hwselect", "cpu", "-v", "--no-cache", str(path), cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert "test_attack.py::TestB" in res.stderr and "warning" in res.stderr
@@ -242,35 +249,83 @@ def test_tests_inherited_from_a_helper_module_are_hwc005_where_hwselect_warns(tm
     assert "warning" in res.stderr and "TestB" in res.stderr
 
 
+#: item 9: (the test module after PLAIN, helper files, hwselect's warning, whether the class has a
+#: name hwselect can list it under). pytest collects ``TestB`` (or ``TestHidden``) in each.
 UNSEEN_BINDINGS = {
     "class-built-in-a-function": (
         "def _make():\n    class TestB(TestCase):\n        def test_a(self):\n            pass\n\n"
         "    return TestB\n\n\nTestB = _make()\n",
         {},
         "`TestB` is bound to a value computed at run time",
+        True,
+    ),
+    "globals-write": (
+        "def _make():\n    class Made(TestCase):\n        def test_a(self):\n            pass\n\n"
+        "    return Made\n\n\nglobals()['TestB'] = _make()\n",
+        {},
+        "writes module globals at run time",
+        False,
     ),
     "star-imported-from-a-helper": (
         "from helpers import *\n",
         {"helpers.py": PLAIN + "class TestB(TestCase):\n" + TEST},
-        "`from helpers import *` may bind classes pytest collects",
+        "`from helpers import *` may bind any `Test*` class",
+        False,
+    ),
+    "imported-by-name-from-a-helper": (
+        "from helpers import TestHidden\n",
+        {"helpers.py": PLAIN + "class TestHidden(TestCase):\n" + TEST},
+        "imports TestHidden from helpers, which is not among the scanned files",
+        True,
     ),
     "attribute-of-a-helper-module": (
         "import helpers\n\n\nTestB = helpers.Hidden\n",
         {"helpers.py": PLAIN + "class Hidden(TestCase):\n" + TEST},
         "`TestB` is bound to a class of `helpers`, which hwlint does not read",
+        True,
     ),
 }
 
 
+def _unseen_line(path: Path) -> int:
+    """The line of the module's last statement: the one that binds the class."""
+    return len(path.read_text().rstrip("\n").splitlines())
+
+
 @pytest.mark.parametrize("case", UNSEEN_BINDINGS)
-def test_a_class_bound_where_hwlint_cannot_see_is_warned(tmp_path, case):
-    source, files, warning = UNSEEN_BINDINGS[case]
+def test_a_class_bound_where_hwlint_cannot_see_is_hwc007_and_its_file_listed(tmp_path, case):
+    """A class pytest collects that no front end sees is HWC007 in check and flake8 (one rule
+    table), and hwselect warns; a file holding only such a class under a name is listed whole on
+    every runner (the runtime's filter reads the classification)."""
+    source, files, warning, named = UNSEEN_BINDINGS[case]
     path = _plant(tmp_path, source, files).with_name("test_attack.py")
     path.write_text(PLAIN + source)
     res = run_tool("pytest", "--collect-only", "-q", "-p", "no:cacheprovider", str(path), cwd=tmp_path)
-    assert "test_attack.py::TestB::test_a" in res.stdout  # pytest collects it
-    res = run_tool("hwselect", "cpu", "--no-cache", str(path), cwd=tmp_path)
-    assert "warning" in res.stderr and warning in res.stderr
+    collected = "TestHidden" if "TestHidden" in source else "TestB"
+    assert f"test_attack.py::{collected}::test_a" in res.stdout  # pytest collects it
+    assert _findings(path) == {(_unseen_line(path), "HWC007")}
+    assert _flake8([path]) == {(tmp_path.name, _unseen_line(path), "HWC007")}
+    for runner in ("cpu", "cuda"):
+        res = run_tool("hwselect", runner, "-v", "--no-cache", str(path), cwd=tmp_path)
+        assert "warning" in res.stderr and warning in res.stderr
+        if named:
+            assert res.returncode == 0, res.stderr
+            assert res.stdout.split() == ["test_attack.py"]
+            assert f"test_attack.py::{collected}: no certain node id" in res.stderr
+
+
+def test_a_class_imported_from_a_test_module_is_seen_not_hwc007(tmp_path):
+    """pytest's tree imports test classes from other test modules (``from
+    quantization.core.test_quantized_op import TestQuantizedOps``): hwlint checks them there and
+    hwselect places them here, by node id."""
+    (tmp_path / "test_other.py").write_text(HEADER + "class TestHidden(TestCase):\n" + DECLARED + TEST)
+    path = tmp_path / "test_attack.py"
+    path.write_text(PLAIN + "from test_other import TestHidden  # noqa: F401\n")
+    assert _findings(path) == set()
+    res = run_tool("hwselect", "cpu", "--no-cache", str(path), str(tmp_path / "test_other.py"), cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert sorted(res.stdout.split()) == ["test_attack.py::TestHidden", "test_other.py::TestHidden"]
+    assert "warning" not in res.stderr
 
 
 #: pytest walks a plain ``Test*`` class's body: it collects a TestCase there whatever its name, and

@@ -243,6 +243,7 @@ _LINE_MEMBERS = {
     "unmodelled": (0,),
     "class_keepers": (1, 2),  # 0 (no later binding) stays 0: no line is inserted above line 1
     "attribute_bound": (1,),
+    "bound_calls": (1,),
 }
 
 

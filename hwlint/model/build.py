@@ -377,6 +377,7 @@ class Builder(ClassScan, CallScan, DeviceScan):
         execs: list[Site] = []
         inner: list[tuple[str, Site, bool, tuple[str, ...]]] = []
         by_attribute: list[tuple[str, int, str]] = []
+        by_call: list[tuple[str, int, str]] = []
         # The statements that may create classes name one of these functions in their text, and
         # those that may end the import one of those: found once (a search per statement is
         # quadratic) in the text of the module's statements other than its classes, whose bodies
@@ -423,6 +424,14 @@ class Builder(ClassScan, CallScan, DeviceScan):
                         by_attribute += [(n, stmt.lineno, root.id) for t in targets for n in target_names(t)]
                 if not static:
                     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                    if isinstance(stmt.value, ast.Call):
+                        callee = dotted_name(stmt.value.func)
+                        by_call += [
+                            (n, stmt.lineno, callee)
+                            for t in targets
+                            for n in target_names(t)
+                            if n.startswith("Test")
+                        ]
                     device = ""
                     if without and _holds_no_tests(stmt.value):
                         device = next((d for first, last, d in without if first <= stmt.lineno <= last), "")
@@ -494,6 +503,7 @@ class Builder(ClassScan, CallScan, DeviceScan):
             unmodelled=self.unmodelled(tree.body, classes),
             inner_classes=tuple(inner),
             attribute_bound=tuple(by_attribute),
+            bound_calls=tuple(by_call),
         )
 
     def class_keepers(

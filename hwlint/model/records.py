@@ -353,6 +353,10 @@ class FileModel:
     # Module-level ``Test* = module.Name`` bindings (pytest collects the class they name): (name,
     # line, the first name of the value)
     attribute_bound: tuple[tuple[str, int, str], ...] = ()
+    # Module-level ``Test*`` names bound to what a call returns (``TestB = make_class()``,
+    # ``TestB = type("TestB", ...)``): pytest collects the class it may be. (name, line, the
+    # called name as written, "" when not a name)
+    bound_calls: tuple[tuple[str, int, str], ...] = ()
     # Resolves names beyond the file (the project model sets it); None: this file only
     resolver: Resolver | None = field(default=None, compare=False, repr=False)
     # Indexes built once, so that every query below is a lookup or a bisection: a file with tens

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..collection import collected_tests, declaration_doubts
+from ..collection import collected_tests, declaration_doubts, unseen_classes
 from ..context import Context
 from ..edits import Applicability, Edit, EditBuilder, Fix
 from ..edits.imports import bound_name
 from ..infer import Inference, infer_collected, inference
-from ..model import ClassInfo
+from ..model import ClassInfo, Site
 from .base import Hit, rule
 
 
@@ -384,3 +384,60 @@ def uncertain_hw_classification(ctx: Context) -> Iterator[Hit]:
             continue
         why = doubts[0] + (f" (and {len(doubts) - 1} more)" if len(doubts) > 1 else "")
         yield cls.site, {"cls": cls.name, "attribute": attribute, "why": why}
+
+
+@rule(
+    "HWC007",
+    "unseen-collected-class",
+    "{what}: hwlint cannot check or place a class pytest collects there.",
+    severity="warning",
+)
+def unseen_collected_class(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags module code by which pytest collects a class that no front end sees, so that nothing
+    checks its classification: a `Test*` name bound to what a call returns (`TestB = make_class()`,
+    `TestB = type("TestB", (TestCase,), {...})`; a call into torch, pytest or the standard library,
+    such as `Enum(...)`, is not one), or to an attribute of a module other than those (`TestB =
+    helpers.Hidden`); a `Test*` name imported from a module that is not a test module (`from helpers
+    import TestHidden`); a star import from such a module; a write into `globals()` at import. A
+    class imported from a test module (`from quantization.core.test_quantized_op import
+    TestQuantizedOps`) is checked in that module, and hwselect places it here too: no finding. A name
+    ending `TestCase`, `Base`, `Mixin` or `Template` imported from a helper is taken for a base.
+
+    ## Why is this bad?
+    pytest collects the class in this module, and the runtime's filter reads its classification;
+    `hwlint check` never sees it, so an unclassified class is dropped by every run in silence, and
+    hwselect can only list the whole file in case.
+
+    ## Example
+    ```python
+    from helpers import TestHidden
+
+
+    def _make():
+        class TestB(TestCase):
+            def test_a(self): ...
+
+        return TestB
+
+
+    TestB = _make()
+    ```
+
+    ## Use instead
+    ```python
+    class TestHidden(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def test_a(self): ...
+
+
+    class TestB(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def test_a(self): ...
+    ```
+    """
+    for u in unseen_classes(ctx.model):
+        yield Site(u.line, 0), {"what": u.what[0].upper() + u.what[1:]}

@@ -32,6 +32,7 @@ class Kind(enum.Enum):
     SETATTR = "setattr"
     UNCERTAIN_CLASSIFICATION = "uncertain-classification"
     DYNAMIC = "dynamic"
+    UNSEEN_CLASS = "unseen-class"
     K_INEXACT = "k-inexact"
     LISTED_WHOLE = "listed-whole"
     ARGSFILE_K = "argsfile-k"  # that the node ids end with a -k of their own
@@ -104,6 +105,12 @@ WORDS: dict[Kind, tuple[str, str]] = {
     Kind.DYNAMIC: (
         "place where a module creates test classes at run time (not selected)",
         "places where a module creates test classes at run time (not selected)",
+    ),
+    Kind.UNSEEN_CLASS: (
+        "class pytest collects under a name code binds at run time or imports from a helper "
+        "(selected in case: its file is listed, the runtime's filter decides)",
+        "classes pytest collects under names code binds at run time or imports from helpers "
+        "(selected in case: their files are listed, the runtime's filter decides)",
     ),
     Kind.K_INEXACT: (
         "class -k cannot single out in a file listed whole (its file's other classes run too)",

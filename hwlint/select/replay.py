@@ -24,18 +24,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from ..collection import (
+    UNSEEN_GLOBALS,
+    UNSEEN_IMPORT,
     collectable,
     declaration_doubts,
     decorator_reason,
     generated_devices,
     generated_suffixes,
     hidden_tests,
-    origin,
     runtime_tests,
     surely_testcase,
     tests,
-    trusted_module,
     unknown_class_decorators,
+    unseen_classes,
 )
 from ..model import (
     ClassInfo,
@@ -117,9 +118,26 @@ def select_model(
                     *unsure,
                 )
             fs.candidates.append(replace(cand, unsure=unsure) if unsure else cand)
+    fs.candidates += _unseen_candidates(model, fs)
     fs.candidates.sort(key=source_order)
     fs.unseen += [Note(Kind.HIDDEN_TESTS.value, why) for why in hidden_tests(model)]
     return fs
+
+
+def _unseen_candidates(model: FileModel, fs: FileSelection) -> list[Candidate]:
+    """A class pytest collects under a module-level name hwlint does not see the class of
+    (``TestB = make_class()``, ``from helpers import TestHidden``): selected in case on every
+    runner, through its file (its classification is the runtime filter's to read), so that a file
+    holding only such classes is listed too."""
+    have = {n for c in fs.candidates for n in c.names}
+    out = []
+    for u in unseen_classes(model):
+        if not u.name or u.name in have:
+            continue
+        have.add(u.name)
+        note = Note(Kind.UNSEEN_CLASS.value, f"{u.what} (line {u.line})")
+        out.append(Candidate(model.path, (u.name,), SELECTED, None, None, None, unsure=(note,)))
+    return out
 
 
 def source_order(c: Candidate) -> tuple[int, str]:
@@ -237,46 +255,22 @@ def _replay(
 
 
 def unseen_bindings(model: FileModel) -> list[str]:
-    """Module code that may bind a class pytest collects and hwlint does not see: a ``Test*`` name
-    bound to a value computed at run time (``TestB = make_class()``) or to a class of a module
-    hwlint does not read (``TestB = helpers.Hidden``), a class nested in a plain ``Test*`` class,
-    or a star import from a module hwlint does not read (it may bind any ``Test*`` class)."""
-    out = []
-    for name, line, _ in model.runtime_names:
-        # `TestCase = NoTest` rebinds a base (said where a class derives from it), not a test class
-        if name.startswith("Test") and not name.endswith("TestCase") and not model.under_main_guard(line):
-            out.append(
-                f"line {line}: `{name}` is bound to a value computed at run time: pytest collects the "
-                "class it may be, which is not selected"
-            )
-    for name, line, root in model.attribute_bound:
-        module = origin(model, root, line)
-        if (
-            name.startswith("Test")
-            and not name.endswith("TestCase")
-            and module is not None
-            and not trusted_module(module)
-            and not model.under_main_guard(line)
-        ):
-            out.append(
-                f"line {line}: `{name}` is bound to a class of `{module}`, which hwlint does not read: "
-                "pytest collects it, which is not selected"
-            )
+    """Module code that may bind a class pytest collects and hwlint does not see
+    (:func:`hwlint.collection.unseen_classes`, but writes into ``globals()``, which
+    :data:`DYNAMIC` words, and imports by name, which the cross-file phase words: it knows whether
+    the module is among the scanned files), and the classes nested in a plain ``Test*`` class."""
+    out = [
+        f"line {u.line}: {u.what}: pytest collects it, and hwselect lists its file"
+        if u.name
+        else f"line {u.line}: {u.what}, which pytest collects and hwlint does not see (not selected)"
+        for u in unseen_classes(model)
+        if u.kind not in (UNSEEN_GLOBALS, UNSEEN_IMPORT)
+    ]
     for name, site, _, _ in model.inner_classes:
         if not model.under_main_guard(site.line):
             out.append(
                 f"line {site.line}: pytest collects `{name}`, a class nested in a class, which is "
                 "not selected"
-            )
-    for imp in model.imports:
-        if (
-            imp.names[0][0] == "*"
-            and not trusted_module(imp.module or "")
-            and not model.under_main_guard(imp.site.line)
-        ):
-            out.append(
-                f"line {imp.site.line}: `from {imp.module} import *` may bind classes pytest collects "
-                "that hwlint does not see (they are not selected)"
             )
     return out
 

@@ -9,6 +9,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
+from ..collection import test_module, trusted_module
 from ..model import FileModel, build_model
 from ..pipeline.cache import Cache
 from ..pipeline.config import Config
@@ -285,10 +286,13 @@ def apply_links(
             out[i] = (_with_imported(out, i, path, imported, index), lk)
         for imp, name in project.unresolved_imports(lk):
             if imp.module and not name.endswith(_HELPER_SUFFIXES):
+                # a class of a helper is selected in case (replay's unseen candidates); one of a
+                # test module outside the scan is that module's to place
+                helper = not test_module(imp.module) and not trusted_module(imp.module)
                 what = (
                     f"line {imp.site.line}: imports {name} from {imp.module}, which is not among the "
-                    "scanned files: if it is a test class pytest collects it here too, and hwselect does "
-                    "not select it"
+                    "scanned files: if it is a test class pytest collects it here too, and hwselect "
+                    + ("lists this file in case" if helper else "does not select it")
                 )
                 notes.setdefault(path, []).append(Notice(Kind.OUTSIDE_IMPORT, path, what, imp.site.line))
     return out, notes
