@@ -38,10 +38,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from .collection import DISTRIBUTED_BASES, added_by_setattr, device_parameters, hidden_bases
 from .context import Context
 from .model import ANY_ACCELERATOR, ClassInfo, DeviceUse, Method, UseKind, mro
+from .model.skips import skipped_without
 from .taxonomy import Classification, Taxonomy
 
 # The rules, as --show-fixes names them.
@@ -84,6 +86,9 @@ class Inference:
     # SPLIT_PINNED: the tests that move to a class of their own, the device they are pinned to, and
     # that class's name and classification
     split: tuple[tuple[str, ...], str, str, str] | None = None
+    # a GENERIC answer's tests that run only with one device: (test, device), for the split that
+    # moves them to a class of their own (hwlint.rules.split)
+    bound: tuple[tuple[str, str], ...] = ()
 
     @property
     def fixable(self) -> bool:
@@ -216,15 +221,27 @@ class _Evidence:
         return found
 
     def required_devices(self, test: Method) -> set[str]:
-        """Devices a ``@requires_*`` decorator of *test* (``@requires_gpu``, ``@requires_cuda``)
-        skips it without: a guard, but one that leaves the test nothing to run elsewhere."""
-        return {
+        """Devices a decorator of *test* or of its class skips it without (``@requires_cuda``,
+        ``@requires_gpu``, ``@skipIf(not TEST_CUDA, ...)``): a guard, but one that leaves the test
+        nothing to run elsewhere."""
+        uses = self.test_uses[test.name]
+        found = {
             u.device
-            for u in self.test_uses[test.name]
+            for u in uses
             if u.kind == UseKind.GUARD
             and u.decorator
             and u.site.text.rpartition(".")[2].startswith("requires_")
         }
+        guards = {"".join(u.site.text.split()): u.device for u in uses if u.kind == UseKind.GUARD}
+        for d in test.decorators:
+            found |= skipped_without(d.site.text, guards)
+        return found | self.class_required
+
+    @cached_property
+    def class_required(self) -> set[str]:
+        """Devices a decorator of the class skips every test without (``@skipIf(not TEST_CUDA)``)."""
+        guards = {"".join(u.site.text.split()): u.device for u in self.shared if u.kind == UseKind.GUARD}
+        return set().union(*(skipped_without(d.site.text, guards) for d in self.cls.decorators))
 
     def needed_devices(self, test: Method) -> set[str]:
         """The devices *test* runs only with: those it hard-uses, else those a decorator requires."""
@@ -633,9 +650,11 @@ def _infer_from_uses(ctx: Context, ev: _Evidence) -> Inference:
         # an even split only with the tests that merely require the device (`@requires_cuda`):
         # what the hard uses alone give
         if hard_using:
-            return _by_share(cls, generic, MINORITY_HARD, hard_using, ev, device, mixed)
+            found = _by_share(cls, generic, MINORITY_HARD, hard_using, ev, device, mixed)
+            return replace(found, bound=_bound(ev, using))
         why = f"never instantiated; half its tests require {device} ({_names(using)}), the others use none"
-        return _fix(cls, generic.name, False, GUARDS_ONLY, why, by_absence=True, mixed=mixed)
+        found = _fix(cls, generic.name, False, GUARDS_ONLY, why, by_absence=True, mixed=mixed)
+        return replace(found, bound=_bound(ev, using))
     if target is not None:
         # half hard-use the device: GENERIC would run those where it is absent; the device's runner
         # runs every test for real, the device-independent half included, until a person splits
@@ -660,7 +679,17 @@ def _by_share(
     """The unsafe answer for a class whose tests hard-use *devices* in part (*using*), HWC004
     advising the split."""
     evidence = f"never instantiated; {len(using)} of {len(ev.tests)} tests use {devices} ({_names(using)})"
-    return _fix(cls, c.name, False, rule, evidence, mixed=mixed)
+    return replace(_fix(cls, c.name, False, rule, evidence, mixed=mixed), bound=_bound(ev, using))
+
+
+def _bound(ev: _Evidence, using: list[Method]) -> tuple[tuple[str, str], ...]:
+    """(test, device) for each of *using* that runs only with one device the taxonomy names."""
+    out = []
+    for m in using:
+        devices = ev.needed_devices(m)
+        if len(devices) == 1 and next(iter(devices)) in ev.tax.devices:
+            out.append((m.name, next(iter(devices))))
+    return tuple(out)
 
 
 #: Bases that bring no tests or device code of their own.

@@ -271,13 +271,26 @@ CASES = [
         "a guard is not a hard use",
         """
         class TestX(TestCase):
-            @unittest.skipIf(not TEST_CUDA, "needs CUDA")
+            @unittest.skipIf(TEST_CUDA, "not with CUDA")
             def test_a(self):
                 if TEST_CUDA:
                     torch.ones(1).cuda()
         """,
         ("GENERIC", False),
         "GENERIC (unsafe, guards only): never instantiated; it only asks for a device: `TEST_CUDA` (line 6)",
+    ),
+    (
+        "a test skipped without a device runs only with it (issue 50: GENERIC skipped it everywhere)",
+        """
+        class TestX(TestCase):
+            @unittest.skipIf(not TEST_CUDA, "needs CUDA")
+            def test_a(self):
+                if TEST_CUDA:
+                    torch.ones(1).cuda()
+        """,
+        ("CUDA", False),
+        "CUDA (unsafe, every test hard-uses one device): never instantiated; every test uses cuda: "
+        "`TEST_CUDA` (line 6)",
     ),
     (
         "no evidence, but a base from another file that is not a TestCase may hold some",

@@ -6,11 +6,12 @@ from collections.abc import Iterator
 
 from ..collection import collected_tests, declaration_doubts, unseen_classes
 from ..context import Context
-from ..edits import Applicability, Edit, EditBuilder, Fix
+from ..edits import Applicability, Fix
 from ..edits.imports import bound_name
 from ..infer import Inference, infer_collected, inference
 from ..model import ClassInfo, Site
 from .base import Hit, rule
+from .split import Split, copy_edits, described, plain_splits, subclass_edits
 
 
 @rule("HWC001", "missing-hw-classification", "Test class `{cls}` does not declare `{attribute}`{inherited}.")
@@ -186,74 +187,38 @@ def mixed_device_test_class(ctx: Context) -> Iterator[Hit]:
 
 def declaration_fix(ctx: Context, cls: ClassInfo, inferred: Inference) -> Fix:
     """HWC001's and HWC005's fix: the inferred classification declared first in the class's body
-    (the enum imported when the file lacks it); no fix, with the inference's reason, when it has no
+    (the enum imported when the file lacks it), and the tests bound to one device moved to classes
+    of their own (:mod:`hwlint.rules.split`); no fix, with the inference's reason, when it has no
     answer."""
     if inferred.classification is None:
         return Fix(Applicability.NONE, reason=inferred.describe())
     member = inferred.classification
     tax = ctx.taxonomy
     enum = bound_name(ctx.model, tax.enum_module, tax.enum_name) or tax.enum_name
+    declare = f"Declare `{tax.attribute} = {enum}.{member}` in `{cls.name}`"
+    applicability = Applicability.SAFE if inferred.safe else Applicability.UNSAFE
     if inferred.split is not None:
-        moved, _, name, _ = inferred.split
+        moved, device, name, classification = inferred.split
+        splits = (Split(moved, device, name, classification),)
         return ctx.fix(
-            Applicability.SAFE if inferred.safe else Applicability.UNSAFE,
-            f"Declare `{tax.attribute} = {enum}.{member}` in `{cls.name}`, and move "
-            f"{', '.join(f'`{t}`' for t in moved[:3])}{' and more' if len(moved) > 3 else ''} to `{name}`",
+            applicability,
+            f"{declare}, and {described(splits)}",
             inferred.reason,
-            lambda b: [*b.declare(cls, member), *_split_edits(b, ctx, cls, inferred)],
+            lambda b: [*b.declare(cls, member), *subclass_edits(ctx, b, cls, splits, True)],
         )
-    return ctx.fix(
-        Applicability.SAFE if inferred.safe else Applicability.UNSAFE,
-        f"Declare `{tax.attribute} = {enum}.{member}` in `{cls.name}`",
-        inferred.reason,
-        lambda b: b.declare(cls, member),
-    )
-
-
-def _split_edits(b: EditBuilder, ctx: Context, cls: ClassInfo, inferred: Inference) -> list[Edit]:
-    """The tests pinned to one device moved into a subclass of their own, classified for that device
-    and instantiated ``only_for`` it right after the class's own instantiation. Defined before that
-    call, the subclass inherits the class's helpers and setUp; the call deletes the class's tests, so
-    the subclass keeps only those it holds (the runtime's way; the tests keep their names)."""
-    assert inferred.split is not None
-    moved, device, name, classification = inferred.split
-    tax = ctx.taxonomy
-    ref, _ = b.enum(cls.site.line)  # declare() writes the import the name may need
-    newline = "\r\n" if "\r\n" in b.source[:4096] else "\n"
-    methods = [m for m in cls.methods if m.name in moved]
-    indent = " " * methods[0].site.col
-    spans, texts = [], []
-    for m in methods:
-        first = min([m.site.line, *(d.site.line for d in m.decorators)])
-        texts.append(b.lines(first, m.end_line))
-        # with the blank line that separated it: above it, or below it when it came first
-        blank_above = first > cls.site.line + 1 and not b.lines(first - 1, first - 1).strip()
-        blank_below = (
-            not blank_above
-            and m.end_line < cls.end_line
-            and not b.lines(m.end_line + 1, m.end_line + 1).strip()
-        )
-        last = m.end_line + 1 if blank_below else m.end_line
-        spans.append([first - 1 if blank_above else first, last])
-    # two moved tests in a row share the blank line between them: one deletion for both
-    merged: list[list[int]] = []
-    for span in spans:
-        if merged and span[0] <= merged[-1][1] + 1:
-            merged[-1][1] = max(merged[-1][1], span[1])
-        else:
-            merged.append(span)
-    top = merged[0]
-    if top[0] == cls.site.line + 1 and top[1] < cls.end_line and not b.lines(top[1] + 1, top[1] + 1).strip():
-        top[1] += 1  # the declaration written above keeps its own blank line: not two
-    edits = [b.delete_lines(first, last) for first, last in merged]
-    body = newline.join(t.rstrip("\r\n") + newline for t in texts)
-    declaration = f"{indent}{tax.attribute} = {ref}.{classification}"
-    header = f"class {name}({cls.name}):{newline}{declaration}{newline}{newline}"
-    edits.append(b.insert_after_line(cls.end_line, f"{newline}{newline}{header}{body}"))
-    call = ctx.model.instantiations_of(cls)[0]
-    statement = f'{call.function}({name}, globals(), only_for="{device}")'
-    edits.append(b.insert_after_line(call.site.end_line, f"{statement}{newline}"))
-    return edits
+    generic = tax.generic_classification()
+    if inferred.bound and generic is not None and member == generic.name:
+        splits, why = plain_splits(ctx, cls, dict(inferred.bound))
+        if splits:
+            return ctx.fix(
+                Applicability.UNSAFE,
+                f"{declare}, and {described(splits)}",
+                f"{inferred.reason}; the tests that run only with one device move to a class for it",
+                lambda b: [*b.declare(cls, member), *copy_edits(ctx, b, cls, splits, True)],
+            )
+        reason = f"{inferred.reason}; its tests for one device stay: {why}"
+        return ctx.fix(applicability, declare, reason, lambda b: b.declare(cls, member))
+    return ctx.fix(applicability, declare, inferred.reason, lambda b: b.declare(cls, member))
 
 
 def collected_inference(ctx: Context, cls: ClassInfo) -> Inference | None:

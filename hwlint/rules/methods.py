@@ -9,6 +9,7 @@ from ..context import Context
 from ..edits import Applicability, Fix
 from ..model import ClassInfo, Method
 from .base import Hit, rule
+from .split import ACCELERATOR_PIN, MOVE, NATIVE, PinPlan, described, pin_edits, pin_plan
 
 
 @rule(
@@ -173,6 +174,7 @@ def device_specific_decorator(ctx: Context) -> Iterator[Hit]:
                     d.site,
                     {"classification": c.name, "kind": "class", "target": cls.name, "decorator": d.name},
                 )
+        plan = pin_plan(ctx, cls, c.forbidden_decorators)
         for m in cls.test_methods:
             for d in m.decorators:
                 if d.name in c.forbidden_decorators:
@@ -183,8 +185,36 @@ def device_specific_decorator(ctx: Context) -> Iterator[Hit]:
                             "kind": "method",
                             "target": f"{cls.name}.{m.name}",
                             "decorator": d.name,
+                            "fix": _pin_fix(ctx, cls, plan, (d.site.line, d.site.col), d.name),
                         },
                     )
+
+
+_PIN_REASONS = {
+    NATIVE: "every device type its instantiation generates ({detail}) is native from torch 2.13 on: the "
+    "decorator skips nothing there (meta, lazy, XLA and HPU would run the test)",
+    ACCELERATOR_PIN: "the test uses no device but the one it is given: every accelerator runs it, the CPU "
+    "skips it",
+    MOVE: "the tests pinned to one device move to a class of their own, classified for it and instantiated "
+    "`only_for` it: each still runs on its device's runner",
+}
+
+
+def _pin_fix(ctx: Context, cls: ClassInfo, plan: PinPlan, at: tuple[int, int], name: str) -> Fix:
+    """HWC203's (unsafe) fix for the decorator at *at*, or none with the reason."""
+    action = plan.actions.get(at)
+    if action is None:
+        why = plan.why or "it pins the test to several devices, or to one hwlint cannot name"
+        return Fix(Applicability.NONE, reason=f"`@{name}` stays: {why}")
+    what, detail = action
+    if what == NATIVE:
+        message = f"Remove `@{name}`"
+    elif what == ACCELERATOR_PIN:
+        message = f"Replace `@{name}` with `@onlyAccelerator`"
+    else:
+        message = f"Move the pinned tests of `{cls.name}`: {described(plan.splits)}"
+    reason = _PIN_REASONS[what].format(detail=detail)
+    return ctx.fix(Applicability.UNSAFE, message, reason, lambda b: pin_edits(ctx, b, cls, plan, at))
 
 
 @rule(

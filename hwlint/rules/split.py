@@ -1,0 +1,428 @@
+"""Splitting a class: the tests bound to one device moved into a class of their own, classified for
+that device, so that each runs where its device is instead of being skipped (or failing) on every
+runner its class goes to.
+
+Two shapes, as the runtime allows:
+
+* a class instantiated for every device (ACCELERATOR): the tests pinned to one device (``@onlyCUDA``)
+  move to a subclass ``<Class><Device>Only``, classified for the device and instantiated ``only_for``
+  it after the class's own call. The call deletes the class's tests (torch >= 2.13), so the subclass
+  keeps only those it holds, and inherits the class's helpers and setUp;
+* a class no call instantiates (GENERIC): the tests a device guard skips without the device
+  (``@skipIf(not TEST_CUDA, ...)``, ``@requires_cuda``) or that hard-use it move to a class on the
+  same bases, which copies every member of the class but its other tests (helpers, setUp,
+  properties and class attributes its bases read), and its class decorators. A subclass would
+  inherit the tests that stay and run them a second time.
+
+The name never is one instantiation generates (``TestFooCUDA``, HWC107): ``TestFooCudaOnly``.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, replace
+
+from ..context import Context
+from ..edits import Edit, EditBuilder
+from ..model import ClassInfo, Method, Site, UseKind, mro
+
+#: Module-level functions that may take a split class as they take the class (their effect on the
+#: new class is the one they have on the class): anything else that takes the class refuses the split.
+_MIRRORED = ("instantiate_parametrized_tests",)
+
+
+@dataclass(frozen=True)
+class Split:
+    """Tests that move to a class of their own: their names, the device, the new class's name and
+    classification."""
+
+    moved: tuple[str, ...]
+    device: str
+    name: str
+    classification: str
+
+
+def split_name(ctx: Context, cls: ClassInfo, device: str) -> str | None:
+    """``<Class><Device>Only``, or None when the file binds that name already."""
+    name = f"{cls.name}{device.capitalize()}Only"
+    if ctx.model.class_named(name) is not None or any(n == name for n, _, _ in ctx.model.attribute_bound):
+        return None
+    return name
+
+
+def movable(ctx: Context, cls: ClassInfo, moved: set[str]) -> str | None:
+    """Why the tests *moved* cannot leave *cls* (None: they can): a class that is not a plain
+    module-level one, tests a base or the body binds otherwise, a name defined twice."""
+    if cls.nested or cls.site.col != 0 or cls.colon is None or cls.body.line <= cls.site.line:
+        return "the class is not a plain module-level class with a body of its own lines"
+    own = {m.name for m in cls.test_methods}
+    if not moved <= own:
+        return "some of the tests come from a base"
+    if cls.assigned_tests or cls.conditional_tests:
+        return "the class binds tests by assignment or under a condition"
+    defined = [m.name for m in cls.methods]
+    if any(defined.count(n) > 1 for n in moved):
+        return "the class defines a moved test twice"
+    return None
+
+
+def plain_splits(ctx: Context, cls: ClassInfo, bound: dict[str, str]) -> tuple[tuple[Split, ...], str]:
+    """The splits of a class no call instantiates whose tests *bound* (name -> device) run only with
+    one device, and why there are none (an empty tuple) where they cannot be made."""
+    tax = ctx.taxonomy
+    if not bound:
+        return (), "no test needs one device"
+    why = movable(ctx, cls, set(bound))
+    if why is None and ctx.model.instantiations_of(cls):
+        why = "the class is instantiated"
+    if why is None and any(c is not cls and c.test_methods for c in mro(ctx.model, cls, ctx.resolver)[1:]):
+        why = "a base in the file holds tests, which the new class would run again"
+    if why is None and any(cls.name in (b.rpartition(".")[2] for b in c.bases) for c in ctx.model.classes):
+        why = "a class of the file derives from it and would lose the moved tests"
+    for name, _, function in ctx.model.passed:
+        if why is None and name == cls.name and function.rpartition(".")[2] not in _MIRRORED:
+            why = f"module code passes the class to `{function}`"
+    if why is not None:
+        return (), why
+    out = []
+    for device in sorted(set(bound.values())):
+        c = tax.classification_for_device(device)
+        name = split_name(ctx, cls, device)
+        if c is None or name is None:
+            return (), f"no class can be made for {device}"
+        moved = tuple(m.name for m in cls.test_methods if bound.get(m.name) == device)
+        out.append(Split(moved, device, name, c.name))
+    return tuple(out), ""
+
+
+def described(splits: tuple[Split, ...]) -> str:
+    """``move `test_a`, `test_b` to `TestFooCudaOnly` (CUDA)`` for each split."""
+    parts = []
+    for s in splits:
+        shown = ", ".join(f"`{t}`" for t in s.moved[:3]) + (" and more" if len(s.moved) > 3 else "")
+        parts.append(f"move {shown} to `{s.name}` ({s.classification})")
+    return "; ".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Edits
+
+
+def _newline(b: EditBuilder) -> str:
+    return "\r\n" if "\r\n" in b.source[:4096] else "\n"
+
+
+def _spans(b: EditBuilder, cls: ClassInfo, methods: list[Method]) -> list[list[int]]:
+    """The lines to delete for *methods* (decorators and the comments right above them, with the
+    blank line that separated each), merged where they touch."""
+    spans = []
+    for m in methods:
+        first = _first_line(b, cls, m)
+        blank_above = first > cls.site.line + 1 and not b.lines(first - 1, first - 1).strip()
+        blank_below = (
+            not blank_above
+            and m.end_line < cls.end_line
+            and not b.lines(m.end_line + 1, m.end_line + 1).strip()
+        )
+        spans.append([first - 1 if blank_above else first, m.end_line + 1 if blank_below else m.end_line])
+    merged: list[list[int]] = []
+    for span in sorted(spans):
+        if merged and span[0] <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], span[1])
+        else:
+            merged.append(span)
+    return merged
+
+
+def _first_line(b: EditBuilder, cls: ClassInfo, m: Method) -> int:
+    """The first line of *m*: its first decorator, or a comment right above it."""
+    first = min([m.site.line, *(d.site.line for d in m.decorators)])
+    while first - 1 > cls.site.line and b.lines(first - 1, first - 1).lstrip().startswith("#"):
+        first -= 1
+    return first
+
+
+def deletions(b: EditBuilder, cls: ClassInfo, methods: list[Method], declared_above: bool) -> list[Edit]:
+    """*methods* removed from *cls*. *declared_above*: a declaration is written first in the body,
+    which keeps its own blank line (a deletion starting right below the header does not take it)."""
+    merged = _spans(b, cls, methods)
+    top = merged[0]
+    if (
+        declared_above
+        and top[0] == cls.site.line + 1
+        and top[1] < cls.end_line
+        and not b.lines(top[1] + 1, top[1] + 1).strip()
+    ):
+        top[1] += 1
+    return [b.delete_lines(first, last) for first, last in merged]
+
+
+def subclass_edits(
+    ctx: Context, b: EditBuilder, cls: ClassInfo, splits: tuple[Split, ...], declared_above: bool
+) -> list[Edit]:
+    """The pinned tests of an instantiated class moved into subclasses, each classified for its
+    device and instantiated ``only_for`` it right after the class's own call."""
+    tax = ctx.taxonomy
+    ref, _ = b.enum(cls.site.line)
+    newline = _newline(b)
+    by_name = {m.name: m for m in cls.methods}
+    every = [by_name[t] for s in splits for t in s.moved]
+    edits = deletions(b, cls, every, declared_above)
+    indent = " " * every[0].site.col
+    classes, calls = "", ""
+    call = ctx.model.instantiations_of(cls)[0]
+    for s in splits:
+        methods = [by_name[t] for t in s.moved]
+        body = newline.join(b.lines(_first_line(b, cls, m), m.end_line).rstrip("\r\n") for m in methods)
+        declaration = f"{indent}{tax.attribute} = {ref}.{s.classification}"
+        classes += f"{newline}{newline}class {s.name}({cls.name}):{newline}{declaration}{newline}{newline}"
+        classes += f"{body}{newline}"
+        calls += f'{call.function}({s.name}, globals(), only_for="{s.device}"){newline}'
+    edits.append(b.insert_after_line(cls.end_line, classes))
+    edits.append(b.insert_after_line(call.site.end_line, calls))
+    return edits
+
+
+def copy_edits(
+    ctx: Context, b: EditBuilder, cls: ClassInfo, splits: tuple[Split, ...], declared_above: bool
+) -> list[Edit]:
+    """The bound tests of a class no call instantiates moved into classes on its bases, each a copy
+    of the class without the tests that stay (see the module doc), and each module-level
+    ``instantiate_parametrized_tests(Class)`` repeated for them."""
+    tax = ctx.taxonomy
+    ref, _ = b.enum(cls.site.line)
+    newline = _newline(b)
+    by_name = {m.name: m for m in cls.methods}
+    edits = deletions(b, cls, [by_name[t] for s in splits for t in s.moved], declared_above)
+    first = min([cls.site.line, *(d.site.line for d in cls.decorators)])
+    segment = b.lines(first, cls.end_line)
+    node = ast.parse(segment).body[0]
+    assert isinstance(node, ast.ClassDef)
+    shift = first - 1
+    header_start = b.offset(cls.site.line, cls.site.col)
+    header = b.source[header_start : b.offset(cls.colon.line, cls.colon.col)]  # type: ignore[union-attr]
+    decorators = b.lines(first, cls.site.line - 1) if first < cls.site.line else ""
+    members = _members(b, cls, node, shift, tax.attribute)
+    indent = " " * (node.body[0].col_offset if node.body else 4)
+    tests = {m.name for m in cls.test_methods}
+    text = ""
+    for s in splits:
+        kept = [(name, t) for name, t in members if name not in tests or name in s.moved]
+        new_header = re.sub(rf"^class\s+{re.escape(cls.name)}\b", f"class {s.name}", header)
+        declaration = f"{indent}{tax.attribute} = {ref}.{s.classification}"
+        body = ""
+        for i, (name, t) in enumerate(kept):
+            # a def apart from what is next to it; class attributes together
+            apart = i and (name or kept[i - 1][0])
+            body += (newline + newline if apart else newline if i else "") + t.rstrip("\r\n")
+        text += f"{newline}{newline}{decorators}{new_header}{newline}"
+        text += f"{declaration}{newline}{newline}{body}{newline}"
+    edits.append(b.insert_after_line(cls.end_line, text))
+    for name, line, _ in ctx.model.passed:
+        if name == cls.name:
+            statement = b.lines(line, line)
+            repeated = "".join(
+                re.sub(rf"\b{re.escape(cls.name)}\b", s.name, statement.rstrip("\r\n")) + newline
+                for s in splits
+            )
+            edits.append(b.insert_after_line(line, repeated))
+    return edits
+
+
+def _members(
+    b: EditBuilder, cls: ClassInfo, node: ast.ClassDef, shift: int, attribute: str
+) -> list[tuple[str, str]]:
+    """(name, text) of each statement of the class body but its docstring and declaration: a def's
+    or a nested class's name, "" for other statements; the text from its first decorator (or a
+    comment right above)."""
+    out = []
+    previous_end = cls.site.line
+    for i, stmt in enumerate(node.body):
+        first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))]) + shift
+        last = (stmt.end_lineno or stmt.lineno) + shift
+        while first - 1 > previous_end and b.lines(first - 1, first - 1).lstrip().startswith("#"):
+            first -= 1
+        previous_end = last
+        if i == 0 and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue  # the docstring
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if any(isinstance(t, ast.Name) and t.id == attribute for t in targets):
+                continue
+        name = stmt.name if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else ""
+        out.append((name, b.lines(first, last)))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# HWC203: device-specific decorators in a class instantiated for every device
+
+#: torch's ``NATIVE_DEVICES`` (common_utils) from 2.13 on, the oldest torch the taxonomy's
+#: device-neutral fixes write for: ``@onlyNativeDeviceTypes`` skips every other device type.
+NATIVE_DEVICE_TYPES = frozenset({"cpu", "cuda", "xpu", "meta", "mps", "mtia", "privateuse1"})
+
+NATIVE, ACCELERATOR_PIN, MOVE = "native", "accelerator", "move"
+
+
+@dataclass(frozen=True)
+class PinPlan:
+    """What HWC203's fix does with each forbidden decorator of a class: (line, col) of the
+    decorator -> (what, detail), and the splits of the tests that move."""
+
+    actions: dict[tuple[int, int], tuple[str, str]]
+    splits: tuple[Split, ...]
+    why: str  # why nothing moves, where tests stay pinned
+
+
+def generated_devices(ctx: Context, cls: ClassInfo) -> set[str] | None:
+    """The device types the class's one instantiation generates (a runner's device among them), or
+    None when it is not instantiated once in this file, without ``only_for``."""
+    calls = ctx.model.instantiations_of(cls)
+    if (
+        len(calls) != 1
+        or ctx.foreign_instantiations(cls)
+        or calls[0].only_for is not None
+        or calls[0].dynamic
+    ):
+        return None
+    call, tax = calls[0], ctx.taxonomy
+    out = {d for d, spec in tax.devices.items() if not spec.opt_in or call.opt_in(spec.opt_in) is not False}
+    if call.except_for is not None:
+        if call.except_for.devices is None:
+            return None
+        out -= set(call.except_for.devices)
+    if "include_lazy" in call.site.text and "include_lazy=False" not in call.site.text.replace(" ", ""):
+        out.add("lazy")
+    return out
+
+
+def pin_plan(ctx: Context, cls: ClassInfo, forbidden: frozenset[str]) -> PinPlan:
+    """HWC203's plan for *cls* (computed once per class, kept in *ctx*)."""
+    key = ("pins", id(cls))
+    if key not in ctx.inferred:
+        ctx.inferred[key] = _pin_plan(ctx, cls, forbidden)
+    return ctx.inferred[key]
+
+
+def _pin_plan(ctx: Context, cls: ClassInfo, forbidden: frozenset[str]) -> PinPlan:
+    tax = ctx.taxonomy
+    generated = generated_devices(ctx, cls)
+    if generated is None:
+        return PinPlan({}, (), "the class is not instantiated once in this file without `only_for`")
+    actions: dict[tuple[int, int], tuple[str, str]] = {}
+    bound: dict[str, str] = {}
+    for m in cls.test_methods:
+        pins = [d for d in m.decorators if d.name in forbidden]
+        devices = set()
+        for d in pins:
+            native = _native_extra(d.site.text, d.name)
+            if native is not None and generated <= NATIVE_DEVICE_TYPES | native and _alone(ctx, d.site):
+                actions[(d.site.line, d.site.col)] = (NATIVE, ", ".join(sorted(generated)))
+            elif native is None:
+                devices.add(_pinned_device(ctx, d.site.text, d.name))
+        if len(devices) != 1 or None in devices:
+            continue
+        device = next(iter(devices))
+        pin = next(d for d in pins if _native_extra(d.site.text, d.name) is None)
+        if device == "cuda" and _neutral_body(ctx, cls, m):
+            actions[(pin.site.line, pin.site.col)] = (ACCELERATOR_PIN, "")
+        elif device in tax.devices:
+            bound[m.name] = device
+            actions[(pin.site.line, pin.site.col)] = (MOVE, device)
+    if not bound:
+        return PinPlan(actions, (), "")
+    why = movable(ctx, cls, set(bound))
+    if why is None and any(cls.name in (b.rpartition(".")[2] for b in c.bases) for c in ctx.model.classes):
+        why = "a class of the file derives from it and would lose the moved tests"
+    if why is None and set(bound) == {m.name for m in cls.test_methods}:
+        why = "every test is pinned: the class is its devices' own"
+    splits = []
+    for device in sorted(set(bound.values())):
+        c = tax.classification_for_device(device)
+        name = split_name(ctx, cls, device)
+        if why is None and (c is None or name is None):
+            why = f"no class can be made for {device}"
+        if why is None:
+            moved = tuple(m.name for m in cls.test_methods if bound.get(m.name) == device)
+            splits.append(Split(moved, device, name, c.name))  # type: ignore[arg-type,union-attr]
+    if why is not None:
+        return PinPlan({k: v for k, v in actions.items() if v[0] != MOVE}, (), why)
+    return PinPlan(actions, tuple(splits), "")
+
+
+def _alone(ctx: Context, site: Site) -> bool:
+    """Whether the decorator at *site* has its lines to itself (a comment after it aside): deleting
+    them deletes nothing else. Without the file's text (a check that builds no edits), assumed."""
+    if ctx.builder is None:
+        return True
+    text = ctx.builder.lines(site.line, site.end_line or site.line)
+    code = text.partition("#")[0] if "#" not in site.text else text
+    return code.strip() == f"@{site.text}"
+
+
+def _native_extra(text: str, name: str) -> frozenset[str] | None:
+    """The device types ``@onlyNativeDeviceTypes`` (none) or ``@onlyNativeDeviceTypesAnd([...])``
+    (those listed) lets run besides the native ones; None for any other decorator (or a list hwlint
+    cannot read)."""
+    if name == "onlyNativeDeviceTypes":
+        return frozenset()
+    if name != "onlyNativeDeviceTypesAnd":
+        return None
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+        values = ast.literal_eval(node.args[0]) if isinstance(node, ast.Call) and node.args else None
+    except (SyntaxError, ValueError):
+        return None
+    if isinstance(values, str):
+        values = [values]
+    if not isinstance(values, (list, tuple)) or not all(isinstance(v, str) for v in values):
+        return None
+    return frozenset(values)
+
+
+def _pinned_device(ctx: Context, text: str, name: str) -> str | None:
+    """The one device ``@onlyCUDA`` / ``@onlyOn("cuda")`` pins to, else None."""
+    tax = ctx.taxonomy
+    if name.startswith("only") and name[4:].lower() in tax.devices:
+        return name[4:].lower()
+    if name == "onlyOn":
+        try:
+            node = ast.parse(text.strip(), mode="eval").body
+            value = ast.literal_eval(node.args[0]) if isinstance(node, ast.Call) and node.args else None
+        except (SyntaxError, ValueError):
+            return None
+        if isinstance(value, (list, tuple)) and len(value) == 1:
+            value = value[0]
+        if isinstance(value, str) and value in tax.devices:
+            return value
+    return None
+
+
+def _neutral_body(ctx: Context, cls: ClassInfo, m: Method) -> bool:
+    """Whether *m* (with its helpers and what every test shares) uses no device but through its
+    parameter: no hard use outside the pinning decorators."""
+    ignored = ctx.taxonomy.generic_runner_devices()
+    uses = [*dict(cls.test_uses).get(m.name, m.device_uses), *cls.shared_uses]
+    for u in uses:
+        if u.kind != UseKind.HARD or u.device in ignored:
+            continue
+        if u.decorator and u.site.text.lstrip("@").startswith("only"):
+            continue
+        return False
+    return True
+
+
+def pin_edits(ctx: Context, b: EditBuilder, cls: ClassInfo, plan: PinPlan, at: tuple[int, int]) -> list[Edit]:
+    """The edits of one decorator's action: the native pin removed, ``@onlyCUDA`` made
+    ``@onlyAccelerator`` (imported), or the class's split (the same edits, keyed, for each of its
+    decorators: written once)."""
+    what, _ = plan.actions[at]
+    d = next(d for m in cls.test_methods for d in m.decorators if (d.site.line, d.site.col) == at)
+    if what == NATIVE:
+        return [b.delete_lines(d.site.line, d.site.end_line or d.site.line)]
+    if what == ACCELERATOR_PIN:
+        ref, imports = b.reference(ctx.taxonomy.device_neutral.module, "onlyAccelerator", cls.site.line)
+        return [b.replace(d.site, ref), *imports]
+    edits = subclass_edits(ctx, b, cls, plan.splits, False)
+    return [replace(e, key=f"split {cls.name} {i}") for i, e in enumerate(edits)]
