@@ -427,3 +427,99 @@ def test_rename_needs_half_of_the_tests_and_the_best_match_wins():
         ("a.py", "TestB2"): {"u1", "v1", "v2"},  # 1 of 3: not a rename
     }
     assert match_renames(before, after) == {("a.py", "TestA"): (("b.py", "TestA3"), 0.75)}
+
+
+RENAMING = (
+    HEADER
+    + """
+class TestKeep(TestCase):
+    hw_classification = HC.ACCELERATOR
+
+    def test_stays(self, device):
+        self.assertEqual(1, 1)
+
+    @parametrize("n", [1, 2])
+    def test_old_name(self, device, n):
+        x = torch.ones(n, device=device)
+        self.assertEqual(x.sum().item(), n)
+
+    def test_dropped(self, device):
+        self.assertTrue(torch.zeros(3, device=device).eq(0).all())
+
+instantiate_parametrized_tests(TestKeep)
+instantiate_device_type_tests(TestKeep, globals())
+"""
+)
+
+
+def test_a_test_renamed_in_its_class_is_a_rename_and_its_expectations_follow(repo, monkeypatch, capsys):
+    """test_old_name becomes test_new_name (its body kept, one line edited: still a rename, its
+    @parametrize variants with it); test_dropped goes and an unlike test_added comes: a removal and
+    an addition, not a rename."""
+    write(repo, {**BASE, "test/test_keep.py": RENAMING})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "keep")
+    head = (
+        RENAMING.replace("test_old_name", "test_new_name")
+        .replace("x.sum().item(), n", "x.sum().item(), float(n)")
+        .replace("def test_dropped(", "def test_added(")
+        .replace(
+            "self.assertTrue(torch.zeros(3, device=device).eq(0).all())",
+            "with self.assertRaises(RuntimeError):\n            raise RuntimeError",
+        )
+    )
+    write(repo, {**BASE, "test/test_keep.py": head})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "rename a test")
+    (repo / "expect.yaml").write_text(
+        "expectations:\n"
+        "  - key: test/test_keep.py::TestKeep::test_old_name_n_2\n    status: xfail\n    reason: r\n"
+    )
+    args = ("--base", "HEAD~1", "--head", "HEAD", "cpu", "--format", "json", "--expectations", "expect.yaml")
+    rc, out, _ = run(repo, monkeypatch, capsys, *args)
+    assert rc == 0
+    doc = json.loads(out)
+    rd = next(r for r in doc["runners"] if r["runner"] == "cpu")
+    assert {(e["old_nodeid"], e["nodeid"], e["cause"]) for e in rd["renamed"]} == {
+        (
+            f"test/test_keep.py::TestKeepCPU::test_old_name_n_{n}_cpu",
+            f"test/test_keep.py::TestKeepCPU::test_new_name_n_{n}_cpu",
+            "test-renamed",
+        )
+        for n in (1, 2)
+    }
+    keep = "test/test_keep.py::TestKeepCPU"
+    assert entries(doc, "cpu", "added") == {(f"{keep}::test_added_cpu", "test-added")}
+    assert entries(doc, "cpu", "removed") == {(f"{keep}::test_dropped_cpu", "test-removed")}
+    assert doc["expectations"] == [
+        {
+            "runner": "cpu",
+            "stale": [],
+            "moved": [
+                {
+                    "key": "test/test_keep.py::TestKeep::test_old_name_n_2",
+                    "new_key": "test/test_keep.py::TestKeep::test_new_name_n_2",
+                }
+            ],
+            "uncovered": ["test/test_keep.py::TestKeep::test_added"],
+        }
+    ]
+
+
+def test_a_test_renamed_in_a_renamed_class_follows_both_renames(tmp_path, monkeypatch, capsys):
+    """Two directory trees: TestOld becomes TestNew, and its test_c becomes test_c2 on the way."""
+    base, head = tmp_path / "base", tmp_path / "head"
+    body = "def test_c(self):\n        x = 1\n        assert x"
+    old = BASE["test/test_rename.py"].replace("def test_c(self): pass", body)
+    write(base, {"test/test_rename.py": old})
+    write(head, {"test/test_rename.py": old.replace("TestOld", "TestNew").replace("test_c(", "test_c2(")})
+    _, out, _ = run(
+        tmp_path, monkeypatch, capsys, "--base-tree", "base", "--head-tree", "head", "cpu", "--format", "json"
+    )
+    rd = json.loads(out)["runners"][0]
+    assert {(e["old_nodeid"], e["nodeid"], e["cause"]) for e in rd["renamed"]} == {
+        ("test/test_rename.py::TestOld::test_a", "test/test_rename.py::TestNew::test_a", "class-renamed"),
+        ("test/test_rename.py::TestOld::test_b", "test/test_rename.py::TestNew::test_b", "class-renamed"),
+        ("test/test_rename.py::TestOld::test_c", "test/test_rename.py::TestNew::test_c2", "test-renamed"),
+    }
+    assert rd["added"] == rd["removed"] == []

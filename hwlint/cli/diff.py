@@ -174,7 +174,8 @@ def _audits(entries, diff):
     out = []
     for rd in diff.runners:
         selected = diff.head_tests.get(rd.runner, {})
-        out.append(audit(entries, rd.runner, selected, diff.renamed_map, [c.key for c in rd.added]))
+        added = [c.key for c in rd.added]
+        out.append(audit(entries, rd.runner, selected, diff.renamed_map, added, diff.test_renames))
     return out
 
 

@@ -9,6 +9,7 @@ contract: docs/hwselect-diff.md.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,6 +19,8 @@ from .identity import (
     TestRef,
     class_tests,
     match_renames,
+    match_test_renames,
+    method_of,
     moved_key,
     rename_kind,
     selected_tests,
@@ -44,6 +47,7 @@ CAUSES = {
     "test-removed": "a test was removed",
     "parameters": "a test's @parametrize values changed",
     "class-renamed": "a class was renamed",
+    "test-renamed": "a test was renamed in its class (its decorators and body alike)",
     "class-moved": "a class moved to another file",
     "file-renamed": "a file was renamed",
 }
@@ -52,12 +56,26 @@ CAUSES = {
 @dataclass
 class Tree:
     """One side of a diff: every runner's selection of the tree, how its paths become the paths
-    keys use, and each file's content digest (by key path)."""
+    keys use, each file's content digest (by key path) and where the file lies under *root* (by key
+    path: what a test's definition is read from, while the tree exists)."""
 
     selections: dict[str, RunnerSelection]
     rel: Callable[[str], str]
     digests: dict[str, str]
     label: str = ""
+    root: str = ""
+    files: dict[str, str] = field(default_factory=dict)
+
+    def read(self, key_path: str) -> bytes | None:
+        """The content of the file keys spell *key_path* (None: not in the tree, or unreadable)."""
+        inner = self.files.get(key_path)
+        if inner is None:
+            return None
+        try:
+            with open(os.path.join(self.root, inner), "rb") as f:
+                return f.read()
+        except OSError:
+            return None
 
 
 @dataclass(frozen=True)
@@ -122,6 +140,7 @@ class Diff:
     renames: list[tuple[ClassRef, ClassRef, str, float]]  # old, new, kind, similarity
     renamed_map: dict[ClassRef, tuple[ClassRef, float]]
     head_tests: dict[str, dict[str, TestRef]]  # per runner, what head selects (for expectations)
+    test_renames: dict[str, str] = field(default_factory=dict)  # tests renamed in their class: old -> new
 
     def as_json(self) -> dict:
         return {
@@ -147,7 +166,8 @@ def diff_trees(base: Tree, head: Tree) -> Diff:
         for old, (new, score) in sorted(renamed.items())
     ]
     kinds = {old: kind for old, _, kind, _ in renames}
-    out = Diff(base.label, head.label, [], renames, renamed, {})
+    tests_renamed = match_test_renames(before_classes, after_classes, renamed, base.read, head.read)
+    out = Diff(base.label, head.label, [], renames, renamed, {}, tests_renamed)
     for name, after_sel in head.selections.items():
         before_sel = base.selections.get(name)
         if before_sel is None:
@@ -156,7 +176,7 @@ def diff_trees(base: Tree, head: Tree) -> Diff:
         rd = RunnerDiff(name, after_sel.runner.device, before=len(side.before), after=len(side.after))
         moved_to = {}
         for key in side.before:
-            new_key = moved_key(key, renamed)
+            new_key = tests_renamed.get(key) or moved_key(key, renamed)
             if new_key is not None:
                 moved_to[key] = new_key
         arrived = set(moved_to.values())
@@ -164,7 +184,8 @@ def diff_trees(base: Tree, head: Tree) -> Diff:
             new_key = moved_to.get(key)
             if new_key is not None and new_key in side.after:
                 n = side.after[new_key]
-                rd.renamed.append(Change(new_key, n.nodeid, kinds[t.cls], "", key, t.nodeid))
+                cause = "test-renamed" if key in tests_renamed else kinds[t.cls]
+                rd.renamed.append(Change(new_key, n.nodeid, cause, "", key, t.nodeid))
             elif key not in side.after:
                 rd.removed.append(Change(key, t.nodeid, *side.cause_left(t)))
         for key, t in side.after.items():
@@ -235,13 +256,6 @@ class _Sides:
         if now.status == UNCLASSIFIED:
             return "declassified", detail
         return "reclassified", detail
-
-
-def method_of(test: str, methods: set[str]) -> str | None:
-    """The method a neutral test name is a variant of (``test_p_x_1`` -> ``test_p``): the longest of
-    *methods* it is, or starts with followed by ``_`` or ``*``."""
-    found = [m for m in methods if test == m or test.startswith((f"{m}_", f"{m}*"))]
-    return max(found, key=len) if found else None
 
 
 def _methods(c: Candidate) -> set[str]:

@@ -158,14 +158,16 @@ def audit(
     selected: Iterable[str],
     renames: dict[ClassRef, tuple[ClassRef, float]] | None = None,
     new_tests: Iterable[str] = (),
+    test_renames: dict[str, str] | None = None,
 ) -> Audit:
     """Entries for *runner* that name none of the *selected* keys (stale; those a rename moved are
-    *moved*, with the key rewritten), and the *new_tests* keys no entry names."""
+    *moved*, with the key rewritten: a class renamed or moved by *renames*, a test renamed in its
+    class by *test_renames*, old key -> new key), and the *new_tests* keys no entry names."""
     keys = list(selected)
     mine = [e for e in entries if e.applies_to(runner)]
     stale, moved = [], []
     for e in mine:
-        new = moved_key(e.key, renames or {})
+        new = (test_renames or {}).get(e.key) or moved_key(e.key, renames or {})
         if new is not None:
             moved.append((e, new))
         elif not any(key_matches(e.key, k) for k in keys):

@@ -5,11 +5,14 @@ the test named without the device (:func:`hwlint.collection.test_key`), so one k
 test on a CPU, a CUDA and a PrivateUse1 runner, and in two revisions. A class renamed or moved to
 another file with its tests intact is matched as git matches a renamed file: by similarity, here
 of the tests' names (at least half of them shared), so a rename is reported as one and the keys
-follow it.
+follow it. A test renamed in its class (the class kept or itself renamed) is matched the same way,
+by the similarity of its decorators and body.
 """
 
 from __future__ import annotations
 
+import ast
+import difflib
 import fnmatch
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -20,6 +23,10 @@ from .records import Candidate, RunnerSelection
 #: Two classes are one renamed class when at least this share of the larger one's tests is shared
 #: (git's default rename similarity is 50% too).
 RENAME_SIMILARITY = 0.5
+
+#: A test gone from a class and a test new in it (or in the class it was renamed to) are one renamed
+#: test when their decorators and bodies are at least this similar (by lines).
+TEST_RENAME_SIMILARITY = 0.5
 
 #: (path, class without its device suffix): a class across runners and revisions.
 ClassRef = tuple[str, str]
@@ -101,6 +108,101 @@ def match_renames(
         out[old] = (ref, -score)
         taken.add(ref)
     return out
+
+
+def match_test_renames(
+    before: dict[ClassRef, set[str]],
+    after: dict[ClassRef, set[str]],
+    class_renames: dict[ClassRef, tuple[ClassRef, float]],
+    old_source: Callable[[str], bytes | None],
+    new_source: Callable[[str], bytes | None],
+) -> dict[str, str]:
+    """Keys of tests renamed inside their class: old key -> new key. For each class on both sides
+    (by its name, or matched by :func:`match_renames`) that lost some tests and gained others, the
+    lost and gained methods are compared by their definitions in the files (*old_source* and
+    *new_source* give a file's content by its key path); best matches first, each method matched
+    once; a test's variants (``test_x_1``, ``test_x*``) follow their method."""
+    pairs = [(ref, ref) for ref in before if ref in after]
+    pairs += [(old, new) for old, (new, _) in class_renames.items()]
+    defs_old = _Definitions(old_source)
+    defs_new = _Definitions(new_source)
+    out: dict[str, str] = {}
+    for old_ref, new_ref in sorted(pairs):
+        gone, fresh = before[old_ref] - after[new_ref], after[new_ref] - before[old_ref]
+        if not gone or not fresh:
+            continue
+        a, b = defs_old.of(old_ref), defs_new.of(new_ref)
+        lost = _methods_of(gone, a.keys() - b.keys())
+        gained = _methods_of(fresh, b.keys() - a.keys())
+        scored = []
+        for m in lost:
+            for n in gained:
+                score = difflib.SequenceMatcher(None, a[m], b[n], autojunk=False).ratio()
+                if score >= TEST_RENAME_SIMILARITY:
+                    scored.append((-score, m, n))
+        taken_old: set[str] = set()
+        taken_new: set[str] = set()
+        for _, m, n in sorted(scored):
+            if m in taken_old or n in taken_new:
+                continue
+            taken_old.add(m)
+            taken_new.add(n)
+            for test in lost[m]:
+                renamed = n + test[len(m) :]
+                if renamed in fresh:
+                    out[test_key(*old_ref, test)] = test_key(*new_ref, renamed)
+    return out
+
+
+def _methods_of(tests: set[str], methods: Iterable[str]) -> dict[str, list[str]]:
+    """*tests* grouped by the one of *methods* each is a variant of (tests of no method left out)."""
+    names = set(methods)
+    out: dict[str, list[str]] = {}
+    for test in sorted(tests):
+        method = method_of(test, names)
+        if method is not None:
+            out.setdefault(method, []).append(test)
+    return out
+
+
+def method_of(test: str, methods: set[str]) -> str | None:
+    """The method a neutral test name is a variant of (``test_p_x_1`` -> ``test_p``): the longest of
+    *methods* it is, or starts with followed by ``_`` or ``*``."""
+    found = [m for m in methods if test == m or test.startswith((f"{m}_", f"{m}*"))]
+    return max(found, key=len) if found else None
+
+
+class _Definitions:
+    """The methods of a class as written in a file, each as the lines of its decorators and body (the
+    name and signature left out: two short tests share a signature more often than not); a file is
+    parsed once, and one that cannot be read or parsed has none."""
+
+    def __init__(self, source: Callable[[str], bytes | None]):
+        self.source = source
+        self.trees: dict[str, ast.Module | None] = {}
+
+    def of(self, ref: ClassRef) -> dict[str, list[str]]:
+        path, cls = ref
+        if path not in self.trees:
+            data = self.source(path)
+            try:
+                self.trees[path] = ast.parse(data) if data is not None else None
+            except (SyntaxError, ValueError):
+                self.trees[path] = None
+        tree = self.trees[path]
+        if tree is None:
+            return {}
+        node = next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls), None)
+        if node is None:
+            return {}
+        out = {}
+        for item in node.body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                decorators = [ast.unparse(d) for d in item.decorator_list]
+                out[item.name] = decorators + [
+                    line for stmt in item.body for line in ast.unparse(stmt).splitlines()
+                ]
+        return out
 
 
 def rename_kind(old: ClassRef, new: ClassRef, files_before: set[str], files_after: set[str]) -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -49,14 +48,15 @@ def select_tree(
         inner = os.path.relpath(os.path.abspath(path), base)
         return os.path.normpath(os.path.join(shown, inner)).replace(os.sep, "/")
 
-    digests = {}
+    digests, where = {}, {}
     for path in files:
         try:
             with open(path, "rb") as f:
                 digests[rel(path)] = hashlib.sha1(f.read()).hexdigest()
         except OSError:
             continue
-    return Tree(selections, rel, digests, label)
+        where[rel(path)] = os.path.relpath(os.path.abspath(path), base)
+    return Tree(selections, rel, digests, label, base, where)
 
 
 def diff_directories(request: Request, base: str, head: str, paths: Sequence[str]) -> Diff:
@@ -86,7 +86,9 @@ def diff_revisions(request: Request, base: str, head: str | None, paths: Sequenc
         own = replace(request, session=replace(request.session, cache=cache))
         export_tree(top, base, rels, tree)
         old = select_tree(own, tree, rels, shown, base)
-        shutil.rmtree(tree)
+        kept = os.path.join(tmp, "base")  # its files are read again for the tests renamed in a class
+        os.rename(tree, kept)
+        old = replace(old, root=kept)
         if head is None:
             copy_py_files(top, rels, tree)
         else:
