@@ -8,7 +8,7 @@ same class in a module of its own (``d123/test_m.py::TestA::test_a``), and the t
 class per module, so that every record is a candidate for every class. For each size N this times,
 in this process, the two steps hwselect runs with ``--durations``: loading the file
 (:func:`hwlint.select.durations.load_durations`) and looking up the recorded time of N classes
-(:func:`hwlint.select.shards.class_weights`), best of ``--rounds``, with the cycle collector off
+(:func:`hwlint.select.shards.plan_shards`, one shard), best of ``--rounds``, with the cycle collector off
 as hwselect runs. Linear growth doubles the time
 when N doubles: the ratios printed are t(2N)/t(N), about 2 when linear, 4 when quadratic.
 """
@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hwlint.select.durations import load_durations
 from hwlint.select.records import SELECTED, Candidate
-from hwlint.select.shards import class_weights
+from hwlint.select.shards import plan_shards
 
 
 def write_records(path: Path, n: int) -> None:
@@ -49,9 +49,9 @@ def measure(n: int, rounds: int, work: Path) -> tuple[float, float]:
         t0 = time.perf_counter()
         durations = load_durations([str(path)])
         t1 = time.perf_counter()
-        weights, recorded, _ = class_weights(cands, durations)
+        plan = plan_shards(cands, 1, durations)
         t2 = time.perf_counter()
-        assert recorded == n and len(weights) == n
+        assert plan.recorded == n and len(plan.placements) == n
         load, match = min(load, t1 - t0), min(match, t2 - t1)
     return load, match
 

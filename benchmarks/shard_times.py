@@ -1,23 +1,25 @@
-"""Shards balanced by recorded times, measured on real tests (docs/hwselect.md, issue 27 item 3).
+"""Shards per test, by time, measured on real tests (docs/hwselect.md, issue 48 item 4).
 
-    python benchmarks/shard_times.py --tree /tmp/hws/test --out /tmp/hwd --shards 4 \\
-        --files test_view_ops.py test_indexing.py ...
+    python benchmarks/shard_times.py --tree /tmp/shards-mig/test --out /tmp/shards-out \\
+        --shards 2,4,8 --files-from files.txt
 
-TREE is PyTorch's ``test/`` after ``hwlint check --fix --unsafe-fixes``; the run is on the CPU with
-the installed torch and torch 2.14.1's testing modules laid over it (benchmarks/real_tree_k.py's
-overlay plugin), in a patched copy (benchmarks/real_tree.py's ``prepare``). Steps:
+TREE is PyTorch's ``test/`` after ``hwlint check --fix --unsafe-fixes`` (the files listed, at
+least); the runs are on the CPU with the installed torch and torch 2.14.1's testing modules laid
+over it (benchmarks/real_tree_k.py's overlay plugin), in a patched copy (benchmarks/real_tree.py's
+``prepare``), each a fresh ``nice -n 10 pytest FILES --hw-runner cpu``. Steps:
 
-1. record: ``pytest @all.args --junitxml record.xml``, where all.args is ``hwselect cpu FILES``;
-2. predict: ``hwselect --format matrix --runners cpu --shards N --durations record.xml FILES``;
-3. measure: each shard again, ``hwselect cpu FILES --shard I/N --durations record.xml --argsfile``
-   then ``pytest @shard-I.args --junitxml shard-I.xml``: the shard's time is the sum of its test
-   times (what the durations describe; the interpreter's start and the collection come on top,
-   also reported as wall-clock seconds);
-4. compare, for N and the counts of ``--also``: the predicted and the measured longest shard, the
-   bound ``max(total / N, largest class)`` from the measured times, and the longest shard of the
-   split hwselect makes without durations (by item counts). The measured class times come from
-   step 3's runs; a split other than the one run is timed with them (a class's time does not
-   depend on its shard-mates).
+1. record: the files once with ``--junitxml record.xml``; a small plugin also writes each item's
+   CPU seconds (``time.process_time`` over setup, call and teardown) as a pytest-split
+   ``record-cpu.json`` (node id -> seconds), a record the machine's load hardly moves;
+2. predict, for each N: ``hwselect --format matrix --runners cpu --shards N --durations record.xml
+   FILES``: each entry's ``seconds``; the bound is ``max(total / N, longest single test)`` from the
+   same record (total counts the estimates of unrecorded tests too);
+3. measure: every shard of every N for real, ``pytest FILES --hw-runner cpu --hw-shard I/N
+   --hw-durations record.xml --junitxml shard-N-I.xml`` (the matrix entry's own ``pytest``
+   arguments): a shard's time is the sum of its items' times (what the record describes; the
+   interpreter's start and the collection come on top, reported as wall-clock seconds). The CPU
+   figures put the same shards' recorded CPU seconds against the CPU seconds they took;
+4. check that the shards partition what the unsharded run ran (every item once).
 
 Results in OUT/shard-times.json. Test outcomes do not matter here, only their times.
 """
@@ -38,163 +40,183 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from real_tree import prepare
 from real_tree_k import OVERLAY, OVERLAY_PLUGIN
 
+CPU_PLUGIN = '''\
+"""Writes each item's CPU seconds (setup, call and teardown) to HW_CPU_DURATIONS as node id -> s."""
+import json
+import os
+import time
+
+import pytest
+
+_SECONDS = {}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    start = time.process_time()
+    yield
+    _SECONDS[item.nodeid] = time.process_time() - start
+
+
+def pytest_sessionfinish(session):
+    if os.environ.get("HW_CPU_DURATIONS"):
+        with open(os.environ["HW_CPU_DURATIONS"], "w") as f:
+            json.dump(_SECONDS, f)
+'''
+
+
+#: This checkout: hwselect and the pytest plugin run from it, whatever hwlint is installed.
+CHECKOUT = str(Path(__file__).resolve().parents[1])
+
 
 def hwselect(root: Path, *args: str) -> subprocess.CompletedProcess:
-    exe = Path(sys.executable).parent / "hwselect"
-    proc = subprocess.run([str(exe), *args], cwd=root, capture_output=True, text=True)
+    cmd = [sys.executable, "-c", "from hwlint.cli.select import console; console()", *args]
+    env = {**os.environ, "PYTHONPATH": CHECKOUT}
+    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env=env)
     if proc.returncode not in (0, 3):
         raise SystemExit(f"hwselect {' '.join(args)}: {proc.stderr}")
     return proc
 
 
-def pytest_run(root: Path, argsfile: str, xml: str, timeout: int) -> float:
-    """Run the tests of *argsfile* with --junitxml *xml*; wall-clock seconds."""
+def pytest_run(root: Path, args: list[str], xml: str, cpu: str, timeout: int) -> float:
+    """``nice -n 10 pytest ARGS --junitxml XML`` (CPU seconds per item to *cpu*); wall-clock seconds."""
     env = {
         **os.environ,
-        "PYTORCH_TESTING_DEVICE_ONLY_FOR": "cpu",
-        "PYTEST_ADDOPTS": "-p _hw_overlay",
+        "PYTEST_ADDOPTS": "-p _hw_overlay -p _hw_cputime",
         "HW_TESTING_OVERLAY": OVERLAY,
-        "PYTHONPATH": str(root),
+        "HW_CPU_DURATIONS": cpu,
+        "PYTHONPATH": os.pathsep.join([CHECKOUT, str(root)]),
         "PYTHONDONTWRITEBYTECODE": "1",
         "OMP_NUM_THREADS": "1",
     }
-    cmd = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        f"@{argsfile}",
-        f"--junitxml={xml}",
-        "--continue-on-collection-errors",  # a module that fails to import must not stop the others
-    ]
+    env.pop("PYTORCH_TESTING_DEVICE_ONLY_FOR", None)  # the plugin sets it for the runner
+    cmd = ["nice", "-n", "10", sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args]
+    cmd += [f"--junitxml={xml}", "--continue-on-collection-errors"]
     t0 = time.time()
     subprocess.run(cmd, cwd=root, env=env, capture_output=True, timeout=timeout)
     return time.time() - t0
 
 
-def class_times(xml: Path) -> dict[str, float]:
-    """Seconds per ``module.Class`` (JUnit classname) in *xml*."""
-    out: dict[str, float] = {}
+def item_times(xml: Path) -> dict[str, float]:
+    """Seconds per item (``classname::name``) in a JUnit file."""
+    out = {}
     for case in ET.parse(xml).getroot().iter("testcase"):
-        key = case.get("classname") or ""
-        out[key] = out.get(key, 0.0) + float(case.get("time") or 0)
+        out[f"{case.get('classname')}::{case.get('name')}"] = float(case.get("time") or 0)
     return out
 
 
-def shard_classes(root: Path, files: list[str], i: int, n: int, durations: str | None) -> list[str] | None:
-    """JUnit classnames (``dir.test_x.TestFoo``) of shard *i* of *n*; None when the shard
-    addresses a file whole (its classes are then not listed: the time of a split other than the
-    one run cannot be told from them)."""
-    args = ["cpu", *files, "--shard", f"{i}/{n}", "-q"]
-    if durations:
-        args += ["--durations", durations]
-    out = []
-    for line in hwselect(root, *args).stdout.splitlines():
-        if "::" not in line:
-            return None
-        path, cls = line.split("::")[:2]
-        out.append(path.removesuffix(".py").replace("/", ".") + "." + cls)
-    return out
-
-
-def _timed(classes: list[str] | None, measured: dict[str, float]) -> float | None:
-    return None if classes is None else sum(measured.get(c, 0.0) for c in classes)
-
-
-def _longest(times: list[float | None]) -> float | None:
-    return None if any(x is None for x in times) else round(max(times), 1)  # type: ignore[type-var]
-
-
-def predicted_seconds(root: Path, files: list[str], n: int) -> list[float]:
-    """The matrix's predicted seconds per shard, from record.xml."""
-    args = ["--format", "matrix", "--runners", "cpu", "--shards", str(n), "--durations", "record.xml", "-q"]
-    return [e["seconds"] for e in json.loads(hwselect(root, *args, *files).stdout)["include"]]
-
-
-def split_figures(
-    root: Path, files: list[str], n: int, measured: dict[str, float], recorded: dict[str, float]
-) -> dict:
-    """For *n* shards: predicted longest, and the longest shard of the split made with and without
-    durations, timed with the *measured* class times, against the bound from the same times."""
-    with_d = [_timed(shard_classes(root, files, i, n, "record.xml"), measured) for i in range(1, n + 1)]
-    by_items = [_timed(shard_classes(root, files, i, n, None), measured) for i in range(1, n + 1)]
-    bound = max(sum(measured.values()) / n, max(measured.values()))
-    predicted = predicted_seconds(root, files, n)
-    predicted_bound = max(sum(recorded.values()) / n, max(recorded.values()))
-    return {
-        "shards": n,
-        "predicted_longest": max(predicted),
-        "predicted": predicted,
-        "predicted_bound": round(predicted_bound, 1),
-        "predicted_over_bound": round(max(predicted) / predicted_bound, 3),
-        # None where a shard addresses a file whole: see the run's own times for the count run
-        "measured_longest": _longest(with_d),
-        "measured": [None if x is None else round(x, 1) for x in with_d],
-        "bound": round(bound, 1),
-        "largest_dominates": max(measured.values()) > 0.05 * sum(measured.values()) / n,
-        "measured_over_bound": None if _longest(with_d) is None else round(_longest(with_d) / bound, 3),
-        "by_items_longest": _longest(by_items),
-        "by_items_over_bound": None if _longest(by_items) is None else round(_longest(by_items) / bound, 3),
-    }
+def junit_key(nodeid: str) -> str:
+    """A node id as :func:`item_times` keys it (``dir.test_x.TestFoo::test_a``)."""
+    path, cls, name = nodeid.split("::", 2)
+    return f"{path.removesuffix('.py').replace('/', '.')}.{cls}::{name}"
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--tree", required=True)
     p.add_argument("--out", required=True)
-    p.add_argument("--shards", type=int, default=4, help="the shards that are run")
-    p.add_argument("--also", default="2,3,8", help="more shard counts, timed with the measured class times")
-    p.add_argument("--files", nargs="+", required=True)
-    p.add_argument("--timeout", type=int, default=1200)
-    p.add_argument(
-        "--reuse", action="store_true", help="reuse record.xml and the shards' XML of an earlier run"
-    )
+    p.add_argument("--shards", default="2,4,8", help="the shard counts, each run shard by shard")
+    p.add_argument("--files", nargs="*", default=[])
+    p.add_argument("--files-from", help="a file of test file paths, one a line (TREE-relative)")
+    p.add_argument("--timeout", type=int, default=3600)
+    p.add_argument("--reuse", action="store_true", help="reuse the XML and JSON of an earlier run")
     args = p.parse_args(argv)
+    files = list(args.files)
+    if args.files_from:
+        files += Path(args.files_from).read_text().split()
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     root = prepare(Path(args.tree), out)
     (root / "_hw_overlay.py").write_text(OVERLAY_PLUGIN)
-    n, files = args.shards, args.files
+    (root / "_hw_cputime.py").write_text(CPU_PLUGIN)
+    plugin = ["--hw-runner", "cpu"]
 
-    record_wall = None
-    if not (args.reuse and (root / "record.xml").exists()):
-        (root / "all.args").write_text(hwselect(root, "cpu", *files, "-q").stdout)
-        record_wall = round(pytest_run(root, "all.args", "record.xml", args.timeout), 1)
-    recorded = class_times(root / "record.xml")
+    def run(name: str, extra: list[str]) -> float | None:
+        if args.reuse and (root / f"{name}.xml").exists():
+            return None
+        return round(
+            pytest_run(root, [*files, *plugin, *extra], f"{name}.xml", f"{name}-cpu.json", args.timeout), 1
+        )
 
-    # run each shard of the split made with the recorded durations
-    wall, run_seconds, measured = [], [], {}
-    for i in range(1, n + 1):
-        name = f"shard-{i}"
-        if not (args.reuse and (root / f"{name}.xml").exists()):
-            argsfile = ["--argsfile", f"{name}.args", "-q"]
-            hwselect(root, "cpu", *files, "--shard", f"{i}/{n}", "--durations", "record.xml", *argsfile)
-            wall.append(round(pytest_run(root, f"{name}.args", f"{name}.xml", args.timeout), 1))
-        times = class_times(root / f"{name}.xml")
-        measured.update(times)
-        run_seconds.append(round(sum(times.values()), 1))
-    counts = [n, *(int(x) for x in args.also.split(",") if x)]
-    summary = {
-        "files": files,
-        "classes": len(recorded),
+    record_wall = run("record", [])
+    recorded = item_times(root / "record.xml")
+    recorded_cpu = {junit_key(k): v for k, v in json.loads((root / "record-cpu.json").read_text()).items()}
+    summary: dict = {
+        "files": len(files),
+        "items": len(recorded),
         "record_seconds_tests": round(sum(recorded.values()), 1),
+        "record_seconds_cpu": round(sum(recorded_cpu.values()), 1),
         "record_seconds_wall": record_wall,
-        "measured_seconds_tests": round(sum(measured.values()), 1),
-        "largest_class_recorded": round(max(recorded.values()), 1),
-        "largest_class_measured": round(max(measured.values()), 1),
-        "run": {
-            "shards": n,
-            "seconds_tests": run_seconds,
-            "seconds_wall": wall,
-            "longest_over_bound": round(
-                max(run_seconds) / max(sum(run_seconds) / n, max(measured.values())), 3
-            ),
-        },
-        "splits": [split_figures(root, files, k, measured, recorded) for k in counts],
+        "longest_test": round(max(recorded.values()), 2),
+        "splits": [],
     }
-    (out / "shard-times.json").write_text(json.dumps(summary, indent=2))
+    for n in (int(x) for x in args.shards.split(",") if x):
+        matrix = hwselect(
+            root,
+            "--format",
+            "matrix",
+            "--runners",
+            "cpu",
+            "--shards",
+            str(n),
+            "--durations",
+            "record.xml",
+            *files,
+        )
+        include = json.loads(matrix.stdout)["include"]
+        predicted = {e["shard"]: e["seconds"] for e in include}
+        total = sum(predicted.values())
+        bound = max(total / n, max(recorded.values()))
+        shards, wall = [], []
+        for i in range(1, n + 1):
+            entry = next((e for e in include if e["shard"] == i), None)
+            if entry is None:
+                continue
+            extra = entry["pytest"][len(files) + len(plugin) :]  # --hw-shard I/N --hw-durations record.xml
+            wall.append(run(f"shard-{n}-{i}", extra))
+            times = item_times(root / f"shard-{n}-{i}.xml")
+            cpu = {
+                junit_key(k): v for k, v in json.loads((root / f"shard-{n}-{i}-cpu.json").read_text()).items()
+            }
+            shards.append(
+                {
+                    "shard": i,
+                    "items": len(times),
+                    "predicted": predicted[i],
+                    "measured": round(sum(times.values()), 1),
+                    "predicted_cpu": round(sum(recorded_cpu.get(k, 0.0) for k in cpu), 1),
+                    "measured_cpu": round(sum(cpu.values()), 1),
+                    "classes": entry["classes"],
+                    "split_classes": entry["split_classes"],
+                    "estimated_items": entry["estimated_items"],
+                    "_keys": sorted(times),
+                }
+            )
+        keys = [k for s in shards for k in s.pop("_keys")]
+        longest = max(shards, key=lambda s: s["predicted"])
+        measured_longest = max(shards, key=lambda s: s["measured"])
+        cpu_longest = max(shards, key=lambda s: s["predicted_cpu"])
+        summary["splits"].append(
+            {
+                "shards": n,
+                "bound": round(bound, 1),
+                "predicted_longest": longest["predicted"],
+                "predicted_over_bound": round(longest["predicted"] / bound, 3),
+                "measured_longest": measured_longest["measured"],
+                "measured_over_predicted": round(measured_longest["measured"] / longest["predicted"], 3),
+                "cpu_predicted_longest": cpu_longest["predicted_cpu"],
+                "cpu_measured_longest": max(s["measured_cpu"] for s in shards),
+                "cpu_measured_over_predicted": round(
+                    max(s["measured_cpu"] for s in shards) / cpu_longest["predicted_cpu"], 3
+                ),
+                "partition": sorted(keys) == sorted(recorded) and len(keys) == len(set(keys)),
+                "items_outside_record": len(set(keys) - set(recorded)),
+                "classes_spread": sum(s["split_classes"] for s in shards),
+                "wall": wall,
+                "shards_detail": shards,
+            }
+        )
+        (out / "shard-times.json").write_text(json.dumps(summary, indent=2))
     print(json.dumps(summary, indent=2))
     return 0
 

@@ -286,29 +286,33 @@ class _HwSelect:
                 line += f", {extra}={counts[extra]}"
         return line
 
-    def _shards(self, sel) -> dict[tuple[str, str], int] | None:
-        """With --hw-shard: the shard (1-based) of each selected class, by (path, name), split as
-        ``hwselect --format matrix`` splits the same selection (None without --hw-shard)."""
+    def _shards(self, sel) -> dict | None:
+        """With --hw-shard: the :class:`~hwlint.select.shards.Placement` of each selected class, by
+        (path, name), from the plan ``hwselect --format matrix`` makes of the same selection (None
+        without --hw-shard)."""
         if self.shard is None:
             return None
         from .select.shards import plan_shards
 
         plan = plan_shards(sel.selected, self.shard[1], self.durations)
-        out: dict[tuple[str, str], int] = {}
-        for k, part in enumerate(plan.parts, 1):
-            for c in part:
-                for name in (*c.names, *([c.generic] if c.generic else [])):
-                    out.setdefault((os.path.normcase(c.path), name), k)
+        out: dict = {}
+        for c, placement in plan.placements:
+            for name in (*c.names, *([c.generic] if c.generic else [])):
+                out.setdefault((os.path.normcase(c.path), name), placement)
         return out
 
-    def _in_shard(self, item, cls, key: str, shard_of: dict[tuple[str, str], int]) -> bool:
-        """Whether *item* (kept for the runner) is in this job's shard. A class the selection does
-        not list (a backend-named or live-placed one) goes with its generic class, else to shard 1."""
+    def _in_shard(self, item, cls, key: str, shard_of: dict) -> bool:
+        """Whether *item* (kept for the runner) is in this job's shard, placed by its name as the
+        plan places it. A class the selection does not list (a backend-named or live-placed one)
+        goes with its generic class, else to shard 1."""
         assert self.shard is not None
-        k = shard_of.get((key, cls.__name__))
-        if k is None:
-            k = next((shard_of[(key, b.__name__)] for b in cls.__bases__ if (key, b.__name__) in shard_of), 1)
-        return k == self.shard[0]
+        placement = shard_of.get((key, cls.__name__))
+        if placement is None:
+            placement = next(
+                (shard_of[(key, b.__name__)] for b in cls.__bases__ if (key, b.__name__) in shard_of), None
+            )
+        k = placement.shard_of(item.name) if placement is not None else 0
+        return k + 1 == self.shard[0]
 
     def _live_member(self, cls: type) -> str | None:
         """The classification the live class carries, as the runtime's filter reads it.

@@ -12,7 +12,7 @@ from hwlint.select.explain import explain
 from hwlint.select.kexpr import FANOUT, balanced_or, build, is_term
 from hwlint.select.records import SELECTED
 from hwlint.select.runners import select_files
-from hwlint.select.shards import shard
+from hwlint.select.shards import plan_shards
 from tests.conftest import DEFAULT_TAXONOMY, run_tool
 
 ACC = "hw_classification = HardwareClassification.ACCELERATOR"
@@ -61,7 +61,7 @@ def test_statuses_and_summary(taxonomy, tmp_path):
     }
     assert sel.summary() == (
         "hwselect cuda (device cuda, runs [ACCELERATOR, CUDA]): total=4, selected=1, unclassified=1, "
-        "mismatched=1, unplaced=1 classes; 1 test method in 1 file"
+        "mismatched=1, unplaced=1 classes; 1 test item in 1 file"
     )
     assert [str(w) for w in sel.warnings] == [
         f"{path}::TestDynamic: hw_classification = pick() (line 16) is not a static enum member"
@@ -241,9 +241,12 @@ def test_matrix_and_shards(tmp_path):
                 "shard": 1,
                 "shards": 2,
                 "classes": 3,
-                "tests": 8,
+                "split_classes": 0,
                 "items": 8,
+                "estimated_items": 8,
+                "exact_items": True,
                 "files": 1,
+                "seconds": None,
                 "pytest": [".", "--hw-runner", "cpu", "--hw-shard", "1/2"],
             },
             {
@@ -252,9 +255,12 @@ def test_matrix_and_shards(tmp_path):
                 "shard": 2,
                 "shards": 2,
                 "classes": 2,
-                "tests": 7,
+                "split_classes": 0,
                 "items": 7,
+                "estimated_items": 7,
+                "exact_items": True,
                 "files": 1,
+                "seconds": None,
                 "pytest": [".", "--hw-runner", "cpu", "--hw-shard", "2/2"],
             },
             {
@@ -263,9 +269,12 @@ def test_matrix_and_shards(tmp_path):
                 "shard": 1,
                 "shards": 2,
                 "classes": 3,
-                "tests": 8,
+                "split_classes": 0,
                 "items": 8,
+                "estimated_items": 8,
+                "exact_items": True,
                 "files": 1,
+                "seconds": None,
                 "pytest": [".", "--hw-runner", "cuda", "--hw-shard", "1/2"],
             },
             {
@@ -274,9 +283,12 @@ def test_matrix_and_shards(tmp_path):
                 "shard": 2,
                 "shards": 2,
                 "classes": 2,
-                "tests": 7,
+                "split_classes": 0,
                 "items": 7,
+                "estimated_items": 7,
+                "exact_items": True,
                 "files": 1,
+                "seconds": None,
                 "pytest": [".", "--hw-runner", "cuda", "--hw-shard", "2/2"],
             },
         ]
@@ -294,9 +306,10 @@ def test_matrix_and_shards(tmp_path):
 def test_shard_is_a_partition(taxonomy, tmp_path):
     body = "".join(f"class TestS{i}(TestCase):\n    {ACC}\n    def test_a(self): ...\n" for i in range(23))
     sel = select_files(taxonomy, "cuda", [write(tmp_path, "test_s.py", body)])
-    parts = shard(sel.selected, 4)
+    parts = plan_shards(sel.selected, 4).parts
     assert sorted(len(p) for p in parts) == [5, 6, 6, 6]
-    assert sorted(c.name for p in parts for c in p) == sorted(c.name for c in sel.selected)
+    assert all(u.whole for p in parts for u in p)  # 23 equal classes: none needs spreading
+    assert sorted(u.candidate.name for p in parts for u in p) == sorted(c.name for c in sel.selected)
 
 
 @pytest.mark.parametrize(

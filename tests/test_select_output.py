@@ -170,7 +170,7 @@ def test_no_zero_clauses_and_plurals_in_the_summary(tmp_path):
     err = run_tool("hwselect", "cpu", ".", cwd=tmp_path).stderr
     assert err.splitlines() == [
         "hwselect cpu (device cpu, runs [GENERIC, ACCELERATOR, CPU]): total=1, selected=1, unclassified=0, "
-        "mismatched=0 classes; 1 test method in 1 file"
+        "mismatched=0 classes; 1 test item in 1 file"
     ]
 
 

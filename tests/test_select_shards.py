@@ -1,9 +1,11 @@
-"""Shards balanced by time (issue 27, item 3): the balance as a property, the durations files pytest
-and pytest-split write, and the estimate for classes without a record."""
+"""Shards balanced by time (issue 27 item 3, issue 48 item 4): the balance as a property, the
+durations files pytest and pytest-split write, per test item, the estimate for tests without a
+record, and the split at the test level checked through real pytest collection."""
 
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 import sys
 import textwrap
@@ -132,6 +134,8 @@ def test_junit_xml_from_pytest_is_read_per_class(timed, taxonomy):
     assert by_name["TestFast"] is not None and by_name["TestFast"] < 0.3
     assert by_name["TestNew"] is None  # no record: estimated
     assert len(durations.per_item) == 3
+    fast = next(c for c in sel.selected if c.name == "TestFast")
+    assert sorted(durations.tests(fast)) == ["test_a", "test_b"]  # each item under its own name
 
 
 def test_pytest_split_durations_match_whatever_the_rootdir(tmp_path):
@@ -150,6 +154,7 @@ def test_pytest_split_durations_match_whatever_the_rootdir(tmp_path):
     foo = Candidate("inductor/test_foo.py", ("TestFooCPU",), "selected", None, None, None)
     other = Candidate("jit/test_foo.py", ("TestFooCPU",), "selected", None, None, None)
     assert d.recorded(foo) == 5.0
+    assert d.tests(foo) == {"test_a_cpu": 2.0, "test_b_cpu[float32]": 3.0}
     assert d.recorded(other) == 5.0  # same module name: the longest common tail wins, here the name
     assert d.recorded(Candidate("test/test_bar.py", ("TestBar",), "selected", None, None, None)) == 0.5
     assert module_components("./test/inductor/test_foo.py") == ("test", "inductor", "test_foo")
@@ -189,7 +194,8 @@ def test_matrix_carries_predicted_seconds(timed):
     assert all("seconds" in e for e in include)
     slow = next(e for e in include if e["seconds"] >= 0.3)
     assert slow["classes"] == 1  # the slow class alone; the fast ones and the estimate share the other
-    assert "hwselect cpu: durations recorded for 2 of 3 classes, 1 estimated at" in proc.stderr
+    assert "hwselect cpu: 3 classes, 3 test items recorded, 1 estimated at" in proc.stderr
+    assert sorted(e["estimated_items"] for e in include) == [0, 1]  # TestNew's one item, estimated
     one = run_tool("hwselect", "cpu", "--shard", "1/2", "--durations", "run.xml", cwd=timed).stdout.split()
     two = run_tool("hwselect", "cpu", "--shard", "2/2", "--durations", "run.xml", cwd=timed).stdout.split()
     assert sorted(one + two) == sorted(
@@ -245,6 +251,11 @@ def test_items_count_dtypes_parametrize_and_ops(tmp_path, taxonomy):
     cpu = {c.name: c.items for c in select_files(taxonomy, "cpu", [str(path)]).selected}
     # 2 + 4 (floating_types_and: 2 + 2) + 6 + 1 (op_db: not countable) + 2 * 3 + 1
     assert cpu == {"TestExpCPU": 20, "TestPlain": 3}
+    inexact = {
+        c.name: [t.name for t in c.test_items if not t.exact]
+        for c in select_files(taxonomy, "cpu", [str(path)]).selected
+    }
+    assert inexact == {"TestExpCPU": ["test_ops"], "TestPlain": []}  # op_db: counted 1, an estimate
     cuda = {c.name: c.items for c in select_files(taxonomy, "cuda", [str(path)]).selected}
     assert cuda == {"TestExpCUDA": 2 + 1 + 6 + 1 + 6 + 1}  # dtypesIfCUDA wins on cuda
 
@@ -260,3 +271,181 @@ def test_estimates_scale_the_median_by_items():
     plan = plan_shards([rec, new], 2, d)
     assert sorted(plan.seconds) == [6.0, 20.0]  # recorded 6 s; 10 items at the 2 s median
     assert (plan.recorded, plan.estimated, plan.per_item) == (1, 1, 2.0)
+
+
+# -- the split at the test level, through real pytest (issue 48, item 4) ---------------------------
+
+HUGE = {
+    "test_huge.py": "class TestHuge(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n"
+    + "".join(f"\n    def test_h{i:02d}(self):\n        pass\n" for i in range(12)),
+    "test_small.py": "".join(
+        f"\n\nclass TestSmall{k}(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n"
+        f"\n    def test_s(self):\n        pass\n\n    def test_t(self):\n        pass\n"
+        for k in range(4)
+    ),
+    "test_device.py": """
+class TestDev(TestCase):
+    hw_classification = HardwareClassification.ACCELERATOR
+
+    def test_d(self, device):
+        pass
+
+    def test_e(self, device):
+        pass
+
+
+instantiate_device_type_tests(TestDev, globals())
+
+
+class TestNew(TestCase):
+    hw_classification = HardwareClassification.GENERIC
+
+    def test_unrecorded(self):
+        pass
+""",
+}
+# TestHuge: 12 tests of 1 s, half the total: no split into 3 with it whole comes near total / 3
+RECORDS = {
+    **{f"test_huge.py::TestHuge::test_h{i:02d}": 1.0 for i in range(12)},
+    **{f"test_small.py::TestSmall{k}::test_{t}": 0.5 for k in range(4) for t in "st"},
+    "test_device.py::TestDevCPU::test_d_cpu": 0.5,
+    "test_device.py::TestDevCPU::test_e_cpu": 0.5,
+}
+
+
+@pytest.fixture(scope="module")
+def huge(tmp_path_factory) -> Path:
+    root = write_suite(tmp_path_factory.mktemp("huge"), HUGE)
+    (root / ".test_durations").write_text(json.dumps(RECORDS))
+    return root
+
+
+def collected(root: Path, *args: str) -> list[str]:
+    from tests.pytest_server import shared_server
+
+    proc = shared_server().run(
+        root, ["--collect-only", "-q", "-p", "no:randomly", *args], {"HW_DEVICE": "cpu"}
+    )
+    assert proc.returncode in (0, 5), proc.stdout + proc.stderr
+    return [line for line in proc.stdout.splitlines() if "::" in line and not line.startswith("hwselect")]
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_shards_partition_the_selection_at_the_test_level(huge, n):
+    """Through pytest: the plugin's shards are disjoint, their union is the runner's selection,
+    the huge class is spread over shards, each entry of the matrix predicts its shard's items and
+    seconds, hwselect's node ids of a shard collect the same items, and the split is the same
+    run after run."""
+    plugin = ["--hw-runner", "cpu", "--hw-durations", ".test_durations"]
+    everything = collected(huge, "--hw-runner", "cpu")
+    assert len(everything) == 12 + 8 + 2 + 1
+    shards = [collected(huge, *plugin, "--hw-shard", f"{i}/{n}") for i in range(1, n + 1)]
+    assert sorted(x for s in shards for x in s) == sorted(everything)  # disjoint, and the union
+    assert sum(any("TestHuge" in x for x in s) for s in shards) >= 2  # the class is spread
+    matrix = run_tool(
+        "hwselect",
+        "--format",
+        "matrix",
+        "--runners",
+        "cpu",
+        "--shards",
+        str(n),
+        "--durations",
+        ".test_durations",
+        cwd=huge,
+    )
+    assert matrix.returncode == 0, matrix.stderr
+    include = json.loads(matrix.stdout)["include"]
+    assert [e["items"] for e in include] == [len(s) for s in shards]
+    recorded = {i: sum(v for k, v in RECORDS.items() if k in s) for i, s in enumerate(shards, 1)}
+    median = statistics.median(RECORDS.values())  # 1.0 s: TestNew's one item is estimated at it
+    for e in include:
+        estimate = median * e["estimated_items"]
+        assert e["seconds"] == pytest.approx(recorded[e["shard"]] + estimate, abs=0.06)
+        assert e["pytest"][-4:] == ["--hw-shard", f"{e['shard']}/{n}", "--hw-durations", ".test_durations"]
+    total = sum(RECORDS.values()) + median
+    assert max(e["seconds"] for e in include) <= 1.05 * max(total / n, 1.0)
+    assert sum(e["estimated_items"] for e in include) == 1
+    assert "classes spread over shards" in matrix.stderr or "class spread over shards" in matrix.stderr
+    for i, shard in enumerate(shards, 1):  # hwselect's node ids name the plain tests of a split class
+        ids = run_tool("hwselect", "cpu", "--shard", f"{i}/{n}", "--durations", ".test_durations", cwd=huge)
+        assert ids.returncode == 0, ids.stderr
+        (huge / f"ids{n}-{i}.txt").write_text(ids.stdout)
+        assert sorted(collected(huge, f"@ids{n}-{i}.txt")) == sorted(shard)
+    assert [collected(huge, *plugin, "--hw-shard", f"{i}/{n}") for i in range(1, n + 1)] == shards
+
+
+def test_without_durations_items_are_balanced_and_marked_estimated(huge):
+    """No record: every item is an estimate (counted statically, exactly here) and the summary
+    says so; the shards still partition the selection."""
+    matrix = run_tool("hwselect", "--format", "matrix", "--runners", "cpu", "--shards", "2", cwd=huge)
+    include = json.loads(matrix.stdout)["include"]
+    assert [e["seconds"] for e in include] == [None, None]
+    assert sum(e["estimated_items"] for e in include) == sum(e["items"] for e in include) == 23
+    assert "hwselect cpu: 7 classes, 23 test items (counted statically)" in matrix.stderr
+    shards = [collected(huge, "--hw-runner", "cpu", "--hw-shard", f"{i}/2") for i in (1, 2)]
+    assert [len(s) for s in shards] == [e["items"] for e in include]
+
+
+def test_a_part_hwselect_cannot_name_sends_the_user_to_the_plugin(tmp_path, taxonomy):
+    """A class spread over shards whose tests expand (dtypes) has no sure node id per part."""
+    from hwlint.select.records import TestExpansion
+    from hwlint.select.shards import Unit
+
+    c = Candidate(
+        "test_x.py",
+        ("TestXCPU",),
+        "selected",
+        None,
+        None,
+        None,
+        generic="TestX",
+        methods=("test_a_cpu", "test_b_cpu"),
+        test_items=(TestExpansion("test_a", 3, True, False), TestExpansion("test_b", 1, True, True)),
+    )
+    assert Unit(c, "test_b", None, 1.0, 1, 1, True, plain=True).nodeids() == [
+        "test_x.py::TestXCPU::test_b_cpu"
+    ]
+    assert Unit(c, "test_a", None, 3.0, 3, 3, True).nodeids() is None  # test_a_cpu_float32...
+    assert Unit(c, "test_a", "test_a_cpu_float32", 1.0, 1, 0, True, ("test_a_cpu_float32",)).nodeids() is None
+
+
+def test_items_go_to_their_test_by_the_longest_name():
+    from hwlint.select.shards import owning_test
+
+    tests = ["test_add", "test_add_out", "test_x"]
+    assert owning_test("test_add_cpu_float32", tests) == "test_add"
+    assert owning_test("test_add_out_cpu", tests) == "test_add_out"
+    assert owning_test("test_x[1-2]", tests) == "test_x"
+    assert owning_test("test_xy", tests) is None
+
+
+def test_junit_files_merge_and_the_last_record_wins(tmp_path):
+    for name, seconds in (("a.xml", 1.0), ("b.xml", 4.0)):
+        (tmp_path / name).write_text(
+            '<testsuites><testsuite><testcase classname="sub.test_m.TestM" name="test_x_cpu" '
+            f'time="{seconds}"/><testcase classname="sub.test_m.TestM" name="test_{name[0]}" time="1"/>'
+            "</testsuite></testsuites>"
+        )
+    d = load_durations([str(tmp_path / "a.xml"), str(tmp_path / "b.xml")])
+    c = Candidate("sub/test_m.py", ("TestM",), "selected", None, None, None)
+    assert d.tests(c) == {"test_x_cpu": 4.0, "test_a": 1.0, "test_b": 1.0}
+
+
+def test_the_plan_is_the_same_whatever_the_order_of_the_classes():
+    from hwlint.select.durations import Durations
+    from hwlint.select.records import TestExpansion
+
+    d = Durations()
+    cands = []
+    for k in range(6):
+        tests = tuple(TestExpansion(f"test_{j}", 1, True, True) for j in range(5))
+        cands.append(Candidate(f"test_{k}.py", (f"T{k}",), "selected", None, None, None, test_items=tests))
+        for j in range(5):
+            d.add((f"test_{k}",), f"T{k}", float(k * 5 + j + 1), f"test_{j}")
+    one = plan_shards(cands, 4, d)
+    two = plan_shards(list(reversed(cands)), 4, d)
+    assert [[(u.candidate.name, u.test, u.item) for u in p] for p in one.parts] == [
+        [(u.candidate.name, u.test, u.item) for u in p] for p in two.parts
+    ]
+    assert max(one.seconds) <= 1.05 * one.bound

@@ -187,14 +187,15 @@ def cmd_select(args) -> int:
     sel = _select(taxonomy, config, args.runner, args.paths or ["."], args)
     if args.expectations:
         _audit_expectations(sel, args.expectations, args.quiet)
-    chosen = _shard_of(sel.selected, shard_spec, durations)
-    if not chosen:
+    chosen, pieces = _shard_of(sel, shard_spec, durations, args)
+    if not chosen and not pieces:
         _report(sel, args)
         _report_empty(sel, args.shard)
         return EXIT_EMPTY
-    lines, notes = render(sel, chosen, args)
+    lines, notes = render(sel, chosen, args) if chosen else ([], [])
     _report(sel, args, notes)
     if lines is not None:
+        lines += [nodeid for u in pieces for nodeid in u.nodeids() or ()]
         _emit(lines, args.argsfile if FORMATS[args.format].argsfile else None)
     return EXIT_OK
 
@@ -258,13 +259,40 @@ def _durations(paths: Sequence[str]):
         raise _UserError(f"--durations: {e}") from None
 
 
-def _shard_of(selected, spec: tuple[int, int] | None, durations=None):
-    from ..select.shards import shard
+def _shard_of(sel, spec: tuple[int, int] | None, durations, args):
+    """The classes of shard *spec* held whole, and the parts of classes spread over shards (units
+    of :mod:`hwlint.select.shards`); every selected class without *spec*. A part goes out only as
+    node ids, and only where they are sure (:meth:`~hwlint.select.shards.Unit.nodeids`): else the
+    shard is run through the plugin, which places each collected item."""
+    from ..select.shards import plan_shards
 
     if spec is None:
-        return selected
+        return sel.selected, []
     i, n = spec
-    return shard(selected, n, durations)[i - 1]
+    plan = plan_shards(sel.selected, n, durations)
+    part = plan.parts[i - 1]
+    spread = plan.spread()
+    pieces = [u for u in part if id(u.candidate) in spread]
+    if durations is not None and not args.quiet:
+        print(visible(_durations_line(sel.runner.name, plan)), file=sys.stderr)
+    unsure = next((u for u in pieces if u.nodeids() is None or args.format != "nodeids"), None)
+    if unsure is not None:
+        c = unsure.candidate
+        what = f"test {unsure.test}" if unsure.test else f"item {unsure.item}"
+        why = (
+            "its items are named only at collection"
+            if args.format == "nodeids"
+            else f"--format {args.format} addresses whole classes"
+        )
+        plugin = [*(args.paths or ["."]), "--hw-runner", sel.runner.name, "--hw-shard", f"{i}/{n}"]
+        plugin += [x for f in args.durations for x in ("--hw-durations", f)]
+        raise _UserError(
+            f"shard {i}/{n} spreads {c.nodeid} over shards by its tests ({what} here) and {why}; "
+            f"run the shard with the pytest plugin: pytest {' '.join(plugin)}"
+        )
+    order = {id(c): k for k, c in enumerate(sel.selected)}
+    whole = {id(u.candidate): u.candidate for u in part if id(u.candidate) not in spread}
+    return sorted(whole.values(), key=lambda c: order[id(c)]), pieces
 
 
 def _report(sel, args, notes: Sequence = ()) -> None:
@@ -581,25 +609,31 @@ def cmd_matrix(args, config, taxonomy, paths) -> int:
             empty.append(sel)
             continue
         plan = plan_shards(sel.selected, args.shards, durations)
-        if durations is not None and not args.quiet:
+        spread = plan.spread()
+        if not args.quiet:
             print(_durations_line(name, plan), file=sys.stderr)
         for i, (part, seconds) in enumerate(zip(plan.parts, plan.seconds, strict=True), 1):
             if not part:
                 continue
+            classes = {id(u.candidate): u.candidate for u in part}.values()
+            items = sum(u.items for u in part)
             entry = {
                 "runner": name,
                 "device": sel.runner.device,
                 "shard": i,
                 "shards": args.shards,
-                "classes": len(part),
-                "tests": sum(c.test_count for c in part),
-                "items": sum(c.item_count for c in part),
-                "files": len({c.path for c in part}),
+                "classes": len(classes),
+                # classes of which the shard runs some tests, the others running elsewhere
+                "split_classes": sum(1 for c in classes if id(c) in spread),
+                "items": items,
+                # items without a record: their count (and time) is hwlint's static estimate
+                "estimated_items": sum(u.estimated for u in part),
+                "exact_items": all(u.exact for u in part),
+                "files": len({c.path for c in classes}),
+                # None without --durations: the split then balances item counts, not time
+                "seconds": round(seconds, 1) if durations is not None else None,
+                "pytest": _plugin_arguments(args, paths, name, i),
             }
-            if durations is not None:
-                entry["seconds"] = round(seconds, 1)
-                entry["estimated"] = sum(1 for c in part if durations.recorded(c) is None)
-            entry["pytest"] = _plugin_arguments(args, paths, name, i)
             include.append(entry)
     for sel in empty:
         _report_empty(sel, None)
@@ -624,21 +658,31 @@ def _plugin_arguments(args, paths: Sequence[str], runner: str, shard: int) -> li
 
 
 def _durations_line(runner: str, plan) -> str:
+    """What the split rests on: pytest items recorded where known, ``about N`` where estimated,
+    the longest shard against the bound."""
     from ..select.notices import plural
 
-    total = plan.recorded + plan.estimated
-    line = (
-        f"hwselect {runner}: durations recorded for {plan.recorded:,} of {plural(total, 'class', 'classes')}"
-    )
-    if plan.estimated:
-        per = (
-            f"{plan.per_item:.3g} s per test item (the median)"
-            if plan.per_item is not None
-            else "1 s per item"
-        )
-        line += f", {plan.estimated:,} estimated at {per}"
+    units = [u for part in plan.parts for u in part]
+    items = sum(u.items for u in units)
+    estimated = sum(u.estimated for u in units)
+    exact = all(u.exact for u in units if u.estimated)
+    classes = len(plan.placements)
+    line = f"hwselect {runner}: {plural(classes, 'class', 'classes')}, "
+    if plan.per_item is None:  # no record: the split balances item counts
+        line += f"{'' if exact else 'about '}{plural(items, 'test item')} (counted statically)"
+    elif not estimated:
+        line += f"{plural(items, 'test item')}, every one recorded"
+    else:
+        recorded = items - estimated
+        count = f"{estimated:,}" if exact else f"about {estimated:,}"
+        per = f"{plan.per_item:.3g} s per item (the median)"
+        line += f"{recorded:,} test items recorded, {count} estimated at {per}"
+    split = len(plan.spread())
+    if split:
+        line += f"; {plural(split, 'class', 'classes')} spread over shards"
     longest = max(plan.seconds, default=0.0)
-    return line + f"; longest shard {longest:,.1f} s, bound {plan.bound:,.1f} s"
+    unit = " s" if plan.per_item is not None else " items"
+    return line + f"; longest shard {longest:,.1f}{unit}, bound {plan.bound:,.1f}{unit}"
 
 
 def cmd_explain(args) -> int:

@@ -1,4 +1,4 @@
-"""Recorded test durations, per class: pytest's JUnit XML (``--junitxml``) and pytest-split's
+"""Recorded test durations, per test item: pytest's JUnit XML (``--junitxml``) and pytest-split's
 ``.test_durations`` JSON, read for the shard planner.
 
 A JUnit ``<testcase classname="inductor.test_foo.TestFooCPU" name="test_x_cpu" time="0.5">``
@@ -6,11 +6,12 @@ A JUnit ``<testcase classname="inductor.test_foo.TestFooCPU" name="test_x_cpu" t
 adds ``file=``) and a pytest-split entry ``"inductor/test_foo.py::TestFooCPU::test_x_cpu": 0.5`` both
 name a module path and a class. Records are matched to hwselect's classes by class name and the
 longest common tail of the module path, so a record made from another directory (rootdir
-``test/`` against ``pytorch/``) still matches. Module-level test functions are not classes and are
-left out (hwselect never selects them).
+``test/`` against ``pytorch/``) still matches; within a class, each item keeps its own time under
+its name (``test_x_cpu_float32``). Module-level test functions are not classes and are left out
+(hwselect never selects them). Several files merge; an item recorded twice keeps its last record.
 
-A class without a record is estimated: the median recorded time per test item, times the items its
-tests expand into (:mod:`hwlint.select.expansion`).
+A test without a record is estimated: the median recorded time per test item, times the items it
+expands into (:mod:`hwlint.select.expansion`).
 """
 
 from __future__ import annotations
@@ -47,42 +48,44 @@ class _Tails:
 
 @dataclass
 class Durations:
-    """Seconds per (module path components, class name), from one or more files."""
+    """Seconds per test item, by (module path components, class name), from one or more files."""
 
-    # class name -> module path components -> [seconds, test items], in the order first recorded
-    by_class: dict[str, dict[tuple[str, ...], list]] = field(default_factory=dict)
+    # class name -> module path components -> {item name: seconds}, in the order first recorded
+    by_class: dict[str, dict[tuple[str, ...], dict[str, float]]] = field(default_factory=dict)
     tails: dict[str, _Tails] = field(default_factory=dict)  # class name -> its records' trie
-    per_item: list[float] = field(default_factory=list)  # every recorded test item's seconds
     sources: list[str] = field(default_factory=list)
+
+    @property
+    def per_item(self) -> list[float]:
+        """Every recorded test item's seconds."""
+        return [s for entries in self.by_class.values() for tests in entries.values() for s in tests.values()]
 
     @property
     def median(self) -> float | None:
         """The median seconds per recorded test item (None without records)."""
-        return statistics.median(self.per_item) if self.per_item else None
+        seconds = self.per_item
+        return statistics.median(seconds) if seconds else None
 
-    def add(self, module: Iterable[str], cls: str, seconds: float) -> None:
+    def add(self, module: Iterable[str], cls: str, seconds: float, test: str | None = None) -> None:
+        """Record *test* (an item's name; None: one more unnamed item) of *cls* in *module*."""
         comps = tuple(module)
-        seconds = max(0.0, seconds)
-        self.per_item.append(seconds)
         entries = self.by_class.setdefault(cls, {})
-        entry = entries.get(comps)
-        if entry is not None:
-            entry[0] += seconds
-            entry[1] += 1
-            return
-        entries[comps] = [seconds, 1]
-        node = self.tails.setdefault(cls, _Tails())
-        for part in reversed(comps):
-            node = node.children.setdefault(part, _Tails())
-            if node.first is None:
-                node.first = comps
+        tests = entries.get(comps)
+        if tests is None:
+            tests = entries[comps] = {}
+            node = self.tails.setdefault(cls, _Tails())
+            for part in reversed(comps):
+                node = node.children.setdefault(part, _Tails())
+                if node.first is None:
+                    node.first = comps
+        tests[test if test is not None else f"#{len(tests)}"] = max(0.0, seconds)
 
-    def recorded(self, c: Candidate) -> float | None:
-        """The recorded seconds of *c* (any of its names, the first one on a tie): the first
-        record of its class whose module path shares the longest tail with *c*'s, or None when
-        none shares one."""
+    def tests(self, c: Candidate) -> dict[str, float] | None:
+        """The recorded items of *c* (any of its names, the first one on a tie) by name: those of
+        the first record of its class whose module path shares the longest tail with *c*'s, or
+        None when none shares one."""
         mine = module_components(c.path)
-        best: tuple[int, float] | None = None
+        best: tuple[int, dict[str, float]] | None = None
         for name in c.names:
             node, depth, found = self.tails.get(name), 0, None
             for part in reversed(mine):
@@ -91,8 +94,13 @@ class Durations:
                     break
                 depth, found = depth + 1, node.first
             if found is not None and (best is None or depth > best[0]):
-                best = (depth, self.by_class[name][found][0])
+                best = (depth, self.by_class[name][found])
         return None if best is None else best[1]
+
+    def recorded(self, c: Candidate) -> float | None:
+        """The recorded seconds of *c*'s items, summed (None: no record of it)."""
+        tests = self.tests(c)
+        return None if tests is None else sum(tests.values())
 
 
 def module_components(path: str) -> tuple[str, ...]:
@@ -150,10 +158,10 @@ def _junit(path: str, data: bytes, out: Durations) -> None:
             continue  # a module-level function ("test_foo") or a bare class name
         file = case.get("file")
         comps = module_components(file) if file else tuple(module.split("."))
-        out.add(comps, cls, seconds)
+        out.add(comps, cls, seconds, case.get("name") or None)
 
 
-_NODE = re.compile(r"^(?P<path>[^:]+\.py)::(?P<cls>[^:\[]+)::")
+_NODE = re.compile(r"^(?P<path>[^:]+\.py)::(?P<cls>[^:\[]+)::(?P<test>.+)$")
 
 
 def _pytest_split(path: str, data: bytes, out: Durations) -> None:
@@ -167,4 +175,4 @@ def _pytest_split(path: str, data: bytes, out: Durations) -> None:
         m = _NODE.match(str(nodeid))
         if m is None or not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
             continue
-        out.add(module_components(m["path"]), m["cls"], float(seconds))
+        out.add(module_components(m["path"]), m["cls"], float(seconds), m["test"])

@@ -15,6 +15,7 @@ import ast
 import functools
 
 from ..model import ClassInfo, FileModel, Method, mro
+from .records import TestExpansion
 
 #: torch.testing._internal.common_dtype helpers: dtypes each returns (``..._and(*extra)`` adds one
 #: per extra argument). Measured on torch 2.13.
@@ -47,16 +48,24 @@ _PARAMETRIZE = {"parametrize", "parametrize_test"}
 
 
 def expanded_items(model: FileModel, source: ClassInfo | None, generated: str | None, device: str) -> int:
-    """Test items of a class collected from *source* (0: no test hwlint can see).
+    """Test items of a class collected from *source* (0: no test hwlint can see)."""
+    return sum(t.items for t in test_items(model, source, generated, device))
+
+
+def test_items(
+    model: FileModel, source: ClassInfo | None, generated: str | None, device: str
+) -> tuple[TestExpansion, ...]:
+    """Each test of a class collected from *source*, in definition order, with the items it expands
+    into, whether every decorator that expands it was counted, and whether none does.
 
     *generated*: the runner's device type generates the class from *source* (its own tests expand
     by dtypes and ops; tests inherited from bases keep one item each, as torch instantiates only the
     generic class's own tests). Otherwise each test expands by its ``@parametrize`` values.
     """
     if source is None:
-        return 0
+        return ()
     own = {m.name for m in source.methods if m.is_test}
-    total = 0
+    out: list[TestExpansion] = []
     seen: set[str] = set()
     for c in mro(model, source):
         for m in c.methods:
@@ -64,29 +73,38 @@ def expanded_items(model: FileModel, source: ClassInfo | None, generated: str | 
                 continue
             seen.add(m.name)
             instantiated = bool(generated) and c is source and m.name in own
-            total += method_items(m, device if instantiated else None)
+            out.append(TestExpansion(m.name, *method_items(m, device if instantiated else None)))
         for t in c.assigned_tests:
             if t not in seen:
                 seen.add(t)
-                total += 1
-    return total
+                out.append(TestExpansion(t, 1, True, True))
+    return tuple(out)
 
 
-def method_items(m: Method, device: str | None) -> int:
-    """Items one test method expands into; *device*: instantiated for that device type."""
+def method_items(m: Method, device: str | None) -> tuple[int, bool, bool]:
+    """Items one test method expands into, whether that count is exact (every expanding decorator
+    counted; one that is not counts 1), and whether no decorator expands it; *device*:
+    instantiated for that device type."""
     texts = {d.name: d.site.text for d in m.decorators}
-    n = 1
+    n, exact, plain = 1, True, True
     for d in m.decorators:
+        count = None
         if d.name in _PARAMETRIZE:
-            n *= _count(d.site.text, "parametrize") or 1
+            count = _count(d.site.text, "parametrize")
         elif device is not None and d.name == "ops":
-            n *= _count(d.site.text, "ops") or 1
+            count = _count(d.site.text, "ops")
+        elif device is None or not _opaque(d.name):
+            continue
+        n *= count or 1
+        exact, plain = exact and count is not None, False
     if device is not None:
         own = texts.get(f"dtypesIf{device.upper()}")
         text = own if own is not None else texts.get("dtypes")
         if text is not None:
-            n *= _count(text, "dtypes") or 1
-    return n
+            count = _count(text, "dtypes")
+            n *= count or 1
+            exact, plain = exact and count is not None, False
+    return n, exact, plain
 
 
 @functools.lru_cache(maxsize=4096)

@@ -39,6 +39,16 @@ class Note:
 
 
 @dataclass(frozen=True)
+class TestExpansion:
+    """One test of a class as written (no device suffix) and the pytest items it expands into."""
+
+    name: str
+    items: int
+    exact: bool  # every decorator that expands it was counted (one that is not counts 1)
+    plain: bool  # no decorator expands it: its items are the class's collected names of it
+
+
+@dataclass(frozen=True)
 class Candidate:
     """A test class pytest collects from one module on the runner, and what the filter does with it."""
 
@@ -64,6 +74,9 @@ class Candidate:
     # its tests as the identity names them, without a device (:func:`hwlint.collection.test_key`):
     # one per literal ``@parametrize`` value, ``test_x*`` for variants not known statically
     neutral_tests: tuple[str, ...] = ()
+    # its tests, in definition order: what the shard planner splits a class into
+    # (:func:`hwlint.select.expansion.test_items`)
+    test_items: tuple[TestExpansion, ...] = ()
 
     @property
     def name(self) -> str:
@@ -108,6 +121,11 @@ class Candidate:
     def item_count(self) -> int:
         """Test items the class expands into, at least 1 (what a shard's estimate counts)."""
         return max(self.items, 1) if self.items else self.test_count
+
+    @property
+    def items_exact(self) -> bool:
+        """True when :attr:`item_count` is what pytest collects: every test's expansion counted."""
+        return bool(self.test_items) and all(t.exact for t in self.test_items)
 
 
 @dataclass(frozen=True)
@@ -175,12 +193,12 @@ class RunnerSelection:
         )
         if c["unplaced"]:
             line += f", unplaced={c['unplaced']}"
-        methods = plural(c["tests"], "test method")
         files = plural(len(self.selected_files()), "file")
         items = sum(x.item_count for x in self.selected)
-        if items == c["tests"] and not any(x.open_names for x in self.selected):
-            return line + f" classes; {methods} in {files}"  # one pytest item each
-        # the pytest items they expand into, counted statically: an estimate
+        if all(x.items_exact for x in self.selected):
+            return line + f" classes; {plural(items, 'test item')} in {files}"
+        # some expansions cannot be counted statically (each counts 1): an estimate
+        methods = plural(c["tests"], "test method")
         return line + f" classes; about {plural(items, 'test item')} ({methods}) in {files}"
 
     def functions(self) -> dict[str, list[str]]:

@@ -118,7 +118,7 @@ def select_all(
     names = tuple(r.name for r in runners)
     inc = include_unclassified
     analysis = functools.partial(_select_analysis, names=names, backends=backends, include_unclassified=inc)
-    kind = f"select4:{','.join(names)}:{','.join(backends)}:{int(inc)}"
+    kind = f"select5:{','.join(names)}:{','.join(backends)}:{int(inc)}"
     value_type = tuple[dict[str, FileSelection], Links | None] | str
     per_file = session.analyze(files, analysis, kind, value_type, progress=False)
     per_file, project_notes = link_files(files, per_file, session, names, backends, inc)
@@ -204,11 +204,19 @@ def _with_items(model: FileModel, c, device: str):
     """*c* with the test items its tests expand into and its tests' neutral names
     (:mod:`hwlint.select.expansion`)."""
     from ..collection import tests
-    from .expansion import expanded_items, neutral_tests
+    from .expansion import neutral_tests, test_items
 
-    items = min(expanded_items(model, c.source, c.generic, device), _MAX_ITEMS)
+    per_test = tuple(
+        replace(t, items=min(t.items, _MAX_ITEMS)) for t in test_items(model, c.source, c.generic, device)
+    )
+    items = min(sum(t.items for t in per_test), _MAX_ITEMS)
     names = tests(model, c.source) if c.generic and c.source is not None else c.methods
-    return replace(c, items=items or c.items, neutral_tests=neutral_tests(model, c.source, names))
+    return replace(
+        c,
+        items=items or c.items,
+        neutral_tests=neutral_tests(model, c.source, names),
+        test_items=per_test,
+    )
 
 
 def link_files(
@@ -236,7 +244,7 @@ def link_files(
     def select_linked(models: dict[str, FileModel]) -> dict[str, dict[str, FileSelection]]:
         return {path: select_runners(m, taxonomy, names, backends, inc) for path, m in models.items()}
 
-    kind = f"select-linked3:{','.join(names)}:{','.join(backends)}:{int(inc)}"
+    kind = f"select-linked4:{','.join(names)}:{','.join(backends)}:{int(inc)}"
     value_type = dict[str, FileSelection]
     project, selected = session.linked(files, links, kind, select_linked, value_type)
     return apply_links(files, list(per_file), project, selected)

@@ -1,17 +1,28 @@
-"""Shards: one runner's classes split into balanced parts, the same on every CI job.
+"""Shards: one runner's tests split into balanced parts, the same on every CI job.
 
-A class is the unit (its tests share setUpClass, and a node id names a class), weighted by its
-predicted seconds: the recorded time when a durations file has it (:mod:`hwlint.select.durations`),
-else the median time per recorded test item times the items its tests expand into (without any
-record, one second per item). The split is the longest-processing-time rule (heaviest class first,
-onto the lightest shard), then moves and swaps between the heaviest shard and the others while they
-shorten it.
+The unit is what a shard takes whole: a class, one of its tests (every item the test expands into:
+``test_add`` of ``TestFooCPU`` is ``test_add_cpu_float32``, ``test_add_cpu_int64``...), or one
+recorded item (a node id). A class stays whole where the balance allows it (its tests share
+``setUpClass``); one too heavy for that is spread over shards by its tests, and a test too heavy
+by its recorded items. Each unit weighs its predicted seconds: the recorded time of its items when
+a durations file has them (:mod:`hwlint.select.durations`), else the median time per recorded item
+times the items hwlint counts statically (:mod:`hwlint.select.expansion`), marked as an estimate
+(without any record, one second per item).
+
+The split (:func:`plan_shards`) is the longest-processing-time rule (heaviest unit first, onto the
+lightest shard), then moves and swaps between the heaviest shard and the others while they shorten
+it (:func:`split`). When the longest shard is more than :data:`TOLERANCE` over the bound
+``max(total / N, heaviest indivisible unit)`` (below which no split can go), the units heavier than
+a threshold are replaced by their parts and the split made again, the threshold halving each round;
+the split kept is the first within the tolerance, else the first with the shortest longest shard
+(a class is spread only where that shortens the longest shard).
+The pytest plugin (``--hw-shard I/N``) and ``hwselect --format matrix`` both ask
+:meth:`ShardPlan.shard_of` where a collected item goes, so they agree item for item.
 
 **The balance, as a property** (``tests/test_select_shards.py``): with ``total`` the sum of the
-weights, ``largest`` the heaviest class and ``bound = max(total / N, largest)`` (no split can have a
-shorter longest shard), the longest shard is at most ``total / N + largest``; so when no class
-dominates (``largest <= 0.05 * total / N``) it is within 5% of ``bound``. In general the rule is
-within 4/3 of the best split.
+weights and ``largest`` the heaviest unit, the longest shard of :func:`split` is at most
+``total / N + largest``; so when no unit dominates (``largest <= 0.05 * total / N``) it is within
+5% of ``max(total / N, largest)``. In general the rule is within 4/3 of the best split.
 """
 
 from __future__ import annotations
@@ -19,7 +30,7 @@ from __future__ import annotations
 import bisect
 import heapq
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .records import Candidate, SelectionError
 from .replay import source_order
@@ -27,43 +38,113 @@ from .replay import source_order
 #: More shards than this is a usage error (each job recomputes the split; a GitHub Actions matrix
 #: holds at most 256 jobs). The bound keeps an absurd ``--shards`` from exhausting memory.
 MAX_SHARDS = 10_000
-#: Improvement rounds after the greedy split (each moves or swaps one class).
+#: Improvement rounds after the greedy split (each moves or swaps one unit).
 _ROUNDS = 200
+#: A split whose longest shard is within this fraction of the bound keeps its classes whole.
+TOLERANCE = 0.02
+
+
+@dataclass(frozen=True)
+class Unit:
+    """What one shard takes whole: a class (*test* None), one test of it (every item it expands
+    into), or one recorded item (*item*)."""
+
+    candidate: Candidate
+    test: str | None  # the test as written (no device suffix); None: the whole class
+    item: str | None  # a recorded item's name (a node id's last part); None: every item
+    seconds: float  # predicted
+    items: int  # the pytest items it holds: recorded, or counted statically
+    estimated: int  # how many of those have no record (their time is an estimate)
+    exact: bool  # *items* is what pytest collects (recorded, or every expansion counted)
+    recorded: tuple[str, ...] = ()  # the names of its recorded items
+    plain: bool = False  # a test no decorator expands: its items are the class's collected names of it
+
+    @property
+    def whole(self) -> bool:
+        return self.test is None and self.item is None
+
+    def nodeids(self) -> list[str] | None:
+        """Node ids that collect exactly this unit, or None when hwlint cannot name them for sure:
+        a whole class by its own; a part only when it is a test no decorator expands (its names are
+        the class's collected ones) or a recorded item under such a name. Any other part (an item
+        with dtype or parameter suffixes) is named only at collection: the plugin places it."""
+        c = self.candidate
+        if c.uncertain_nodeid:
+            return None
+        if self.whole:
+            return [c.nodeid]
+        known = frozenset(t.name for t in c.test_items)
+        if self.item is not None:
+            names = [self.item] if self.item in c.methods and owning_test(self.item, known) else []
+        elif self.plain:
+            names = [m for m in c.methods if owning_test(m, known) == self.test]
+        else:
+            names = []
+        return [f"{c.nodeid}::{name}" for name in names] or None
+
+
+@dataclass
+class _Node:
+    unit: Unit
+    parts: list[_Node] = field(default_factory=list)  # what it splits into (empty: indivisible)
+
+
+@dataclass
+class Placement:
+    """Where one class's items go (0-based shards): all to *whole*, or by item name."""
+
+    whole: int | None
+    tests: frozenset[str] = frozenset()  # the class's tests as written, to tell which an item is of
+    by_test: dict[str, int] = field(default_factory=dict)
+    by_item: dict[str, int] = field(default_factory=dict)
+    default: int = 0  # an item of no known test (added at run time) goes with the class's first unit
+
+    def shard_of(self, item: str) -> int:
+        if self.whole is not None:
+            return self.whole
+        if item in self.by_item:
+            return self.by_item[item]
+        return self.by_test.get(owning_test(item, self.tests) or "", self.default)
 
 
 @dataclass
 class ShardPlan:
-    parts: list[list[Candidate]]
+    parts: list[list[Unit]]
     seconds: list[float]  # predicted seconds per part
+    placements: list[tuple[Candidate, Placement]]  # every class, in the planner's order
     recorded: int  # classes with a recorded duration
-    estimated: int  # classes estimated from their item count
+    estimated: int  # classes with at least one test estimated
     per_item: float | None  # the median seconds per item used for estimates (None: no records)
-    weights: list[float]  # predicted seconds per class, in the order the parts were filled
+    bound: float  # max(total / N, the heaviest indivisible unit): no split can do better
 
-    @property
-    def bound(self) -> float:
-        """``max(total / N, largest class)``: no split has a shorter longest shard."""
-        return lower_bound(self.weights, len(self.parts))
+    def spread(self) -> set[int]:
+        """The ids of the classes spread over more than one shard."""
+        return {
+            id(c)
+            for c, p in self.placements
+            if p.whole is None and len({p.default, *p.by_test.values(), *p.by_item.values()}) > 1
+        }
 
 
 def lower_bound(weights: Sequence[float], shards: int) -> float:
     return max(sum(weights) / shards, max(weights, default=0.0))
 
 
-def class_weights(candidates: Sequence[Candidate], durations=None) -> tuple[list[float], int, float | None]:
-    """Predicted seconds per candidate, how many were recorded, and the per-item estimate used."""
-    per_item = durations.median if durations is not None else None
-    unit = per_item if per_item is not None else 1.0
-    out = []
-    recorded = 0
-    for c in candidates:
-        seconds = durations.recorded(c) if durations is not None else None
-        if seconds is None:
-            seconds = unit * c.item_count
-        else:
-            recorded += 1
-        out.append(seconds)
-    return out, recorded, per_item
+def owning_test(item: str, tests: Sequence[str] | frozenset[str]) -> str | None:
+    """The test of *tests* an item called *item* comes from: the longest one the item's name starts
+    with, followed by ``_`` (torch's parameter, device and dtype suffixes), ``[`` (pytest's
+    parameters) or nothing; None when there is none. The plugin and the planner both read an item
+    this way, so a recorded item and a collected one go to the same test."""
+    known = tests if isinstance(tests, frozenset) else frozenset(tests)
+    name = item.split("[", 1)[0]
+    while name:
+        if name in known:
+            return name
+        cut = name.rfind("_")
+        if cut <= 0:
+            return None
+        name = name[:cut]
+    return None
 
 
 def parse_shard(spec: str, option: str = "--shard") -> tuple[int, int]:
@@ -88,19 +169,114 @@ def plan_shards(candidates: Sequence[Candidate], shards: int, durations=None) ->
     """*candidates* split into *shards* parts balanced by predicted seconds (see the module doc)."""
     check_shards(shards)
     ordered = sorted(candidates, key=lambda c: (c.path, *source_order(c)))  # the same order on every job
-    weights, recorded, per_item = class_weights(ordered, durations)
-    assignment = split(weights, shards)
-    parts: list[list[Candidate]] = [[] for _ in range(shards)]
-    loads = [0.0] * shards
-    for c, w, k in zip(ordered, weights, assignment, strict=True):
-        parts[k].append(c)
-        loads[k] += w
-    return ShardPlan(parts, loads, recorded, len(ordered) - recorded, per_item, weights)
+    per_item = durations.median if durations is not None else None
+    unit = per_item if per_item is not None else 1.0
+    trees = [_class_node(c, durations, unit) for c in ordered]
+    leaves = [leaf.unit.seconds for t in trees for leaf in _leaves(t)]
+    bound = lower_bound(leaves, shards)
+    nodes = trees
+    threshold = sum(leaves) / shards
+    best: tuple[float, list[_Node], list[int], list[float]] | None = None
+    while True:
+        weights = [n.unit.seconds for n in nodes]
+        assignment = split(weights, shards)
+        loads = [0.0] * shards
+        for w, k in zip(weights, assignment, strict=True):
+            loads[k] += w
+        longest = max(loads, default=0.0)
+        # a finer split is kept only where it shortens the longest shard
+        if best is None or longest < best[0] * (1 - 1e-9):
+            best = (longest, nodes, assignment, loads)
+        divisible = any(n.parts and n.unit.seconds > 0 for n in nodes)
+        if longest <= (1 + TOLERANCE) * bound or not divisible:
+            break
+        expanded = nodes
+        while expanded is nodes:  # halve until some divisible unit is over the threshold
+            expanded = _expand(nodes, threshold)
+            threshold /= 2
+        nodes = expanded
+    _, nodes, assignment, loads = best
+    parts: list[list[Unit]] = [[] for _ in range(shards)]
+    for n, k in zip(nodes, assignment, strict=True):
+        parts[k].append(n.unit)
+    recorded = sum(1 for t in trees if t.unit.estimated < t.unit.items)
+    estimated = sum(1 for t in trees if t.unit.estimated)
+    placements = _placements(ordered, nodes, assignment)
+    return ShardPlan(parts, loads, placements, recorded, estimated, per_item, bound)
 
 
-def shard(candidates: Sequence[Candidate], shards: int, durations=None) -> list[list[Candidate]]:
-    """The parts of :func:`plan_shards`, each in source order."""
-    return plan_shards(candidates, shards, durations).parts
+def _class_node(c: Candidate, durations, unit: float) -> _Node:
+    """*c* as a tree of units: the class, its tests, their recorded items."""
+    records = (durations.tests(c) if durations is not None else None) or {}
+    known = frozenset(t.name for t in c.test_items)
+    by_test: dict[str | None, list[tuple[str, float]]] = {}
+    for item, seconds in sorted(records.items()):
+        by_test.setdefault(owning_test(item, known), []).append((item, seconds))
+    parts = []
+    for x in c.test_items:
+        t, n = x.name, x.items
+        mine = by_test.get(t)
+        if not mine:
+            parts.append(_Node(Unit(c, t, None, unit * n, n, n, x.exact, plain=x.plain)))
+            continue
+        items = [_Node(Unit(c, t, i, s, 1, 0, True, (i,))) for i, s in mine]
+        whole = Unit(
+            c, t, None, sum(s for _, s in mine), len(mine), 0, True, tuple(i for i, _ in mine), x.plain
+        )
+        parts.append(_Node(whole, items if len(items) > 1 else []))
+    # recorded items of no test hwlint sees (added at run time): units of their own
+    parts += [_Node(Unit(c, None, i, s, 1, 0, True, (i,))) for i, s in by_test.get(None, ())]
+    if not parts:
+        n = c.item_count
+        return _Node(Unit(c, None, None, unit * n, n, n, c.items_exact))
+    seconds = sum(p.unit.seconds for p in parts)
+    items = sum(p.unit.items for p in parts)
+    estimated = sum(p.unit.estimated for p in parts)
+    exact = all(p.unit.exact for p in parts)
+    return _Node(Unit(c, None, None, seconds, items, estimated, exact), parts if len(parts) > 1 else [])
+
+
+def _leaves(node: _Node) -> list[_Node]:
+    return [leaf for p in node.parts for leaf in _leaves(p)] if node.parts else [node]
+
+
+def _expand(nodes: list[_Node], threshold: float) -> list[_Node]:
+    """*nodes* with each divisible unit heavier than *threshold* replaced by its parts (again while
+    a part is); *nodes* itself when none is."""
+    out: list[_Node] = []
+    changed = False
+    stack = list(reversed(nodes))
+    while stack:
+        n = stack.pop()
+        if n.parts and n.unit.seconds > threshold:
+            stack.extend(reversed(n.parts))
+            changed = True
+        else:
+            out.append(n)
+    return out if changed else nodes
+
+
+def _placements(ordered: Sequence[Candidate], nodes: list[_Node], assignment: list[int]):
+    """Each class's :class:`Placement`, from the final units and their shards."""
+    by_class: dict[int, list[tuple[Unit, int]]] = {}
+    for n, k in zip(nodes, assignment, strict=True):
+        by_class.setdefault(id(n.unit.candidate), []).append((n.unit, k))
+    out = []
+    for c in ordered:
+        units = by_class[id(c)]
+        if len(units) == 1 and units[0][0].test is None and units[0][0].item is None:
+            out.append((c, Placement(units[0][1])))
+            continue
+        p = Placement(None, frozenset(t.name for t in c.test_items), default=units[0][1])
+        for u, k in units:
+            if u.item is not None:
+                p.by_item[u.item] = k
+                if u.test is not None:
+                    p.by_test.setdefault(u.test, k)  # an unrecorded variant goes with the first
+            elif u.test is not None:
+                p.by_test[u.test] = k
+        out.append((c, p))
+    return out
 
 
 def split(weights: Sequence[float], shards: int) -> list[int]:
