@@ -118,17 +118,17 @@ def runtime_tests(model: FileModel, cls: ClassInfo) -> str | None:
 
 def added_by_setattr(model: FileModel, cls: ClassInfo) -> Iterator[int]:
     """The lines of module code (outside a ``__main__`` block) that ``setattr`` on *cls*."""
-    for site, kind in model.dynamic:
-        if kind == "setattr" and site.text == cls.name and not model.under_main_guard(site.line):
-            yield site.line
+    for d in model.dynamic:
+        if d.kind == "setattr" and d.site.text == cls.name and not model.under_main_guard(d.site.line):
+            yield d.site.line
 
 
 def _passed(model: FileModel, cls: ClassInfo) -> Iterator[tuple[int, str]]:
     """(line, function) of each module-level call after *cls* that is given the class itself (a
     ``__main__`` block's calls do not run on import)."""
-    for name, line, function in model.passed:
-        if name == cls.name and line >= cls.site.line and not model.under_main_guard(line):
-            yield line, function
+    for p in model.passed:
+        if p.name == cls.name and p.line >= cls.site.line and not model.under_main_guard(p.line):
+            yield p.line, p.function
 
 
 def tests_run_elsewhere(model: FileModel, cls: ClassInfo) -> bool:
@@ -432,9 +432,7 @@ def unseen_classes(model: FileModel) -> list[Unseen]:
     Names ending ``TestCase`` are bases (``TestCase = NoTest``), not test classes."""
     out: list[Unseen] = []
     # a name deleted, or instantiated (which deletes it), is not collected under that name
-    deleted = {name for name, _ in model.deletions} | {
-        i.class_name for i in model.instantiations if i.class_name
-    }
+    deleted = {d.name for d in model.deletions} | {i.class_name for i in model.instantiations if i.class_name}
 
     def shown(name: str, line: int) -> bool:
         if not name.startswith("Test") or name.endswith("TestCase") or name in deleted:
@@ -442,19 +440,20 @@ def unseen_classes(model: FileModel) -> list[Unseen]:
         later = model.class_named(name)
         return not model.under_main_guard(line) and (later is None or later.site.line < line)
 
-    for name, line, callee in model.bound_calls:
-        head = callee.partition(".")[0]
-        module = origin(model, head, line) if head else None
-        if not shown(name, line) or (module is not None and trusted_module(module)):
+    for b in model.bound_calls:
+        head = b.callee.partition(".")[0]
+        module = origin(model, head, b.line) if head else None
+        if not shown(b.name, b.line) or (module is not None and trusted_module(module)):
             continue
-        if module is None and head and model.class_named(callee, line) is not None:
+        if module is None and head and model.class_named(b.callee, b.line) is not None:
             continue  # an instance of a class of the file
-        out.append(Unseen(line, UNSEEN_CALL, name, f"`{name}` is bound to a value computed at run time"))
-    for name, line, root in model.attribute_bound:
-        module = origin(model, root, line)
-        if module is not None and not trusted_module(module) and shown(name, line):
-            what = f"`{name}` is bound to a class of `{module}`, which hwlint does not read"
-            out.append(Unseen(line, UNSEEN_ATTRIBUTE, name, what))
+        what = f"`{b.name}` is bound to a value computed at run time"
+        out.append(Unseen(b.line, UNSEEN_CALL, b.name, what))
+    for a in model.attribute_bound:
+        module = origin(model, a.root, a.line)
+        if module is not None and not trusted_module(module) and shown(a.name, a.line):
+            what = f"`{a.name}` is bound to a class of `{module}`, which hwlint does not read"
+            out.append(Unseen(a.line, UNSEEN_ATTRIBUTE, a.name, what))
     for imp in model.imports:
         line, module = imp.site.line, imp.module
         if module is None or trusted_module(module) or test_module(module) or model.under_main_guard(line):
@@ -466,10 +465,10 @@ def unseen_classes(model: FileModel) -> list[Unseen]:
             elif shown(alias or imported, line) and not imported.endswith(_HELPER_SUFFIXES):
                 what = f"`{alias or imported}` is imported from `{module}`, which hwlint does not read"
                 out.append(Unseen(line, UNSEEN_IMPORT, alias or imported, what))
-    for site, kind in model.dynamic:
-        if kind == "globals" and not model.under_main_guard(site.line):
+    for d in model.dynamic:
+        if d.kind == "globals" and not model.under_main_guard(d.site.line):
             what = "a write into `globals()` may bind any `Test*` class"
-            out.append(Unseen(site.line, UNSEEN_GLOBALS, "", what))
+            out.append(Unseen(d.site.line, UNSEEN_GLOBALS, "", what))
     return sorted(out, key=lambda u: u.line)
 
 
@@ -569,26 +568,30 @@ def declaration_doubts(
             if last.conditional:
                 out.append(f"its declaration (line {last.site.line}) runs only under a condition")
             head = last.site.text.partition(".")[0].strip()
-            for name, line in model.enum_bindings:
-                if name != head or line >= c.site.line or model.under_main_guard(line):
+            for b in model.enum_bindings:
+                if b.name != head or b.line >= c.site.line or model.under_main_guard(b.line):
                     continue
-                if model.handler_shadowed(line, name, lambda n, a, b: _imported_in(model, n, a, b)):
+                if model.handler_shadowed(b.line, b.name, lambda n, x, y: _imported_in(model, n, x, y)):
                     continue  # the fallback of a try whose body imports the enum
-                out.append(f"`{name}`, which the declaration reads the enum through, is bound at line {line}")
+                out.append(
+                    f"`{b.name}`, which the declaration reads the enum through, is bound at line {b.line}"
+                )
             module = origin(model, head, c.site.line)
             if module is not None and not trusted_module(module):
                 out.append(f"`{head}`, which the declaration reads the enum through, comes from `{module}`")
     names = {c.name for c in chain}
-    for target, line, what in model.attribute_writes:
-        if model.under_main_guard(line):
+    for w in model.attribute_writes:
+        if model.under_main_guard(w.line):
             continue
-        if target.rpartition(".")[2] in names:
-            out.append(f"{what} (line {line}) writes it from module code")
-        elif not target:
-            out.append(f"{what} (line {line}) writes the attribute of an object hwlint cannot name")
-        elif "." not in target and model.class_named(target) is None:
+        if w.target.rpartition(".")[2] in names:
+            out.append(f"{w.what} (line {w.line}) writes it from module code")
+        elif not w.target:
+            out.append(f"{w.what} (line {w.line}) writes the attribute of an object hwlint cannot name")
+        elif "." not in w.target and model.class_named(w.target) is None:
             # a variable, perhaps bound to this class (`for c in (TestA, TestB): c.... = None`)
-            out.append(f"{what} (line {line}) writes the attribute of `{target}`, which may be this class")
+            out.append(
+                f"{w.what} (line {w.line}) writes the attribute of `{w.target}`, which may be this class"
+            )
     for imp in model.imports:
         line = imp.site.line
         if imp.names[0][0] != "*" or trusted_module(imp.module or "") or model.under_main_guard(line):
@@ -603,9 +606,9 @@ def declaration_doubts(
         if not model.under_main_guard(site.line)
     ]
     out += [
-        f"{what} (line {line}) may change it by a route hwlint does not follow"
-        for line, what in model.unmodelled
-        if not model.under_main_guard(line)
+        f"{u.what} (line {u.line}) may change it by a route hwlint does not follow"
+        for u in model.unmodelled
+        if not model.under_main_guard(u.line)
     ]
     if decorators:
         out += [

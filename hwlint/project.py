@@ -69,7 +69,7 @@ def links_of(model: FileModel) -> Links:
     for call in model.instantiations:
         if call.class_name and model.class_named(call.class_name, call.site.line) is None:
             external.append(call.class_name)
-    unbound = {n for n, _ in model.deletions} | {i.class_name for i in model.instantiations if i.class_name}
+    unbound = {d.name for d in model.deletions} | {i.class_name for i in model.instantiations if i.class_name}
     return Links(
         model.path,
         imports,

@@ -118,7 +118,7 @@ def test_noqa_shortcuts_change_no_model(taxonomy_name, request, monkeypatch):
     sources = _sources()
     quick = [repr(build_model(data, f"test_{name}.py", taxonomy)) for name, data in sources]
     directives = build_model(TRICKY["noqa"], "test_noqa.py", taxonomy).noqa
-    assert [line for line, _ in directives] == [2, 3, 4, 7, 8, 13, 14]  # the case holds some to find
+    assert [d.line for d in directives] == [2, 3, 4, 7, 8, 13, 14]  # the case holds some to find
     monkeypatch.setattr(build_module, "rows_saying", lambda word, lowered, starts: None)
     monkeypatch.setattr(noqa_module, "_simple_comment", lambda text, col: None)
     slow = [repr(build_model(data, f"test_{name}.py", taxonomy)) for name, data in sources]
@@ -209,7 +209,7 @@ def test_module_level_run_time_facts_are_found_however_they_are_spelled(taxonomy
         "quit()\n"
     )
     model = build_model(source, "test_x.py", taxonomy)
-    assert [(site.line, kind) for site, kind in model.dynamic] == [(5, "type"), (6, "exit")]
+    assert [(d.site.line, d.kind) for d in model.dynamic] == [(5, "type"), (6, "exit")]
 
 
 def _naive_hits(text: str, words: list[str], whole: bool, spans: list[tuple[int, int]]) -> list[int]:

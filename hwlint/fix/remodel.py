@@ -224,27 +224,10 @@ class _Unmovable(Exception):
     """A recorded text spans an inserted line: moving the record would keep the old text."""
 
 
-#: Where the model holds line numbers outside of :class:`Site` s: fields of these names, and, in
-#: :class:`FileModel`'s tuples of plain values, these members of each entry.
-_LINE_FIELDS = frozenset({"line", "end_line"})
-
-
-_LINE_MEMBERS = {
-    "noqa": (0,),
-    "deletions": (1,),
-    "main_guards": (0, 1),
-    "test_functions": (1,),
-    "conditional_blocks": (0, 1),
-    "try_blocks": (0, 1, 2, 3),
-    "runtime_names": (1,),
-    "passed": (1,),
-    "attribute_writes": (1,),
-    "enum_bindings": (1,),
-    "unmodelled": (0,),
-    "class_keepers": (1, 2),  # 0 (no later binding) stays 0: no line is inserted above line 1
-    "attribute_bound": (1,),
-    "bound_calls": (1,),
-}
+#: Where the model holds line numbers outside of :class:`Site` s: fields of these names (a record's
+#: field named so is a line; :class:`~hwlint.model.records.ClassKeeper`'s ``rebound_line`` 0, no
+#: later binding, stays 0: no line is inserted above line 1).
+_LINE_FIELDS = frozenset({"line", "end_line", "first", "last", "rebound_line"})
 
 
 class _Mover:
@@ -298,10 +281,6 @@ class _Mover:
             done = self.done[key] = _mover(type(obj))(obj, self, self.line_of)
         return done
 
-    def members(self, entries: tuple[tuple, ...], at: tuple[int, ...]) -> tuple[tuple, ...]:
-        line_of = self.line_of
-        return tuple(tuple(line_of(x) if i in at else x for i, x in enumerate(e)) for e in entries)
-
 
 _PLAIN_TYPES = (str, bool, int, float, type(None))
 
@@ -332,8 +311,6 @@ def _mover(kind: type) -> Callable[[object, _Mover, Callable[[int], int]], objec
         name, hint = f.name, hints[f.name]
         if name in _LINE_FIELDS and hint is int:
             values.append(f"line_of(o.{name})")
-        elif kind is FileModel and name in _LINE_MEMBERS:
-            values.append(f"m.members(o.{name}, {_LINE_MEMBERS[name]!r})")
         elif name.startswith("_") or name == "resolver" or _plain(hint):
             values.append(f"o.{name}")
         elif hint is Site:
@@ -488,7 +465,7 @@ def _derivation(plan: _Planned, text: str, new_text: str, made: Edits) -> Deriva
             continue
         end = offset_at(starts, imp.site.end_line, imp.site.end_col)
         breaks = len(split_lines(e.inserted_text + "x")) - 1  # line breaks the edit adds
-        noqa = any(imp.site.line <= n <= imp.site.end_line for n, _ in model.noqa)
+        noqa = any(imp.site.line <= d.line <= imp.site.end_line for d in model.noqa)
         if not comment_only(text[end : line_end(text, end)[0]]) or (noqa and breaks):
             return None
         if breaks:

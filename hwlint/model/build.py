@@ -33,11 +33,24 @@ from .classes import ClassScan
 from .devices import DeviceScan, strongest, vocabulary_of
 from .noqa import file_exemption, noqa_directives, rows_saying
 from .records import (
+    AttributeBinding,
+    AttributeWrite,
+    BoundCall,
     ClassInfo,
+    ClassKeeper,
+    DynamicCode,
     FileModel,
     ImportStatement,
+    InnerClass,
+    NameAt,
     ParseError,
+    PassedName,
+    RuntimeName,
     Site,
+    Span,
+    Suppression,
+    TryBlock,
+    UnmodelledRoute,
 )
 from .source import decode_strict
 from .syntax import (
@@ -364,20 +377,20 @@ class Builder(ClassScan, CallScan, DeviceScan):
         classes = []
         calls = []
         imports = []
-        deletions = []
-        guards = []
-        functions = []
-        blocks: list[tuple[int, int]] = []
-        tries: list[tuple[int, int, int, int]] = []
-        runtime: list[tuple[str, int, str]] = []
+        deletions: list[NameAt] = []
+        guards: list[Span] = []
+        functions: list[NameAt] = []
+        blocks: list[Span] = []
+        tries: list[TryBlock] = []
+        runtime: list[RuntimeName] = []
         without: list[tuple[int, int, str]] = []  # branches run whenever a device is absent
-        dynamic: list[tuple[Site, str]] = []
-        passed: list[tuple[str, int, str]] = []
-        writes: list[tuple[str, int, str]] = []
+        dynamic: list[DynamicCode] = []
+        passed: list[PassedName] = []
+        writes: list[AttributeWrite] = []
         execs: list[Site] = []
-        inner: list[tuple[str, Site, bool, tuple[str, ...]]] = []
-        by_attribute: list[tuple[str, int, str]] = []
-        by_call: list[tuple[str, int, str]] = []
+        inner: list[InnerClass] = []
+        by_attribute: list[AttributeBinding] = []
+        by_call: list[BoundCall] = []
         # The statements that may create classes name one of these functions in their text, and
         # those that may end the import one of those: found once (a search per statement is
         # quadratic) in the text of the module's statements other than its classes, whose bodies
@@ -405,14 +418,8 @@ class Builder(ClassScan, CallScan, DeviceScan):
                 without += self.without_device(stmt)
             if isinstance(stmt, TRY) and stmt.handlers and stmt.body:
                 last = stmt.handlers[-1]
-                tries.append(
-                    (
-                        stmt.body[0].lineno,
-                        stmt.body[-1].end_lineno or 0,
-                        stmt.handlers[0].lineno,
-                        last.end_lineno or 0,
-                    )
-                )
+                body = Span(stmt.body[0].lineno, stmt.body[-1].end_lineno or 0)
+                tries.append(TryBlock(body, Span(stmt.handlers[0].lineno, last.end_lineno or 0)))
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
                 static = not nested and isinstance(stmt.value, (ast.Name, ast.Attribute))
                 if static and isinstance(stmt.value, ast.Attribute):
@@ -421,13 +428,17 @@ class Builder(ClassScan, CallScan, DeviceScan):
                         root = root.value
                     if isinstance(root, ast.Name):
                         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                        by_attribute += [(n, stmt.lineno, root.id) for t in targets for n in target_names(t)]
+                        by_attribute += [
+                            AttributeBinding(n, stmt.lineno, root.id)
+                            for t in targets
+                            for n in target_names(t)
+                        ]
                 if not static:
                     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                     if isinstance(stmt.value, ast.Call):
                         callee = dotted_name(stmt.value.func)
                         by_call += [
-                            (n, stmt.lineno, callee)
+                            BoundCall(n, stmt.lineno, callee)
                             for t in targets
                             for n in target_names(t)
                             if n.startswith("Test")
@@ -435,7 +446,7 @@ class Builder(ClassScan, CallScan, DeviceScan):
                     device = ""
                     if without and _holds_no_tests(stmt.value):
                         device = next((d for first, last, d in without if first <= stmt.lineno <= last), "")
-                    runtime += [(n, stmt.lineno, device) for t in targets for n in target_names(t)]
+                    runtime += [RuntimeName(n, stmt.lineno, device) for t in targets for n in target_names(t)]
             creates = dynamic_text.names_word(stmt)
             if creates and not isinstance(
                 stmt, (*COMPOUND, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -444,29 +455,31 @@ class Builder(ClassScan, CallScan, DeviceScan):
             elif creates and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 # a module function that writes globals() or adds tests to a class (called at import)
                 dynamic += [
-                    d for d in self.dynamic_creation(stmt, dynamic_text) if d[1] in ("globals", "setattr")
+                    d for d in self.dynamic_creation(stmt, dynamic_text) if d.kind in ("globals", "setattr")
                 ]
             if isinstance(stmt, (ast.Expr, ast.Raise, ast.Assign)):
                 dynamic += self.early_exit(stmt, exits)
             if writes_text is not None and writes_text.names_word(stmt):
-                writes += attribute_writes(stmt, self.tax.attribute, self.literal)
+                writes += [
+                    AttributeWrite(*w) for w in attribute_writes(stmt, self.tax.attribute, self.literal)
+                ]
             if creates and isinstance(stmt, ast.Expr) and is_call_to(stmt.value, frozenset({"exec"})):
                 execs.append(self.site(stmt.value))
             if isinstance(stmt, ast.Delete):
-                deletions += [(t.id, stmt.lineno) for t in stmt.targets if isinstance(t, ast.Name)]
+                deletions += [NameAt(t.id, stmt.lineno) for t in stmt.targets if isinstance(t, ast.Name)]
             elif isinstance(stmt, ast.If) and is_main_guard(stmt.test):
-                guards.append((stmt.lineno, stmt.end_lineno or stmt.lineno))
+                guards.append(Span(stmt.lineno, stmt.end_lineno or stmt.lineno))
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name.startswith(
                 self.tax.test_method_prefix
             ):
-                functions.append((stmt.name, stmt.lineno))
-            blocks += skippable_blocks(stmt)
+                functions.append(NameAt(stmt.name, stmt.lineno))
+            blocks += [Span(*b) for b in skippable_blocks(stmt)]
             if isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 imports.append(self.import_statement(stmt, nested))
                 if isinstance(stmt, ast.ImportFrom):  # pytest collects an imported test function too
                     prefix = self.tax.test_method_prefix + "_"
                     bound = (a.asname or a.name for a in stmt.names)
-                    functions += [(n, stmt.lineno) for n in bound if n.startswith(prefix)]
+                    functions += [NameAt(n, stmt.lineno) for n in bound if n.startswith(prefix)]
             elif isinstance(stmt, ast.ClassDef):
                 classes.append(self.class_info(stmt, nested))
                 inner += inner_test_classes(stmt, stmt.name, self.tax, self.header_site)
@@ -508,7 +521,7 @@ class Builder(ClassScan, CallScan, DeviceScan):
 
     def class_keepers(
         self, statements: list[tuple[ast.stmt, bool]], classes: list[ClassInfo]
-    ) -> tuple[tuple[str, int, int], ...]:
+    ) -> tuple[ClassKeeper, ...]:
         """The module functions (defined unconditionally) that a class decorator of the file names
         as a plain name and that return the class they are given with its classification
         (:func:`~hwlint.model.bindings.returns_its_class`), each with the line of its ``def`` and
@@ -527,17 +540,17 @@ class Builder(ClassScan, CallScan, DeviceScan):
                 for s, _ in statements[i + 1 :]
                 if any(n == stmt.name for n, _, _ in statement_bindings(s))
             )
-            out.append((stmt.name, stmt.lineno, next(later, 0)))
+            out.append(ClassKeeper(stmt.name, stmt.lineno, next(later, 0)))
         return tuple(out)
 
-    def unmodelled(self, body: list[ast.stmt], classes: list[ClassInfo]) -> tuple[tuple[int, str], ...]:
+    def unmodelled(self, body: list[ast.stmt], classes: list[ClassInfo]) -> tuple[UnmodelledRoute, ...]:
         """The routes of :func:`~hwlint.model.bindings.unmodelled_routes` in the module's top-level
         statements; only those whose text names a word of the machinery, or the attribute more often
         than a class's declarations do, are walked."""
         attribute = self.tax.attribute
         starts, ends = self.offsets()
         declared = {c.site.line: len(c.declarations) for c in classes}
-        out: list[tuple[int, str]] = []
+        out: list[UnmodelledRoute] = []
         for stmt in body:
             if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
                 continue  # the module's docstring, or another string that does nothing
@@ -550,12 +563,12 @@ class Builder(ClassScan, CallScan, DeviceScan):
             else:
                 walk = attribute in text or any(w in text for w in MODULE_WORDS)
             if walk:
-                out += unmodelled_routes(stmt, attribute, module_level=True)
+                out += [UnmodelledRoute(*r) for r in unmodelled_routes(stmt, attribute, module_level=True)]
         return tuple(dict.fromkeys(out))
 
     def enum_bindings(
         self, statements: list[tuple[ast.stmt, bool]], classes: list[ClassInfo]
-    ) -> tuple[tuple[str, int], ...]:
+    ) -> tuple[NameAt, ...]:
         """Module-level bindings of the names declarations read the enum through, other than an
         import, an alias of the enum (``HC = HardwareClassification``) or a stand-in enum
         (:func:`~hwlint.model.bindings.enum_stand_in`)."""
@@ -576,7 +589,7 @@ class Builder(ClassScan, CallScan, DeviceScan):
                     continue
                 if how == ASSIGN and self.enum_member(ast.Attribute(stmt.value, "X")) is not None:  # type: ignore[attr-defined]
                     continue  # an alias of the enum
-                out.append((name, stmt.lineno))
+                out.append(NameAt(name, stmt.lineno))
         return tuple(out)
 
     def outside_classes(self, body: list[ast.stmt]) -> list[tuple[int, int]]:
@@ -594,7 +607,7 @@ class Builder(ClassScan, CallScan, DeviceScan):
                 spans.append((start, end))
         return spans
 
-    def early_exit(self, stmt: ast.stmt, names: WordIndex) -> list[tuple[Site, str]]:
+    def early_exit(self, stmt: ast.stmt, names: WordIndex) -> list[DynamicCode]:
         """A module-level statement that may end the module's import early: ``sys.exit()``,
         ``raise unittest.SkipTest``, ``pytest.skip(allow_module_level=True)``, ``importorskip``."""
         if isinstance(stmt, ast.Raise):
@@ -604,14 +617,14 @@ class Builder(ClassScan, CallScan, DeviceScan):
                 "Skipped",
                 "SystemExit",
             ):
-                return [(self.site(stmt), "exit")]
+                return [DynamicCode(self.site(stmt), "exit")]
             return []
         for node in names.walk(stmt):
             if isinstance(node, ast.Call) and dotted_name(node.func) in _EXIT_CALLS:
-                return [(self.site(node), "exit")]
+                return [DynamicCode(self.site(node), "exit")]
         return []
 
-    def dynamic_creation(self, stmt: ast.stmt, names: WordIndex) -> list[tuple[Site, str]]:
+    def dynamic_creation(self, stmt: ast.stmt, names: WordIndex) -> list[DynamicCode]:
         """Classes or tests *stmt* creates in a way only running it tells (``globals().update``...);
         *names*: where the functions that do so are named."""
         found = []
@@ -619,7 +632,7 @@ class Builder(ClassScan, CallScan, DeviceScan):
             if isinstance(node, ast.Assign):
                 for t in node.targets:
                     if isinstance(t, ast.Subscript) and is_call_to(t.value, _SCOPE_FUNCTIONS):
-                        found.append((self.site(node), "globals"))
+                        found.append(DynamicCode(self.site(node), "globals"))
             if not isinstance(node, ast.Call):
                 continue
             func = node.func
@@ -628,14 +641,14 @@ class Builder(ClassScan, CallScan, DeviceScan):
                 and func.attr == "update"
                 and is_call_to(func.value, _SCOPE_FUNCTIONS)
             ):
-                found.append((self.site(node), "globals"))
+                found.append(DynamicCode(self.site(node), "globals"))
             elif isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 3:
-                found.append((self.site(node), "type"))
+                found.append(DynamicCode(self.site(node), "type"))
             elif isinstance(func, ast.Name) and func.id == "setattr" and node.args:
                 target = dotted_name(node.args[0])
-                found.append((self.site(node, target or self.segment(node)), "setattr"))
+                found.append(DynamicCode(self.site(node, target or self.segment(node)), "setattr"))
             elif isinstance(func, ast.Name) and func.id == "exec":
-                found.append((self.site(node), "exec"))
+                found.append(DynamicCode(self.site(node), "exec"))
         return found
 
     def import_statement(self, stmt: ast.Import | ast.ImportFrom, nested: bool) -> ImportStatement:
@@ -646,16 +659,16 @@ class Builder(ClassScan, CallScan, DeviceScan):
         return ImportStatement(self.site(stmt, ""), module, names, nested)
 
     # -- comments --------------------------------------------------------------------------
-    def noqa(self, tree: ast.Module) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    def noqa(self, tree: ast.Module) -> tuple[Suppression, ...]:
         """The noqa directives, read from comment tokens (:mod:`hwlint.model.noqa`)."""
         if "noqa" not in self.lowered:
             return ()
         # in an ASCII file the lowered text has the text's offsets: the lines saying noqa are found in it
         rows = rows_saying("noqa", self.lowered, self.offsets()[0]) if self.ascii else None
-        out = list(noqa_directives(self.lines, tree, rows))
+        out = [Suppression(line, codes) for line, codes in noqa_directives(self.lines, tree, rows)]
         exempt = file_exemption(self.lines, self.lowered, tree, rows)
         if exempt is not None:
-            out.insert(0, (0, exempt))  # line 0: the whole file (FileModel.file_noqa)
+            out.insert(0, Suppression(0, exempt))  # line 0: the whole file (FileModel.file_noqa)
         return tuple(out)
 
 
@@ -669,7 +682,7 @@ _EXIT_CALLS = frozenset(
 
 def inner_test_classes(
     node: ast.ClassDef, dotted: str, tax: Taxonomy, header_site: Callable[[ast.AST, str], Site]
-) -> list[tuple[str, Site, bool, tuple[str, ...]]]:
+) -> list[InnerClass]:
     """The classes pytest collects inside *node* (named *dotted*): none unless *node* is a plain
     ``Test*`` class (no base but ``object``, no keyword), which pytest collects as a class of its own
     and whose body it walks; there a class defining a test is collected when it has a base (a
@@ -692,14 +705,8 @@ def inner_test_classes(
         )
         if tests and (stmt.bases or stmt.name.startswith("Test")):
             declares = any(tax.attribute in target_names(t) for s in own for t in _targets(s))
-            out.append(
-                (
-                    name,
-                    header_site(stmt, f"class {stmt.name}"),
-                    declares,
-                    tuple(ast.unparse(b) for b in stmt.bases),
-                )
-            )
+            bases = tuple(ast.unparse(b) for b in stmt.bases)
+            out.append(InnerClass(name, header_site(stmt, f"class {stmt.name}"), declares, bases))
         out += inner_test_classes(stmt, name, tax, header_site)
     return out
 
@@ -720,9 +727,9 @@ def _holds_no_tests(value: ast.expr) -> bool:
     )
 
 
-def _passed_names(call: ast.Call) -> list[tuple[str, int, str]]:
-    """(name, line, function) for each plain name *call* takes as an argument: a module-level call
+def _passed_names(call: ast.Call) -> list[PassedName]:
+    """A :class:`PassedName` for each plain name *call* takes as an argument: a module-level call
     such as ``copy_tests(CommonTemplate, CpuTests, "cpu")`` may add tests to the classes it is given."""
     function = dotted_name(call.func)
     values = [*call.args, *(kw.value for kw in call.keywords)]
-    return [(v.id, call.lineno, function) for v in values if isinstance(v, ast.Name)]
+    return [PassedName(v.id, call.lineno, function) for v in values if isinstance(v, ast.Name)]

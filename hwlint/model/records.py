@@ -288,6 +288,139 @@ class ImportStatement:
         return None
 
 
+# The module-level facts of a file (FileModel's fields below): a few per file, frozen. A field named
+# ``line``, ``end_line``, ``first``, ``last`` or ``rebound_line`` is a line number
+# (:mod:`hwlint.fix.remodel` moves it when a fix inserts lines).
+
+
+@dataclass(frozen=True, slots=True)
+class Suppression:
+    """A noqa directive: the codes it lists, () for a blanket one; line 0 is the file-level one."""
+
+    line: int
+    codes: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Lines *first* to *last*, both included."""
+
+    first: int
+    last: int
+
+
+@dataclass(frozen=True, slots=True)
+class TryBlock:
+    """A try statement with handlers: its body's lines and its handlers' lines."""
+
+    body: Span
+    handlers: Span
+
+
+@dataclass(frozen=True, slots=True)
+class NameAt:
+    """A name at a line: a ``del Name``, a test function, a binding."""
+
+    name: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeName:
+    """A module-level name bound to a value known only at run time (``TestCase = NoTest`` under an
+    if, ``skip = functools.partial(skipIf, True)``, ``Base = object`` in an except). *device*: the
+    one without which the binding runs and makes the name a class with no tests (``TestCase =
+    NoTest`` under ``if not TEST_CUDA:``: a class on that base exists only with the device), else
+    ""."""
+
+    name: str
+    line: int
+    device: str
+
+
+@dataclass(frozen=True, slots=True)
+class DynamicCode:
+    """Module-level code that creates classes or tests hwlint cannot see, or may end the import:
+    *kind* is one of globals, type, setattr, exec, exit, loop (an instantiation whose class is not
+    a plain name)."""
+
+    site: Site
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class PassedName:
+    """A plain name passed to a module-level call that is not an instantiation:
+    ``copy_tests(Template, CpuTests, "cpu")`` adds tests to CpuTests at run time."""
+
+    name: str
+    line: int
+    function: str
+
+
+@dataclass(frozen=True, slots=True)
+class AttributeWrite:
+    """Module code (a statement or a module-level function) that writes or deletes the attribute of
+    a class: ``TestB.hw_classification = None``, ``delattr(TestB, "hw_classification")``. *target*:
+    the dotted name written to, "" when not a name; *what*: the code in words."""
+
+    target: str
+    line: int
+    what: str
+
+
+@dataclass(frozen=True, slots=True)
+class BoundCall:
+    """A module-level ``Test*`` name bound to what a call returns (``TestB = make_class()``):
+    *callee*, the called name as written, "" when not a name."""
+
+    name: str
+    line: int
+    callee: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClassKeeper:
+    """A module function a class decorator of the file names that returns the class it is given
+    with its classification as its body left it (:func:`~hwlint.model.bindings.returns_its_class`):
+    the line of its ``def`` and of the next binding of the name (0: none)."""
+
+    name: str
+    line: int
+    rebound_line: int
+
+
+@dataclass(frozen=True, slots=True)
+class UnmodelledRoute:
+    """Code hwlint does not model that may change any class's attribute, a class body's names or
+    the module's names (:func:`hwlint.model.bindings.unmodelled_routes`), in words."""
+
+    line: int
+    what: str
+
+
+@dataclass(frozen=True, slots=True)
+class InnerClass:
+    """A class pytest collects inside a plain ``Test*`` class (``class TestOuter: class
+    TestInner(TestCase)``), which no front end places: its dotted name, its ``class`` line, whether
+    its own body declares the attribute, its bases' source text."""
+
+    name: str
+    site: Site
+    declares: bool
+    bases: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AttributeBinding:
+    """A module-level ``Test* = module.Name`` binding (pytest collects the class it names); *root*:
+    the first name of the value."""
+
+    name: str
+    line: int
+    root: str
+
+
 @dataclass(frozen=True)
 class ParseError:
     line: int
@@ -300,63 +433,40 @@ class FileModel:
     path: str
     classes: tuple[ClassInfo, ...] = ()
     instantiations: tuple[Instantiation, ...] = ()
-    # suppression comments by line: the codes listed, or () for a blanket one
-    noqa: tuple[tuple[int, tuple[str, ...]], ...] = ()
+    # suppression comments, by line
+    noqa: tuple[Suppression, ...] = ()
     error: ParseError | None = None
     encoding: str = "utf-8"
     newline: str = "\n"
     imports: tuple[ImportStatement, ...] = ()
-    # `del Name` statements at module level (also nested in if/try/...): (name, line)
-    deletions: tuple[tuple[str, int], ...] = ()
-    # line ranges (first, last) of `if __name__ == "__main__":` bodies, which pytest never runs
-    main_guards: tuple[tuple[int, int], ...] = ()
-    # module-level test functions (pytest collects them; the runtime filter drops them): (name, line)
-    test_functions: tuple[tuple[str, int], ...] = ()
-    # line ranges of blocks that may not run on import: if/else, for/while, except/else of a try, match cases
-    conditional_blocks: tuple[tuple[int, int], ...] = ()
-    # try statements with handlers: (first, last) line of the try body, then of its handlers. When
-    # nothing raises (the common path) a name the body binds keeps the body's value.
-    try_blocks: tuple[tuple[int, int, int, int], ...] = ()
-    # module-level names bound to a value known only at run time (``TestCase = NoTest`` under an if,
-    # ``skip = functools.partial(skipIf, True)``, ``Base = object`` in an except): (name, line,
-    # device), the device being the one without which the binding runs and makes the name a class
-    # with no tests (``TestCase = NoTest`` under ``if not TEST_CUDA:``: a class on that base exists
-    # only with the device), else ""
-    runtime_names: tuple[tuple[str, int, str], ...] = ()
-    # module-level code that creates classes or tests hwlint cannot see: (site, kind) with kind one
-    # of globals, type, setattr, exec, loop (an instantiation whose class is not a plain name)
-    dynamic: tuple[tuple[Site, str], ...] = ()
-    # plain names passed to a module-level call that is not an instantiation: (name, line,
-    # function). ``copy_tests(Template, CpuTests, "cpu")`` adds tests to CpuTests at run time.
-    passed: tuple[tuple[str, int, str], ...] = ()
-    # Module code (statements and module-level functions) that writes or deletes the attribute of a
-    # class: (the target's dotted name, "" when not a name; line; the code in words).
-    # ``TestB.hw_classification = None``, ``delattr(TestB, "hw_classification")``
-    attribute_writes: tuple[tuple[str, int, str], ...] = ()
+    # `del Name` statements at module level (also nested in if/try/...)
+    deletions: tuple[NameAt, ...] = ()
+    # `if __name__ == "__main__":` bodies, which pytest never runs
+    main_guards: tuple[Span, ...] = ()
+    # module-level test functions (pytest collects them; the runtime filter drops them)
+    test_functions: tuple[NameAt, ...] = ()
+    # blocks that may not run on import: if/else, for/while, except/else of a try, match cases
+    conditional_blocks: tuple[Span, ...] = ()
+    # try statements with handlers. When nothing raises (the common path) a name the body binds
+    # keeps the body's value.
+    try_blocks: tuple[TryBlock, ...] = ()
+    runtime_names: tuple[RuntimeName, ...] = ()
+    dynamic: tuple[DynamicCode, ...] = ()
+    passed: tuple[PassedName, ...] = ()
+    attribute_writes: tuple[AttributeWrite, ...] = ()
     # Module-level bindings of a name some declaration reads the enum through, other than imports,
     # aliases of the enum and stand-ins (an Enum of constants, whose members the runtime refuses
-    # loudly): ``HardwareClassification = Members`` where ``Members.GENERIC`` is torch's CUDA. (name, line)
-    enum_bindings: tuple[tuple[str, int], ...] = ()
+    # loudly): ``HardwareClassification = Members`` where ``Members.GENERIC`` is torch's CUDA.
+    enum_bindings: tuple[NameAt, ...] = ()
     # Module-level ``exec()`` calls: they may rebind any name or attribute
     exec_calls: tuple[Site, ...] = ()
-    # Module functions a class decorator of the file names that return the class they are given with
-    # its classification as its body left it (:func:`~hwlint.model.bindings.returns_its_class`):
-    # (name, line of the def, line of the next binding of the name, 0 for none)
-    class_keepers: tuple[tuple[str, int, int], ...] = ()
-    # Code hwlint does not model that may change any class's attribute, a class body's names or
-    # the module's names (:func:`hwlint.model.bindings.unmodelled_routes`): (line, the code in words)
-    unmodelled: tuple[tuple[int, str], ...] = ()
-    # Classes pytest collects inside a plain ``Test*`` class (``class TestOuter: class
-    # TestInner(TestCase)``), which no front end places: (dotted name, its `class` line, whether its own body
-    # declares the attribute, its bases' source text)
-    inner_classes: tuple[tuple[str, Site, bool, tuple[str, ...]], ...] = ()
-    # Module-level ``Test* = module.Name`` bindings (pytest collects the class they name): (name,
-    # line, the first name of the value)
-    attribute_bound: tuple[tuple[str, int, str], ...] = ()
+    class_keepers: tuple[ClassKeeper, ...] = ()
+    unmodelled: tuple[UnmodelledRoute, ...] = ()
+    inner_classes: tuple[InnerClass, ...] = ()
+    attribute_bound: tuple[AttributeBinding, ...] = ()
     # Module-level ``Test*`` names bound to what a call returns (``TestB = make_class()``,
-    # ``TestB = type("TestB", ...)``): pytest collects the class it may be. (name, line, the
-    # called name as written, "" when not a name)
-    bound_calls: tuple[tuple[str, int, str], ...] = ()
+    # ``TestB = type("TestB", ...)``): pytest collects the class it may be.
+    bound_calls: tuple[BoundCall, ...] = ()
     # Resolves names beyond the file (the project model sets it); None: this file only
     resolver: Resolver | None = field(default=None, compare=False, repr=False)
     # Indexes built once, so that every query below is a lookup or a bisection: a file with tens
@@ -380,8 +490,8 @@ class FileModel:
         for i in self.instantiations:
             if i.class_name is not None:
                 self._calls.setdefault(i.class_name, []).append(i)
-        for line, codes in reversed(self.noqa):  # the first comment on a line wins
-            self._noqa[line] = codes
+        for d in reversed(self.noqa):  # the first comment on a line wins
+            self._noqa[d.line] = d.codes
         self._spans["main"] = _disjoint(self.main_guards)
         self._spans["conditional"] = _disjoint(self.conditional_blocks)
 
@@ -419,22 +529,25 @@ class FileModel:
 
         *bound_in(name, first, last)* tells whether *name* is bound between those lines.
         """
-        return any(h1 <= line <= h2 and bound_in(name, b1, b2) for b1, b2, h1, h2 in self.try_blocks)
+        return any(
+            t.handlers.first <= line <= t.handlers.last and bound_in(name, t.body.first, t.body.last)
+            for t in self.try_blocks
+        )
 
     def runtime_bound(self, name: str, before: int = 1 << 30, after: int = 0) -> int:
         """The first line between *after* and *before* where *name* is bound to a run-time value
         at module level, else 0."""
-        for n, line, _ in self.runtime_names:
-            if n == name and after < line < before:
-                return line
+        for r in self.runtime_names:
+            if r.name == name and after < r.line < before:
+                return r.line
         return 0
 
     def missing_without(self, name: str, before: int) -> tuple[int, str] | None:
         """(line, device) of the first module-level binding above *before* that makes *name* a
         class with no tests when that device is absent, else None."""
-        for n, line, device in self.runtime_names:
-            if device and n == name and line < before:
-                return line, device
+        for r in self.runtime_names:
+            if r.device and r.name == name and r.line < before:
+                return r.line, r.device
         return None
 
     def noqa_codes(self, line: int) -> tuple[str, ...] | None:
@@ -454,8 +567,8 @@ class FileModel:
             return False
         line = decorator.site.line
         return any(
-            n == decorator.name and first < line and (not rebound or line < rebound)
-            for n, first, rebound in self.class_keepers
+            k.name == decorator.name and k.line < line and (not k.rebound_line or line < k.rebound_line)
+            for k in self.class_keepers
         )
 
     def exempts(self, code: str) -> bool:
@@ -464,11 +577,11 @@ class FileModel:
         return exempt is not None and (not exempt or any(code.startswith(c) for c in exempt))
 
 
-def _disjoint(ranges: Iterable[tuple[int, int]]) -> tuple[list[int], list[int]]:
-    """Inclusive line ranges merged into sorted disjoint ones, as (starts, ends) for bisection."""
+def _disjoint(spans: Iterable[Span]) -> tuple[list[int], list[int]]:
+    """Spans merged into sorted disjoint ones, as (starts, ends) for bisection."""
     starts: list[int] = []
     ends: list[int] = []
-    for first, last in sorted(ranges):
+    for first, last in sorted((s.first, s.last) for s in spans):
         if ends and first <= ends[-1] + 1:
             ends[-1] = max(ends[-1], last)
         else:

@@ -55,12 +55,12 @@ def missing_hw_classification(ctx: Context) -> Iterator[Hit]:
             note = f" (it inherits one from `{found[1].name}`)"
         fix = declaration_fix(ctx, cls, inference(ctx, cls))
         yield cls.site, {"cls": cls.name, "attribute": tax.attribute, "inherited": note, "fix": fix}
-    for name, site, declares, bases in ctx.model.inner_classes:
+    for inner in ctx.model.inner_classes:
         # with inheritance on, a base other than TestCase may declare it: hwselect warns instead
-        plain = all(b.rpartition(".")[2] in ("TestCase", "object") for b in bases)
-        if declares or (tax.inherit and not plain) or ctx.model.under_main_guard(site.line):
+        plain = all(b.rpartition(".")[2] in ("TestCase", "object") for b in inner.bases)
+        if inner.declares or (tax.inherit and not plain) or ctx.model.under_main_guard(inner.site.line):
             continue
-        yield site, {"cls": name, "attribute": tax.attribute, "inherited": "", "fix": None}
+        yield inner.site, {"cls": inner.name, "attribute": tax.attribute, "inherited": "", "fix": None}
 
 
 @rule(

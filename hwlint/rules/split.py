@@ -46,7 +46,7 @@ class Split:
 def split_name(ctx: Context, cls: ClassInfo, device: str) -> str | None:
     """``<Class><Device>Only``, or None when the file binds that name already."""
     name = f"{cls.name}{device.capitalize()}Only"
-    if ctx.model.class_named(name) is not None or any(n == name for n, _, _ in ctx.model.attribute_bound):
+    if ctx.model.class_named(name) is not None or any(a.name == name for a in ctx.model.attribute_bound):
         return None
     return name
 
@@ -80,9 +80,9 @@ def plain_splits(ctx: Context, cls: ClassInfo, bound: dict[str, str]) -> tuple[t
         why = "a base in the file holds tests, which the new class would run again"
     if why is None and any(cls.name in (b.rpartition(".")[2] for b in c.bases) for c in ctx.model.classes):
         why = "a class of the file derives from it and would lose the moved tests"
-    for name, _, function in ctx.model.passed:
-        if why is None and name == cls.name and function.rpartition(".")[2] not in _MIRRORED:
-            why = f"module code passes the class to `{function}`"
+    for p in ctx.model.passed:
+        if why is None and p.name == cls.name and p.function.rpartition(".")[2] not in _MIRRORED:
+            why = f"module code passes the class to `{p.function}`"
     if why is not None:
         return (), why
     out = []
@@ -219,8 +219,9 @@ def copy_edits(
         text += f"{newline}{newline}{decorators}{new_header}{newline}"
         text += f"{declaration}{newline}{newline}{body}{newline}"
     edits.append(b.insert_after_line(cls.end_line, text))
-    for name, line, _ in ctx.model.passed:
-        if name == cls.name:
+    for p in ctx.model.passed:
+        if p.name == cls.name:
+            line = p.line
             statement = b.lines(line, line)
             repeated = "".join(
                 re.sub(rf"\b{re.escape(cls.name)}\b", s.name, statement.rstrip("\r\n")) + newline

@@ -148,9 +148,9 @@ def _explain_absent(model: FileModel, runner: Runner, class_name: str, suffixes:
                     ],
                 )
         lines = [f"{NO_SUCH_CLASS}: {model.path} defines no class {class_name} and generates none."]
-        for site, kind in model.dynamic:
-            if kind in DYNAMIC:
-                lines.append(f"  but line {site.line} {DYNAMIC[kind]}: hwselect cannot see such classes.")
+        for d in model.dynamic:
+            if d.kind in DYNAMIC:
+                lines.append(f"  but line {d.site.line} {DYNAMIC[d.kind]}: hwselect cannot see such classes.")
         return Explanation(Verdict.NO_SUCH_CLASS, lines)
     if not tests(model, cls):
         return Explanation(

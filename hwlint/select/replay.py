@@ -96,11 +96,9 @@ def select_model(
         fs.error = f"line {model.error.line}: {model.error.message}"
         return fs
     bound, maybe, file_unsure = _replay(model, taxonomy, runner, backends, fs)
-    deleted = {name for name, _ in model.deletions}
+    deleted = {d.name for d in model.deletions}
     fs.functions = [
-        name
-        for name, line in model.test_functions
-        if not model.under_main_guard(line) and name not in deleted
+        f.name for f in model.test_functions if not model.under_main_guard(f.line) and f.name not in deleted
     ]
     seen: set[int] = set()
     for entry in bound.values():
@@ -180,7 +178,7 @@ def _replay(
         for i in model.instantiations
         if i.class_name and not model.under_main_guard(i.site.line)
     ]
-    events += [(line, 2, name) for name, line in model.deletions if not model.under_main_guard(line)]
+    events += [(d.line, 2, d.name) for d in model.deletions if not model.under_main_guard(d.line)]
     events.sort(key=lambda e: (e[0], e[1]))
     bound: dict[str, ClassInfo | _Generated] = {}
     maybe: dict[str, str] = {}
@@ -232,21 +230,20 @@ def _replay(
             if isinstance(old, ClassInfo) and old.is_test:
                 gen.replaced.append(f"{name} (line {old.site.line})")
             bound[name] = gen
-    for site, kind in model.dynamic:
-        if model.under_main_guard(site.line):
+    for d in model.dynamic:
+        line = d.site.line
+        if model.under_main_guard(line):
             continue
-        if kind == "exit":
-            file_unsure.append(
-                Note(None, f"line {site.line}: `{site.text}` may end the module's import early")
-            )
+        if d.kind == "exit":
+            file_unsure.append(Note(None, f"line {line}: `{d.site.text}` may end the module's import early"))
             continue
-        what = DYNAMIC.get(kind)
-        if what is None or (kind == "setattr" and model.class_named(site.text) is None):
+        what = DYNAMIC.get(d.kind)
+        if what is None or (d.kind == "setattr" and model.class_named(d.site.text) is None):
             continue  # setattr on something other than a class of the module adds no test
-        found = Kind.SETATTR if kind == "setattr" else Kind.DYNAMIC
-        fs.unseen.append(Note(found.value, f"line {site.line}: {what} (`{site.text}`)"))
-        if kind in ("globals", "exec"):
-            file_unsure.append(Note(found.value, f"line {site.line}: {what}"))
+        found = Kind.SETATTR if d.kind == "setattr" else Kind.DYNAMIC
+        fs.unseen.append(Note(found.value, f"line {line}: {what} (`{d.site.text}`)"))
+        if d.kind in ("globals", "exec"):
+            file_unsure.append(Note(found.value, f"line {line}: {what}"))
     for why in unseen_bindings(model):
         note = Note(Kind.DYNAMIC.value, why)
         fs.unseen.append(note)
@@ -266,11 +263,11 @@ def unseen_bindings(model: FileModel) -> list[str]:
         for u in unseen_classes(model)
         if u.kind not in (UNSEEN_GLOBALS, UNSEEN_IMPORT)
     ]
-    for name, site, _, _ in model.inner_classes:
-        if not model.under_main_guard(site.line):
+    for inner in model.inner_classes:
+        if not model.under_main_guard(inner.site.line):
             out.append(
-                f"line {site.line}: pytest collects `{name}`, a class nested in a class, which is "
-                "not selected"
+                f"line {inner.site.line}: pytest collects `{inner.name}`, a class nested in a class, "
+                "which is not selected"
             )
     return out
 
