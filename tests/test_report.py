@@ -22,6 +22,7 @@ from hwlint.pipeline.cache import Cache
 from hwlint.pipeline.config import Config
 from hwlint.pipeline.session import RunOptions, Session
 from hwlint.report.data import SCHEMA, report_paths, summarize_paths
+from hwlint.rules.registry import RULES
 from hwlint.select.runners import select_paths
 from hwlint.taxonomy import load_taxonomy
 
@@ -295,6 +296,22 @@ MARKDOWN = """\
 | `examples/test` | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 |
 | `examples/test/distributed` | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 |
 | `examples/test/nn` | 0 | 0 | 1 | 1 | 0 | 1 | 0 | 0 | 0 |
+
+</details>
+
+<details><summary>Left to a person (9)</summary>
+
+| Where | Rule | Finding | What to do |
+| --- | --- | --- | --- |
+| `examples/test/nn/test_parametrize.py:40` | `HWC201` | GENERIC test method `TestParametrizeGeneric.test_cache` takes a `device` parameter. | drop the `device` parameter, or classify the class ACCELERATOR and instantiate it |
+| `examples/test/nn/test_parametrize.py:44` | `HWC102` | ACCELERATOR test class `TestParametrizeStray` is never passed to `instantiate_device_type_tests` in the scanned files. | nothing instantiates this ACCELERATOR class: give its tests `device` and instantiate it, or classify it for the one device its tests need (instantiation replaces the class by one per device, whose device base's setUpClass runs instead of the class's own) |
+| `examples/test/nn/test_parametrize.py:53` | `HWC101` | GENERIC test class `TestParametrizeAPI` is passed to `instantiate_device_type_tests`. | drop the instantiation call, or classify the class ACCELERATOR and give its tests `device` |
+| `examples/test/test_cuda_kernels.py:41` | `HWC002` | Test class `TestCudaStreams` declares `HardwareClassification.GPU`, which is not a classification in the taxonomy (GENERIC, ACCELERATOR, CPU, CUDA, MPS, XPU). | declare a classification the taxonomy knows |
+| `examples/test/test_ops.py:40` | `HWC203` | ACCELERATOR test method `TestReductions.test_sum_cub` is decorated with `@onlyCUDA`. | a test pinned to one device in a class for every device: move it to a class for that device, or use `@onlyAccelerator` where its body is device-neutral |
+| `examples/test/test_ops.py:44` | `HWC202` | ACCELERATOR test method `TestReductions.test_mean_cpu_only` takes no `device` or `devices` parameter. | `hwlint check --fix` fixes it (Add `device` to `TestReductions.test_mean_cpu_only`), unless it refuses: then by hand |
+| `examples/test/test_ops.py:48` | `HWC107` | Class `TestReductionsCUDA` has the name that `instantiate_device_type_tests` generates for `TestReductions` on cuda (line 56); at run time one replaces the other. | rename the hand-written class: instantiation replaces it at run time |
+| `examples/test/test_serialization.py:40` | `HWC204` | GENERIC test class `TestLoadToDevice` calls the accelerator API `torch.cuda.is_available()`. | a GENERIC class calls an accelerator API: move the tests that need the device to a class classified for it, or drop the call |
+| `examples/test/test_serialization.py:45` | `HWC001` | Test class `TestLegacyFormat` does not declare `hw_classification`. | `hwlint check --fix` fixes it (Declare `hw_classification = HardwareClassification.GENERIC` in `TestLegacyFormat`), unless it refuses: then by hand |
 
 </details>
 """  # noqa: E501
@@ -994,7 +1011,10 @@ def test_every_count_is_written_one_way(tmp_path):
     )
     text = run_tool("hwlint", "report", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
     assert "0 of 1,002 test classes classified (0.0%) · 1,002 test methods in 2 files" in text
-    counts = text.split("Never run by any runner")[0] + text.split("Findings by rule")[1]
+    counts = (
+        text.split("Never run by any runner")[0]
+        + text.split("Findings by rule")[1].split("Left to a person")[0]
+    )
     assert re.findall(r"(?<![\d,.:])\d{4,}(?![\d,])", counts) == []  # no 1002 beside a 1,002
     assert "Findings by rule: 1,002" in text
     md = run_tool(
@@ -1087,3 +1107,43 @@ def test_a_check_after_a_report_parses_nothing_and_finds_the_same(tmp_path, taxo
     assert parses == []
     assert after == alone
     assert any(after)
+
+
+def test_table_lists_each_finding_left_to_a_person_with_its_reason(tmp_path):
+    # the reason a finding's fix gives for having none, else what its rule says a person does
+    write(
+        tmp_path,
+        {
+            "test_left.py": (
+                "import torch\n"
+                "from torch.testing._internal.common_utils import HardwareClassification, TestCase\n"
+                "\n"
+                "\n"
+                "class TestNotInstantiated(TestCase):\n"
+                "    hw_classification = HardwareClassification.ACCELERATOR\n"
+                "\n"
+                "    def test_a(self):\n"
+                "        pass\n"
+                "\n"
+                "\n"
+                "class TestAsks(TestCase):\n"
+                "    hw_classification = HardwareClassification.GENERIC\n"
+                "\n"
+                "    def test_b(self):\n"
+                "        torch.cuda.synchronize()\n"
+            )
+        },
+    )
+    text = run_tool("hwlint", "report", "--isolated", "--no-cache", ".", cwd=tmp_path).stdout
+    assert text.split("Left to a person")[1].splitlines() == [
+        ": 3 findings, each with what to do",
+        "  test_left.py:5:1: HWC102 ACCELERATOR test class `TestNotInstantiated` is never passed to "
+        "`instantiate_device_type_tests` in the scanned files.",
+        "    " + RULES["HWC102"].manual,
+        "  test_left.py:8:5: HWC202 ACCELERATOR test method `TestNotInstantiated.test_a` takes no "
+        "`device` or `devices` parameter.",
+        "    `TestNotInstantiated` is not instantiated: nothing would pass `device`",
+        "  test_left.py:16:9: HWC204 GENERIC test class `TestAsks` calls the accelerator API "
+        "`torch.cuda.synchronize()`.",
+        "    " + RULES["HWC204"].manual,
+    ]

@@ -41,7 +41,9 @@ def cmd_report(args) -> int:
     elif revision:
         doc["compare"] = _compare_revision(doc, args, taxonomy, configs)
     # the HTML page links to sources relative to where it is written, or under --base-url
-    text = RENDERERS[args.format](doc, output=args.output, base_url=args.base_url)
+    text = RENDERERS[args.format](
+        doc, output=args.output, base_url=args.base_url, needs=report.needs_person()
+    )
     if not args.output:
         sys.stdout.write(text)
         return EXIT_CLEAN

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 
 from .. import __version__
 from ..collection import tests_run_elsewhere
+from ..edits import Applicability
 from ..model import ClassInfo, FileModel, ParseError, effective_declaration, mro
 from ..model.source import MAX_FILE_BYTES, read_source
 from ..pipeline.cache import Cache, decoder, encode
@@ -42,6 +43,7 @@ from ..pipeline.engine import keep_model
 from ..pipeline.session import RunOptions, Session
 from ..project import Links, links_of
 from ..rules.check import Finding, Selection, check_path, run_rules, unreadable
+from ..rules.registry import RULES
 from ..select.records import FileSelection, RunnerSelection
 from ..select.replay import selection_at, slim_selection
 from ..select.runners import apply_links, select_runners
@@ -227,6 +229,35 @@ class Report:
     @property
     def never_run(self) -> list[ClassRow]:
         return [c for c in self.classes if c.never_run is not None]
+
+    def needs_person(self) -> list[dict]:
+        """Each finding but advice, with what is left to do: ``{"path", "line", "col", "code",
+        "message", "reason"}``. The reason of a finding without a fix is its fix's own (why there is
+        none), else what its rule says a person does; a fixable one names the command that fixes it
+        (on a tree ``--fix --unsafe-fixes`` ran on, such a fix is one the fixer refused)."""
+        out = []
+        for f in self.findings:
+            rule = RULES.get(f.code)
+            if rule is None or rule.severity == "advice":
+                continue
+            if f.fix is not None and f.fix.applicable:
+                flags = "--fix" if f.fix.applicability == Applicability.SAFE else "--fix --unsafe-fixes"
+                reason = f"`hwlint check {flags}` fixes it ({f.fix.message}), unless it refuses: then by hand"
+            elif f.fix is not None and f.fix.reason:
+                reason = f.fix.reason
+            else:
+                reason = rule.manual or rule.summary
+            out.append(
+                {
+                    "path": _posix(f.path),
+                    "line": f.line,
+                    "col": f.col + 1,
+                    "code": f.code,
+                    "message": f.message,
+                    "reason": reason,
+                }
+            )
+        return out
 
     def to_json(self) -> dict:
         """The ``hwlint-report/1`` document: stable keys, paths with forward slashes."""

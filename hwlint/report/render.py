@@ -103,7 +103,7 @@ def _grid(headers: Sequence[str], rows: Sequence[Sequence[object]], align: str =
     return out
 
 
-def render_table(doc: dict, **_: object) -> str:
+def render_table(doc: dict, needs: Sequence[dict] = (), **_: object) -> str:
     """The report for a terminal: headline, directories, runners, never-run classes, findings."""
     lines = [f"hwlint report: {doc['root']}", "  " + " · ".join(_headline(doc)), ""]
     if doc["compare"]:
@@ -170,6 +170,13 @@ def render_table(doc: dict, **_: object) -> str:
         lines += ["  " + line for line in _grid(["Count", "Code", "Rule"], _rule_rows(findings), "rl")]
         lines += ["", "Findings by directory:"]
         lines += ["  " + line for line in _grid(*_findings_by_directory(doc, str))]
+    if needs:
+        lines += ["", f"Left to a person: {plural(len(needs), 'finding')}, each with what to do"]
+        for n in needs:
+            lines += [
+                f"  {n['path']}:{n['line']}:{n['col']}: {n['code']} {n['message']}",
+                f"    {n['reason']}",
+            ]
     if doc["compare"]:
         lines += _table_changes(doc["compare"])
     # paths, class names and messages come from the pull request: escaped as in `hwlint check`
@@ -305,7 +312,7 @@ def _details(summary: str, body: list[str]) -> list[str]:
     return ["", f"<details><summary>{summary}</summary>", "", *body, "", "</details>"]
 
 
-def render_markdown(doc: dict, **_: object) -> str:
+def render_markdown(doc: dict, needs: Sequence[dict] = (), **_: object) -> str:
     """A pull-request comment: headline and runners in view, everything long inside <details>."""
     head = _headline(doc)
     lines = [
@@ -355,6 +362,15 @@ def render_markdown(doc: dict, **_: object) -> str:
                 "",
                 *_md_table(*_findings_by_directory(doc, _md_code)),
             ],
+        )
+    if needs:
+        rows = [
+            [_md_where(n), _md_code(n["code"]), _md_message(n["message"]), _md_message(n["reason"])]
+            for n in needs
+        ]
+        lines += _details(
+            f"Left to a person ({number(len(needs))})",
+            _md_table(["Where", "Rule", "Finding", "What to do"], rows, "llll"),
         )
     return "\n".join(lines) + "\n"
 

@@ -31,6 +31,9 @@ class Rule:
     doc: str
     check: Callable[[Context], Iterator[Hit]] | None
     severity: str = "error"  # error | warning | advice (lintrunner's vocabulary)
+    #: what a person does about a finding the rule has no fix for (``hwlint report`` lists each
+    #: such finding with its fix's own reason, else this)
+    manual: str = ""
 
     @property
     def summary(self) -> str:
@@ -43,14 +46,16 @@ class Rule:
 RULES: dict[str, Rule] = {}
 
 
-def rule(code: str, name: str, message: str, severity: str = "error"):
-    """Register the decorated check (or, for file-level codes, a docstring holder) under *code*."""
+def rule(code: str, name: str, message: str, severity: str = "error", manual: str = ""):
+    """Register the decorated check (or, for file-level codes, a docstring holder) under *code*;
+    *manual* says what a person does about a finding without a fix."""
 
     def register(fn: Callable[[Context], Iterator[Hit]]) -> Callable[[Context], Iterator[Hit]]:
         if code in RULES:
             raise ValueError(f"duplicate rule code {code}")
         check = None if getattr(fn, "__no_check__", False) else fn
-        RULES[code] = Rule(code, name, message, inspect.cleandoc(fn.__doc__ or ""), check, severity)
+        doc = inspect.cleandoc(fn.__doc__ or "")
+        RULES[code] = Rule(code, name, message, doc, check, severity, manual)
         return fn
 
     return register

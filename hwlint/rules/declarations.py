@@ -14,7 +14,12 @@ from .base import Hit, rule
 from .split import Split, copy_edits, described, plain_splits, subclass_edits
 
 
-@rule("HWC001", "missing-hw-classification", "Test class `{cls}` does not declare `{attribute}`{inherited}.")
+@rule(
+    "HWC001",
+    "missing-hw-classification",
+    "Test class `{cls}` does not declare `{attribute}`{inherited}.",
+    manual="declare the classification its tests need",
+)
 def missing_hw_classification(ctx: Context) -> Iterator[Hit]:
     """
     ## What it does
@@ -67,6 +72,7 @@ def missing_hw_classification(ctx: Context) -> Iterator[Hit]:
     "HWC002",
     "unknown-hw-classification",
     "Test class `{cls}` declares `{member}`, which is not a classification in the taxonomy ({known}).",
+    manual="declare a classification the taxonomy knows",
 )
 def unknown_hw_classification(ctx: Context) -> Iterator[Hit]:
     """
@@ -100,6 +106,7 @@ def unknown_hw_classification(ctx: Context) -> Iterator[Hit]:
     "HWC003",
     "unresolvable-hw-classification",
     "Test class `{cls}` sets `{attribute}` to `{value}`, which is not a static `{enum}.MEMBER`.",
+    manual="write the value as `HardwareClassification.MEMBER`",
 )
 def unresolvable_hw_classification(ctx: Context) -> Iterator[Hit]:
     """
@@ -137,7 +144,13 @@ def unresolvable_hw_classification(ctx: Context) -> Iterator[Hit]:
             )
 
 
-@rule("HWC004", "mixed-device-test-class", "Test class `{cls}` mixes {mixed}.", severity="warning")
+@rule(
+    "HWC004",
+    "mixed-device-test-class",
+    "Test class `{cls}` mixes {mixed}.",
+    severity="warning",
+    manual="split the class: its tests need different classifications",
+)
 def mixed_device_test_class(ctx: Context) -> Iterator[Hit]:
     """
     ## What it does
@@ -234,6 +247,7 @@ def collected_inference(ctx: Context, cls: ClassInfo) -> Inference | None:
     "HWC005",
     "unclassified-collected-class",
     "Class `{cls}` collects tests ({how}) but has no `{attribute}`.",
+    manual="declare the classification of the tests the class collects",
 )
 def unclassified_collected_class(ctx: Context) -> Iterator[Hit]:
     """
@@ -287,6 +301,10 @@ def unclassified_collected_class(ctx: Context) -> Iterator[Hit]:
     "HWC006",
     "uncertain-hw-classification",
     "Test class `{cls}` declares `{attribute}`, but {why}: the runtime may read another value.",
+    manual=(
+        "the runtime may read another classification than the one declared: remove what rebinds it,"
+        " or declare it where nothing does"
+    ),
 )
 def uncertain_hw_classification(ctx: Context) -> Iterator[Hit]:
     """

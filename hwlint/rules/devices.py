@@ -25,6 +25,10 @@ from .base import Hit, rule
     "HWC301",
     "hardcoded-device",
     "{classification} test class `{cls}` hard-codes {device} in `{method}`: `{use}`.",
+    manual=(
+        "no device-neutral spelling for this use: give the test the device it is handed, or move it"
+        " to a class for its device"
+    ),
 )
 def hardcoded_device(ctx: Context) -> Iterator[Hit]:
     """

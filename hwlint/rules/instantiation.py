@@ -12,7 +12,12 @@ from ..taxonomy import Classification
 from .base import Hit, rule
 
 
-@rule("HWC101", "instantiation-forbidden", "{classification} test class `{cls}` is passed to `{function}`.")
+@rule(
+    "HWC101",
+    "instantiation-forbidden",
+    "{classification} test class `{cls}` is passed to `{function}`.",
+    manual="drop the instantiation call, or classify the class ACCELERATOR and give its tests `device`",
+)
 def instantiation_forbidden(ctx: Context) -> Iterator[Hit]:
     """
     ## What it does
@@ -46,6 +51,11 @@ def instantiation_forbidden(ctx: Context) -> Iterator[Hit]:
     "HWC102",
     "instantiation-missing",
     "{classification} test class `{cls}` is never passed to `{function}` in the scanned files.",
+    manual=(
+        "nothing instantiates this ACCELERATOR class: give its tests `device` and instantiate it, "
+        "or classify it for the one device its tests need (instantiation replaces the class by one "
+        "per device, whose device base's setUpClass runs instead of the class's own)"
+    ),
 )
 def instantiation_missing(ctx: Context) -> Iterator[Hit]:
     """
@@ -85,6 +95,7 @@ def instantiation_missing(ctx: Context) -> Iterator[Hit]:
     "HWC103",
     "only-for-forbidden",
     "{classification} test class `{cls}` is instantiated with `only_for={value}`.",
+    manual="pass the devices to leave out as `except_for` instead",
 )
 def only_for_forbidden(ctx: Context) -> Iterator[Hit]:
     """
@@ -173,7 +184,12 @@ def _device_calls(
             yield cls, c, call
 
 
-@rule("HWC104", "only-for-mismatch", "{classification} test class `{cls}` is instantiated {problem}.")
+@rule(
+    "HWC104",
+    "only-for-mismatch",
+    "{classification} test class `{cls}` is instantiated {problem}.",
+    manual="instantiate the class `only_for` its classification's device",
+)
 def only_for_mismatch(ctx: Context) -> Iterator[Hit]:
     """
     ## What it does
@@ -217,6 +233,7 @@ def only_for_mismatch(ctx: Context) -> Iterator[Hit]:
     "HWC105",
     "except-for-forbidden",
     "{classification} test class `{cls}` is instantiated with `except_for={value}`.",
+    manual="drop `except_for`, or classify the class for every device",
 )
 def except_for_forbidden(ctx: Context) -> Iterator[Hit]:
     """
@@ -250,6 +267,7 @@ def except_for_forbidden(ctx: Context) -> Iterator[Hit]:
     "unresolvable-device-filter",
     "{classification} test class `{cls}` is instantiated "
     "with `{keyword}={value}`, which cannot be resolved statically.",
+    manual="spell the device filter as a literal, or a module constant assigned once",
 )
 def unresolvable_device_filter(ctx: Context) -> Iterator[Hit]:
     """
@@ -292,6 +310,7 @@ def unresolvable_device_filter(ctx: Context) -> Iterator[Hit]:
     "generated-name-collision",
     "Class `{cls}` has the name that `{function}` generates for "
     "`{generic}` on {device} (line {line}); at run time one replaces the other.",
+    manual="rename the hand-written class: instantiation replaces it at run time",
 )
 def generated_name_collision(ctx: Context) -> Iterator[Hit]:
     """

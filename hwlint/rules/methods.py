@@ -16,6 +16,7 @@ from .split import ACCELERATOR_PIN, MOVE, NATIVE, PinPlan, described, pin_edits,
     "HWC201",
     "device-param-forbidden",
     "{classification} test method `{cls}.{method}` takes a `{param}` parameter.",
+    manual="drop the `device` parameter, or classify the class ACCELERATOR and instantiate it",
 )
 def device_param_forbidden(ctx: Context) -> Iterator[Hit]:
     """
@@ -142,6 +143,10 @@ def _device_param_fix(ctx: Context, cls: ClassInfo, m: Method) -> Fix:
     "HWC203",
     "device-specific-decorator",
     "{classification} test {kind} `{target}` is decorated with `@{decorator}`.",
+    manual=(
+        "a test pinned to one device in a class for every device: move it to a class for that "
+        "device, or use `@onlyAccelerator` where its body is device-neutral"
+    ),
 )
 def device_specific_decorator(ctx: Context) -> Iterator[Hit]:
     """
@@ -221,6 +226,10 @@ def _pin_fix(ctx: Context, cls: ClassInfo, plan: PinPlan, at: tuple[int, int], n
     "HWC204",
     "availability-check",
     "{classification} test class `{cls}` calls the accelerator API `{call}`.",
+    manual=(
+        "a GENERIC class calls an accelerator API: move the tests that need the device to a class "
+        "classified for it, or drop the call"
+    ),
 )
 def availability_check(ctx: Context) -> Iterator[Hit]:
     """
