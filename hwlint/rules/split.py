@@ -221,14 +221,26 @@ def copy_edits(
     edits.append(b.insert_after_line(cls.end_line, text))
     for p in ctx.model.passed:
         if p.name == cls.name:
-            line = p.line
-            statement = b.lines(line, line)
+            last = _statement_end(b, p.line)
+            statement = b.lines(p.line, last).rstrip("\r\n")
             repeated = "".join(
-                re.sub(rf"\b{re.escape(cls.name)}\b", s.name, statement.rstrip("\r\n")) + newline
-                for s in splits
+                re.sub(rf"\b{re.escape(cls.name)}\b", s.name, statement) + newline for s in splits
             )
-            edits.append(b.insert_after_line(line, repeated))
+            edits.append(b.insert_after_line(last, repeated))
     return edits
+
+
+def _statement_end(b: EditBuilder, line: int) -> int:
+    """The last line of the module-level statement that starts at *line*."""
+    last = line
+    while True:
+        try:
+            ast.parse(b.lines(line, last))
+            return last
+        except SyntaxError:
+            if last >= len(b.starts) - 1:
+                raise
+            last += 1
 
 
 def _members(

@@ -48,4 +48,7 @@ class TestPoolingNN(TestCase):
         self.assertFalse(torch.isinf(self._pool(input)).any())
 
 
-instantiate_parametrized_tests(TestPoolingNN)
+# over lines, as test/test_stateless.py writes it
+instantiate_parametrized_tests(
+    TestPoolingNN,
+)

@@ -68,5 +68,10 @@ class TestPoolingNNCudaOnly(TestCase):
         self.assertFalse(torch.isinf(self._pool(input)).any())
 
 
-instantiate_parametrized_tests(TestPoolingNN)
-instantiate_parametrized_tests(TestPoolingNNCudaOnly)
+# over lines, as test/test_stateless.py writes it
+instantiate_parametrized_tests(
+    TestPoolingNN,
+)
+instantiate_parametrized_tests(
+    TestPoolingNNCudaOnly,
+)
