@@ -65,8 +65,9 @@ def pytest_sessionfinish(session):
 '''
 
 
-#: This checkout: hwselect and the pytest plugin run from it, whatever hwlint is installed.
-CHECKOUT = str(Path(__file__).resolve().parents[1])
+#: hwselect and the pytest plugin run from this checkout, whatever hwlint is installed, or from
+#: HWLINT_CHECKOUT (a copy that does not change while the shards run: each run recomputes the split).
+CHECKOUT = os.environ.get("HWLINT_CHECKOUT") or str(Path(__file__).resolve().parents[1])
 
 
 def hwselect(root: Path, *args: str) -> subprocess.CompletedProcess:

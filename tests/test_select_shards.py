@@ -449,3 +449,33 @@ def test_the_plan_is_the_same_whatever_the_order_of_the_classes():
         [(u.candidate.name, u.test, u.item) for u in p] for p in two.parts
     ]
     assert max(one.seconds) <= 1.05 * one.bound
+
+
+def test_items_count_itertools_product_and_list(tmp_path, taxonomy):
+    path = tmp_path / "test_prod.py"
+    path.write_text(
+        textwrap.dedent(
+            """
+            class TestProd(TestCase):
+                hw_classification = HardwareClassification.ACCELERATOR
+
+                @dtypes(*itertools.product((torch.bool, torch.int, torch.float), repeat=2))
+                def test_pairs(self, device, dtypes): ...
+
+                @dtypes(*list(itertools.product(floating_types(), (torch.int8, torch.int16))))
+                def test_mixed(self, device, dtypes): ...
+
+                @dtypes(*itertools.product(some_list, repeat=2))
+                def test_unknown(self, device, dtypes): ...
+
+            instantiate_device_type_tests(TestProd, globals())
+            """
+        )
+    )
+    (c,) = select_files(taxonomy, "cpu", [str(path)]).selected
+    assert [(t.name, t.items, t.exact, t.plain) for t in c.test_items] == [
+        ("test_pairs", 9, True, False),
+        ("test_mixed", 4, True, False),
+        ("test_unknown", 1, False, False),
+    ]
+    assert not c.items_exact

@@ -3,8 +3,9 @@
 torch's ``instantiate_device_type_tests`` makes one test per dtype of ``@dtypes(...)`` (or of the
 device's own ``@dtypesIfCUDA(...)``) and per op of ``@ops(...)``, and ``@parametrize(...)`` makes one
 per value (``instantiate_parametrized_tests`` or a device instantiation). Stacked decorators
-multiply. A count is read when the arguments are literals, ``range(N)``, or torch's dtype lists
-(``floating_types()``, ``all_types_and(torch.half)``...); anything else (``@ops(op_db)``, a
+multiply. A count is read when the arguments are literals, ``range(N)``, torch's dtype lists
+(``floating_types()``, ``all_types_and(torch.half)``...), ``itertools.product`` of those (with
+``repeat=``) or ``list(...)`` of one; anything else (``@ops(op_db)``, a
 computed list) counts 1 for that decorator. The shard planner uses the count to estimate the time
 of a class without a recorded duration.
 """
@@ -155,7 +156,26 @@ def _length(node: ast.expr) -> int | None:
         if name in DTYPE_LISTS:
             extra = _sequence_length(node.args) if name.endswith("_and") else 0
             return None if extra is None else DTYPE_LISTS[name] + extra
+        if name in ("list", "tuple") and len(node.args) == 1 and not node.keywords:
+            return _length(node.args[0])
+        if name == "product":  # itertools.product(a, b, repeat=k): (len(a) * len(b)) ** k
+            return _product(node)
     return None
+
+
+def _product(node: ast.Call) -> int | None:
+    repeat = 1
+    for k in node.keywords:
+        if k.arg != "repeat" or not isinstance(k.value, ast.Constant) or type(k.value.value) is not int:
+            return None
+        repeat = k.value.value
+    n = 1
+    for a in node.args:
+        size = None if isinstance(a, ast.Starred) else _length(a)
+        if size is None:
+            return None
+        n *= size
+    return n**repeat if 0 <= repeat <= 8 else None
 
 
 # -- the names @parametrize gives --------------------------------------------------------------
