@@ -33,28 +33,28 @@ def key_file() -> Path:
     return Path(base) / "hwlint" / "cache-key"
 
 
-#: Why the key was refused, when it was (a front end may say so): None when it was not.
-key_problem: str | None = None
 KEY_MIN_BYTES, KEY_MAX_BYTES = 16, 64
 
 
 def secret() -> bytes | None:
     """The MAC key, created (32 random bytes, mode 0600) when missing; None when it cannot be had
-    or is not to be trusted (:func:`_key_refusal`), which turns the cache off for the run."""
-    global key_problem
+    or is not to be trusted (:func:`key_or_refusal` says why), which turns the cache off."""
+    return key_or_refusal()[0]
+
+
+def key_or_refusal() -> tuple[bytes | None, str | None]:
+    """The MAC key (:func:`secret`) and, when it is None, why it was refused (a front end may say so)."""
     path = key_file()
-    key_problem = _misplaced(path)
-    if key_problem is not None:
-        return None
+    problem = _misplaced(path)
+    if problem is not None:
+        return None, problem
     for _ in range(2):
-        key, key_problem = _read_key(path)
-        if key is None and key_problem == "missing":
-            key_problem = None
+        key, problem = _read_key(path)
+        if key is None and problem == "missing":
             _create_key(path)
             continue
-        return key
-    key_problem = key_problem or f"{path}: cannot be created"
-    return None
+        return key, problem
+    return None, problem if problem != "missing" else f"{path}: cannot be created"
 
 
 def _misplaced(path: Path) -> str | None:

@@ -128,16 +128,14 @@ KNOWN_STATE = {
     ("hwlint.pipeline.engine", "_barrier"),
     ("hwlint.pipeline.engine", "_memory_limit"),
     ("hwlint.model.syntax", "_deferred"),  # a worker's trees, freed when it starts the next file
-    # TODO(issue 51): the trees a run reads symlinks into, and the key problem, belong to the session
+    # TODO(issue 51): the trees a run reads symlinks into belong to the session
     ("hwlint.roots", "_roots"),
     ("hwlint.roots", "_projects"),
-    ("hwlint.keystore", "key_problem"),
     # memos of pure functions of their key (a type, a taxonomy, a model), bounded or tiny
     ("hwlint.pipeline.cache", "_field_names"),
     ("hwlint.pipeline.cache", "_decoders"),
     ("hwlint.model.devices", "_VOCABULARIES"),
     ("hwlint.model.syntax", "_CHILD_FIELDS"),  # node type -> its child fields
-    ("hwlint.model.records", "_MROS"),  # TODO(issue 51): keyed by id(); belongs to the model
     ("hwlint.project", "_loaded"),  # flake8's models of imported modules, by path and stamp
     ("hwlint.fix.write", "_CLEANED"),  # when this process last swept a directory's stale temporaries
     # the rule table, filled as the rule modules are imported (each rule registers itself)

@@ -476,11 +476,20 @@ class FileModel:
     _calls: dict[str, list[Instantiation]] = field(default_factory=dict, compare=False, repr=False)
     _noqa: dict[int, tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
     _spans: dict[str, tuple[list[int], list[int]]] = field(default_factory=dict, compare=False, repr=False)
+    # The linearizations :func:`mro` made, per resolver: id of the resolver -> (the resolver, id of
+    # a class -> (the class, its order)). The objects are held, so no id is reused while they live.
+    _mros: dict[int, tuple[object, dict[int, tuple[ClassInfo, ...]]]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    def __getstate__(self) -> dict:
+        # the linearizations are keyed by ids, which mean nothing in another process
+        return {**self.__dict__, "_mros": {}}
 
     def __post_init__(self) -> None:
         # dataclasses.replace() hands the old indexes in: start from empty ones, or every copy
         # (a model given a resolver) would list each class and call once more
-        for name in ("_index", "_lines", "_calls", "_noqa", "_spans"):
+        for name in ("_index", "_lines", "_calls", "_noqa", "_spans", "_mros"):
             object.__setattr__(self, name, {})
         for c in self.classes:
             self._index.setdefault(c.name, []).append(c)
@@ -644,20 +653,12 @@ def mro(model: FileModel, cls: ClassInfo, resolver: Resolver | None = None) -> l
 
 _LOCAL = LocalResolver()
 
-#: (id of a model, id of a resolver) -> (the model, the resolver, id of a class -> (the class, its
-#: order)): the objects are held, so no id is reused while its entry lives. The last few models only.
-_MROS: dict[tuple[int, int], tuple[FileModel, object, dict[int, tuple[ClassInfo, ...]]]] = {}
-_MRO_MODELS = 4
-
 
 def _mro_memo(model: FileModel, resolver: Resolver | None) -> dict[int, tuple[ClassInfo, ...]]:
-    key = (id(model), id(resolver))
-    entry = _MROS.get(key)
+    entry = model._mros.get(id(resolver))
     if entry is None:
-        if len(_MROS) >= _MRO_MODELS:
-            del _MROS[next(iter(_MROS))]
-        entry = _MROS[key] = (model, resolver, {})
-    return entry[2]
+        entry = model._mros[id(resolver)] = (resolver, {})
+    return entry[1]
 
 
 def _linearize(

@@ -51,7 +51,7 @@ from stat import S_ISREG
 from typing import Any
 
 from .. import __version__
-from ..keystore import UNREAD, read_regular, read_signed, secret, write_signed
+from ..keystore import UNREAD, key_or_refusal, read_regular, read_signed, write_signed
 from ..model.source import Stamp, stamp_of
 
 CACHE_DIR_NAME = ".hwlint_cache"
@@ -388,7 +388,7 @@ class Cache:
         self.python = f"{sys.implementation.name}-{'.'.join(map(str, sys.version_info[:3]))}"
         self.code = code or code_digest()
         self.prefix = f"{__version__}-{self.code[:12]}-{taxonomy_digest[:20]}"
-        self._key = secret()
+        self._key, self.key_problem = key_or_refusal()  # why the cache is off, when it is
         self._stores: dict[str, _Store] = {}
         self._keys: dict[str, str] = {}
 
@@ -415,7 +415,7 @@ class Cache:
 
     @property
     def key_refused(self) -> bool:
-        """Whether the cache is off because its key could not be had (:data:`key_problem` says why)."""
+        """Whether the cache is off because its key could not be had (:attr:`key_problem` says why)."""
         return self._key is None
 
     @property

@@ -101,9 +101,7 @@ class Session:
             root = configs.cache_root if configs is not None else config.root
             cache = open_cache(taxonomy.digest, root, options.cache_dir)
             if cache is not None and cache.key_refused:
-                from ..keystore import key_problem
-
-                notices.append(f"cache key not used, the cache is off: {key_problem}")
+                notices.append(f"cache key not used, the cache is off: {cache.key_problem}")
         follow = instantiators = None
         if project:
             import functools
