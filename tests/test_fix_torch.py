@@ -106,6 +106,73 @@ instantiate_device_type_tests(TestPinnedSome, globals())
 """,
         None,
     ),
+    # issue 50, test_out_dtype_op.py / nn/test_pooling.py: a test a device guard skips without CUDA,
+    # in a class whose other tests need no device (GENERIC: it was skipped on the only runner)
+    "test_split_guarded.py": (
+        """
+class TestGuarded(TestCase):
+    _do_cuda_memory_leak_check = True
+
+    def setUp(self):
+        super().setUp()
+        self.x = torch.ones(2)
+
+    def _total(self):
+        return self.x.sum().item()
+
+    def test_plain(self):
+        self.assertEqual(self._total(), 2)
+
+    @unittest.skipIf(not TEST_CUDA, "CUDA unavailable")
+    def test_needs_cuda(self):
+        self.assertEqual(self._total(), 2)
+        self.assertEqual(torch.device("cuda").type, "cuda")
+
+    def test_other(self):
+        self.assertEqual(self.x.numel(), 2)
+""",
+        None,
+    ),
+    # issue 50, nn/test_pooling.py's TestPoolingNNDeviceType: tests pinned to the CPU and to CUDA,
+    # a device-neutral @onlyCUDA test and @onlyNativeDeviceTypes in a class for every device
+    "test_split_pins.py": (
+        """
+from torch.testing._internal.common_device_type import (
+    instantiate_device_type_tests,
+    onlyCPU,
+    onlyCUDA,
+    onlyNativeDeviceTypes,
+)
+
+
+class TestPins(TestCase):
+    def _kind(self, device):
+        return torch.device(device).type
+
+    def test_any(self, device):
+        self.assertEqual(self._kind(device), self.device_type)
+
+    @onlyNativeDeviceTypes
+    def test_native(self, device):
+        self.assertEqual(self._kind(device), self.device_type)
+
+    @onlyCPU
+    def test_cpu_only(self, device):
+        self.assertEqual(self._kind(device), "cpu")
+
+    @onlyCUDA
+    def test_cuda_kernel(self, device):
+        self.assertEqual(torch.device("cuda").type, self._kind(device))
+
+    @onlyCUDA
+    def test_neutral(self, device):
+        self.assertEqual(self._kind(device), self.device_type)
+
+
+instantiate_device_type_tests(TestPins, globals())
+""",
+        None,
+    ),
     # test_prims.py (TestPrims): two pinned tests in a row, the first right below the header; their
     # deletions shared the blank line between them ("overlapping edits", the file left unfixed)
     "test_split_adjacent.py": (
@@ -446,6 +513,50 @@ def test_pinned_tests_move_to_a_class_of_their_own(migrated):
     assert ran["privateuse1"] == [
         "TestPinnedSomeOPENREG::test_mul_openreg",
         "TestPinnedSomeOPENREG::test_sum_openreg",
+    ]
+
+
+def _ran(migrated: dict, name: str) -> dict[str, list[str]]:
+    return {
+        runner: sorted("::".join(o[0].split("::")[-2:]) for o in after[name]["outcomes"])
+        for runner, after in migrated["after"].items()
+    }
+
+
+def test_guarded_tests_move_to_a_class_for_their_device(migrated):
+    """Issue 50: the test a guard skips without CUDA runs on the cuda runners, in a copy of its class
+    on the same bases (setUp, helpers and class attributes kept); the others stay GENERIC."""
+    fixed = migrated["fixed"]["test_split_guarded.py"]
+    assert (
+        "class TestGuardedCudaOnly(TestCase):\n    hw_classification = HardwareClassification.CUDA" in fixed
+    )
+    ran = _ran(migrated, "test_split_guarded.py")
+    assert ran["cpu"] == ["TestGuarded::test_other", "TestGuarded::test_plain"]
+    assert ran["cuda"] == ran["rocm"] == ["TestGuardedCudaOnly::test_needs_cuda"]
+    assert ran["mps"] == ran["xpu"] == ran["privateuse1"] == []
+
+
+def test_pinned_tests_split_per_device_and_neutral_pins_go(migrated):
+    """Issue 50 (HWC203): @onlyCPU and @onlyCUDA tests move to a class for each device, a
+    device-neutral @onlyCUDA test becomes @onlyAccelerator (every accelerator runs it), and
+    @onlyNativeDeviceTypes, which skips none of the generated devices, goes."""
+    fixed = migrated["fixed"]["test_split_pins.py"]
+    assert "@onlyNativeDeviceTypes\n    def test_native" not in fixed
+    assert "@onlyAccelerator\n    def test_neutral" in fixed
+    assert 'instantiate_device_type_tests(TestPinsCpuOnly, globals(), only_for="cpu")' in fixed
+    assert 'instantiate_device_type_tests(TestPinsCudaOnly, globals(), only_for="cuda")' in fixed
+    ran = _ran(migrated, "test_split_pins.py")
+    assert ran["cpu"] == [
+        "TestPinsCPU::test_any_cpu",
+        "TestPinsCPU::test_native_cpu",
+        "TestPinsCPU::test_neutral_cpu",
+        "TestPinsCpuOnlyCPU::test_cpu_only_cpu",
+    ]
+    assert ran["cuda"] == [
+        "TestPinsCUDA::test_any_cuda",
+        "TestPinsCUDA::test_native_cuda",
+        "TestPinsCUDA::test_neutral_cuda",
+        "TestPinsCudaOnlyCUDA::test_cuda_kernel_cuda",
     ]
 
 

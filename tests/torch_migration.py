@@ -84,13 +84,18 @@ def not_passing(
     runners: list[str], before: dict[str, dict], after: dict[str, dict], path: str
 ) -> list[tuple[str, str, str, str]]:
     """(runner, node id, outcome, why) of every test the filter keeps after on a runner that does
-    not pass there, when the same test (by device-neutral key) passed before on some runner."""
+    not pass there, when the same test (by device-neutral key) passed before on some runner. A
+    test skipped on a runner that skipped it before too (``@onlyCUDA`` made ``@onlyAccelerator``:
+    the CPU skips both) is no regression."""
     passed = set()
+    skipped_before = set()
     for r in runners:
         outcomes = {o[0]: o[1] for o in before[r].get(path, {}).get("outcomes", ())}
         for row in before[r].get(path, {}).get("records", ()):
             if outcomes.get(row[0]) == "passed":
                 passed.add((row[2], row[3]))
+            elif outcomes.get(row[0]) == "skipped":
+                skipped_before.add((r, row[2], row[3]))
     out = []
     for r in runners:
         result = after[r].get(path, {})
@@ -98,7 +103,9 @@ def not_passing(
         for row in result.get("records", ()):
             if row[7] and (row[2], row[3]) in passed:
                 outcome, why = outcomes.get(row[0], ("not run", ""))
-                if outcome != "passed":
+                if outcome != "passed" and not (
+                    outcome == "skipped" and (r, row[2], row[3]) in skipped_before
+                ):
                     out.append((r, row[0], outcome, why))
     return out
 
