@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 from .. import __version__
-from ..edits import Applicability
 from ..rules.docs import rule_url
 from ..words import shown_path, visible
 from .common import UserError as _UserError
@@ -247,6 +246,8 @@ def write_findings(args, out, run, findings, describe_fix, fixed=None) -> None:
             describe_fix=describe_fix,
         )
     if output_format.summary and not args.quiet:
+        from ..edits import Applicability  # loaded only where findings were made: the parser needs none
+
         fixable_count = sum(1 for f in findings if run.fixable(f))
         hidden = (
             0
