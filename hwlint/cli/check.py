@@ -25,7 +25,7 @@ from .common import (
     written,
 )
 from .common import UserError as _UserError
-from .output import FORMATS, fixed_findings, output_to, write_findings
+from .output import FORMATS, ReportOptions, fixed_findings, output_to, write_findings
 from .parser import build_parser
 from .report import cmd_report
 from .rule import cmd_rule
@@ -155,7 +155,7 @@ def _check_once(args, stdin: bool = False) -> int:
     fix = args.fix or args.fix_only
     options = FixOptions(fix, args.unsafe_fixes, args.diff, args.show_fixes, tuple(args.paths or ["."]))
     selection_for = selections(configs)
-    baselines = Baselines(args, configs)
+    baselines = Baselines(args.baseline, configs)
     # --fix, --diff and --show-fixes plan (and fix) each file in the check's own pass over it
     planning = (fix or args.diff or args.show_fixes) and not args.add_noqa
     describing = FORMATS[args.output_format].describes_fixes and not args.statistics and not args.fix_only
@@ -171,7 +171,7 @@ def _check_once(args, stdin: bool = False) -> int:
     if args.add_noqa:
         return _add_noqa([f for _, findings in found_all for f in findings])
     run = _merge_runs(runs, options, unlisted)
-    return _finish(args, run, describers if describing else None)
+    return _finish(ReportOptions.of(args), run, describers if describing else None)
 
 
 def _check_groups(args, configs, paths, options, selection_for, baselines, planning, describing):
@@ -213,7 +213,7 @@ def _check_groups(args, configs, paths, options, selection_for, baselines, plann
         found_all += found
         if args.add_noqa:
             continue
-        run = _fix_group(args, found, session, selection_for, options, planned, resolvers, planning)
+        run = _fix_group(found, session, selection_for, options, planned, resolvers, planning)
         run.stale = stale
         if form is not None and planning:
             run.notes.append(form.describe(taxonomy))
@@ -223,7 +223,7 @@ def _check_groups(args, configs, paths, options, selection_for, baselines, plann
     return found_all, runs, describers
 
 
-def _finish(args, run, describers) -> int:
+def _finish(report: ReportOptions, run, describers) -> int:
     """Write the merged *run* as the options ask (the fixes made, a diff, the fix report or the
     findings) and return the exit code; *describers*: see :func:`_describers` (None: no JSON fix)."""
     for warning in run.warnings:
@@ -239,27 +239,27 @@ def _finish(args, run, describers) -> int:
         )
         for note in dict.fromkeys(run.notes):
             print(f"hwlint: {note}", file=sys.stderr)
-    fixed_any = bool(run.files_fixed) and args.exit_non_zero_on_fix
-    if args.diff:  # as in ruff: exit 1 when something would change
+    fixed_any = bool(run.files_fixed) and report.exit_non_zero_on_fix
+    if report.diff:  # as in ruff: exit 1 when something would change
         from ..fix.describe import write_diff
 
-        status = EXIT_FINDINGS if run.would_fix and not args.exit_zero else EXIT_CLEAN
+        status = EXIT_FINDINGS if run.would_fix and not report.exit_zero else EXIT_CLEAN
 
         def diff() -> None:
             write_diff(run, sys.stdout, sys.stderr)
-            if args.show_fixes:  # on stderr: stdout stays a patch `git apply` takes
+            if report.show_fixes:  # on stderr: stdout stays a patch `git apply` takes
                 from ..fix.describe import write_fix_report
 
                 write_fix_report(run, sys.stderr)
 
         return written(status, diff)
-    if args.fix_only:  # as ruff: fix, report nothing left over, exit 0 (1 with --exit-non-zero-on-fix)
+    if report.fix_only:  # as ruff: fix, report nothing left over, exit 0 (1 with --exit-non-zero-on-fix)
         status = EXIT_FINDINGS if fixed_any else EXIT_CLEAN
-        if args.show_fixes:
+        if report.show_fixes:
             from ..fix.describe import write_fix_report
 
             def report() -> None:
-                with output_to(args.output_file) as out:
+                with output_to(report.output_file) as out:
                     write_fix_report(run, out)
 
             return written(status, report)
@@ -268,17 +268,17 @@ def _finish(args, run, describers) -> int:
     describe_fix = None
     if describers is not None:
         describe_fix = _describers(findings, describers)
-    clean = not fixed_any and (args.exit_zero or not findings)
+    clean = not fixed_any and (report.exit_zero or not findings)
     status = EXIT_CLEAN if clean else EXIT_FINDINGS
 
     def write() -> None:
-        with output_to(args.output_file) as out:
-            write_findings(args, out, run, findings, describe_fix)
+        with output_to(report.output_file) as out:
+            write_findings(report, out, run, findings, describe_fix)
 
     return written(status, write)
 
 
-def _fix_group(args, found, session, selection_for, options, planned, resolvers, planning):
+def _fix_group(found, session, selection_for, options, planned, resolvers, planning):
     from ..fix.outcome import CheckRun
 
     if planning:

@@ -231,11 +231,32 @@ def fixed_findings(run) -> list:
     return [f for r in run.results if r.written for f in r.fixed]
 
 
-def write_findings(args, out, run, findings, describe_fix, fixed=None) -> None:
+@dataclass(frozen=True)
+class ReportOptions:
+    """How ``hwlint check`` reports and which exit code it gives, typed: read once from the
+    command line (:meth:`of`), then passed on instead of the parsed arguments."""
+
+    output_format: str = "full"
+    output_file: str | None = None  # `-o`: written whole at the end
+    statistics: bool = False
+    quiet: bool = False
+    show_fixes: bool = False
+    diff: bool = False
+    fix_only: bool = False
+    exit_zero: bool = False
+    exit_non_zero_on_fix: bool = False
+
+    @classmethod
+    def of(cls, args) -> ReportOptions:
+        """The options of ``hwlint check``'s parsed *args*."""
+        return cls(**{f: getattr(args, f) for f in cls.__dataclass_fields__})
+
+
+def write_findings(report: ReportOptions, out, run, findings, describe_fix, fixed=None) -> None:
     from .output import FORMATS, summary, write_statistics
 
-    output_format = FORMATS[args.output_format]
-    if args.statistics:
+    output_format = FORMATS[report.output_format]
+    if report.statistics:
         write_statistics(findings, out, fixable=run.fixable)
     else:
         output_format.write(
@@ -245,7 +266,7 @@ def write_findings(args, out, run, findings, describe_fix, fixed=None) -> None:
             fixable=run.fixable,
             describe_fix=describe_fix,
         )
-    if output_format.summary and not args.quiet:
+    if output_format.summary and not report.quiet:
         from ..edits import Applicability  # loaded only where findings were made: the parser needs none
 
         fixable_count = sum(1 for f in findings if run.fixable(f))
@@ -256,7 +277,7 @@ def write_findings(args, out, run, findings, describe_fix, fixed=None) -> None:
         )
         fixed = fixed_findings(run) if fixed is None else fixed
         out.write(summary(findings, fixable_count, fixed, hidden) + "\n")
-    if args.show_fixes:
+    if report.show_fixes:
         from ..fix.describe import write_fix_report
 
         write_fix_report(run, out)

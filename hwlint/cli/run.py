@@ -192,21 +192,22 @@ class Baselines:
     """The baselines of a run: ``--baseline FILE`` for every file (relative to the first path's
     configuration), else the one each file's configuration names."""
 
-    def __init__(self, args, configs):
-        self.args, self.configs = args, configs
+    def __init__(self, given: str | None, configs):
+        """*given*: ``--baseline FILE``, None when not given."""
+        self.given, self.configs = given, configs
         self.loaded: dict[str, object] = {}
         self.warnings: list[str] = []
-        self.any = bool(args.baseline) or any(c.baseline for c in configs.all())
+        self.any = bool(given) or any(c.baseline for c in configs.all())
         self._stale_done: set[tuple] = set()
         # read now, whether or not a file follows it: a bad baseline is an error in any run
-        if args.baseline:
-            self._load(args.baseline, configs.primary.root)
+        if given:
+            self._load(given, configs.primary.root)
         elif configs.primary.baseline:
             self._load(configs.primary.baseline, configs.primary.root)
 
     def for_path(self, path: str):
-        if self.args.baseline:
-            return self._load(self.args.baseline, self.configs.primary.root)
+        if self.given:
+            return self._load(self.given, self.configs.primary.root)
         cfg = self.configs.for_path(path)
         if cfg.baseline is None:
             return None

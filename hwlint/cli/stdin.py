@@ -6,7 +6,7 @@ import os
 import sys
 
 from .common import EXIT_CLEAN, EXIT_FINDINGS, run_options
-from .output import output_to, write_findings
+from .output import ReportOptions, output_to, write_findings
 from .run import Baselines, read_taxonomy, selections
 
 
@@ -19,6 +19,7 @@ def check_stdin(args, configs) -> int:
     from ..pipeline.config import is_test_file_name, project_files
     from ..project import around, project_instantiators
 
+    report = ReportOptions.of(args)
     name = args.stdin_filename or "-"
     cfg = configs.for_path(name)
     taxonomy = read_taxonomy(cfg.taxonomy, remember=not run_options(args).no_cache)
@@ -26,8 +27,8 @@ def check_stdin(args, configs) -> int:
     max_bytes = cfg.max_file_size * 1024 * 1024
     stream = getattr(sys.stdin, "buffer", None)
     data = stream.read(max_bytes + 1) if stream is not None else sys.stdin.read().encode("utf-8")
-    fixing = args.fix or args.fix_only
-    if fixing or args.diff:  # the enum's import as the named file's torch defines it
+    fixing = args.fix or report.fix_only
+    if fixing or report.diff:  # the enum's import as the named file's torch defines it
         from ..edits.torch_enum import enum_form, with_enum_form
 
         taxonomy = with_enum_form(taxonomy, enum_form(taxonomy, [os.path.abspath(name)]))
@@ -42,7 +43,7 @@ def check_stdin(args, configs) -> int:
         findings = [f for f in unreadable(name, reason) if selection.enabled(f.code)]
         plan = None
     else:
-        noqa = not args.ignore_noqa
+        noqa = run_options(args).noqa
         plan = plan_source(data, name, taxonomy, selection, noqa=noqa)
         if plan.model is not None and plan.model.error is None:
             # as the flake8 plugin: bases and instantiated classes from the test modules it imports
@@ -51,14 +52,14 @@ def check_stdin(args, configs) -> int:
             if linked is not plan.model:
                 plan = plan_source(data, name, taxonomy, selection, linked.resolver, noqa)
         findings = list(plan.findings)
-    baseline = Baselines(args, configs).for_path(name) if name != "-" else None
+    baseline = Baselines(args.baseline, configs).for_path(name) if name != "-" else None
     if baseline is not None:
         findings = baseline.unrecorded(name, findings)
     result = None
-    if plan is not None and (fixing or args.diff):
+    if plan is not None and (fixing or report.diff):
         result = fix_plan(plan, taxonomy, selection, args.unsafe_fixes)
     changed = result is not None and result.changed and result.after is not None
-    if args.diff:
+    if report.diff:
         from ..fix.diff import unified_diff
 
         sys.stdout.write(unified_diff(result) if changed else "")
@@ -67,7 +68,7 @@ def check_stdin(args, configs) -> int:
 
         would = counted(f.code for f in result.fixed) if n else ""
         print(f"Would fix {would}." if n else "No errors would be fixed.", file=sys.stderr)
-        return EXIT_FINDINGS if n and not args.exit_zero else EXIT_CLEAN
+        return EXIT_FINDINGS if n and not report.exit_zero else EXIT_CLEAN
     if fixing:
         fixed = result.after.data if changed else data
         if stream is not None:
@@ -79,22 +80,27 @@ def check_stdin(args, configs) -> int:
         if baseline is not None:
             remaining = baseline.unrecorded(name, remaining)
         n_fixed = len(result.fixed) if changed else 0
-        if args.fix_only:
-            return EXIT_FINDINGS if n_fixed and args.exit_non_zero_on_fix else EXIT_CLEAN
+        if report.fix_only:
+            return EXIT_FINDINGS if n_fixed and report.exit_non_zero_on_fix else EXIT_CLEAN
         from ..fix.outcome import CheckRun, FixOptions
 
         run = CheckRun(FixOptions(True, args.unsafe_fixes), fixed=n_fixed)
         fixed_findings = list(result.fixed) if changed else []
         write_findings(
-            args, sys.stderr, run, sorted(remaining, key=lambda f: f.sort_key()), None, fixed_findings
+            ReportOptions.of(args),
+            sys.stderr,
+            run,
+            sorted(remaining, key=lambda f: f.sort_key()),
+            None,
+            fixed_findings,
         )
-        if n_fixed and args.exit_non_zero_on_fix:
+        if n_fixed and report.exit_non_zero_on_fix:
             return EXIT_FINDINGS
-        return EXIT_CLEAN if args.exit_zero or not remaining else EXIT_FINDINGS
+        return EXIT_CLEAN if report.exit_zero or not remaining else EXIT_FINDINGS
     from ..fix.outcome import CheckRun, FixOptions
 
     run = CheckRun(FixOptions(False, args.unsafe_fixes))
     findings.sort(key=lambda f: f.sort_key())
-    with output_to(args.output_file) as out:
-        write_findings(args, out, run, findings, None)
-    return EXIT_CLEAN if args.exit_zero or not findings else EXIT_FINDINGS
+    with output_to(report.output_file) as out:
+        write_findings(report, out, run, findings, None)
+    return EXIT_CLEAN if report.exit_zero or not findings else EXIT_FINDINGS
