@@ -121,3 +121,60 @@ def test_a_conflicting_device_variable_is_an_error_that_names_it(tree):
 def test_the_plugin_intersects_with_k_on_the_files_it_imports(tree):
     proc = collect(tree, "--hw-runner", "cuda", "test_generic.py", "-k", "not test_c")
     assert proc.returncode == 5, proc.stdout + proc.stderr  # TestCudaHere::test_c was its only test
+
+
+COMPOSE = (
+    ENUM
+    + """
+if os.environ.get("HW_NEVER_SET", "1"):  # a class under a condition: no certain node id
+
+    class TestMaybe(unittest.TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def test_fast(self):
+            pass
+
+        def test_slow_path(self):
+            pass
+
+
+class TestCudaNext(unittest.TestCase):
+    hw_classification = HardwareClassification.CUDA
+
+    def test_fast_cuda(self):
+        pass
+
+
+class TestElsewhere(unittest.TestCase):
+    hw_classification = HardwareClassification.GENERIC
+
+    def test_fast_elsewhere(self):
+        pass
+"""
+)
+
+
+@pytest.mark.parametrize("fmt", ["nodeids", "k"])
+def test_an_argsfile_composes_with_the_users_own_k(tmp_path, fmt):
+    """``pytest @sel.args -k "not slow"`` (issue 48, item 2): a file listed whole ends the argument
+    file with the plugin's options, not a ``-k`` of its own that the user's would replace (pytest
+    keeps the last ``-k``), so the CUDA class next to it never runs on the cpu runner."""
+    from tests.conftest import run_tool
+
+    (tmp_path / "test_compose.py").write_text(COMPOSE)
+    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider\n")
+    out = run_tool("hwselect", "cpu", "--format", fmt, "--argsfile", "sel.args", ".", cwd=tmp_path)
+    assert (out.returncode, out.stdout) == (0, "@sel.args\n"), out.stderr
+    assert (tmp_path / "sel.args").read_text().splitlines() == ["test_compose.py", "--hw-runner", "cpu"]
+    assert "the node ids end with `--hw-runner cpu` for the files listed whole" in out.stderr
+    expected = {"test_compose.py::TestMaybe::test_fast", "test_compose.py::TestMaybe::test_slow_path"}
+    expected |= {"test_compose.py::TestElsewhere::test_fast_elsewhere"}
+    assert set(collect(tmp_path, "@sel.args").stdout.splitlines()) >= expected
+    composed = collect(tmp_path, "@sel.args", "-k", "not slow")
+    assert composed.returncode == 0, composed.stdout + composed.stderr
+    got = {line for line in composed.stdout.splitlines() if "::" in line}
+    assert got == expected - {"test_compose.py::TestMaybe::test_slow_path"}
+    # what the file held before: its -k, replaced by the user's, let the CUDA class in
+    (tmp_path / "old.args").write_text("test_compose.py\n-k\nTestMaybe or TestElsewhere\n")
+    old = collect(tmp_path, "@old.args", "-k", "not slow")
+    assert "test_compose.py::TestCudaNext::test_fast_cuda" in old.stdout

@@ -327,9 +327,9 @@ class SelectFormat:
     argsfile: bool = False
 
 
-def _k_lines(sel, chosen, root: str, args) -> tuple[list[str], list[str]]:
+def _k_lines(sel, chosen, root: str, args) -> tuple[list[str], list]:
     if args.argsfile:  # node ids in the file: an expression there would be read as a path
-        return nodeid_lines(sel, chosen, root)
+        return argument_lines(sel, chosen, root, args)
     return [k_expression(sel, chosen, root, args)], []
 
 
@@ -342,7 +342,9 @@ def _json_document(sel, chosen, root: str, args) -> tuple[None, list[str]]:
 #: :func:`cmd_matrix`): adding one is a writer and an entry here.
 FORMATS: dict[str, SelectFormat] = {
     "k": SelectFormat(_k_lines, argsfile=True),
-    "nodeids": SelectFormat(lambda sel, chosen, root, args: nodeid_lines(sel, chosen, root), argsfile=True),
+    "nodeids": SelectFormat(
+        lambda sel, chosen, root, args: argument_lines(sel, chosen, root, args), argsfile=True
+    ),
     "files": SelectFormat(lambda sel, chosen, root, args: (file_lines(sel, chosen), [])),
     "json": SelectFormat(_json_document),
 }
@@ -395,26 +397,40 @@ def _not_utf8(text: str) -> bool:
     return not text.isascii() and any("\ud800" <= c <= "\udfff" for c in text)
 
 
-def nodeid_lines(sel, chosen, root: str | None = None) -> tuple[list[str], list[str]]:
+def argument_lines(sel, chosen, root: str, args) -> tuple[list[str], list]:
+    """The node-id lines (:func:`nodeid_lines`), ending with the plugin's options where a file is
+    listed whole. With ``--shard`` those lines are the scanned paths and the plugin's options: the
+    plugin splits what its command line's paths select, so it must be given the paths hwselect split."""
+    from ..select.notices import Kind
+
+    runner = sel.runner.name
+    lines, notes = nodeid_lines(sel, chosen, root, plugin_options(args, runner, None))
+    if args.shard and any(n.kind is Kind.ARGSFILE_PLUGIN for n in notes):
+        lines = [*(args.paths or ["."]), *plugin_options(args, runner, args.shard)]
+    return lines, notes
+
+
+def nodeid_lines(sel, chosen, root: str | None = None, plugin: Sequence[str] = ()) -> tuple[list[str], list]:
     """Node ids of *chosen*, as pytest arguments one per line, and a note per class addressed
     through its file.
 
     Some classes have no node id certain to exist, and pytest aborts the run on one it cannot
     find: a PrivateUse1 class is named ``...PRIVATEUSE1`` or after the backend depending on
     collection order, and a class defined (or instantiated) under an ``if`` may not exist. Their
-    file is listed instead and, when that file holds anything not chosen, two more lines ``-k`` and
-    an expression exact over the listed scope (node ids of the other files select only chosen
-    classes, so their module name suffices).
+    file is listed instead and, when that file holds anything not chosen (or torch may generate
+    classes there for other devices), the lines end with the pytest plugin's options *plugin*
+    (``--hw-runner RUNNER ...``): the plugin deselects the rest at collection, so a ``-k``, ``-m``
+    or ``--deselect`` the user adds intersects with the selection (a ``-k`` of hwselect's own
+    would be replaced by the user's: pytest keeps the last ``-k``).
     """
     from ..select.explain import pytest_path
-    from ..select.kexpr import build, phantom_classes
+    from ..select.kexpr import phantom_classes
     from ..select.notices import Kind, Notice
 
     ids = {id(c) for c in chosen}
     lines: list[str] = []
     notes: list[Notice] = []
-    scope = []
-    scope_functions = {}
+    listed = []
     mixed = False
     for f in sel.files:
         mine = [c for c in f.candidates if id(c) in ids]
@@ -428,36 +444,21 @@ def nodeid_lines(sel, chosen, root: str | None = None) -> tuple[list[str], list[
                 kind = Kind(why.kind) if why.kind else Kind.LISTED_WHOLE
                 notes.append(Notice(kind, c.nodeid, f"no certain node id: {why}; its file is listed"))
             lines.append(pytest_path(f.path))
-            scope += f.candidates
-            scope_functions[f.path] = f.functions
+            listed.append(f)
             mixed = mixed or len(mine) < len(f.candidates) or bool(f.functions)
             continue
         lines += [f"{pytest_path(c.path)}::{c.name}" for c in mine]
-        scope += mine
-    listed = [f for f in sel.files if f.path in scope_functions]
-    phantoms = phantom_classes(listed, sel.runner.device, sel.backends)
-    if mixed or phantoms:
-        chosen_scope = [c for c in scope if id(c) in ids]
-        plan = build(scope, chosen_scope, scope_functions, root, phantoms)
-        if plan.exact:
-            lines += ["-k", plan.expression]
-            notes.append(
-                Notice(
-                    Kind.ARGSFILE_K,
-                    "",
-                    "the node ids end with `-k EXPR` for the files listed whole: a -k of your own after "
-                    "them replaces it (pytest keeps the last -k); `pytest --hw-runner` composes with yours",
-                )
+    if mixed or phantom_classes(listed, sel.runner.device, sel.backends):
+        lines += plugin
+        notes.append(
+            Notice(
+                Kind.ARGSFILE_PLUGIN,
+                "",
+                f"the node ids end with `{' '.join(plugin)}` for the files listed whole: hwlint's pytest "
+                "plugin deselects the rest of them, so your own -k, -m or --deselect intersects; "
+                "pytest needs hwlint installed",
             )
-        else:
-            notes += [
-                Notice(
-                    Kind.K_INEXACT,
-                    c.nodeid,
-                    f"no certain node id, and -k cannot single it out ({reason}); its whole file is listed",
-                )
-                for c, reason in plan.inexact
-            ]
+        )
     return lines, notes
 
 
@@ -644,9 +645,16 @@ def cmd_matrix(args, config, taxonomy, paths) -> int:
 def _plugin_arguments(args, paths: Sequence[str], runner: str, shard: int) -> list[str]:
     """The pytest arguments that run one matrix entry with the plugin (the same split, recomputed
     on the job): ``[*paths, "--hw-runner", runner, "--hw-shard", "I/N", ...]``."""
-    out = [*paths, "--hw-runner", runner]
-    if args.shards > 1:
-        out += ["--hw-shard", f"{shard}/{args.shards}"]
+    return [*paths, *plugin_options(args, runner, f"{shard}/{args.shards}" if args.shards > 1 else None)]
+
+
+def plugin_options(args, runner: str, shard: str | None) -> list[str]:
+    """The pytest plugin's options that select what hwselect's own options *args* select for
+    *runner*: ``--hw-runner``, the shard ``I/N`` (None: none) with its durations, the taxonomy,
+    the backend, ``--hw-include-unclassified``."""
+    out = ["--hw-runner", runner]
+    if shard:
+        out += ["--hw-shard", shard]
         for f in args.durations:
             out += ["--hw-durations", f]
     if args.taxonomy:
@@ -736,3 +744,7 @@ def cmd_verify(args, pytest_args: Sequence[str]) -> int:
     if vacuous:
         return EXIT_ERROR
     return 1 if result.differences else EXIT_OK
+
+
+if __name__ == "__main__":
+    console()

@@ -33,9 +33,8 @@ class Kind(enum.Enum):
     UNCERTAIN_CLASSIFICATION = "uncertain-classification"
     DYNAMIC = "dynamic"
     UNSEEN_CLASS = "unseen-class"
-    K_INEXACT = "k-inexact"
     LISTED_WHOLE = "listed-whole"
-    ARGSFILE_K = "argsfile-k"  # that the node ids end with a -k of their own
+    ARGSFILE_PLUGIN = "argsfile-plugin"  # that the node ids end with the pytest plugin's options
 
     @property
     def key(self) -> str:
@@ -112,17 +111,13 @@ WORDS: dict[Kind, tuple[str, str]] = {
         "classes pytest collects under names code binds at run time or imports from helpers "
         "(selected in case: their files are listed, the runtime's filter decides)",
     ),
-    Kind.K_INEXACT: (
-        "class -k cannot single out in a file listed whole (its file's other classes run too)",
-        "classes -k cannot single out in files listed whole (their files' other classes run too)",
-    ),
     Kind.LISTED_WHOLE: (
         "class addressed through its file (no certain node id; `hwselect explain` says why)",
         "classes addressed through their files (no certain node id; `hwselect explain` says why)",
     ),
-    Kind.ARGSFILE_K: (
-        "selection that ends with its own -k (a later -k replaces it; `pytest --hw-runner` composes)",
-        "selections that end with their own -k (a later -k replaces it; `pytest --hw-runner` composes)",
+    Kind.ARGSFILE_PLUGIN: (
+        "selection that ends with `--hw-runner` (hwlint's pytest plugin: your -k, -m, --deselect compose)",
+        "selections that end with `--hw-runner` (hwlint's pytest plugin: your -k, -m, --deselect compose)",
     ),
 }
 
