@@ -238,7 +238,9 @@ def availability_check(ctx: Context) -> Iterator[Hit]:
     (GENERIC), its decorators and methods included. As upstream's linter does today, the default
     taxonomy's `accelerator_modules` make any `torch.` call count one of whose dotted parts is
     `accelerator`, `cuda`, `hpu`, `ipu`, `mps`, `mtia`, `xla` or `xpu` (`torch.cuda.is_available()`,
-    `torch.cuda.synchronize()`, `torch.backends.mps.is_available()`, `torch.xpu.empty_cache()`), and
+    `torch.cuda.synchronize()`, `torch.backends.mps.is_available()`, `torch.xpu.empty_cache()`, and
+    a method call on a `torch.` chain, `torch.nn.Linear(2, 2).cuda()`, which upstream reads as the
+    call `torch.nn.Linear(2, 2).cuda`), and
     `torch.backends.cudnn.*` does not (no part names a device module). The taxonomy's
     `availability_checks` add exact calls (`examples/taxonomy-availability-only.yaml` keeps the
     earlier rule: `is_available()` checks only).
