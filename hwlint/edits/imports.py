@@ -277,18 +277,14 @@ def new_import_edit_at(
     class fixed: in sorted place among ``from`` imports of *module*'s package when those are sorted
     (isort's order), else after the last of them; None when there is none, or code or a
     continuation follows the import it goes after on its line."""
-    before = [i for i in model.imports if not i.nested and i.site.col == 0 and i.site.line < first_class_line]
+    before = _imports_above(model, first_class_line)
     if not before:
         return None
     sorted_at = _sorted_position(source, starts, before, statement, module)
     if sorted_at is not None:
         return sorted_at
-    last = max(before, key=lambda i: i.site.end_line)
-    end = offset_at(starts, last.site.end_line, last.site.end_col)
-    pos, newline = line_end(source, end)
-    if not newline or not comment_only(source[end:pos]):
-        return None
-    return insert_edit(pos, f"{statement}{newline}")
+    at = _after_last_import(source, starts, before)
+    return None if at is None else insert_edit(at[0], f"{statement}{at[1]}")
 
 
 def block_edit(
@@ -298,15 +294,27 @@ def block_edit(
     above the first class fixed, one blank line between them (isort's one line after an import
     block; the lines that followed the import then follow the block); None when there is no such
     import, or code or a continuation follows it on its line."""
-    before = [i for i in model.imports if not i.nested and i.site.col == 0 and i.site.line < first_class_line]
-    if not before:
-        return None
+    before = _imports_above(model, first_class_line)
+    at = _after_last_import(source, starts, before) if before else None
+    return None if at is None else insert_edit(at[0], f"{newline}{block}")
+
+
+def _imports_above(model: FileModel, line: int) -> list[ImportStatement]:
+    """The module-level import statements (not nested, at column 0) above *line*."""
+    return [i for i in model.imports if not i.nested and i.site.col == 0 and i.site.line < line]
+
+
+def _after_last_import(
+    source: str, starts: list[int], before: list[ImportStatement]
+) -> tuple[int, str] | None:
+    """(the end of the line, its newline) of the last of *before*; None when code or a
+    continuation follows the import on its line."""
     last = max(before, key=lambda i: i.site.end_line)
     end = offset_at(starts, last.site.end_line, last.site.end_col)
-    pos, ending = line_end(source, end)
-    if not ending or not comment_only(source[end:pos]):
+    pos, newline = line_end(source, end)
+    if not newline or not comment_only(source[end:pos]):
         return None
-    return insert_edit(pos, f"{newline}{block}")
+    return pos, newline
 
 
 def new_import_edit(
@@ -322,11 +330,10 @@ def new_import_edit(
     (see :func:`_sorted_position`), else after the last module-level import above the first class
     fixed, else after the module's docstring, placed by ast-grep's tree."""
     line = statement
-    before = [i for i in model.imports if not i.nested and i.site.col == 0 and i.site.line < first_class_line]
+    before = _imports_above(model, first_class_line)
     sorted_at = _sorted_position(source, starts, before, statement, module)
     if sorted_at is not None:
         return sorted_at
-    before = [i for i in model.imports if not i.nested and i.site.col == 0 and i.site.line < first_class_line]
     if before:
         last = max(before, key=lambda i: i.site.end_line)
         node = _module_statement(root, starts, last.site.line)  # any kind: `from __future__` has its own
