@@ -18,6 +18,8 @@ import stat
 import subprocess
 from collections.abc import Mapping, Sequence
 
+from .roots import under
+
 #: Settings that make git run a program, or write to the repository, pinned off for every git this
 #: process starts (given with ``-c`` and, for a git started by a child, in the environment): a
 #: command-line setting outranks every configuration file, the checkout's, the user's and the system's.
@@ -160,7 +162,7 @@ def _refuse_linked_directories(absolute: str) -> None:
     request's."""
     cwd = os.getcwd()
     parent = os.path.dirname(absolute)
-    if not parent.startswith(cwd.rstrip(os.sep) + os.sep):
+    if not under(parent, cwd):
         return
     rel = os.path.relpath(parent, cwd)
     d = cwd

@@ -18,7 +18,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from .roots import checked_trees
+from .roots import checked_trees, under
 
 MAGIC = b"hwlint-cache-4"
 KEY_FILE_ENV = "HWLINT_CACHE_KEY_FILE"
@@ -67,7 +67,7 @@ def _misplaced(path: Path) -> str | None:
     except (OSError, ValueError):
         return f"{path}: cannot be resolved"
     for tree in checked_trees():
-        if real.startswith(tree.rstrip(os.sep) + os.sep):
+        if under(real, tree):
             return f"{path} lies inside the checked tree {tree}: a key there may come with the code"
     try:
         st = os.stat(os.path.dirname(real))

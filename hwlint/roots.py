@@ -21,6 +21,12 @@ _roots: set[str] | None = None
 _PSEUDO = ("/proc/", "/sys/", "/dev/")  # files there are the kernel's, whatever their mode says
 
 
+def under(path: str, tree: str, itself: bool = False) -> bool:
+    """Whether *path* lies below the directory *tree*, compared as spelled (resolve both first);
+    with *itself*, *tree* itself counts too."""
+    return (itself and path == tree) or path.startswith(tree.rstrip(os.sep) + os.sep)
+
+
 def allow_roots(paths: Sequence[str]) -> None:
     """Add the trees under *paths* (a directory, or the directory a named file is in), as given on
     the command line, to those a symlink may point into (discovery calls this). Roots add up:
@@ -46,13 +52,13 @@ def linked_away(path: str) -> str | None:
     try:
         cwd = os.getcwd()  # the kernel's: already real
         absolute = os.path.abspath(path)
-        if not absolute.startswith(cwd.rstrip(os.sep) + os.sep):
+        if not under(absolute, cwd):
             return None  # named from elsewhere: the caller's own path, links and all
         directory = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
         real = os.path.realpath(directory)
     except (OSError, ValueError):
         return None
-    if real == cwd or real.startswith(cwd.rstrip(os.sep) + os.sep):
+    if under(real, cwd, itself=True):
         return None
     where = "a symlink" if directory == absolute else "under a symlink"
     return f"{where} to a directory outside the checked tree; not read"
@@ -90,6 +96,6 @@ def link_refusal(real: str) -> str | None:
     if real.startswith(_PSEUDO):
         return "a symlink to a special file; not read"
     roots = _roots if _roots is not None else {os.path.realpath(os.getcwd())}
-    if not any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in roots):
+    if not any(under(real, r, itself=True) for r in roots):
         return "a symlink to a file outside the checked tree; not read"
     return None

@@ -321,6 +321,8 @@ def walked_whole(given: Sequence[str], paths: Sequence[str], group: Sequence[str
     files are in *group*: the project's walk for the files that may instantiate the group's
     classes need not list them again (a given file is no candidate), as it would on every run of
     ``hwlint check test/`` from a checkout's root."""
+    from ..roots import under
+
     cwd = os.getcwd()
     dirs = {os.path.normpath(os.path.join(cwd, d)) for d in given if os.path.isdir(d)}
     if not dirs:
@@ -329,7 +331,7 @@ def walked_whole(given: Sequence[str], paths: Sequence[str], group: Sequence[str
     for path in paths:
         if path not in grouped:
             absolute = os.path.normpath(os.path.join(cwd, path))
-            dirs = {d for d in dirs if not absolute.startswith(d.rstrip(os.sep) + os.sep)}
+            dirs = {d for d in dirs if not under(absolute, d)}
     return frozenset(dirs)
 
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..model import FileModel
+from ..roots import under
 
 if TYPE_CHECKING:
     from .outcome import FixResult
@@ -202,7 +203,7 @@ def _inside(path: str, roots: Sequence[str]) -> bool:
     checked file is named in (the file itself may be the link)."""
     for root in roots:
         base = os.path.realpath(root if os.path.isdir(root) else os.path.dirname(root) or ".")
-        if path.startswith(base.rstrip(os.sep) + os.sep):
+        if under(path, base):
             return True
     return False
 

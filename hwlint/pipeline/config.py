@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
+from ..roots import under
 from ..words import EXCERPT_CHARS, excerpt, visible
 from .hidden import behind_link, tracked_tests
 
@@ -398,7 +399,7 @@ def _confine(named: str, source: Path, root: Path, key: str) -> None:
     real = os.path.realpath(named)
     found = work_tree(str(root))
     trees = [str(root), os.getcwd(), *([os.path.realpath(found[0])] if found else [])]
-    if any(real == t or real.startswith(t.rstrip(os.sep) + os.sep) for t in trees):
+    if any(under(real, t, itself=True) for t in trees):
         return
     raise ConfigError(
         f"{visible(str(source))}: {key}: {visible(named)} lies outside the "
