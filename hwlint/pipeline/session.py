@@ -77,21 +77,17 @@ class Session:
         cls,
         config: Config,
         options: RunOptions,
-        taxonomy: Taxonomy | None = None,
+        taxonomy: Taxonomy,
         configs: Configs | None = None,
         project: bool = False,
         walked: frozenset[str] = frozenset(),
     ) -> Session:
-        """The session of a run over files *config* governs (its taxonomy, size cap and roots),
-        as *options* ask. *taxonomy*: the one *config* names, when the caller has loaded it.
-        *configs*: the run's configurations, when it has several; the cache then lives next to
-        the primary one. With *project* (``hwlint check``), imports are followed into the test
-        files of *configs*' project and its files are read for the instantiations of a checked
-        class (but the directories in *walked*: given directories whose files the run has)."""
-        if taxonomy is None:
-            from ..taxonomy import load_taxonomy
-
-            taxonomy = load_taxonomy(config.taxonomy)
+        """The session of a run over files *config* governs (its size cap and roots) with
+        *taxonomy* (the one *config* names, which the front end loaded and reported errors of),
+        as *options* ask. *configs*: the run's configurations, when it has several; the cache then
+        lives next to the primary one. With *project* (``hwlint check``), imports are followed into
+        the test files of *configs*' project and its files are read for the instantiations of a
+        checked class (but the directories in *walked*: given directories whose files the run has)."""
         max_bytes = options.max_bytes or config.max_file_size * 1024 * 1024
         notices: list[str] = []
         cache = options.cache
