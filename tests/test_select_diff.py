@@ -219,7 +219,7 @@ def test_markdown_summarises_a_big_change():
             for cause in ("class-added", "reclassified", "instantiation", "test-added")
         ]
         runners.append(rd)
-    text = markdown(Diff("a", "b", runners, [], {}, {}))
+    text = markdown(Diff("a", "b", runners, [], {}))
     assert len(text.splitlines()) <= MARKDOWN_LINES
     assert text.splitlines()[-1].startswith(
         "_Changes by cause over all runners: reclassified 1,600, instantiation 1,600, class-added 1,600"

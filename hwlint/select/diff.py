@@ -138,9 +138,13 @@ class Diff:
     head: str
     runners: list[RunnerDiff]
     renames: list[tuple[ClassRef, ClassRef, str, float]]  # old, new, kind, similarity
-    renamed_map: dict[ClassRef, tuple[ClassRef, float]]
     head_tests: dict[str, dict[str, TestRef]]  # per runner, what head selects (for expectations)
     test_renames: dict[str, str] = field(default_factory=dict)  # tests renamed in their class: old -> new
+
+    @property
+    def renamed_map(self) -> dict[ClassRef, tuple[ClassRef, float]]:
+        """Each renamed class's new place and similarity, by its old place."""
+        return {o: (n, s) for o, n, _, s in self.renames}
 
     def as_json(self) -> dict:
         return {
@@ -167,7 +171,7 @@ def diff_trees(base: Tree, head: Tree) -> Diff:
     ]
     kinds = {old: kind for old, _, kind, _ in renames}
     tests_renamed = match_test_renames(before_classes, after_classes, renamed, base.read, head.read)
-    out = Diff(base.label, head.label, [], renames, renamed, {}, tests_renamed)
+    out = Diff(base.label, head.label, [], renames, {}, tests_renamed)
     for name, after_sel in head.selections.items():
         before_sel = base.selections.get(name)
         if before_sel is None:
