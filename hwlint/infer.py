@@ -42,8 +42,7 @@ from functools import cached_property
 
 from .collection import DISTRIBUTED_BASES, added_by_setattr, device_parameters, hidden_bases
 from .context import Context
-from .model import ANY_ACCELERATOR, ClassInfo, DeviceUse, Method, UseKind, mro
-from .model.skips import skipped_without
+from .model import ANY_ACCELERATOR, ClassInfo, DeviceUse, Method, UseKind, mro, required_by
 from .taxonomy import Classification, Taxonomy
 
 # The rules, as --show-fixes names them.
@@ -224,24 +223,12 @@ class _Evidence:
         """Devices a decorator of *test* or of its class skips it without (``@requires_cuda``,
         ``@requires_gpu``, ``@skipIf(not TEST_CUDA, ...)``): a guard, but one that leaves the test
         nothing to run elsewhere."""
-        uses = self.test_uses[test.name]
-        found = {
-            u.device
-            for u in uses
-            if u.kind == UseKind.GUARD
-            and u.decorator
-            and u.site.text.rpartition(".")[2].startswith("requires_")
-        }
-        guards = {"".join(u.site.text.split()): u.device for u in uses if u.kind == UseKind.GUARD}
-        for d in test.decorators:
-            found |= skipped_without(d.site.text, guards)
-        return found | self.class_required
+        return set(required_by(test.decorators, self.test_uses[test.name])) | self.class_required
 
     @cached_property
     def class_required(self) -> set[str]:
         """Devices a decorator of the class skips every test without (``@skipIf(not TEST_CUDA)``)."""
-        guards = {"".join(u.site.text.split()): u.device for u in self.shared if u.kind == UseKind.GUARD}
-        return set().union(*(skipped_without(d.site.text, guards) for d in self.cls.decorators))
+        return set(required_by(self.cls.decorators, self.shared))
 
     def needed_devices(self, test: Method) -> set[str]:
         """The devices *test* runs only with: those it hard-uses, else those a decorator requires."""

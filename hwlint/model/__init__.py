@@ -40,6 +40,7 @@ from .records import (
     effective_declaration,
     mro,
 )
+from .skips import required_by
 from .source import decode_source
 from .syntax import dotted_name, split_lines
 
@@ -99,5 +100,6 @@ __all__ = [
     "mro",
     "parse_cost",
     "parse_file",
+    "required_by",
     "split_lines",
 ]

@@ -9,8 +9,9 @@ that hard-uses it does: on a runner without the device it is collected and skipp
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
+from .records import Decorator, DeviceUse, UseKind
 from .syntax import dotted_name
 
 
@@ -69,3 +70,21 @@ def _false_without(cond: ast.expr, guards: Mapping[str, str]) -> set[str]:
         found = _device(cond, guards)
         return {found} if found else set()
     return set()
+
+
+def required_by(decorators: Iterable[Decorator], uses: Iterable[DeviceUse]) -> dict[str, str]:
+    """Device -> the text of the first of *decorators* (a test's or a class's) that skips its test
+    without that device: ``@requires_cuda`` (a guard named ``requires_*``), ``@skipIf(not TEST_CUDA,
+    ...)``. *uses*: the device uses of the decorated code (the scan's guards name the devices)."""
+    uses = list(uses)
+    guards = {"".join(u.site.text.split()): u.device for u in uses if u.kind == UseKind.GUARD}
+    out: dict[str, str] = {}
+    for d in decorators:
+        for device in sorted(skipped_without(d.site.text, guards)):
+            out.setdefault(device, d.site.text)
+        for u in uses:
+            inside = d.site.line <= u.site.line <= (d.site.end_line or d.site.line)
+            named = u.site.text.rpartition(".")[2].startswith("requires_")
+            if u.kind == UseKind.GUARD and u.decorator and inside and named:
+                out.setdefault(u.device, d.site.text)
+    return out

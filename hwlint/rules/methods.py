@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from ..collection import device_parameters, origin, trusted_module
 from ..context import Context
 from ..edits import Applicability, Fix
-from ..model import ClassInfo, Method
+from ..model import ClassInfo, Method, required_by
 from .base import Hit, rule
-from .split import ACCELERATOR_PIN, MOVE, NATIVE, PinPlan, described, pin_edits, pin_plan
+from .split import (
+    ACCELERATOR_PIN,
+    MOVE,
+    NATIVE,
+    PinPlan,
+    copy_edits,
+    described,
+    pin_edits,
+    pin_plan,
+    plain_splits,
+)
 
 
 @rule(
@@ -267,3 +278,90 @@ def availability_check(ctx: Context) -> Iterator[Hit]:
             continue
         for site in cls.availability_checks:
             yield site, {"classification": c.name, "cls": cls.name, "call": site.text}
+
+
+@rule(
+    "HWC205",
+    "skipped-without-device",
+    "{classification} test method `{cls}.{method}` is skipped without {device} (`@{decorator}`), which no "
+    "runner of {classification} has.",
+)
+def skipped_without_device(ctx: Context) -> Iterator[Hit]:
+    """
+    ## What it does
+    Flags a test whose decorator (or its class's) skips it whenever a device is absent
+    (`@unittest.skipIf(not TEST_CUDA, ...)`, `@skipUnless(torch.cuda.is_available(), ...)`,
+    `@requires_cuda`) in a class whose classification no runner of that device runs: a GENERIC class,
+    which only the CPU runner runs. The (unsafe) fix moves such tests to a class of their own on the
+    same bases, classified for the device (`TestFooCudaOnly`), which copies the class's helpers,
+    setUp and class attributes; where the move cannot be made (a subclass in the file inherits the
+    tests, module code takes the class), the finding stays with the reason.
+
+    ## Why is this bad?
+    The runner that runs the class never has the device: the test is collected there and skipped,
+    every time, and the runners with the device never select it. It ran before the classification
+    and runs nowhere after, while the suite looks green.
+
+    ## Example
+    ```python
+    class TestPooling(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def test_size(self): ...
+
+        @unittest.skipIf(not TEST_CUDA, "CUDA unavailable")
+        def test_overflow(self): ...
+    ```
+
+    ## Use instead
+    ```python
+    class TestPooling(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def test_size(self): ...
+
+
+    class TestPoolingCudaOnly(TestCase):
+        hw_classification = HardwareClassification.CUDA
+
+        @unittest.skipIf(not TEST_CUDA, "CUDA unavailable")
+        def test_overflow(self): ...
+    ```
+    """
+    tax = ctx.taxonomy
+    for cls, c in ctx.classified_test_classes:
+        held = {r.device for r in tax.runners.values() if c.name in r.runs}
+        if not held:
+            continue
+        shared = required_by(cls.decorators, cls.shared_uses or cls.device_uses)
+        found = []
+        for m in cls.test_methods:
+            uses = dict(cls.test_uses).get(m.name, m.device_uses)
+            required = {**shared, **required_by(m.decorators, uses)}
+            missing = {d: text for d, text in required.items() if d in tax.devices and d not in held}
+            if missing:
+                found.append((m, missing))
+        bound = {m.name: next(iter(missing)) for m, missing in found if len(missing) == 1}
+        splits, why = plain_splits(ctx, cls, bound) if not shared and c.device is None else ((), "")
+        for m, missing in found:
+            device, text = next(iter(sorted(missing.items())))
+            fields = {"classification": c.name, "cls": cls.name, "method": m.name, "device": device}
+            fields["decorator"] = text
+            fields["fix"] = _move_fix(ctx, cls, splits, why or "the class itself is skipped without it")
+            yield m.site, fields
+
+
+def _move_fix(ctx: Context, cls: ClassInfo, splits: tuple, why: str) -> Fix:
+    """HWC205's (unsafe) fix: the class's tests for one device moved to classes of their own (the
+    same keyed edits for each finding of the class: written once), or none with the reason."""
+    if not splits:
+        return Fix(Applicability.NONE, reason=f"the test stays: {why}")
+
+    def edits(b):
+        return [
+            replace(e, key=f"move {cls.name} {i}")
+            for i, e in enumerate(copy_edits(ctx, b, cls, splits, False))
+        ]
+
+    reason = "a runner with the device runs the moved tests; the others stay where they run"
+    return ctx.fix(Applicability.UNSAFE, f"Move {described(splits)[5:]}", reason, edits)
