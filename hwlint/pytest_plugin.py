@@ -57,18 +57,37 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError("--hw-verify: give the runner with --hw-runner RUNNER")
 
 
+#: Where a pytest run keeps hwlint's configuration and taxonomy (:func:`configured`)
+_CONFIGURED = pytest.StashKey[tuple]()
+
+
+def configured(config: pytest.Config) -> tuple:
+    """(the hwlint configuration, the taxonomy) of the pytest run *config*, loaded once: the
+    runner's selection and the expectations read the same. Raises ConfigError or TaxonomyError."""
+    found = config.stash.get(_CONFIGURED, None)
+    if found is None:
+        from .pipeline.config import load_config
+        from .taxonomy import load_taxonomy
+
+        hw = load_config(start=config.rootpath)
+        found = config.stash[_CONFIGURED] = (
+            hw,
+            load_taxonomy(config.getoption("hw_taxonomy") or hw.taxonomy),
+        )
+    return found
+
+
 class _HwSelect:
     def __init__(self, config: pytest.Config):
-        from .pipeline.config import ConfigError, load_config
+        from .pipeline.config import ConfigError
         from .pipeline.session import RunOptions, Session
         from .select.records import SelectionError
         from .select.runners import get_runner
-        from .taxonomy import TaxonomyError, load_taxonomy
+        from .taxonomy import TaxonomyError
 
         self.config = config
         try:
-            hw = load_config(start=config.rootpath)
-            self.taxonomy = load_taxonomy(config.getoption("hw_taxonomy") or hw.taxonomy)
+            hw, self.taxonomy = configured(config)
             self.runner = get_runner(self.taxonomy, config.getoption("hw_runner"))
             # jobs=1: forking a process pool inside a pytest session that has imported torch (and
             # its threads) risks deadlocked children; the files are in the page cache anyway. The
@@ -149,9 +168,7 @@ class _HwSelect:
         file under ``--hw-verify`` (which compares what the runtime collects), is imported."""
         if self.verify or self.verify_report:
             return None
-        if self.arguments is None:
-            self.arguments = CommandLine.of(self.config)
-        scope = self.arguments.scope(module_path)
+        scope = self.command_line().scope(module_path)
         if scope in (None, "node id"):  # pytest offers siblings of a named file too; it imports none
             return None
         # pytest offers a directory's files once per argument below it: decide each file once
@@ -177,6 +194,12 @@ class _HwSelect:
         self.not_imported_files.append(f)  # for the reasons an empty selection gives
         return True
 
+    def command_line(self) -> CommandLine:
+        """The command line's paths, resolved on first use."""
+        if self.arguments is None:
+            self.arguments = CommandLine.of(self.config)
+        return self.arguments
+
     def static_view(self):
         """One static selection of every test file under the command line's paths, made on first
         use: the files share one project phase (a file at a time paid it again for each), and the
@@ -186,8 +209,7 @@ class _HwSelect:
         from .pipeline.config import discover
         from .select.runners import select_all
 
-        here = self.config.invocation_params.dir
-        paths = [str((here / a.split("::", 1)[0]).resolve()) for a in self.config.args]
+        paths = [str(p) for p in self.command_line().paths]
         try:
             files = list(discover(paths, self.hw))
             runner = self.runner
@@ -413,15 +435,14 @@ def configure_expectations(config: pytest.Config) -> None:
 class HwExpectations:
     def __init__(self, config: pytest.Config):
         from .collection import all_suffixes
-        from .pipeline.config import ConfigError, load_config
+        from .pipeline.config import ConfigError
         from .select.expectations import ExpectationsError, load_expectations
-        from .taxonomy import TaxonomyError, load_taxonomy
+        from .taxonomy import TaxonomyError
 
         path = config.getoption("hw_expectations")
         try:
             self.entries = load_expectations(path)
-            hw = load_config(start=config.rootpath)
-            taxonomy = load_taxonomy(config.getoption("hw_taxonomy") or hw.taxonomy)
+            _, taxonomy = configured(config)
         except (ExpectationsError, ConfigError, TaxonomyError) as e:
             raise pytest.UsageError(f"--hw-expectations: {e}") from None
         backend = config.getoption("hw_backend")
@@ -484,6 +505,7 @@ class CommandLine:
     to the collection hooks once per argument (thousands of offers for a few hundred arguments), so
     resolving each argument again per offer cost more than the imports the plugin saves."""
 
+    paths: tuple  # each argument's path, resolved, in order
     files: dict  # resolved path -> "node id" or "named"
     dirs: frozenset  # resolved directory arguments
     seen: dict  # str(path) offered -> its scope
@@ -493,15 +515,17 @@ class CommandLine:
         here = config.invocation_params.dir
         files: dict = {}
         dirs = set()
+        paths = []
         for arg in config.args:
             target = (here / arg.split("::", 1)[0]).resolve()
+            paths.append(target)
             if "::" in arg:
                 files[target] = "node id"
             elif target.is_dir():
                 dirs.add(target)
             else:
                 files.setdefault(target, "named")
-        return cls(files, frozenset(dirs), {})
+        return cls(tuple(paths), files, frozenset(dirs), {})
 
     def scope(self, path) -> str | None:
         """How the command line reaches *path*: ``"node id"`` (a ``PATH::...`` argument names it:
