@@ -220,7 +220,11 @@ def _pin_fix(ctx: Context, cls: ClassInfo, plan: PinPlan, at: tuple[int, int], n
     """HWC203's (unsafe) fix for the decorator at *at*, or none with the reason."""
     action = plan.actions.get(at)
     if action is None:
-        why = plan.why or "it pins the test to several devices, or to one hwlint cannot name"
+        why = (
+            plan.kept.get(at)
+            or plan.why
+            or "it pins the test to several devices, or to one hwlint cannot name"
+        )
         return Fix(Applicability.NONE, reason=f"`@{name}` stays: {why}")
     what, detail = action
     if what == NATIVE:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from ..context import Context
 from ..edits import Edit, EditBuilder
@@ -286,6 +286,8 @@ class PinPlan:
     actions: dict[tuple[int, int], tuple[str, str]]
     splits: tuple[Split, ...]
     why: str  # why nothing moves, where tests stay pinned
+    # why a decorator stays, where it is its own reason (a native pin a non-native device needs)
+    kept: dict[tuple[int, int], str] = field(default_factory=dict)
 
 
 def generated_devices(ctx: Context, cls: ClassInfo) -> set[str] | None:
@@ -324,14 +326,22 @@ def _pin_plan(ctx: Context, cls: ClassInfo, forbidden: frozenset[str]) -> PinPla
     if generated is None:
         return PinPlan({}, (), "the class is not instantiated once in this file without `only_for`")
     actions: dict[tuple[int, int], tuple[str, str]] = {}
+    kept: dict[tuple[int, int], str] = {}
     bound: dict[str, str] = {}
     for m in cls.test_methods:
         pins = [d for d in m.decorators if d.name in forbidden]
         devices = set()
         for d in pins:
             native = _native_extra(d.site.text, d.name)
-            if native is not None and generated <= NATIVE_DEVICE_TYPES | native and _alone(ctx, d.site):
+            others = generated - NATIVE_DEVICE_TYPES - (native or frozenset())
+            if native is not None and not others and _alone(ctx, d.site):
                 actions[(d.site.line, d.site.col)] = (NATIVE, ", ".join(sorted(generated)))
+            elif native is not None:
+                kept[(d.site.line, d.site.col)] = (
+                    f"its instantiation generates {', '.join(sorted(others))}, which it skips"
+                    if others
+                    else "it shares its line with other code"
+                )
             elif native is None:
                 devices.add(_pinned_device(ctx, d.site.text, d.name))
         if len(devices) != 1 or None in devices:
@@ -344,7 +354,7 @@ def _pin_plan(ctx: Context, cls: ClassInfo, forbidden: frozenset[str]) -> PinPla
             bound[m.name] = device
             actions[(pin.site.line, pin.site.col)] = (MOVE, device)
     if not bound:
-        return PinPlan(actions, (), "")
+        return PinPlan(actions, (), "", kept)
     why = movable(ctx, cls, set(bound))
     if why is None and any(cls.name in (b.rpartition(".")[2] for b in c.bases) for c in ctx.model.classes):
         why = "a class of the file derives from it and would lose the moved tests"
@@ -360,8 +370,8 @@ def _pin_plan(ctx: Context, cls: ClassInfo, forbidden: frozenset[str]) -> PinPla
             moved = tuple(m.name for m in cls.test_methods if bound.get(m.name) == device)
             splits.append(Split(moved, device, name, c.name))  # type: ignore[arg-type,union-attr]
     if why is not None:
-        return PinPlan({k: v for k, v in actions.items() if v[0] != MOVE}, (), why)
-    return PinPlan(actions, tuple(splits), "")
+        return PinPlan({k: v for k, v in actions.items() if v[0] != MOVE}, (), why, kept)
+    return PinPlan(actions, tuple(splits), "", kept)
 
 
 def _alone(ctx: Context, site: Site) -> bool:
