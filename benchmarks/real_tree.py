@@ -66,6 +66,7 @@ define HardwareClassification and the run-time filter), then fakes the runner's 
 (HW_FAKE_DEVICE) for collection only: what torch's device bases and the modules' import-time checks
 ask of it answer as on a one-device machine; nothing can run.
 
+HW_K_MATCH=EXPR also writes which collected items ``-k EXPR`` would keep (``k_matches``).
 HW_RUNS=A,B,... applies the run-time classification filter (``--hw-classification A B``) to the
 collected items exactly as torch does (below); HW_RECORDS=1 writes one row per collected item with
 its class, its device-neutral name and its classification.
@@ -173,6 +174,21 @@ if os.environ.get("HW_ENUM_FALLBACK") and not _OVERLAY:
 
 
 _REPORTED = []
+
+if os.environ.get("HW_CATCH_EXIT"):
+    import pytest
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_make_collect_report(collector):
+        """HW_CATCH_EXIT=1: a module that calls sys.exit() on import fails its own collection
+        instead of ending the session (run_test.py runs each file in a process of its own), so
+        one session over many files reaches them all."""
+        try:
+            return (yield)
+        except SystemExit as e:
+            from _pytest.reports import CollectReport
+
+            return CollectReport(collector.nodeid, "failed", f"E   SystemExit: {e.code}", [])
 
 
 def _first_error_line(report):
@@ -394,6 +410,12 @@ def pytest_collection_finish(session):
     data["errors"] = _ERRORS
     if _RECORDS is not None:
         data["records"] = _RECORDS
+    if os.environ.get("HW_K_MATCH"):  # the collected items a -k EXPR would keep, as pytest decides
+        from _pytest.mark import KeywordMatcher
+        from _pytest.mark.expression import Expression
+
+        expr = Expression.compile(os.environ["HW_K_MATCH"])
+        data["k_matches"] = [i.nodeid for i in session.items if expr.evaluate(KeywordMatcher.from_item(i))]
     cu = sys.modules.get("torch.testing._internal.common_utils")
     data["common_utils"] = getattr(cu, "__file__", None)
     _DATA.update(data)
