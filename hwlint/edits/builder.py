@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..model import ClassInfo, FileModel, ImportStatement, Instantiation, Method, Site
 from ..taxonomy import Taxonomy
-from .imports import block_edit, bound_name, name_reference, new_import_edit
+from .imports import MAX_LINE, block_edit, bound_name, name_reference, new_import_edit
 from .records import DECLARE, IMPORT_LINE, IMPORT_NAME, REWRITE, STATEMENT, TEXT, Edit
 from .text import (
     LONE_CR,
@@ -187,15 +187,64 @@ class EditBuilder:
                 name = child.field("name")
                 if name is not None:
                     present[name.text()] = child
-        text = ", ".join(f"{k}={v}" for i, (k, v) in enumerate(keywords) if i == 0 or k not in present)
+        added = [f"{k}={v}" for i, (k, v) in enumerate(keywords) if i == 0 or k not in present]
+        text = ", ".join(added)
+        items = [c.text() for c in args.children() if c.is_named() and c.kind() != "comment"]
         old = present.get(replacing)
         if old is not None:
             r = old.range()
-            return self._within(r.start.index, r.end.index, text)
-        close = args.range().end.index - 1  # the closing parenthesis
-        before = self.source[args.range().start.index + 1 : close].rstrip()
-        sep = "" if before.endswith(",") or not before else ", "
-        return self._within(close, close, sep + text)
+            at = items.index(old.text())
+            items[at : at + 1] = added
+            edit = self._within(r.start.index, r.end.index, text)
+        else:
+            items += added
+            close = args.range().end.index - 1  # the closing parenthesis
+            before = self.source[args.range().start.index + 1 : close].rstrip()
+            sep = "" if before.endswith(",") or not before else ", "
+            edit = self._within(close, close, sep + text)
+        return self._wrapped_arguments(args, items) or edit
+
+    def call_text(self, function: str, items: Sequence[str], indent: str = "") -> str:
+        """The call ``function(items...)`` as a statement at *indent* (the indent itself left out),
+        wrapped as the formatters wrap a line longer than :data:`MAX_LINE`."""
+        one = f"{function}({', '.join(items)})"
+        if len(indent) + len(one) <= MAX_LINE:
+            return one
+        unit = indent_unit(self.source, indent)
+        newline = default_newline(self.source)
+        inner = f"{indent}{unit}{', '.join(items)}"
+        if len(inner) <= MAX_LINE:
+            return f"{function}({newline}{inner}{newline}{indent})"
+        body = "".join(f"{indent}{unit}{i},{newline}" for i in items)
+        return f"{function}({newline}{body}{indent})"
+
+    def _wrapped_arguments(self, args: SgNode, items: list[str]) -> Edit | None:
+        """The one-line argument list *args* written with *items* as the formatters write a call
+        longer than :data:`MAX_LINE`: the arguments on a line of their own, or one a line when that
+        line is too long still; None when the line fits, the list spans lines, or a comment ends the
+        line (a ``# noqa`` must stay on the line flake8 reports)."""
+        r = args.range()
+        start, end = r.start.index, r.end.index
+        first = line_start_at(self.source, start)
+        last = len(self.source)
+        for stop in ("\n", "\r"):
+            found = self.source.find(stop, end)
+            if found >= 0:
+                last = min(last, found)
+        head, tail = self.source[first:start], self.source[end:last]
+        if "\n" in self.source[start:end] or "\r" in self.source[start:end] or "#" in tail:
+            return None
+        if len(head) + len(", ".join(items)) + 2 + len(tail) <= MAX_LINE:
+            return None
+        indent = head[: len(head) - len(head.lstrip())]
+        unit = indent_unit(self.source, indent)
+        newline = default_newline(self.source)
+        one = f"{indent}{unit}{', '.join(items)}"
+        if len(one) <= MAX_LINE:
+            body = one + newline
+        else:
+            body = "".join(f"{indent}{unit}{i},{newline}" for i in items)
+        return Edit(start, end, f"({newline}{body}{indent})", TEXT)
 
 
 def _at(cls: ClassInfo) -> tuple[int, int]:

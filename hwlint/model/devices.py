@@ -41,6 +41,7 @@ from .syntax import (
     dotted_name,
     line_offsets,
     parametrized_values,
+    rooted_at,
 )
 
 # Device policy is the taxonomy's: each device's collective backends (`backend="nccl"`,
@@ -444,7 +445,7 @@ class _DeviceUses:
                 target = replace(target, end_col=self.b.col(end_line, end_col))
             # upstream's linter reads `torch.nn.Linear(2, 2).cuda()` as the call `torch...cuda`: one of
             # its dotted parts is an accelerator module, so an accelerator API call where it forbids one
-            api = func.attr in self.b.tax.accelerator_modules and _rooted_at_torch(func.value)
+            api = func.attr in self.b.tax.accelerator_modules and rooted_at(func.value, "torch")
             self.add(func.attr, node, UseKind.HARD, mode, api, UseForm.METHOD, inner, target)
             return [(func.value, mode), *((a, mode) for a in args)]  # not func.attr a second time
         self.note_roles(node, name)
@@ -792,11 +793,3 @@ class DeviceScan:
             if (s.line, s.col) <= at and at < (s.end_line, s.end_col):
                 return replace(use, scope=scope)
         return use
-
-
-def _rooted_at_torch(node: ast.expr) -> bool:
-    """Whether *node*'s source text starts with ``torch.``: a chain of attributes, calls and
-    subscripts down to the name ``torch`` (``torch.nn.Linear(2, 2)``, ``torch.ones(3)[0]``)."""
-    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
-        node = node.func if isinstance(node, ast.Call) else node.value
-    return isinstance(node, ast.Name) and node.id == "torch"

@@ -394,3 +394,11 @@ def _anchors(words: tuple[str, ...]) -> tuple[tuple[str, tuple[tuple[str, int], 
 def after_word(text: str, start: int) -> bool:
     """Whether *text* has a word character just before *start*."""
     return start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_")
+
+
+def rooted_at(node: ast.expr, name: str) -> bool:
+    """Whether *node*'s source text starts with *name*: a chain of attributes, calls and subscripts
+    down to that name (``torch.nn.Linear(2, 2)``, ``torch.ones(3)[0]``)."""
+    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return isinstance(node, ast.Name) and node.id == name

@@ -229,5 +229,7 @@ def _convert(b: EditBuilder, ctx: Context, c: Conversion) -> list[Edit]:
         edits.append(b.set_keywords(calls[0], keywords, "only_for"))
         return edits
     function, imports = b.reference(neutral.module, tax.instantiation_functions[0], cls.site.line)
-    arguments = ", ".join([cls.name, "globals()", *(f"{k}={v}" for k, v in keywords)])
-    return [*edits, *imports, b.statement_after(cls, f"{function}({arguments})")]
+    arguments = [cls.name, "globals()", *(f"{k}={v}" for k, v in keywords)]
+    header = b.lines(cls.site.line, cls.site.line)
+    indent = header[: len(header) - len(header.lstrip())]
+    return [*edits, *imports, b.statement_after(cls, b.call_text(function, arguments, indent))]

@@ -16,7 +16,9 @@ class TestKernels(TestCase):
         self.assertEqual(y.device.type, self.device_type)
 
 
-instantiate_device_type_tests(TestKernels, globals(), except_for=("cpu",), allow_mps=True, allow_xpu=True)
+instantiate_device_type_tests(
+    TestKernels, globals(), except_for=("cpu",), allow_mps=True, allow_xpu=True
+)
 
 if __name__ == "__main__":
     run_tests()

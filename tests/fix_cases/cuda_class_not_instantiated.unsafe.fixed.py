@@ -16,7 +16,9 @@ class TestStreams(TestCase):
         self.assertEqual(x.numel(), 4)
 
 
-instantiate_device_type_tests(TestStreams, globals(), except_for=("cpu",), allow_mps=True, allow_xpu=True)
+instantiate_device_type_tests(
+    TestStreams, globals(), except_for=("cpu",), allow_mps=True, allow_xpu=True
+)
 
 
 if __name__ == "__main__":

@@ -41,8 +41,14 @@ class TestBoth(TestCase):
         pass
 
 
-instantiate_device_type_tests(TestConstant, globals(), except_for=("cpu", "privateuse1"))
-instantiate_device_type_tests(TestWithCpu, globals(), except_for=("privateuse1",))
-instantiate_device_type_tests(TestOptedIn, globals(), except_for=("cpu", "privateuse1"), allow_xpu=True)
+instantiate_device_type_tests(
+    TestConstant, globals(), except_for=("cpu", "privateuse1")
+)
+instantiate_device_type_tests(
+    TestWithCpu, globals(), except_for=("privateuse1",)
+)
+instantiate_device_type_tests(
+    TestOptedIn, globals(), except_for=("cpu", "privateuse1"), allow_xpu=True
+)
 instantiate_device_type_tests(TestPositional, globals(), None, ("cuda", "hpu"))
 instantiate_device_type_tests(TestBoth, globals(), except_for="cpu", only_for=("cuda", "hpu"))

@@ -31,7 +31,9 @@ class TestMixed(TestCase):
         torch.accelerator.synchronize()
 
 
-instantiate_device_type_tests(TestMixed, globals(), except_for=("cpu",), allow_mps=True, allow_xpu=True)
+instantiate_device_type_tests(
+    TestMixed, globals(), except_for=("cpu",), allow_mps=True, allow_xpu=True
+)
 
 
 class TestCudaOnly(TestCase):
@@ -41,7 +43,13 @@ class TestCudaOnly(TestCase):
         torch.accelerator.current_stream()
 
 
-instantiate_device_type_tests(TestCudaOnly, globals(), except_for=("cpu",), allow_mps=True, allow_xpu=True)
+instantiate_device_type_tests(
+    TestCudaOnly,
+    globals(),
+    except_for=("cpu",),
+    allow_mps=True,
+    allow_xpu=True,
+)
 
 
 class TestAlreadyDeclared(TestCase):

@@ -16,4 +16,10 @@ class TestUndeclared(TestCase):
         torch.accelerator.synchronize()
 
 
-instantiate_device_type_tests(TestUndeclared, globals(), except_for=("cpu",), allow_mps=True, allow_xpu=True)
+instantiate_device_type_tests(
+    TestUndeclared,
+    globals(),
+    except_for=("cpu",),
+    allow_mps=True,
+    allow_xpu=True,
+)
