@@ -600,6 +600,9 @@ def declaration_doubts(
             out.append(f"`from {imp.module} import *` (line {line}) may bind another class to `{cls.name}`")
         elif holder is not None:
             out.append(f"`from {imp.module} import *` (line {line}) may bind the names the declaration reads")
+    outside = resolver or model.resolver
+    if outside is not None:
+        out += [f"{why} may change it" for why in outside.outside_doubts(model, chain)]
     out += [
         f"the module runs exec() (line {site.line}), which may rebind anything"
         for site in model.exec_calls

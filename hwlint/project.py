@@ -24,11 +24,29 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from .model import ClassInfo, FileModel, ImportStatement, Instantiation, LocalResolver
+from .collection import trusted_module
+from .model import (
+    OVERRIDE_INHERITED,
+    OVERRIDE_SUBCLASSES,
+    ClassInfo,
+    FileModel,
+    ImportStatement,
+    Instantiation,
+    LocalResolver,
+)
 from .model.source import read_source
 from .taxonomy import Taxonomy
 
 _MAX_DEPTH = 8  # re-exports followed (a module re-exporting an imported class)
+
+#: How a lookup of a helper module (:meth:`Project.helper_file`) is kept among the project's
+#: lookups (:meth:`Project.resolutions`), beside those of test modules: no module name holds ``:``.
+HELPER = "helper:"
+
+
+def _joined(module: str, name: str) -> str:
+    """``pkg.mod`` of ``from pkg import mod`` (``.mod`` of ``from . import mod``)."""
+    return module + ("" if module.endswith(".") or not module else ".") + name
 
 
 @dataclass(frozen=True)
@@ -44,6 +62,8 @@ class Links:
     classes: tuple[tuple[str, int], ...]
     external: tuple[str, ...]
     unbound: tuple[str, ...]
+    # names a class body binds its values from (``stamp = Stamp()``): see ClassInfo.values
+    values: tuple[str, ...] = ()
 
     def still_bound(self, name: str, statement: ImportStatement) -> bool:
         """True when *name*, imported by *statement*, is still bound when the module's import ends."""
@@ -70,12 +90,15 @@ def links_of(model: FileModel) -> Links:
         if call.class_name and model.class_named(call.class_name, call.site.line) is None:
             external.append(call.class_name)
     unbound = {d.name for d in model.deletions} | {i.class_name for i in model.instantiations if i.class_name}
+    imported = {(alias or name).partition(".")[0] for imp in imports for name, alias in imp.names}
+    values = [v for c in model.classes for v in c.values if v.partition(".")[0] in imported]
     return Links(
         model.path,
         imports,
         tuple((c.name, c.site.line) for c in model.classes),
         tuple(dict.fromkeys(external)),
         tuple(sorted(unbound)),
+        tuple(dict.fromkeys(values)),
     )
 
 
@@ -100,14 +123,19 @@ class Project:
         loader: Callable[[str], FileModel | None] | None = None,
         paths: Iterable[str] | Mapping[str, str] = (),
         follow: Callable[[str], bool] | None = None,
+        helper_loader: Callable[[str], FileModel | None] | None = None,
     ):
         """*paths*: the scanned files (modules an import may name), or a mapping from their absolute
         paths to the paths as given; *models*: those loaded up front. *loader* (path -> model), when
         given, loads a module the project needs but lacks: a scanned file, or any file on disk when
         no *paths* are given (``hwselect explain`` looks at one file and loads what it imports on
         demand). *follow(path)*: whether an import may be followed into a file on disk that is not
-        scanned (those a check would scan: a file's findings then do not depend on the others given)."""
+        scanned (those a check would scan: a file's findings then do not depend on the others given).
+        *helper_loader* (path -> model): loads a module of the checkout that is not a test module,
+        read only for what it may do to the classes deriving from its classes (:meth:`helper_doubts`)."""
         self.loader = loader
+        self.helper_loader = helper_loader
+        self.helper_models: dict[str, FileModel | None] = {}
         self.follow = follow
         self.models = {os.path.abspath(m.path): m for m in models}
         self.given = dict(paths) if isinstance(paths, Mapping) else {os.path.abspath(p): p for p in paths}
@@ -127,11 +155,41 @@ class Project:
 
     # -- modules ---------------------------------------------------------------------------
     def module_file(self, importer: str, module: str) -> str | None:
-        """The scanned file *module* names when imported from *importer*, or None."""
+        """The scanned file *module* names when imported from *importer*, or None (a *module*
+        spelled with :data:`HELPER` before it: :meth:`helper_file`'s lookup)."""
         key = (os.path.dirname(importer), module)
         if key not in self._modules:
-            self._modules[key] = self._find_module(importer, module)
+            if module.startswith(HELPER):
+                self._modules[key] = self._find_helper(importer, module[len(HELPER) :])
+            else:
+                self._modules[key] = self._find_module(importer, module)
         return self._modules[key]
+
+    def helper_file(self, importer: str, module: str) -> str | None:
+        """The file of the checkout *module* names when imported from *importer*, scanned or not
+        (a helper module beside the tests, ``common_helpers.py``), found as :meth:`module_file`
+        finds a test module; None for torch's, pytest's and the standard library's modules."""
+        return self.module_file(importer, HELPER + module)
+
+    def _find_helper(self, importer: str, module: str) -> str | None:
+        if trusted_module(module.lstrip(".")) and not module.startswith("."):
+            return None
+        level = len(module) - len(module.lstrip("."))
+        parts = [p for p in module[level:].split(".") if p]
+        here = os.path.dirname(os.path.abspath(importer))
+        if level:
+            base = here
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            bases = [base]
+        else:
+            bases = list(dict.fromkeys([here, _first_non_package(here), *self.roots]))
+        for base in bases:
+            stem = os.path.join(base, *parts)
+            for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
+                if os.path.isfile(candidate):
+                    return candidate
+        return None
 
     def resolutions(self) -> list[tuple[str, str, str | None]]:
         """Every module lookup made so far: (directory of the importer, module, the file found or
@@ -272,6 +330,116 @@ class Project:
                         out.append(path)
         return list(dict.fromkeys(out))
 
+    def helpers(self, links: Links) -> list[str]:
+        """Modules of the checkout (helpers beside the tests; a test module too, which
+        :meth:`providers` may also name) from which a base of the file, or a value a class body
+        binds, is imported: what they define may run code on the file's classes
+        (:meth:`helper_doubts`)."""
+        out = []
+        heads = {name.partition(".")[0] for name in (*links.external, *links.values)}
+        for imp in links.imports:
+            for imported, alias in imp.names:
+                if imported == "*" or (alias or imported).partition(".")[0] not in heads:
+                    continue
+                module = imp.module if imp.module is not None else imported
+                path = self.helper_file(links.path, module)
+                if path is None and imp.module is not None:
+                    path = self.helper_file(links.path, _joined(module, imported))  # from pkg import mod
+                if path is not None and path != os.path.abspath(links.path):
+                    out.append(path)
+        return list(dict.fromkeys(out))
+
+    def helper_model(self, path: str) -> FileModel | None:
+        """The model of the helper module *path*, loaded once (None: none could be built)."""
+        if path not in self.helper_models:
+            found = self.models.get(path)
+            if found is None and self.helper_loader is not None:
+                found = self.helper_loader(path)
+            self.helper_models[path] = found if found is not None and found.error is None else None
+        return self.helper_models[path]
+
+    def helper_class(
+        self, model: FileModel, name: str, line: int = 1 << 30, depth: int = 0
+    ) -> tuple[FileModel, ClassInfo | None, str] | None:
+        """What *name* (dotted or not) is bound to in *model* at *line* when a helper module of the
+        checkout binds it: (the helper's model, its class of that name or None when the name is no
+        class there, the module as imported); None when no import binds it to a helper."""
+        if not name or depth > _MAX_DEPTH:
+            return None
+        head, _, rest = name.partition(".")
+        for imp in reversed(model.imports):
+            if imp.site.line >= line:
+                continue
+            for imported, alias in imp.names:
+                if imp.module is not None:
+                    if (alias or imported) != head or imported == "*":
+                        continue
+                    if not rest:
+                        return self._helper_in(model, imp.module, imported, depth)
+                    return self._helper_in(model, _joined(imp.module, imported), rest, depth)
+                if alias == head and rest:
+                    return self._helper_in(model, imported, rest, depth)
+                if not alias and rest and name.startswith(imported + "."):
+                    return self._helper_in(model, imported, name[len(imported) + 1 :], depth)
+        return None
+
+    def _helper_in(
+        self, model: FileModel, module: str, name: str, depth: int
+    ) -> tuple[FileModel, ClassInfo | None, str] | None:
+        path = self.helper_file(model.path, module) if "." not in name else None
+        target = self.helper_model(path) if path is not None else None
+        if target is None:
+            return None
+        found = target.class_named(name)
+        if found is not None:
+            return target, found, module
+        return self.helper_class(target, name, depth=depth + 1) or (target, None, module)  # re-exported
+
+    def helper_doubts(self, model: FileModel, cls: ClassInfo, base: str) -> list[str]:
+        """Why a class deriving from *base* (a base of *cls*, of *model*, imported from a helper
+        module) may not keep the declaration its body makes: ``__init_subclass__`` or a metaclass
+        on the helper's class or on one of its own bases (in that helper or in another); each in
+        words with the helper's line and module."""
+        found = self.helper_class(model, base, cls.site.line)
+        if found is None or found[1] is None:
+            return []
+        out: list[str] = []
+        walk = [(found[0], found[1], found[2])]
+        seen: set[int] = set()
+        while walk and len(seen) <= 64:
+            helper, c, module = walk.pop()
+            if id(c) in seen:
+                continue
+            seen.add(id(c))
+            for o in c.overrides:
+                if o.scope in (OVERRIDE_SUBCLASSES, OVERRIDE_INHERITED):
+                    where = f"line {o.line} of `{module}`"
+                    out.append(f"{o.what} of `{c.name}` ({where}, a helper it derives from)")
+            for b in c.bases:
+                local = LocalResolver().resolve_base(helper, c, b)
+                if local is not None:
+                    walk.append((helper, local, module))
+                    continue
+                further = self.helper_class(helper, b, c.site.line)
+                if further is not None and further[1] is not None:
+                    walk.append(further)  # type: ignore[arg-type]
+        return out
+
+    def descriptor_doubts(self, model: FileModel, cls: ClassInfo, value: str) -> list[str]:
+        """Why the value *value* (a name a body of *cls* binds a value from) may rewrite the class
+        when its body ends: it comes from a helper module whose class, or any class when the name
+        is no class (an instance), defines ``__set_name__``."""
+        found = self.helper_class(model, value, cls.site.line)
+        if found is None:
+            return []
+        helper, c, module = found
+        holders = [c] if c is not None else list(helper.classes)
+        for h in holders:
+            if any(m.name == "__set_name__" for m in h.methods):
+                where = f"line {h.site.line} of `{module}`"
+                return [f"`{value}`, whose class `{h.name}` ({where}) has a descriptor's `__set_name__`"]
+        return []
+
     def resolver(self) -> ProjectResolver:
         return ProjectResolver(self)
 
@@ -327,6 +495,20 @@ class ProjectResolver:
 
     def imported_instantiations(self, model: FileModel) -> list[tuple[ClassInfo, Instantiation]]:
         return self.project.foreign_instantiations(model)
+
+    def outside_doubts(self, model: FileModel, chain: Sequence[ClassInfo]) -> list[str]:
+        """What helper modules of the checkout may do to the classes of *chain* (an MRO, its
+        class first) that hwlint does not model: a base from a helper with ``__init_subclass__``
+        or a metaclass, a value from a helper whose class has ``__set_name__``."""
+        out: list[str] = []
+        for c in chain:
+            owner = self.project.owner(c, model)
+            for base in c.bases:
+                if base and self.resolve_base(model, c, base) is None:
+                    out += self.project.helper_doubts(owner, c, base)
+            for value in c.values:
+                out += self.project.descriptor_doubts(owner, c, value)
+        return out
 
 
 #: What makes a directory a project root: run in one or below one, the current directory's test
@@ -533,7 +715,7 @@ def on_demand(
             return None
         return _load_once(path, taxonomy)
 
-    return Project([model], roots, loader=load)
+    return Project([model], roots, loader=load, helper_loader=lambda path: _load_once(path, taxonomy))
 
 
 def around(
@@ -556,7 +738,8 @@ def around(
                 continue
             project.add(model_at(other, path))
             noted = bool(resolver.note_instantiations(project.model_of(os.path.abspath(path)))) or noted
-    if not noted and not project.providers(links_of(model)):
+    links = links_of(model)
+    if not noted and not project.providers(links) and not project.helpers(links):
         return model
     return with_resolver(model, resolver)
 

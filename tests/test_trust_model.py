@@ -34,6 +34,18 @@ def _cls(body: str = "", head: str = "class TestB(TestCase):\n") -> str:
     return head + DECLARED + TEST + textwrap.indent(textwrap.dedent(body), "    ")
 
 
+#: A helper base whose ``__init_subclass__`` sets every subclass's classification to CUDA.
+HELPER_INIT_SUBCLASS = (
+    HEADER + "class Base(TestCase):\n    def __init_subclass__(cls, **kwargs):\n"
+    "        super().__init_subclass__(**kwargs)\n"
+    "        cls.hw_classification = HardwareClassification.CUDA\n"
+)
+#: A helper descriptor whose ``__set_name__`` sets the owner's classification to CUDA.
+HELPER_STAMP = (
+    HEADER + "class Stamp:\n    def __set_name__(self, owner, name):\n"
+    "        owner.hw_classification = HardwareClassification.CUDA\n"
+)
+
 #: item 8: (the test module after HEADER, helper files, the classes reported). In each, TestB
 #: declares GENERIC and the runtime's getattr reads something else.
 ROUTES: dict[str, tuple[str, dict[str, str], tuple[str, ...]]] = {
@@ -115,6 +127,54 @@ ROUTES: dict[str, tuple[str, dict[str, str], tuple[str, ...]]] = {
         "from helpers import skipIfRocm\n\n\n@skipIfRocm\n" + _cls(),
         {"helpers.py": "def skipIfRocm(cls):\n    cls.hw_classification = None\n    return cls\n"},
         ("TestB",),
+    ),
+    # code of a helper module of the checkout, which hwlint reads for what it may do to a class
+    "init-subclass-on-a-helper-base": (
+        "from helpers import Base\n\n\n" + _cls(head="class TestB(Base):\n"),
+        {"helpers.py": HELPER_INIT_SUBCLASS},
+        ("TestB",),
+    ),
+    "metaclass-on-a-helper-base": (
+        "import helpers\n\n\n" + _cls(head="class TestB(helpers.Base):\n"),
+        {
+            "helpers.py": HEADER + "class Meta(type):\n    def __new__(mcs, name, bases, ns):\n"
+            "        ns['hw_classification'] = HardwareClassification.CUDA\n"
+            "        return super().__new__(mcs, name, bases, ns)\n\n\n"
+            "class Base(TestCase, metaclass=Meta):\n    pass\n"
+        },
+        ("TestB",),
+    ),
+    "init-subclass-two-helpers-down": (
+        "from helpers import Base\n\n\n" + _cls(head="class TestB(Base):\n"),
+        {
+            "helpers.py": "from common_helpers import Root\n\n\nclass Base(Root):\n    pass\n",
+            "common_helpers.py": HELPER_INIT_SUBCLASS.replace("class Base(", "class Root("),
+        },
+        ("TestB",),
+    ),
+    "descriptor-from-a-helper": (
+        "from helpers import Stamp\n\n\n" + _cls("stamp = Stamp()\n"),
+        {"helpers.py": HELPER_STAMP},
+        ("TestB",),
+    ),
+    "descriptor-instance-from-a-helper": (
+        "import helpers\n\n\n" + _cls("stamp = helpers.STAMP\n"),
+        {"helpers.py": HELPER_STAMP + "\n\nSTAMP = Stamp()\n"},
+        ("TestB",),
+    ),
+}
+
+#: Helper modules beside the tests whose code, read, leaves a declaration as it is: a base with no
+#: ``__init_subclass__`` or metaclass, a value whose class has no ``__set_name__`` (PyTorch 2.6.0's
+#: tree has only these: its HWC006 findings do not move).
+CLEAN_HELPERS = {
+    "plain-helper-base": (
+        "from helpers import Base\n\n\n" + _cls(head="class TestB(Base):\n"),
+        {"helpers.py": HEADER + "class Base(TestCase):\n    def setUp(self):\n        pass\n"},
+    ),
+    "helper-value-without-set-name": (
+        "import helpers\n\n\n" + _cls("tolerance = helpers.Tolerance(1e-5)\n"),
+        {"helpers.py": "class Tolerance:\n    def __init__(self, value):\n        self.value = value\n"},
     ),
 }
 
@@ -227,6 +287,19 @@ def test_code_that_only_reads_or_runs_in_a_test_stays_clean(tmp_path, case, monk
     module = _runtime(path, monkeypatch)
     assert module.TestB.hw_classification is module.HardwareClassification.GENERIC
     assert _findings(path) == set()
+    res = run_tool("hwselect", "cpu", "--no-cache", str(path), cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["test_attack.py::TestB"]
+
+
+@pytest.mark.parametrize("case", CLEAN_HELPERS)
+def test_a_helper_module_read_that_leaves_the_declaration_is_clean(tmp_path, case, monkeypatch):
+    source, files = CLEAN_HELPERS[case]
+    path = _plant(tmp_path, source, files)
+    module = _runtime(path, monkeypatch)
+    assert module.TestB.hw_classification is module.HardwareClassification.GENERIC
+    assert _findings(path) == set()
+    assert _flake8([path]) == set()
     res = run_tool("hwselect", "cpu", "--no-cache", str(path), cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert res.stdout.split() == ["test_attack.py::TestB"]

@@ -88,7 +88,13 @@ class ClassScan:
         device_value: str | None = None
         assigned: list[str] = []
         conditional: list[str] = []
+        values: list[str] = []
         for stmt, nested in class_body_statements(node.body):
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+                value = stmt.value.func if isinstance(stmt.value, ast.Call) else stmt.value
+                name = dotted_name(value) if isinstance(value, (ast.Name, ast.Attribute)) else ""
+                if name:
+                    values.append(name)
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 methods.append(self.method(stmt, prefix, scan))
                 if nested and stmt.name.startswith(prefix):
@@ -152,6 +158,7 @@ class ClassScan:
             mentions=self.mentions(node) if any(u.kind == UseKind.HARD for u in uses) else (),
             overrides=overrides,
             dynamic_body=dynamic_body,
+            values=tuple(dict.fromkeys(values)),
         )
 
     def position(self, node: ast.AST) -> tuple[int, int]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
@@ -212,6 +212,10 @@ class ClassInfo:
     # the first call in its body to exec(), eval(), locals() or vars(), which may also define tests
     overrides: tuple[Override, ...] = ()
     dynamic_body: Site | None = None
+    # The names (dotted, as written) whose values the body binds at class level, called or not
+    # (``stamp = Stamp()``, ``mark = helpers.MARK``): an object whose type has ``__set_name__``
+    # runs code on the class when the body ends (the cross-file phase looks them up in helpers)
+    values: tuple[str, ...] = ()
 
     @property
     def is_test(self) -> bool:
@@ -618,6 +622,11 @@ class Resolver(Protocol):
         """(class, call) of each call of *model* that instantiates a class another file defines."""
         ...
 
+    def outside_doubts(self, model: FileModel, chain: Sequence[ClassInfo]) -> list[str]:
+        """Why code of a module outside the scanned files (a helper of the checkout) may change
+        what ``getattr`` reads on the classes of *chain* (an MRO), in words."""
+        ...
+
 
 class LocalResolver:
     """Resolves a base only to a class of the same file, bound under that name when ``cls`` is defined."""
@@ -633,6 +642,9 @@ class LocalResolver:
 
     def imported_instantiations(self, model: FileModel) -> list[tuple[ClassInfo, Instantiation]]:
         return []  # nor any other file's classes
+
+    def outside_doubts(self, model: FileModel, chain: Sequence[ClassInfo]) -> list[str]:
+        return []  # nor any other module
 
 
 def mro(model: FileModel, cls: ClassInfo, resolver: Resolver | None = None) -> list[ClassInfo]:

@@ -174,7 +174,7 @@ class Session:
     ) -> Project:
         """The project of *files* (as given), following imports into the files :attr:`follow` accepts."""
         index = {os.path.abspath(p): p for p in files}
-        return Project((), self.roots, loader=loader, paths=index, follow=self.follow)
+        return Project((), self.roots, loader=loader, paths=index, follow=self.follow, helper_loader=loader)
 
     def link(self, files: Sequence[str], links: dict[str, Links]) -> Linked:
         """The cross-file phase's models over the per-file *links* (path as given -> its :class:`Links`).
@@ -191,8 +191,12 @@ class Session:
 
         project = self.project(files, load)
         index = project.given
-        wanted = {path: project.providers(lk) for path, lk in links.items()}
+        helpers = {path: project.helpers(lk) for path, lk in links.items()}
+        wanted = {path: project.providers(lk) + helpers[path] for path, lk in links.items()}
         wanted = {path: v for path, v in wanted.items() if v}
+        only_helpers = {h for v in helpers.values() for h in v} - {
+            p for path, lk in links.items() for p in project.providers(lk)
+        }
         if not wanted:
             return Linked(project, {})
         need = sorted({*(os.path.abspath(p) for p in wanted), *(a for v in wanted.values() for a in v)})
@@ -205,7 +209,11 @@ class Session:
         loaded.update((p, model) for p, (_, model) in kept.items())
         for path in need:
             model = loaded[path]
-            if not isinstance(model, str):
+            if isinstance(model, str):
+                continue
+            if path in only_helpers and path not in index and path not in wanted:
+                project.helper_models[path] = model if model.error is None else None  # read, never checked
+            else:
                 project.add(model_at(model, index.get(path, path)))
         resolver = project.resolver()
         linked = list(wanted)
@@ -243,7 +251,7 @@ class Session:
         Returns the project (for what needs only links: imported classes, unresolved imports) and
         the values, by path as given."""
         project = self.project(files)
-        wanted = {path: project.providers(lk) for path, lk in links.items()}
+        wanted = {path: project.providers(lk) + project.helpers(lk) for path, lk in links.items()}
         need = sorted(
             {os.path.abspath(p) for p, v in wanted.items() if v} | {a for v in wanted.values() for a in v}
         )
@@ -271,7 +279,8 @@ class Session:
         if cache is not None:
             # files the phase loaded beyond those the links name (a base's own base): their contents
             # are checked on every hit; and how each import it looked up resolved
-            extra = {p: _sha(p, max_bytes, cache) for p in made.project.models if p not in need}
+            read = [*made.project.models, *made.project.helper_models]
+            extra = {p: _sha(p, max_bytes, cache) for p in read if p not in need}
             lookups = dict.fromkeys([*project.resolutions(), *made.project.resolutions()])
             values_by_path = {os.path.abspath(p): v for p, v in values.items()}
             cache.store(need[0], key, kind, (extra, list(lookups), values_by_path))

@@ -324,7 +324,11 @@ def uncertain_hw_classification(ctx: Context) -> Iterator[Hit]:
     a value, `eval`/`compile` at import, `__import__("builtins")`, a write into `sys.modules`,
     `X.__bases__ = ...`, a descriptor's `__set_name__`, the attribute's name in a string); or the
     enum, or a decorator's known name, comes from a module other than torch, pytest or the standard
-    library, or such a module is star-imported. The message names the first reason. A decorator
+    library, or such a module is star-imported; or a helper module of the checkout that hwlint
+    reads for it (a module beside the tests, not a test module) gives the class a base with
+    `__init_subclass__` or a metaclass (on that base or on one of its own bases, in that helper or
+    another), or a value whose class has a descriptor's `__set_name__` (`stamp = Stamp()`); a
+    helper base or value without these is no reason. The message names the first reason. A decorator
     hwlint knows is no reason: torch's skip decorators (`@skipIfRocm`, `@requires_triton()`...)
     and a function of the file that returns the class it is given, calls no method of it and
     writes no classification (one that copies a mixin's `test_*` methods onto the class with
