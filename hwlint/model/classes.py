@@ -90,11 +90,6 @@ class ClassScan:
         conditional: list[str] = []
         values: list[str] = []
         for stmt, nested in class_body_statements(node.body):
-            if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
-                value = stmt.value.func if isinstance(stmt.value, ast.Call) else stmt.value
-                name = dotted_name(value) if isinstance(value, (ast.Name, ast.Attribute)) else ""
-                if name:
-                    values.append(name)
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 methods.append(self.method(stmt, prefix, scan))
                 if nested and stmt.name.startswith(prefix):
@@ -104,6 +99,11 @@ class ClassScan:
             if decl is not None:
                 declarations.append(replace(decl, conditional=True) if nested else decl)
             else:
+                if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+                    # a declaration's value is read as one (HWC003 when it is not the enum's)
+                    value = stmt.value.func if isinstance(stmt.value, ast.Call) else stmt.value
+                    if isinstance(value, (ast.Name, ast.Attribute)) and dotted_name(value):
+                        values.append(dotted_name(value))
                 # `test_x = helper` (a lambda, `staticmethod(f)`, `partialmethod(f, 1)`) and a test
                 # imported into the body are collected; `test_ns = "..."` is not (pytest wants a callable)
                 for name in _bound_tests(stmt, prefix):
