@@ -467,10 +467,19 @@ def unseen_classes(model: FileModel) -> list[Unseen]:
                 out.append(Unseen(line, UNSEEN_IMPORT, alias or imported, what))
     for d in model.dynamic:
         if d.kind == "globals" and not model.under_main_guard(d.site.line):
-            what = "a write into `globals()` may bind any `Test*` class"
-            out.append(Unseen(d.site.line, UNSEEN_GLOBALS, "", what))
+            # `globals()["TestY"] = ...` names the class pytest collects; a computed key does not
+            named = _GLOBALS_KEY.match(d.site.text)
+            name = named.group(1) if named and shown(named.group(1), d.site.line) else ""
+            what = (
+                f"a write into `globals()` binds `{name}`"
+                if name
+                else "a write into `globals()` may bind any `Test*` class"
+            )
+            out.append(Unseen(d.site.line, UNSEEN_GLOBALS, name, what))
     return sorted(out, key=lambda u: u.line)
 
+
+_GLOBALS_KEY = re.compile(r"""globals\(\s*\)\s*\[\s*(?:'|")(\w+)(?:'|")\s*\]\s*=""")
 
 #: Names of helper classes rather than test classes (a base, a mixin, a template): imported, they
 #: are bases of the file's own classes, whose tests hwlint sees.

@@ -337,7 +337,7 @@ UNSEEN_BINDINGS = {
         "    return Made\n\n\nglobals()['TestB'] = _make()\n",
         {},
         "writes module globals at run time",
-        False,
+        True,
     ),
     "star-imported-from-a-helper": (
         "from helpers import *\n",
