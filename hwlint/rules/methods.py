@@ -8,7 +8,7 @@ from dataclasses import replace
 from ..collection import device_parameters, origin, trusted_module
 from ..context import Context
 from ..edits import Applicability, Fix
-from ..model import ClassInfo, Method, required_by
+from ..model import ClassInfo, Decorator, Method, required_by
 from .base import Hit, rule
 from .split import (
     ACCELERATOR_PIN,
@@ -299,7 +299,9 @@ def skipped_without_device(ctx: Context) -> Iterator[Hit]:
     which only the CPU runner runs. The (unsafe) fix moves such tests to a class of their own on the
     same bases, classified for the device (`TestFooCudaOnly`), which copies the class's helpers,
     setUp and class attributes; where the move cannot be made (a subclass in the file inherits the
-    tests, module code takes the class), the finding stays with the reason.
+    tests, module code takes the class), the finding stays with the reason. A guard that is an
+    accelerator API call the classification forbids (`torch.cuda.is_available()` in a GENERIC
+    class) is HWC204's finding, not a second one.
 
     ## Why is this bad?
     The runner that runs the class never has the device: the test is collected there and skipped,
@@ -337,11 +339,14 @@ def skipped_without_device(ctx: Context) -> Iterator[Hit]:
         held = {r.device for r in tax.runners.values() if c.name in r.runs}
         if not held:
             continue
-        shared = required_by(cls.decorators, cls.shared_uses or cls.device_uses)
+        # a guard HWC204 reports (an accelerator API call GENERIC forbids) is its finding, not a second one
+        forbidden = c.availability_checks == "forbidden"
+        reported = {site.line for site in cls.availability_checks} if forbidden else set()
+        shared = required_by(_unreported(cls.decorators, reported), cls.shared_uses or cls.device_uses)
         found = []
         for m in cls.test_methods:
             uses = dict(cls.test_uses).get(m.name, m.device_uses)
-            required = {**shared, **required_by(m.decorators, uses)}
+            required = {**shared, **required_by(_unreported(m.decorators, reported), uses)}
             missing = {d: text for d, text in required.items() if d in tax.devices and d not in held}
             if missing:
                 found.append((m, missing))
@@ -353,6 +358,13 @@ def skipped_without_device(ctx: Context) -> Iterator[Hit]:
             fields["decorator"] = text
             fields["fix"] = _move_fix(ctx, cls, splits, why or "the class itself is skipped without it")
             yield m.site, fields
+
+
+def _unreported(decorators: tuple[Decorator, ...], lines: set[int]) -> list[Decorator]:
+    """*decorators* but those on *lines*."""
+    return [
+        d for d in decorators if not lines & set(range(d.site.line, (d.site.end_line or d.site.line) + 1))
+    ]
 
 
 def _move_fix(ctx: Context, cls: ClassInfo, splits: tuple, why: str) -> Fix:
