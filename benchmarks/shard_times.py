@@ -1,7 +1,7 @@
 """Shards per test, by time, measured on real tests (docs/hwselect.md, issue 48 item 4).
 
-    python benchmarks/shard_times.py --tree /tmp/shards-mig/test --out /tmp/shards-out \\
-        --shards 2,4,8 --files-from files.txt
+    python benchmarks/shard_times.py --tree /tmp/shards-mig/test --out /tmp/shards-bench \\
+        --shards 2,4,8 --files-from benchmarks/shard_sample.txt
 
 TREE is PyTorch's ``test/`` after ``hwlint check --fix --unsafe-fixes`` (the files listed, at
 least); the runs are on the CPU with the installed torch and torch 2.14.1's testing modules laid
@@ -118,13 +118,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True)
     p.add_argument("--shards", default="2,4,8", help="the shard counts, each run shard by shard")
     p.add_argument("--files", nargs="*", default=[])
-    p.add_argument("--files-from", help="a file of test file paths, one a line (TREE-relative)")
+    p.add_argument("--files-from", help="test file paths, one a line, TREE-relative (# starts a comment)")
     p.add_argument("--timeout", type=int, default=3600)
     p.add_argument("--reuse", action="store_true", help="reuse the XML and JSON of an earlier run")
     args = p.parse_args(argv)
     files = list(args.files)
     if args.files_from:
-        files += Path(args.files_from).read_text().split()
+        lines = Path(args.files_from).read_text().splitlines()
+        files += [x.strip() for x in lines if x.strip() and not x.startswith("#")]
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     root = prepare(Path(args.tree), out)
