@@ -173,6 +173,12 @@ def _refuse_linked_directories(absolute: str) -> None:
             raise OutputError(errno.ELOOP, f"{shown} is a symlink; an output is never written through one")
 
 
+def rename_own(src: str, dst: str) -> None:
+    """Rename *src* to *dst*, both inside a temporary directory hwlint made for itself (never a
+    path of the checkout: nothing there can be a link someone else planted)."""
+    os.rename(src, dst)
+
+
 def write_atomic(path: str | os.PathLike, data: bytes, mode: int | None = None, replace: bool = True) -> None:
     """Make *path* a regular file holding *data*: written to a new temporary file beside it (mode
     *mode*, else 0666 less the umask), then renamed over it, so that a reader sees the old file

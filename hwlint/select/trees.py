@@ -87,7 +87,7 @@ def diff_revisions(request: Request, base: str, head: str | None, paths: Sequenc
         export_tree(top, base, rels, tree)
         old = select_tree(own, tree, rels, shown, base)
         kept = os.path.join(tmp, "base")  # its files are read again for the tests renamed in a class
-        os.rename(tree, kept)
+        effects.rename_own(tree, kept)
         old = replace(old, root=kept)
         if head is None:
             copy_py_files(top, rels, tree)
