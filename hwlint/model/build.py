@@ -320,8 +320,8 @@ class Builder(ClassScan, CallScan, DeviceScan):
         col = self.col(line, node.col_offset)  # type: ignore[attr-defined]
         return Site(line, col, text, line, col + len(text))
 
-    def segment(self, node: ast.AST, limit: int = 120) -> str:
-        """The node's source text on one line, shortened to *limit* characters."""
+    def segment(self, node: ast.AST, limit: int = 120, lines: int = 8) -> str:
+        """The node's source text on one line, shortened to *limit* characters and *lines* lines."""
         l1, c1 = node.lineno, node.col_offset  # type: ignore[attr-defined]
         l2, c2 = getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None)
         if l2 is None or c2 is None or not 0 < l1 <= l2 <= len(self.lines):
@@ -330,9 +330,9 @@ class Builder(ClassScan, CallScan, DeviceScan):
             text = self.slice(l1, c1, c2)
         else:
             parts = [self.slice(l1, c1, None)]
-            for ln in range(l1 + 1, min(l2, l1 + 8)):
+            for ln in range(l1 + 1, min(l2, l1 + lines)):
                 parts.append(self.lines[ln - 1])
-            parts.append("..." if l2 - l1 >= 8 else self.slice(l2, 0, c2))
+            parts.append("..." if l2 - l1 >= lines else self.slice(l2, 0, c2))
             text = "".join(parts)
         return one_line(text, limit)
 

@@ -301,9 +301,14 @@ class ClassScan:
     def decorator(self, node: ast.expr) -> Decorator:
         target = node.func if isinstance(node, ast.Call) else node
         name = dotted_name(target).rpartition(".")[2]
+        if name in _EXPANDING or name.startswith("dtypes"):
+            # kept whole: the items its arguments expand a test into are counted from this text
+            return Decorator(name, self.site(node, self.segment(node, 1 << 20, 1 << 20)))
         return Decorator(name, self.site(node))
 
 
+#: Decorators whose arguments expand a test into items (``@dtypes...`` too): their text is kept whole.
+_EXPANDING = frozenset({"parametrize", "parametrize_test", "ops", "modules", "optims"})
 _HEADER_FILLER = frozenset(" \t\f()[],\\\r\n")  # what may sit between a class's last base and its colon
 
 
