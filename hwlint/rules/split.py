@@ -172,13 +172,16 @@ def subclass_edits(
     indent = " " * every[0].site.col
     classes, calls = "", ""
     call = ctx.model.instantiations_of(cls)[0]
+    line = b.lines(call.site.line, call.site.line)
+    call_indent = line[: len(line) - len(line.lstrip(" \t"))]  # the call's own block
     for s in splits:
         methods = [by_name[t] for t in s.moved]
         body = newline.join(b.lines(_first_line(b, cls, m), m.end_line).rstrip("\r\n") for m in methods)
         declaration = f"{indent}{tax.attribute} = {ref}.{s.classification}"
         classes += f"{newline}{newline}class {s.name}({cls.name}):{newline}{declaration}{newline}{newline}"
         classes += f"{body}{newline}"
-        calls += f'{call.function}({s.name}, globals(), only_for="{s.device}"){newline}'
+        items = [s.name, "globals()", f'only_for="{s.device}"']
+        calls += f"{call_indent}{b.call_text(call.function, items, call_indent)}{newline}"
     edits.append(b.insert_after_line(cls.end_line, classes))
     edits.append(b.insert_after_line(call.site.end_line, calls))
     return edits

@@ -50,5 +50,9 @@ class TestPoolingNNDeviceTypeCudaOnly(TestPoolingNNDeviceType):
 
 
 instantiate_device_type_tests(TestPoolingNNDeviceType, globals(), allow_mps=True)
-instantiate_device_type_tests(TestPoolingNNDeviceTypeCpuOnly, globals(), only_for="cpu")
-instantiate_device_type_tests(TestPoolingNNDeviceTypeCudaOnly, globals(), only_for="cuda")
+instantiate_device_type_tests(
+    TestPoolingNNDeviceTypeCpuOnly, globals(), only_for="cpu"
+)
+instantiate_device_type_tests(
+    TestPoolingNNDeviceTypeCudaOnly, globals(), only_for="cuda"
+)
