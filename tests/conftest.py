@@ -187,3 +187,15 @@ def without_enum_note(stderr: str) -> str:
     """*stderr* of a fixing run without the line that says which import of the enum the fixes
     wrote (its wording and evidence are pinned by test_fix and test_torch_enum)."""
     return "".join(line for line in stderr.splitlines(keepends=True) if not line.startswith(ENUM_NOTE))
+
+
+@pytest.fixture(autouse=True)
+def _forget_planted_modules(tmp_path_factory):
+    """Modules a test imported from its own temporary tree (a planted ``helpers.py``) leave
+    ``sys.modules`` with the test: another test's ``helpers`` must not be found in their place."""
+    before = set(sys.modules)
+    yield
+    base = str(tmp_path_factory.getbasetemp())
+    for name in set(sys.modules) - before:
+        if (getattr(sys.modules.get(name), "__file__", None) or "").startswith(base):
+            del sys.modules[name]

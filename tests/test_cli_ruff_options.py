@@ -276,6 +276,7 @@ EXEMPT = "# hwlint: noqa\n" + FIXABLE
 LINE_NOQA = "class TestB:  # noqa: HWC001\n    def test_x(self):\n        pass\n"
 
 
+@pytest.mark.slow
 def test_ignore_noqa_reports_and_fixes_what_noqa_comments_hide(tmp_path):
     # as ruff's option: a migration declares the classes of files that a blanket file exemption
     # exempts (a classification-filtered run would drop them), and the cache keeps the two apart

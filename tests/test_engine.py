@@ -41,6 +41,7 @@ def files_of(tree: Path) -> list[str]:
     return list(discover([str(tree)], Config()))
 
 
+@pytest.mark.slow
 def test_parallel_and_cached_equal_serial_uncached(corpus, taxonomy, tmp_path):
     files = files_of(corpus)
     serial = check_paths(files, taxonomy, jobs=1)
@@ -54,6 +55,7 @@ def test_parallel_and_cached_equal_serial_uncached(corpus, taxonomy, tmp_path):
     assert check_paths(files, taxonomy, jobs=2, cache=warm) == serial
 
 
+@pytest.mark.slow
 def test_cli_output_is_identical_serial_parallel_and_warm(corpus, tmp_path):
     base = ["hwlint", "check", "--exit-zero", "--output-format", "json", str(corpus)]
     serial = run_tool(*base, "--no-cache", "--jobs", "1").stdout
@@ -168,6 +170,7 @@ def test_modification_times_only_order_the_work_the_hashes_decide(tmp_path, taxo
     assert _analysed(files, cache_dir, taxonomy) == ([], values)
 
 
+@pytest.mark.slow
 def test_two_concurrent_runs_leave_a_valid_cache(corpus, tmp_path, taxonomy):
     cache_dir = tmp_path / "shared-cache"
     cmd = [

@@ -49,6 +49,7 @@ def exercise(source: str | bytes, taxonomy) -> None:
 
 @FUZZ
 # deferred: building the grammar costs seconds, paid only by the process that runs this test
+@pytest.mark.slow
 @given(source=st.deferred(hypothesmith.from_grammar), strict=st.booleans())
 def test_generated_programs(source: str, strict: bool):
     exercise(source, TAXONOMIES[strict])

@@ -81,6 +81,7 @@ def collect(root: Path, *args: str, env: dict[str, str] | None = None) -> subpro
     return subprocess.run(cmd, cwd=root, env=environment, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_a_file_without_the_runners_tests_is_not_imported(tree):
     cpu = collect(tree, "--hw-runner", "cpu", ".")
     assert cpu.returncode == 0, cpu.stdout + cpu.stderr
@@ -154,6 +155,7 @@ class TestElsewhere(unittest.TestCase):
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["nodeids", "k"])
 def test_an_argsfile_composes_with_the_users_own_k(tmp_path, fmt):
     """``pytest @sel.args -k "not slow"`` (issue 48, item 2): a file listed whole ends the argument

@@ -81,6 +81,7 @@ def test_pep263_latin1_file_keeps_character_columns(taxonomy):
     assert (f.code, f.line, f.col) == ("HWC201", 5, line.index("device"))  # characters, not bytes
 
 
+@pytest.mark.slow
 def test_huge_file(taxonomy):
     body = "".join(f"    x{i} = {i}\n" for i in range(100_000))
     src = "class TestBig(TestCase):\n" + body + "    def test_last(self):\n        pass\n"

@@ -251,6 +251,7 @@ def test_large_tree_lists_the_top_level_without_empty_rows(large_page):
     assert not re.findall(r">\d{4,}<", html)
 
 
+@pytest.mark.slow
 @needs_chromium
 def test_no_table_overflows_its_card_at_1400_px(large_page, tmp_path):
     probe = """<script>
@@ -345,6 +346,7 @@ def test_values_are_escaped_and_inline_scripts_refused(tmp_path):
     assert html.count("<script>") == 1 and f"<script>{_SCRIPT}</script>" in html
 
 
+@pytest.mark.slow
 @needs_chromium
 def test_injection_does_not_run_in_chromium(tmp_path):
     page = _injected_page(tmp_path)
@@ -397,6 +399,7 @@ document.body.dataset.viewport = window.innerWidth;
 </script></body>"""
 
 
+@pytest.mark.slow
 @needs_chromium
 @pytest.mark.parametrize("width", [1400, 390])
 @pytest.mark.parametrize("fixture", ["artifact_page", "large_page", "page"])

@@ -330,6 +330,7 @@ def collected(root: Path, *args: str) -> list[str]:
     return [line for line in proc.stdout.splitlines() if "::" in line and not line.startswith("hwselect")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [pytest.param(2, marks=pytest.mark.slow), 3])  # each collects n * 3 + 1 times
 def test_shards_partition_the_selection_at_the_test_level(huge, n):
     """Through pytest: the plugin's shards are disjoint, their union is the runner's selection,

@@ -11,6 +11,7 @@ See docs/guarantees.md.
 from __future__ import annotations
 
 import json
+import sys
 import textwrap
 from pathlib import Path
 
@@ -134,6 +135,7 @@ KEPT = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "case",
     # torch's inductor_utils imports most of inductor: several seconds of CPU
@@ -261,6 +263,8 @@ def test_tests_bound_otherwise_make_an_undeclared_class_a_finding(tmp_path, case
     source, code = UNDECLARED_TESTS[case]
     path = _plant(tmp_path, source)
     monkeypatch.syspath_prepend(str(tmp_path))
+    for helper in tmp_path.glob("*.py"):  # a module of that name another test imported first
+        monkeypatch.delitem(sys.modules, helper.stem, raising=False)
     namespace: dict[str, object] = {"__name__": "test_attack"}
     exec(compile(path.read_text(), str(path), "exec"), namespace)
     assert callable(namespace["TestB"].test_x)  # type: ignore[attr-defined]  # pytest collects it; the filter drops the class

@@ -266,6 +266,7 @@ def test_flake8_reports_what_check_reports(tmp_path):
     assert _flake8(paths) == expected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("attack", ROUTES)
 def test_a_route_hwlint_does_not_follow_makes_the_class_uncertain(tmp_path, attack, monkeypatch):
     source, files, classes = ROUTES[attack]
@@ -365,6 +366,7 @@ def _unseen_line(path: Path) -> int:
     return len(path.read_text().rstrip("\n").splitlines())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", UNSEEN_BINDINGS)
 def test_a_class_bound_where_hwlint_cannot_see_is_hwc007_and_its_file_listed(tmp_path, case):
     """A class pytest collects that no front end sees is HWC007 in check and flake8 (one rule
