@@ -174,6 +174,13 @@ class Project:
     def _find_helper(self, importer: str, module: str) -> str | None:
         if trusted_module(module.lstrip(".")) and not module.startswith("."):
             return None
+        for candidate in self._candidates(importer, module):
+            if os.path.isfile(candidate):
+                return candidate
+        return None
+
+    def _candidates(self, importer: str, module: str):
+        """The files *module*, imported from *importer*, may be, in the order Python looks."""
         level = len(module) - len(module.lstrip("."))
         parts = [p for p in module[level:].split(".") if p]
         here = os.path.dirname(os.path.abspath(importer))
@@ -186,10 +193,7 @@ class Project:
             bases = list(dict.fromkeys([here, _first_non_package(here), *self.roots]))
         for base in bases:
             stem = os.path.join(base, *parts)
-            for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
-                if os.path.isfile(candidate):
-                    return candidate
-        return None
+            yield from (stem + ".py", os.path.join(stem, "__init__.py"))
 
     def resolutions(self) -> list[tuple[str, str, str | None]]:
         """Every module lookup made so far: (directory of the importer, module, the file found or
@@ -202,28 +206,17 @@ class Project:
         return all(self.module_file(os.path.join(d, "__init__.py"), m) == found for d, m, found in recorded)
 
     def _find_module(self, importer: str, module: str) -> str | None:
-        level = len(module) - len(module.lstrip("."))
-        parts = [p for p in module[level:].split(".") if p]
+        parts = [p for p in module.lstrip(".").split(".") if p]
         name = parts[-1] if parts else "__init__"
         if not self.anywhere and name not in self.stems and not (self.follow and self.follow(name + ".py")):
             return None  # no file it may name has that name: most imports end here, without a stat
-        here = os.path.dirname(os.path.abspath(importer))
-        if level:
-            base = here
-            for _ in range(level - 1):
-                base = os.path.dirname(base)
-            bases = [base]
-        else:
-            bases = list(dict.fromkeys([here, _first_non_package(here), *self.roots]))
-        for base in bases:
-            stem = os.path.join(base, *parts)
-            for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
-                if candidate in self.paths:
-                    return candidate
-                may = (self.anywhere and self.loader is not None) or (self.follow and self.follow(candidate))
-                if may and os.path.isfile(candidate):
-                    self.paths.add(candidate)
-                    return candidate
+        for candidate in self._candidates(importer, module):
+            if candidate in self.paths:
+                return candidate
+            may = (self.anywhere and self.loader is not None) or (self.follow and self.follow(candidate))
+            if may and os.path.isfile(candidate):
+                self.paths.add(candidate)
+                return candidate
         return None
 
     def add(self, model: FileModel) -> None:
