@@ -77,6 +77,10 @@ class Context:
         resolver = self.resolver or self.model.resolver or LocalResolver()
         return resolver.instantiated_from(self.model, cls)
 
+    def instantiated(self, cls: ClassInfo) -> bool:
+        """Whether a call instantiates *cls*: in this file, or in another scanned module."""
+        return bool(self.model.instantiations_of(cls) or self.foreign_instantiations(cls))
+
     @cached_property
     def classified_instantiations(self) -> list[tuple[ClassInfo, Classification, Instantiation]]:
         """Each instantiation call of the file with the classified test class it instantiates: a

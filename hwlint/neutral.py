@@ -133,7 +133,7 @@ def hard_uses(ctx: Context, cls: ClassInfo, converting: bool = False) -> list[Ha
     chain = mro(ctx.model, cls, ctx.resolver)
     methods = {m.name: m for c in reversed(chain) for m in c.methods}
     out: dict[tuple[int, int], HardUse] = {}
-    instantiated = converting or bool(ctx.model.instantiations_of(cls) or ctx.foreign_instantiations(cls))
+    instantiated = converting or ctx.instantiated(cls)
     uses: list[DeviceUse] = list(cls.shared_uses)
     for name, found in cls.test_uses:
         test = methods.get(name)

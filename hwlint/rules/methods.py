@@ -69,7 +69,10 @@ def device_param_missing(ctx: Context) -> Iterator[Hit]:
     """
     ## What it does
     Flags a test method without a `device` / `devices` parameter in a class whose classification
-    requires one (ACCELERATOR).
+    requires one (ACCELERATOR). A class whose classification requires instantiation and that
+    nothing instantiates is HWC102's finding, once for the class, not one more per test: nothing
+    would pass `device` to its tests, and what a person does is instantiate it (or classify it
+    otherwise); once a call instantiates it, its tests without `device` are reported here.
 
     The fix (safe) adds `device` after `self`: instantiation passes `device` only to a test whose
     signature has it, so a test that does not read it runs as before. No fix where that is not
@@ -101,6 +104,8 @@ def device_param_missing(ctx: Context) -> Iterator[Hit]:
     for cls, c in ctx.classified_test_classes:
         if c.device_param != "required":
             continue
+        if c.instantiation == "required" and not ctx.instantiated(cls):
+            continue  # HWC102's finding: nothing passes `device` to a class nothing instantiates
         for m in cls.test_methods:
             if not device_parameters(ctx.taxonomy, m):
                 yield (
@@ -123,7 +128,7 @@ def _device_param_fix(ctx: Context, cls: ClassInfo, m: Method) -> Fix:
     what it names), a decorator from outside torch, pytest and the standard library (it may not
     keep the signature, which instantiation reads through ``functools.wraps``)."""
     param = ctx.taxonomy.device_params[0]
-    if not ctx.model.instantiations_of(cls) and not ctx.foreign_instantiations(cls):
+    if not ctx.instantiated(cls):
         return Fix(
             Applicability.NONE, reason=f"`{cls.name}` is not instantiated: nothing would pass `{param}`"
         )
