@@ -115,7 +115,9 @@ class HWLintPlugin:
             model = model_from_tree(self.tree, "".join(self.lines), self.filename, taxonomy)
             if model.error is None:
                 session = self._session(taxonomy)
-                model = around(model, taxonomy, session.roots, session.follow, session.instantiators)
+                model = around(
+                    model, taxonomy, session.roots, session.follow, session.instantiators, session.trees
+                )
         except Exception as e:  # a bug of ours is a finding for this file, never a flake8 traceback
             error = f"{type(e).__name__}: {e}".rstrip(".")
             yield 0, 0, "HWC900 " + RULES["HWC900"].message.format(rule="model", error=error), type(self)

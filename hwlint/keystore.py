@@ -18,7 +18,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from .roots import checked_trees, under
+from .roots import Trees, under
 
 MAGIC = b"hwlint-cache-4"
 KEY_FILE_ENV = "HWLINT_CACHE_KEY_FILE"
@@ -36,16 +36,17 @@ def key_file() -> Path:
 KEY_MIN_BYTES, KEY_MAX_BYTES = 16, 64
 
 
-def secret() -> bytes | None:
+def secret(trees: Trees) -> bytes | None:
     """The MAC key, created (32 random bytes, mode 0600) when missing; None when it cannot be had
     or is not to be trusted (:func:`key_or_refusal` says why), which turns the cache off."""
-    return key_or_refusal()[0]
+    return key_or_refusal(trees)[0]
 
 
-def key_or_refusal() -> tuple[bytes | None, str | None]:
-    """The MAC key (:func:`secret`) and, when it is None, why it was refused (a front end may say so)."""
+def key_or_refusal(trees: Trees) -> tuple[bytes | None, str | None]:
+    """The MAC key (:func:`secret`) and, when it is None, why it was refused (a front end may say
+    so). *trees*: those the run checks, where no key is trusted."""
     path = key_file()
-    problem = _misplaced(path)
+    problem = _misplaced(path, trees)
     if problem is not None:
         return None, problem
     for _ in range(2):
@@ -57,7 +58,7 @@ def key_or_refusal() -> tuple[bytes | None, str | None]:
     return None, problem if problem != "missing" else f"{path}: cannot be created"
 
 
-def _misplaced(path: Path) -> str | None:
+def _misplaced(path: Path, trees: Trees) -> str | None:
     """Why a key at *path* is not to be trusted for where it is: inside the tree being checked
     (a pull request can commit ``.cache/hwlint/cache-key`` and a cache signed with it, when CI's
     ``$HOME`` or ``$XDG_CACHE_HOME`` lies in its workspace), or in a directory another user may
@@ -66,7 +67,7 @@ def _misplaced(path: Path) -> str | None:
         real = os.path.realpath(path)
     except (OSError, ValueError):
         return f"{path}: cannot be resolved"
-    for tree in checked_trees():
+    for tree in sorted(trees.checked()):
         if under(real, tree):
             return f"{path} lies inside the checked tree {tree}: a key there may come with the code"
     try:
@@ -128,18 +129,18 @@ def mac(key: bytes, body: bytes) -> bytes:
     return hashlib.blake2b(body, key=key[:64], digest_size=32).hexdigest().encode()
 
 
-def remembered(name: str) -> Any | None:
+def remembered(name: str, trees: Trees) -> Any | None:
     """The JSON value kept under *name* beside the key (:func:`remember`), if this user's key
     signed it; None otherwise. For what every command derives from the same input, such as a
-    parsed taxonomy, keyed by that input's hash."""
-    key = secret()
+    parsed taxonomy, keyed by that input's hash. *trees*: those the run checks (see :func:`secret`)."""
+    key = secret(trees)
     return read_signed(key_file().with_name(f"{name}.json"), key) if key is not None else None
 
 
-def remember(name: str, value: Any) -> None:
+def remember(name: str, value: Any, trees: Trees) -> None:
     """Keep the JSON *value* under *name* beside the key, signed with it; nothing when there is
-    no key or the directory cannot be written."""
-    key = secret()
+    no key or the directory cannot be written. *trees*: those the run checks (see :func:`secret`)."""
+    key = secret(trees)
     if key is not None:
         with contextlib.suppress(OSError):
             write_signed(key_file().with_name(f"{name}.json"), key, value)

@@ -58,10 +58,12 @@ def file_messages(path: str, session, selection: Selection, code: str, baseline=
     from .project import around
 
     taxonomy = session.taxonomy
-    plan = plan_file(path, taxonomy, selection)
+    plan = plan_file(path, taxonomy, selection, trees=session.trees)
     if plan.data is not None and plan.model is not None and plan.model.error is None:
         # as the flake8 plugin: bases and instantiated classes from the test modules the file imports
-        linked = around(plan.model, taxonomy, session.roots, session.follow, session.instantiators)
+        linked = around(
+            plan.model, taxonomy, session.roots, session.follow, session.instantiators, session.trees
+        )
         if linked is not plan.model:
             plan = plan_source(plan.data, path, taxonomy, selection, linked.resolver)
     result = fix_plan(plan, taxonomy, selection, unsafe=False)
@@ -103,7 +105,7 @@ NO_FILES = (
 )
 
 
-def _taxonomy(path, loaded: dict):
+def _taxonomy(path, loaded: dict, trees):
     from .pipeline.config import ConfigError, read_bounded
     from .taxonomy import TaxonomyError, load_taxonomy
 
@@ -111,7 +113,7 @@ def _taxonomy(path, loaded: dict):
         try:
             if path is not None:
                 read_bounded(path, "taxonomy", 4 * 1024 * 1024)
-            loaded[path] = load_taxonomy(path)
+            loaded[path] = load_taxonomy(path, trees=trees)
         except (TaxonomyError, ConfigError) as e:
             loaded[path] = _SetupError(str(e))
     if isinstance(loaded[path], _SetupError):
@@ -220,7 +222,7 @@ def run(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     for path in paths:
         try:
             config = configs.for_path(path)
-            taxonomy = _taxonomy(args.taxonomy or config.taxonomy, taxonomies)
+            taxonomy = _taxonomy(args.taxonomy or config.taxonomy, taxonomies, configs.trees)
             # the replacement imports the enum as the files' torch defines it (hwlint.edits.torch_enum)
             if taxonomy.digest not in forms:
                 forms[taxonomy.digest] = with_enum_form(taxonomy, enum_form(taxonomy, paths))

@@ -35,6 +35,7 @@ from .model import (
     LocalResolver,
 )
 from .model.source import read_source
+from .roots import NONE_GIVEN, Trees
 from .taxonomy import Taxonomy
 
 _MAX_DEPTH = 8  # re-exports followed (a module re-exporting an imported class)
@@ -698,17 +699,19 @@ def on_demand(
     taxonomy: Taxonomy,
     roots: Sequence[str] = (),
     accept: Callable[[str], bool] | None = None,
+    trees: Trees = NONE_GIVEN,
 ) -> Project:
     """A project holding *model* that loads the modules it imports as they are needed (``hwselect
     explain`` and the flake8 plugin see one file). *accept(path)* says which files may be loaded
-    (those ``hwlint check`` would scan); each is parsed once per process."""
+    (those ``hwlint check`` would scan); each is parsed once per process, read as the run's
+    *trees* allow (:func:`~hwlint.model.source.read_source`)."""
 
     def load(path: str) -> FileModel | None:
         if accept is not None and not accept(path):
             return None
-        return _load_once(path, taxonomy)
+        return _load_once(path, taxonomy, trees)
 
-    return Project([model], roots, loader=load, helper_loader=lambda path: _load_once(path, taxonomy))
+    return Project([model], roots, loader=load, helper_loader=lambda path: _load_once(path, taxonomy, trees))
 
 
 def around(
@@ -717,16 +720,18 @@ def around(
     roots: Sequence[str] = (),
     accept: Callable[[str], bool] | None = None,
     instantiators: Instantiators | None = None,
+    trees: Trees = NONE_GIVEN,
 ) -> FileModel:
     """*model* resolving through an :func:`on_demand` project when a base or an instantiated
     class of it comes from a module it imports, or when one of *instantiators* (the project's
-    files) instantiates a class of it; else *model* itself, as ``hwlint check`` leaves it."""
-    project = on_demand(model, taxonomy, roots, accept)
+    files) instantiates a class of it; else *model* itself, as ``hwlint check`` leaves it.
+    *trees*: the run's (:func:`on_demand`)."""
+    project = on_demand(model, taxonomy, roots, accept, trees)
     resolver = project.resolver()
     noted = False
     if instantiators is not None and model.classes:
         for path in instantiators.candidates({model.path: [c.name for c in model.classes]}):
-            other = _load_once(os.path.abspath(path), taxonomy)
+            other = _load_once(os.path.abspath(path), taxonomy, trees)
             if other is None or other.error is not None:
                 continue
             project.add(model_at(other, path))
@@ -737,22 +742,22 @@ def around(
     return with_resolver(model, resolver)
 
 
-_loaded: dict[tuple[str, str], tuple[tuple[int, int], FileModel | None]] = {}
+_loaded: dict[tuple[str, str, Trees], tuple[tuple[int, int], FileModel | None]] = {}
 
 
-def _load_once(path: str, taxonomy: Taxonomy) -> FileModel | None:
+def _load_once(path: str, taxonomy: Taxonomy, trees: Trees) -> FileModel | None:
     """The model of *path*, kept for the process while the file's size and mtime stay the same
     (flake8 checks many files that import the same module)."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    key, stamp = (path, taxonomy.digest), (st.st_mtime_ns, st.st_size)
+    key, stamp = (path, taxonomy.digest, trees), (st.st_mtime_ns, st.st_size)
     found = _loaded.get(key)
     if found is None or found[0] != stamp:
         from .model import build_model  # the builder: imported by the runs that build a model
 
-        data = read_source(path)
+        data = read_source(path, trees=trees)
         found = _loaded[key] = (stamp, None if isinstance(data, str) else build_model(data, path, taxonomy))
     return found[1]
 

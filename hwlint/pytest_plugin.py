@@ -212,6 +212,7 @@ class _HwSelect:
         paths = [str(p) for p in self.command_line().paths]
         try:
             files = list(discover(paths, self.hw))
+            self.session = self.session.reading(paths)  # a symlink may point into them
             runner = self.runner
             sel = select_all(self.session, files, self.backends, self.include_unclassified, [runner])
             self.static = sel[runner.name]
@@ -378,7 +379,7 @@ class _HwSelect:
 
             write_output(self.verify_report, json.dumps(report))
         if self.verify:
-            result = compare(sel, report, self.taxonomy, self.backends)
+            result = compare(sel, report, self.taxonomy, self.backends, trees=self.session.trees)
             self.differences = len(result.differences)
             # pytest itself fails a session whose modules do not collect (unless told to go on)
             self.vacuous = result.vacuous(allow_uncollectable=True)

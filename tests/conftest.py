@@ -28,21 +28,6 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
-@pytest.fixture(autouse=True)
-def _fresh_process_trees():
-    """Each test starts, as each command does in its own process, with no tree checked yet: the
-    trees a check reads symlinks into and trusts for no cache key add up within a process."""
-    from hwlint import roots
-
-    saved = roots._roots, set(roots._projects)
-    roots._roots = None
-    roots._projects.clear()
-    yield
-    roots._roots = saved[0]
-    roots._projects.clear()
-    roots._projects.update(saved[1])
-
-
 @pytest.fixture(scope="session")
 def taxonomy() -> Taxonomy:
     return load_taxonomy(DEFAULT_TAXONOMY)

@@ -19,6 +19,7 @@ from hwlint.pipeline.check import check_paths
 from hwlint.pipeline.config import Config
 from hwlint.pipeline.session import RunOptions, Session
 from hwlint.project import Links
+from hwlint.roots import NONE_GIVEN
 from hwlint.rules.check import Finding
 
 from .conftest import run_tool
@@ -124,7 +125,7 @@ def reads(monkeypatch):
     read: list[str] = []
     real = hwlint.pipeline.engine.read_stamped
     monkeypatch.setattr(
-        hwlint.pipeline.engine, "read_stamped", lambda path, *a: read.append(path) or real(path, *a)
+        hwlint.pipeline.engine, "read_stamped", lambda path, *a, **k: read.append(path) or real(path, *a, **k)
     )
     time.sleep(0.05)  # the tree's files were written more than 20 ms before the first read
     return read
@@ -151,22 +152,20 @@ def test_a_stamped_file_changed_with_restored_mtime_and_size_is_rechecked(tree, 
 
 
 def test_a_file_changed_just_before_its_read_or_a_link_is_read_on_every_run(tree, taxonomy, reads):
-    from hwlint.roots import allow_roots, allowed_roots, restore_roots
+    from hwlint.pipeline.check import check_project
 
     (tree / "test_link.py").symlink_to(tree / "test_a.py")
     fresh = tree / "test_fresh.py"
     fresh.write_text(UNCLASSIFIED)  # changed 20 ms before the read, or less: not settled
     files = [str(tree / "test_link.py"), str(fresh)]
-    roots = allowed_roots()
-    allow_roots([str(tree)])  # the link is read (it points into the tree checked)
-    try:
-        for _ in range(2):
-            reads.clear()
-            found = check_paths(files, taxonomy, 1, Cache(tree / "c", taxonomy.digest))
-            assert [[f.code for f in fs] for fs in found] == [["HWC001"], ["HWC001"]]
-            assert reads == files
-    finally:
-        restore_roots(roots)
+    for _ in range(2):
+        reads.clear()
+        options = RunOptions(1, cache=Cache(tree / "c", taxonomy.digest))
+        # the link is read: it points into the tree the run was given
+        session = Session.from_config(Config(), options, taxonomy, paths=[str(tree)])
+        found = check_project(files, session).findings
+        assert [[f.code for f in fs] for fs in found] == [["HWC001"], ["HWC001"]]
+        assert reads == files
 
 
 def test_a_run_that_stores_a_few_entries_writes_them_beside_the_others(tmp_path, taxonomy):
@@ -286,8 +285,8 @@ def test_without_a_key_nothing_is_read_or_written(tree, taxonomy, monkeypatch):
 
 def test_key_is_created_private(tmp_path, monkeypatch):
     monkeypatch.setenv(keystore.KEY_FILE_ENV, str(tmp_path / "d" / "key"))
-    key = keystore.secret()
-    assert key is not None and len(key) == 32 and keystore.secret() == key
+    key = keystore.secret(NONE_GIVEN)
+    assert key is not None and len(key) == 32 and keystore.secret(NONE_GIVEN) == key
     assert (tmp_path / "d" / "key").stat().st_mode & 0o777 == 0o600
 
 

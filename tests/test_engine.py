@@ -15,6 +15,7 @@ from hwlint.pipeline.cache import Cache
 from hwlint.pipeline.check import check_paths
 from hwlint.pipeline.config import Config, discover
 from hwlint.pipeline.engine import analyze_files
+from hwlint.roots import NONE_GIVEN
 
 from .conftest import run_tool
 
@@ -272,14 +273,15 @@ def test_a_worker_frees_each_tree_when_it_starts_the_next_file(tmp_path, monkeyp
             taxonomy,
             check_analysis(Session.from_config(Config(), RunOptions(no_cache=True), taxonomy)),
             MAX_FILE_BYTES,
+            NONE_GIVEN,
         ),
     )
     kept = []
     real_read = engine.read_stamped
 
-    def read(path, *args):
+    def read(path, *args, **kw):
         kept.append([weakref.ref(tree) for tree in syntax._deferred])
-        return real_read(path, *args)
+        return real_read(path, *args, **kw)
 
     monkeypatch.setattr(engine, "read_stamped", read)
     first = engine._task(str(files[0]))

@@ -514,7 +514,9 @@ def test_a_warm_fix_reads_again_only_the_files_with_something_to_fix(tmp_path, m
     read = []
     real_read = hwlint.pipeline.engine.read_stamped
     monkeypatch.setattr(
-        hwlint.pipeline.engine, "read_stamped", lambda path, *a: read.append(path) or real_read(path, *a)
+        hwlint.pipeline.engine,
+        "read_stamped",
+        lambda path, *a, **k: read.append(path) or real_read(path, *a, **k),
     )
     main(["check", "--isolated", "--quiet", "--fix", *cache, str(tree)])
     assert fixable.read_bytes() == (CASES / "no_import.fixed.py").read_bytes()

@@ -117,7 +117,7 @@ MUTATORS = frozenset(
 
 #: Module-level state that is there today, each with why; the list only shrinks (issue 51: state
 #: belongs to the session). A pool worker may keep per-process state its initializer set up from
-#: the session's values; the other entries are process-wide memos and the trees a run reads.
+#: the session's values; the other entries are process-wide memos.
 KNOWN_STATE = {
     # a pool worker's per-process state, set by its initializer from the session's values
     ("hwlint.pipeline.engine", "_job"),
@@ -128,9 +128,6 @@ KNOWN_STATE = {
     ("hwlint.pipeline.engine", "_barrier"),
     ("hwlint.pipeline.engine", "_memory_limit"),
     ("hwlint.model.syntax", "_deferred"),  # a worker's trees, freed when it starts the next file
-    # TODO(issue 51): the trees a run reads symlinks into belong to the session
-    ("hwlint.roots", "_roots"),
-    ("hwlint.roots", "_projects"),
     # memos of pure functions of their key (a type, a taxonomy, a model), bounded or tiny
     ("hwlint.pipeline.cache", "_field_names"),
     ("hwlint.pipeline.cache", "_decoders"),

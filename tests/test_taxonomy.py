@@ -13,6 +13,7 @@ import pytest
 
 from hwlint import keystore, lintrunner
 from hwlint.keystore import KEY_FILE_ENV
+from hwlint.roots import NONE_GIVEN
 from hwlint.taxonomy import TaxonomyError, load_taxonomy, parse_taxonomy
 
 from .conftest import DEFAULT_TAXONOMY, ROOT, STRICT_TAXONOMY, VENDOR_TAXONOMY, run_tool
@@ -368,7 +369,7 @@ def test_a_remembered_taxonomy_not_signed_with_the_users_key_or_of_another_shape
     assert parse_taxonomy(text, "t.yaml", remember=True) == first
     assert "cuda" in first.runners
     for malformed in ({"raw": [], "lines": {}}, {"raw": {}, "lines": {"version": "1"}}, ["raw", "lines"]):
-        keystore.remember(name, malformed)
+        keystore.remember(name, malformed, NONE_GIVEN)
         assert parse_taxonomy(text, "t.yaml", remember=True) == first
 
 

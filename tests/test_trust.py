@@ -400,10 +400,10 @@ def test_a_cache_key_committed_into_the_checkout_is_refused(tmp_path, monkeypatc
     monkeypatch.setenv("XDG_CACHE_HOME", str(tree / ".cache"))
     monkeypatch.delenv("HWLINT_CACHE_KEY_FILE", raising=False)
 
-    import hwlint.keystore as keystore
+    from hwlint.roots import Trees
 
     with monkeypatch.context() as m:  # the attack, were the key's place not checked
-        m.setattr(keystore, "checked_trees", lambda: set())
+        m.setattr(Trees, "checked", lambda self: frozenset())
         assert run_tool("hwlint", "check", ".", cwd=tree).stdout == "All checks passed!\n"
     res = run_tool("hwlint", "check", ".", cwd=tree)
     assert res.returncode == 1 and f"test_b.py:{CLASS_LINE}:1: HWC001" in res.stdout

@@ -34,7 +34,7 @@ def cmd_baseline(args) -> int:
     skipped: list = []
     paths = list(discover(args.paths or ["."], configs, skipped=skipped))
     selection_for = selections(configs)
-    taxonomies = Taxonomies(remember=not run_options(args).no_cache)
+    taxonomies = Taxonomies(not run_options(args).no_cache, configs.trees)
     taxonomies(primary.taxonomy)
     found = []
     options, said = run_options(args), set()

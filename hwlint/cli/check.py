@@ -169,16 +169,16 @@ def _check_once(args, stdin: bool = False) -> int:
     for warning in baselines.warnings:
         warn("hwlint", warning)
     if args.add_noqa:
-        return _add_noqa([f for _, findings in found_all for f in findings])
+        return _add_noqa([f for _, findings in found_all for f in findings], configs.trees)
     run = _merge_runs(runs, options, unlisted)
-    return _finish(ReportOptions.of(args), run, describers if describing else None)
+    return _finish(ReportOptions.of(args), run, describers if describing else None, configs.trees)
 
 
 def _check_groups(args, configs, paths, options, selection_for, baselines, planning, describing):
     """Each group of *paths* (one taxonomy, size cap and roots) checked in one pass, and fixed with
     *planning*: (path, findings) of every file, each group's CheckRun, and with *describing* the
     (session, resolvers) its findings' fixes are described from."""
-    taxonomies = Taxonomies(remember=not run_options(args).no_cache)
+    taxonomies = Taxonomies(not run_options(args).no_cache, configs.trees)
     taxonomies(configs.primary.taxonomy)  # a bad taxonomy is an error, whether a file needs it or not
     found_all: list = []
     runs = []
@@ -223,9 +223,10 @@ def _check_groups(args, configs, paths, options, selection_for, baselines, plann
     return found_all, runs, describers
 
 
-def _finish(report: ReportOptions, run, describers) -> int:
+def _finish(report: ReportOptions, run, describers, trees) -> int:
     """Write the merged *run* as the options ask (the fixes made, a diff, the fix report or the
-    findings) and return the exit code; *describers*: see :func:`_describers` (None: no JSON fix)."""
+    findings) and return the exit code; *describers*: see :func:`_describers` (None: no JSON fix);
+    *trees*: the run's, which the source lines shown are read as."""
     for warning in run.warnings:
         warn("hwlint", warning)
     if run.files_fixed:
@@ -273,7 +274,7 @@ def _finish(report: ReportOptions, run, describers) -> int:
 
     def write() -> None:
         with output_to(report.output_file) as out:
-            write_findings(report, out, run, findings, describe_fix)
+            write_findings(report, out, run, findings, describe_fix, trees=trees)
 
     return written(status, write)
 
@@ -342,10 +343,10 @@ def _show_settings(configs, paths) -> int:
     return EXIT_CLEAN
 
 
-def _add_noqa(findings) -> int:
+def _add_noqa(findings, trees) -> int:
     from ..fix.noqa import add_noqa
 
-    added, warnings, failed = add_noqa(findings)
+    added, warnings, failed = add_noqa(findings, trees)
     for warning in warnings:
         warn("hwlint", warning)
     print(f"Added {added} noqa directive{'s' if added != 1 else ''}.", file=sys.stderr)

@@ -95,7 +95,7 @@ def cmd_diff(args) -> int:
     config, taxonomy = config_and_taxonomy(args, [probe])
     runners, paths = _split(args.args, taxonomy, args.head_tree)
     entries = _expectations(args.expectations)
-    request = _request(args, config, taxonomy, runners)
+    request = _request(args, config, taxonomy, runners, probe)
     try:
         if args.base_tree:
             diff = diff_directories(request, args.base_tree, args.head_tree, paths)
@@ -143,7 +143,7 @@ def _split(items: Sequence[str], taxonomy, root: str | None) -> tuple[list[str],
     return runners, paths
 
 
-def _request(args, config, taxonomy, names: Sequence[str]):
+def _request(args, config, taxonomy, names: Sequence[str], probe: str):
     from ..pipeline.session import Session
     from ..select.records import SelectionError
     from ..select.runners import get_runner
@@ -153,7 +153,7 @@ def _request(args, config, taxonomy, names: Sequence[str]):
         runners = [get_runner(taxonomy, n) for n in names] or list(taxonomy.runners.values())
     except SelectionError as e:
         raise UserError(str(e)) from None
-    session = Session.from_config(config, run_options(args), taxonomy)
+    session = Session.from_config(config, run_options(args), taxonomy, paths=[probe])
     return Request(session, config, runners, tuple(args.backend), args.include_unclassified)
 
 

@@ -21,6 +21,7 @@ from ..words import shown_path, visible
 from .common import UserError as _UserError
 
 if TYPE_CHECKING:  # the CLI builds its parser from FORMATS; --version must not load the checker
+    from ..roots import Trees
     from ..rules.check import Finding
 
 DOCS_URL = "https://github.com/hwlint/hwlint"
@@ -252,7 +253,11 @@ class ReportOptions:
         return cls(**{f: getattr(args, f) for f in cls.__dataclass_fields__})
 
 
-def write_findings(report: ReportOptions, out, run, findings, describe_fix, fixed=None) -> None:
+def write_findings(
+    report: ReportOptions, out, run, findings, describe_fix, fixed=None, trees: Trees | None = None
+) -> None:
+    """Write *findings* as *report* asks; a format that shows source lines reads them as the run's
+    *trees* allow (:func:`source_lines`)."""
     from .output import FORMATS, summary, write_statistics
 
     output_format = FORMATS[report.output_format]
@@ -262,7 +267,7 @@ def write_findings(report: ReportOptions, out, run, findings, describe_fix, fixe
         output_format.write(
             findings,
             out,
-            sources=source_lines,
+            sources=lambda path: source_lines(path, trees),
             fixable=run.fixable,
             describe_fix=describe_fix,
         )
@@ -299,11 +304,14 @@ def output_to(path: str | None):
         raise _UserError(f"{path}: cannot write: {e.strerror or e}") from None
 
 
-def source_lines(path: str) -> list[str] | None:
+def source_lines(path: str, trees: Trees | None) -> list[str] | None:
+    """The lines of the file at *path*, read as the run's *trees* allow (None: a run given no
+    paths), or None when it cannot be read or decoded."""
     from ..model import decode_source, split_lines
     from ..model.source import read_source
+    from ..roots import NONE_GIVEN
 
-    data = read_source(path)
+    data = read_source(path, trees=trees or NONE_GIVEN)
     if isinstance(data, str):
         return None
     try:

@@ -19,7 +19,7 @@ def cmd_report(args) -> int:
     if args.base_url and not args.base_url.startswith(("https://", "http://")):
         raise _UserError(f"--base-url {args.base_url!r}: expected an http:// or https:// URL")
     configs = load_configs(args)
-    taxonomy = read_taxonomy(configs.primary.taxonomy, remember=not run_options(args).no_cache)
+    taxonomy = read_taxonomy(configs.primary.taxonomy, not run_options(args).no_cache, configs.trees)
     for path in args.paths or ["."]:  # a report of nothing is a usage error, not "1 finding"
         if not os.path.lexists(path):
             raise _UserError(f"{path}: No such file or directory")

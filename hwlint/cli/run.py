@@ -8,9 +8,13 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
+from typing import TYPE_CHECKING
 
 from .common import UserError as _UserError
 from .common import run_options, warn
+
+if TYPE_CHECKING:
+    from ..roots import Trees
 
 
 @dataclass(frozen=True)
@@ -112,27 +116,25 @@ def _check_override_selectors(value: str, settings) -> None:
                 )
 
 
-def load_config(args):
-    """The configuration of the first path (commands that read one: ``taxonomy show``)."""
-    return load_configs(args).primary
-
-
 def config_and_taxonomy(args, paths: Sequence[str]):
     """The configuration of *paths* (as `hwlint check` finds it, not the working directory's, or
     ``--config``) and the taxonomy it or ``--taxonomy`` names (:func:`read_taxonomy`); a bad one is
     a UserError."""
     from ..pipeline.config import ConfigError, config_for_paths
+    from ..pipeline.session import run_trees
 
     try:
         config = config_for_paths(paths, args.config)
     except ConfigError as e:
         raise _UserError(str(e)) from None
-    return config, read_taxonomy(args.taxonomy or config.taxonomy, remember=not run_options(args).no_cache)
+    trees = run_trees(config, paths=paths)
+    return config, read_taxonomy(args.taxonomy or config.taxonomy, not run_options(args).no_cache, trees)
 
 
-def read_taxonomy(path: str | None, remember: bool = True):
+def read_taxonomy(path: str | None, remember: bool = True, trees: Trees | None = None):
     """The taxonomy at *path* (None: the bundled one), its parse kept between runs with
-    *remember* (not with ``--no-cache``); a bad one is a usage error."""
+    *remember* (not with ``--no-cache``) beside a key outside the run's *trees*
+    (:class:`~hwlint.roots.Trees`; None: a run given no paths); a bad one is a usage error."""
     from ..pipeline.config import ConfigError, read_bounded
     from ..taxonomy import TaxonomyError, load_taxonomy
 
@@ -141,7 +143,7 @@ def read_taxonomy(path: str | None, remember: bool = True):
             # a taxonomy a configuration names is read only if it is a regular file of a sane size
             # (TODO(lead): read it through this helper in hwlint.taxonomy, not twice)
             read_bounded(path, "taxonomy", TAXONOMY_MAX_BYTES)
-        return load_taxonomy(path, remember=remember)
+        return load_taxonomy(path, remember) if trees is None else load_taxonomy(path, remember, trees)
     except (TaxonomyError, ConfigError) as e:
         raise _UserError(str(e)) from None
 
@@ -153,13 +155,14 @@ TAXONOMY_MAX_BYTES = 4 * 1024 * 1024
 class Taxonomies:
     """The taxonomies of one run, by path, each loaded once (None: the bundled one)."""
 
-    def __init__(self, remember: bool = True):
-        self.remember = remember
+    def __init__(self, remember: bool = True, trees: Trees | None = None):
+        """*remember*, *trees*: see :func:`read_taxonomy`."""
+        self.remember, self.trees = remember, trees
         self.loaded: dict[str | None, object] = {}
 
     def __call__(self, path: str | None):
         if path not in self.loaded:
-            self.loaded[path] = read_taxonomy(path, self.remember)
+            self.loaded[path] = read_taxonomy(path, self.remember, self.trees)
         return self.loaded[path]
 
 

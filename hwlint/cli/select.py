@@ -584,7 +584,7 @@ def _select_all(taxonomy, config, names, paths, args):
             warn("hwselect", s)
     from ..pipeline.session import Session
 
-    session = Session.from_config(config, run_options(args), taxonomy)
+    session = Session.from_config(config, run_options(args), taxonomy, paths=paths)
     return select_all(session, files, args.backend, args.include_unclassified, runners)
 
 
@@ -694,6 +694,7 @@ def _durations_line(runner: str, plan) -> str:
 
 
 def cmd_explain(args) -> int:
+    from ..pipeline.session import run_trees
     from ..select.explain import NO_SUCH_CLASS, Verdict, explain
     from ..select.records import SelectionError
 
@@ -704,7 +705,8 @@ def cmd_explain(args) -> int:
     if not os.path.exists(path):
         raise _UserError(f"{path}: no such file")
     try:
-        found = explain(taxonomy, args.runner, path, cls, args.backend, config.roots)
+        trees = run_trees(config, paths=[path])
+        found = explain(taxonomy, args.runner, path, cls, args.backend, config.roots, trees)
     except SelectionError as e:
         raise _UserError(str(e)) from None
     lines = found.lines

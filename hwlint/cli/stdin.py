@@ -22,7 +22,7 @@ def check_stdin(args, configs) -> int:
     report = ReportOptions.of(args)
     name = args.stdin_filename or "-"
     cfg = configs.for_path(name)
-    taxonomy = read_taxonomy(cfg.taxonomy, remember=not run_options(args).no_cache)
+    taxonomy = read_taxonomy(cfg.taxonomy, not run_options(args).no_cache, configs.trees)
     selection = selections(configs)(name)
     max_bytes = cfg.max_file_size * 1024 * 1024
     stream = getattr(sys.stdin, "buffer", None)
@@ -48,7 +48,9 @@ def check_stdin(args, configs) -> int:
         if plan.model is not None and plan.model.error is None:
             # as the flake8 plugin: bases and instantiated classes from the test modules it imports
             reverse = project_instantiators(lambda: project_files(configs), taxonomy, max_bytes)
-            linked = around(plan.model, taxonomy, accept=is_test_file_name, instantiators=reverse)
+            linked = around(
+                plan.model, taxonomy, accept=is_test_file_name, instantiators=reverse, trees=configs.trees
+            )
             if linked is not plan.model:
                 plan = plan_source(data, name, taxonomy, selection, linked.resolver, noqa)
         findings = list(plan.findings)
@@ -93,6 +95,7 @@ def check_stdin(args, configs) -> int:
             sorted(remaining, key=lambda f: f.sort_key()),
             None,
             fixed_findings,
+            configs.trees,
         )
         if n_fixed and report.exit_non_zero_on_fix:
             return EXIT_FINDINGS
@@ -102,5 +105,5 @@ def check_stdin(args, configs) -> int:
     run = CheckRun(FixOptions(False, args.unsafe_fixes))
     findings.sort(key=lambda f: f.sort_key())
     with output_to(report.output_file) as out:
-        write_findings(report, out, run, findings, None)
+        write_findings(report, out, run, findings, None, trees=configs.trees)
     return EXIT_CLEAN if report.exit_zero or not findings else EXIT_FINDINGS

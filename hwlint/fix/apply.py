@@ -25,6 +25,7 @@ from ..pipeline.check import ProjectCheck
 from ..pipeline.engine import keep_model
 from ..pipeline.session import Session
 from ..project import Links
+from ..roots import NONE_GIVEN, Trees
 from ..rules.check import Finding, Selection, run_rules
 from ..taxonomy import Taxonomy
 from ..words import plural
@@ -38,15 +39,19 @@ from .write import compile_error, encode_checked, future_displaced, write_fixed
 
 
 def plan_file(
-    path: str, taxonomy: Taxonomy, selection: Selection | None = None, resolver: Resolver | None = None
+    path: str,
+    taxonomy: Taxonomy,
+    selection: Selection | None = None,
+    resolver: Resolver | None = None,
+    trees: Trees = NONE_GIVEN,
 ) -> FilePlan:
     """Check one file on disk, its findings' fixes with their edits.
 
     *resolver*: the project's (:attr:`hwlint.pipeline.check.ProjectCheck.linked`) for a file whose
     findings depend on other scanned files, so that a fix declares what the project-aware check
-    asks for; None checks the file alone."""
+    asks for; None checks the file alone. *trees*: the run's (:func:`~hwlint.model.source.read_source`)."""
     selection = selection or Selection()
-    data = read_source(path)
+    data = read_source(path, trees=trees)
     if isinstance(data, str):
         from ..rules.check import unreadable
 
@@ -476,7 +481,7 @@ def apply_fixes(
     try:
         values = replace(session, cache=None, progress=bar).analyze(todo, analysis, "fix")
         for path in linked:
-            data = read_source(path)
+            data = read_source(path, trees=session.trees)
             values.append(_plan_and_fix(selections, options, path, data, session.taxonomy, resolvers[path]))
             todo.append(path)
             bar(1)

@@ -84,7 +84,7 @@ def describe_fixes(
     kind = session.noqa_kind("fix-descriptions2")
     per_file = session.analyze(paths, analysis, kind, Descriptions, progress=False)
     for path in linked:
-        data = read_source(path, session.max_bytes)
+        data = read_source(path, session.max_bytes, trees=session.trees)
         if isinstance(data, str):
             per_file.append([])
         else:

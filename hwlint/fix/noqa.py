@@ -19,12 +19,13 @@ from collections.abc import Iterable
 from ..model import decode_source, split_lines
 from ..model.noqa import comments, directive, noqa_directives, ruff_directive
 from ..model.source import read_source
+from ..roots import Trees
 from ..rules.check import WHOLE_FILE, Finding
 
 UNSILENCEABLE = WHOLE_FILE
 
 
-def add_noqa(findings: Iterable[Finding]) -> tuple[int, list[str], int]:
+def add_noqa(findings: Iterable[Finding], trees: Trees) -> tuple[int, list[str], int]:
     """Add the directives; returns (directives added, warnings naming files or lines left alone,
     how many files keep a finding no directive silences)."""
     from .write import encode_checked, write_if_unchanged
@@ -35,7 +36,7 @@ def add_noqa(findings: Iterable[Finding]) -> tuple[int, list[str], int]:
             by_file[f.path][f.line].add(f.code)
     added, warnings, failed = 0, [], 0
     for path, lines in sorted(by_file.items()):
-        data = read_source(path)
+        data = read_source(path, trees=trees)
         if isinstance(data, str):
             warnings.append(f"{path}: {data}; no noqa added")
             failed += 1

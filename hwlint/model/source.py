@@ -3,7 +3,7 @@ cap, regular files only, a symbolic link only into the trees being checked), and
 decodes them (:func:`decode_source`: BOM, PEP 263 cookie, stray bytes in comments).
 
 Every layer that reads a checked file reads it here; which trees a symbolic link may point into is
-:mod:`hwlint.roots`' to say.
+:class:`hwlint.roots.Trees`' to say (the session's: every reader is handed them).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import stat
 import time
 import tokenize
 
-from ..roots import link_refusal
+from ..roots import Trees
 
 
 def decode_source(data: bytes) -> tuple[str, str]:
@@ -77,16 +77,16 @@ def decode_strict(data: bytes) -> tuple[str, str, bool]:
 MAX_FILE_BYTES = 10 * 1024 * 1024
 
 
-def read_source(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes | str:
+def read_source(path: str, max_bytes: int = MAX_FILE_BYTES, *, trees: Trees) -> bytes | str:
     """The file's bytes, or a one-line reason it cannot be read.
 
     Files over *max_bytes* are refused: parsing costs about 15 bytes of memory per byte of source,
     and one generated 50 MB file must not take the whole run down with it. Only regular files are
-    read, and a symbolic link only to a file inside the checked tree (:func:`hwlint.roots.allow_roots`) and
+    read, and a symbolic link only to a file inside the run's *trees* (:class:`hwlint.roots.Trees`) and
     outside /proc, /sys and /dev: a pull request's ``test_env.py -> /proc/self/environ`` or
     ``test_netrc.py -> ~/.netrc`` would have its target's text parsed and echoed into the log.
     """
-    return read_stamped(path, max_bytes)[0]
+    return read_stamped(path, max_bytes, trees=trees)[0]
 
 
 #: A file's identity and state as ``stat`` gives them: size, mtime and ctime (ns), inode, device.
@@ -103,7 +103,9 @@ def stamp_of(st: os.stat_result) -> Stamp:
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
 
 
-def read_stamped(path: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[bytes | str, Stamp | None]:
+def read_stamped(
+    path: str, max_bytes: int = MAX_FILE_BYTES, *, trees: Trees
+) -> tuple[bytes | str, Stamp | None]:
     """:func:`read_source`, with the :data:`Stamp` of the file read when it stands for the bytes:
     a regular file (not a link), unchanged while it was read, whose last change (its ctime, which
     no program sets at will, and its mtime) came :data:`SETTLED_NS` before the read began.
@@ -113,7 +115,7 @@ def read_stamped(path: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[bytes | st
         if stat.S_ISLNK(os.lstat(path).st_mode):
             link = True
             real = os.path.realpath(path)
-            refused = link_refusal(real)
+            refused = trees.link_refusal(real)
             if refused:
                 return refused, None
             path = real  # opened as resolved: a link changed meanwhile is not followed elsewhere

@@ -53,6 +53,7 @@ from typing import Any
 from .. import __version__
 from ..keystore import UNREAD, key_or_refusal, read_regular, read_signed, write_signed
 from ..model.source import Stamp, stamp_of
+from ..roots import NONE_GIVEN, Trees
 
 CACHE_DIR_NAME = ".hwlint_cache"
 #: The kind under which each file's content hash is kept with its stamp
@@ -381,14 +382,17 @@ def delta_path(path: Path) -> Path:
 class Cache:
     """Cached per-file values for one taxonomy. Not thread-safe; one per process."""
 
-    def __init__(self, directory: Path, taxonomy_digest: str, code: str | None = None):
-        """*code*: the digest of the code whose values are kept (default: :func:`code_digest`)."""
+    def __init__(
+        self, directory: Path, taxonomy_digest: str, code: str | None = None, trees: Trees = NONE_GIVEN
+    ):
+        """*code*: the digest of the code whose values are kept (default: :func:`code_digest`);
+        *trees*: those the run checks, where its key is not trusted (:func:`~hwlint.keystore.secret`)."""
         self.directory = Path(directory)
         self.taxonomy_digest = taxonomy_digest
         self.python = f"{sys.implementation.name}-{'.'.join(map(str, sys.version_info[:3]))}"
         self.code = code or code_digest()
         self.prefix = f"{__version__}-{self.code[:12]}-{taxonomy_digest[:20]}"
-        self._key, self.key_problem = key_or_refusal()  # why the cache is off, when it is
+        self._key, self.key_problem = key_or_refusal(trees)  # why the cache is off, when it is
         self._stores: dict[str, _Store] = {}
         self._keys: dict[str, str] = {}
 
@@ -517,10 +521,17 @@ def _ensure(path: Path, content: bytes) -> None:
     write_atomic(path, content)
 
 
-def open_cache(taxonomy_digest: str, root: Path, directory: str | None = None, disabled: bool = False):
+def open_cache(
+    taxonomy_digest: str,
+    root: Path,
+    directory: str | None = None,
+    disabled: bool = False,
+    trees: Trees = NONE_GIVEN,
+):
     """The cache for a run: *directory*, else $HWLINT_CACHE_DIR, else .hwlint_cache under *root*
     (the directory of the configuration). None when *disabled* (--no-cache), and when the default
-    directory is a symlink (it came with the tree, and would have hwlint write wherever it points)."""
+    directory is a symlink (it came with the tree, and would have hwlint write wherever it points).
+    *trees*: those the run checks (:class:`Cache`)."""
     if disabled:
         return None
     chosen = directory or os.environ.get("HWLINT_CACHE_DIR")
@@ -528,4 +539,4 @@ def open_cache(taxonomy_digest: str, root: Path, directory: str | None = None, d
         chosen = Path(root) / CACHE_DIR_NAME
         if chosen.is_symlink():
             return None
-    return Cache(Path(chosen), taxonomy_digest)
+    return Cache(Path(chosen), taxonomy_digest, trees=trees)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
-from ..roots import under
+from ..roots import Trees, under
 from ..words import EXCERPT_CHARS, excerpt, visible
 from .hidden import behind_link, tracked_tests
 
@@ -449,9 +449,8 @@ class Configs:
                 f"the argument `--config={config_file}` cannot be used with `--isolated` "
                 "(`--isolated` ignores every configuration file)"
             )
-        from ..roots import allow_roots
-
-        allow_roots(paths or ["."])  # the trees read (trusted for nothing: see roots.checked_trees)
+        self.paths = tuple(paths)  # as given: the trees the run reads (:attr:`trees`)
+        self._projects: set[str] = set()  # the directories of the configurations made
         self.cwd = (cwd or Path.cwd()).resolve()
         self.overrides = tuple(overrides)
         self.validate = validate
@@ -475,10 +474,15 @@ class Configs:
     def pinned(self) -> bool:
         return self._pinned is not None
 
-    def _final(self, cfg: Config) -> Config:
-        from ..roots import note_project
+    @property
+    def trees(self) -> Trees:
+        """The trees this run checks: those of the paths given (the current directory when none
+        was) and the directories of the configurations used so far (their files are the pull
+        request's too). Trusted for nothing (:class:`~hwlint.roots.Trees`)."""
+        return Trees.of(self.paths or ["."], sorted(self._projects))
 
-        note_project(str(cfg.root))  # its files are the pull request's too
+    def _final(self, cfg: Config) -> Config:
+        self._projects.add(str(cfg.root))
         cfg = _apply(cfg, self.overrides, self.cwd)
         problem = self.validate(cfg) if self.validate is not None else None
         if problem:
@@ -546,9 +550,6 @@ def config_for_paths(paths: Sequence[str], config_file: str | None = None, isola
     """The configuration of the first of *paths* (as :attr:`Configs.primary`): *config_file* when
     given, else the nearest configuration at or above the first path (the defaults when there is
     none). Commands that check files resolve each file's own with :class:`Configs`."""
-    from ..roots import allow_roots, note_project
-
-    allow_roots(paths or ["."])  # the trees read (trusted for nothing: see roots.checked_trees)
     if isolated:
         return Config()
     if config_file:
@@ -556,7 +557,6 @@ def config_for_paths(paths: Sequence[str], config_file: str | None = None, isola
     else:
         start = _first_readable(paths)
         config = load_config(start=start if os.path.isdir(start) else start.parent)
-    note_project(str(config.root))  # its files are the pull request's too
     return config
 
 
@@ -600,9 +600,8 @@ def discover(
 
     Nothing is dropped silently: what cannot be listed or is not a regular file is appended to
     *skipped*, which the caller reports."""
-    from ..roots import allow_roots, linked_away
+    from ..roots import linked_away
 
-    allow_roots(paths)  # a symlink is read only into these trees (model.source.read_source)
     configs = config if isinstance(config, Configs) else None
     seen: set[str] = set()
     skipped = skipped if skipped is not None else []

@@ -29,13 +29,13 @@ from typing import Any
 
 from ..model.source import MAX_FILE_BYTES, Stamp, read_stamped
 from ..model.syntax import defer_frees, free_deferred
-from ..roots import allowed_roots, restore_roots
+from ..roots import NONE_GIVEN, Trees
 from ..taxonomy import Taxonomy
 from .cache import Cache, content_hash
 
 Analysis = Callable[[str, "bytes | str", Taxonomy], Any]
 
-_job: tuple[Taxonomy, Analysis, int] | None = None
+_job: tuple[Taxonomy, Analysis, int, Trees] | None = None
 
 #: What one process keeps of the models its analyses built, counted in the bytes of their files.
 #: The files come largest first, so the budget keeps the costliest to build again (PyTorch's
@@ -64,6 +64,7 @@ def analyze_files(
     also: Callable[[Any], Sequence[tuple[str, Any]]] | None = None,
     keep: Held | None = None,
     meanwhile: Callable[[], None] | None = None,
+    trees: Trees = NONE_GIVEN,
 ) -> list[Any]:
     """``analysis`` of each of *files*, in the same order, identical to a serial uncached run.
 
@@ -79,7 +80,8 @@ def analyze_files(
     *keep*: the processes that ran the analysis stay open in it, holding the models the analysis
     kept (:func:`keep_model`), until it is closed. *meanwhile*: work of the next phase that needs
     no result of this one, done by this process while the processes analyse the files (not done
-    when nothing is analysed on them).
+    when nothing is analysed on them). *trees*: those the run checks, where a symlink may point
+    (:meth:`~hwlint.roots.Trees.link_refusal`).
     """
     if value_type is None:
         cache = None
@@ -113,7 +115,8 @@ def analyze_files(
 
         return take
 
-    work = _Work([files[i] for i in early], taxonomy, analysis, jobs, max_bytes, tick, keeping, taking(early))
+    job = (taxonomy, analysis, max_bytes, trees)
+    work = _Work([files[i] for i in early], job, jobs, tick, keeping, taking(early))
     late_work = None
     try:
         started = set(early)
@@ -123,7 +126,7 @@ def analyze_files(
         if cache is not None:
             for i, path in enumerate(files):
                 if i not in started:
-                    hashes[i] = file_hash(path, max_bytes, cache, stats[i])
+                    hashes[i] = file_hash(path, max_bytes, cache, stats[i], trees=trees)
         hits = [
             i not in started and sha is not None and cache.has(files[i], sha, kind)  # type: ignore[union-attr]
             for i, sha in enumerate(hashes)
@@ -132,9 +135,7 @@ def analyze_files(
         late = [i for i, hit in enumerate(hits) if not hit and i not in started]
         if late and not early:  # nothing started yet: these start before the decoding
             work.cancel()
-            work = _Work(
-                [files[i] for i in late], taxonomy, analysis, jobs, max_bytes, tick, keeping, taking(late)
-            )
+            work = _Work([files[i] for i in late], job, jobs, tick, keeping, taking(late))
             early, late = late, []
         for i, path in enumerate(files):
             if not hits[i]:
@@ -149,9 +150,7 @@ def analyze_files(
             meanwhile()
         work.results()
         if late:
-            late_work = _Work(
-                [files[i] for i in late], taxonomy, analysis, jobs, max_bytes, tick, keeping, taking(late)
-            )
+            late_work = _Work([files[i] for i in late], job, jobs, tick, keeping, taking(late))
             late_work.results()
         if keep is not None:
             keep.hold(work)
@@ -181,16 +180,22 @@ def store_values(
 
 
 def file_hash(
-    path: str, max_bytes: int = MAX_FILE_BYTES, cache: Cache | None = None, st: os.stat_result | None = None
+    path: str,
+    max_bytes: int = MAX_FILE_BYTES,
+    cache: Cache | None = None,
+    st: os.stat_result | None = None,
+    *,
+    trees: Trees,
 ) -> str | None:
     """The content hash of the file at *path*, None when it cannot be read: the one *cache* kept
     with the file's stamp when it still has it (a warm run reads no file), else the file's, kept
-    with its stamp when that stands for the bytes read. *st*: the file's ``lstat``, when taken."""
+    with its stamp when that stands for the bytes read. *st*: the file's ``lstat``, when taken;
+    *trees*: the run's (:func:`~hwlint.model.source.read_source`)."""
     if cache is not None:
         known = cache.stamped_hash(path, max_bytes, st)
         if known is not None:
             return known
-    data, stamp = read_stamped(path, max_bytes)
+    data, stamp = read_stamped(path, max_bytes, trees=trees)
     if isinstance(data, str):
         return None
     sha = content_hash(data)
@@ -199,13 +204,12 @@ def file_hash(
     return sha
 
 
-def _init(
-    taxonomy: Taxonomy, analysis: Analysis, max_bytes: int, roots: set[str] | None = None, keep: bool = False
-) -> None:
+def _init(job: tuple[Taxonomy, Analysis, int, Trees], keep: bool = False) -> None:
+    """Set up this process for the analyses of *job* (taxonomy, analysis, size cap, the run's
+    trees: a spawned worker inherits none of them)."""
     global _job, _keeping
-    _job = (taxonomy, analysis, max_bytes)
+    _job = job
     _keeping = keep
-    restore_roots(roots)  # a spawned worker does not inherit them
     # Trees and models hold no reference cycles, so the cycle collector only costs time here.
     gc.disable()
 
@@ -255,19 +259,13 @@ _memory_limit: int | None = None  # the bytes of address space this worker may u
 
 
 def _init_worker(
-    taxonomy: Taxonomy,
-    analysis: Analysis,
-    max_bytes: int,
-    roots: set[str] | None,
-    memory: int,
-    keep: bool = False,
-    barrier: Any = None,
+    job: tuple[Taxonomy, Analysis, int, Trees], memory: int, keep: bool = False, barrier: Any = None
 ) -> None:
     """A pool worker's initializer: :func:`_init`, and its address space capped at what it holds
     now plus *memory* (one file cannot take the machine: past it, a MemoryError, which
     :func:`_task` turns into HWC901 for the file). *barrier*: what :func:`_give` waits at."""
     global _memory_limit, _barrier
-    _init(taxonomy, analysis, max_bytes, roots, keep)
+    _init(job, keep)
     defer_frees()  # each file's tree is freed after its result is sent
     _forget()  # what this process kept before the fork is the parent's
     _barrier = barrier
@@ -296,9 +294,9 @@ def _task(path: str) -> _Result:
     """Worker: the :data:`_Result` of the analysis of *path*."""
     global _current
     assert _job is not None
-    taxonomy, analysis, max_bytes = _job
+    taxonomy, analysis, max_bytes, trees = _job
     free_deferred()  # the previous file's tree, before this file is read
-    data, stamp = read_stamped(path, max_bytes)
+    data, stamp = read_stamped(path, max_bytes, trees=trees)
     if isinstance(data, str):
         return None, analysis(path, data, taxonomy), None
     sha = content_hash(data)
@@ -326,17 +324,16 @@ class _Work:
     def __init__(
         self,
         tasks: list[str],
-        taxonomy: Taxonomy,
-        analysis: Analysis,
+        job: tuple[Taxonomy, Analysis, int, Trees],
         jobs: int | None,
-        max_bytes: int,
         progress,
         keep: bool = False,
         each: Callable[[int, _Result], None] | None = None,
     ):
-        """*keep*: the processes keep the models the analysis hands to :func:`keep_model`.
-        *each(j, result)*: called with the result of task *j* as it comes."""
-        self.tasks, self.job, self.progress = tasks, (taxonomy, analysis, max_bytes), progress
+        """*job*: the taxonomy, the analysis, the size cap and the run's trees. *keep*: the
+        processes keep the models the analysis hands to :func:`keep_model`. *each(j, result)*:
+        called with the result of task *j* as it comes."""
+        self.tasks, self.job, self.progress = tasks, job, progress
         self.keep, self.each = keep, each
         self.jobs = jobs = max(1, jobs or os.cpu_count() or 1)
         self.pool = None
@@ -358,7 +355,7 @@ class _Work:
             jobs,
             mp_context=ctx,
             initializer=_init_worker,
-            initargs=(*self.job, allowed_roots(), WORKER_MEMORY, keep, barrier),
+            initargs=(self.job, WORKER_MEMORY, keep, barrier),
         )
         try:
             self.done = self.pool.map(_task, [tasks[i] for i in self.order], chunksize=chunksize)
@@ -371,7 +368,7 @@ class _Work:
         global _keeping
         if self.pool is None:
             enabled = gc.isenabled()
-            _init(*self.job, allowed_roots(), self.keep)
+            _init(self.job, self.keep)
             try:
                 out = []
                 for j, t in enumerate(self.tasks):

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..model import FileModel
 from ..model.source import MAX_FILE_BYTES, read_source
 from ..project import Instantiators, Links, Project, model_at, with_resolver
+from ..roots import NONE_GIVEN, Trees
 from ..taxonomy import Taxonomy
 from .cache import Cache, content_hash
 from .config import Config, Configs
@@ -57,7 +58,9 @@ class Session:
     jobs: int | None = None
     cache: Cache | None = None
     max_bytes: int = MAX_FILE_BYTES
-    roots: tuple[str, ...] = ()
+    roots: tuple[str, ...] = ()  # the configuration's import roots
+    # the trees the run checks: a symlink is read only into them, no cache key is trusted in them
+    trees: Trees = NONE_GIVEN
     progress: Callable[[int], None] | None = field(default=None, compare=False)
     # which files an import may be followed into (the files a check would scan), beyond those given
     follow: Callable[[str], bool] | None = field(default=None, compare=False)
@@ -81,13 +84,21 @@ class Session:
         configs: Configs | None = None,
         project: bool = False,
         walked: frozenset[str] = frozenset(),
+        paths: Sequence[str] | None = None,
+        trees: Trees | None = None,
     ) -> Session:
         """The session of a run over files *config* governs (its size cap and roots) with
         *taxonomy* (the one *config* names, which the front end loaded and reported errors of),
         as *options* ask. *configs*: the run's configurations, when it has several; the cache then
         lives next to the primary one. With *project* (``hwlint check``), imports are followed into
         the test files of *configs*' project and its files are read for the instantiations of a
-        checked class (but the directories in *walked*: given directories whose files the run has)."""
+        checked class (but the directories in *walked*: given directories whose files the run has).
+
+        The run's :class:`~hwlint.roots.Trees` are those of *configs* (the paths it was given, the
+        directories of its configurations), else those of *paths* as given and *config*'s
+        directory, else the current directory's (a library call given no paths); *trees*, when
+        given, are the run's (a second session of a run that has them)."""
+        trees = trees if trees is not None else run_trees(config, configs, paths)
         max_bytes = options.max_bytes or config.max_file_size * 1024 * 1024
         notices: list[str] = []
         cache = options.cache
@@ -95,7 +106,7 @@ class Session:
             from .cache import open_cache
 
             root = configs.cache_root if configs is not None else config.root
-            cache = open_cache(taxonomy.digest, root, options.cache_dir)
+            cache = open_cache(taxonomy.digest, root, options.cache_dir, trees=trees)
             if cache is not None and cache.key_refused:
                 notices.append(f"cache key not used, the cache is off: {cache.key_problem}")
         follow = instantiators = None
@@ -114,12 +125,18 @@ class Session:
             cache,
             max_bytes,
             tuple(config.roots),
+            trees,
             follow=follow,
             instantiators=instantiators,
             noqa=options.noqa,
             notices=notices,
             options=options,
         )
+
+    def reading(self, paths: Sequence[str]) -> Session:
+        """This session over the trees under *paths* too (discovered after it was built): a
+        symlink may point into them (:meth:`~hwlint.roots.Trees.adding`)."""
+        return replace(self, trees=self.trees.adding(paths))
 
     def noqa_kind(self, kind: str) -> str:
         """The cache kind of an analysis whose findings *noqa* changes."""
@@ -166,6 +183,7 @@ class Session:
             value_type,
             self.progress if progress else None,
             keep=self.held if keep else None,
+            trees=self.trees,
             **options,
         )
 
@@ -183,10 +201,10 @@ class Session:
         those modules, are loaded (cached apart, so a warm run parses nothing); every other file is
         left to its per-file result. A file one of those instantiates a class of is linked too: its
         instantiation rules read the calls of the other file."""
-        taxonomy, max_bytes = self.taxonomy, self.max_bytes
+        taxonomy, max_bytes, trees = self.taxonomy, self.max_bytes, self.trees
 
         def load(path: str) -> FileModel | None:
-            found = model_analysis(path, read_source(path, max_bytes), taxonomy)
+            found = model_analysis(path, read_source(path, max_bytes, trees=trees), taxonomy)
             return None if isinstance(found, str) else found
 
         project = self.project(files, load)
@@ -260,12 +278,12 @@ class Session:
         cache, max_bytes = self.cache, self.max_bytes
         kind = f"{kind}:max-bytes={max_bytes}"
         stored = tuple[dict[str, str], list[tuple[str, str, str | None]], dict[str, value_type]]
-        key = content_hash("\0".join(f"{p}\0{_sha(p, max_bytes, cache)}" for p in need).encode())
+        key = content_hash("\0".join(f"{p}\0{_sha(p, max_bytes, cache, self.trees)}" for p in need).encode())
         if cache is not None:
             hit = cache.get(need[0], key, kind, stored)
             if (
                 hit is not None
-                and all(_sha(p, max_bytes, cache) == sha for p, sha in hit[0].items())
+                and all(_sha(p, max_bytes, cache, self.trees) == sha for p, sha in hit[0].items())
                 and project.resolves_as(hit[1])
             ):
                 cache.save()  # the stamps of files only this phase reads
@@ -280,7 +298,7 @@ class Session:
             # files the phase loaded beyond those the links name (a base's own base): their contents
             # are checked on every hit; and how each import it looked up resolved
             read = [*made.project.models, *made.project.helper_models]
-            extra = {p: _sha(p, max_bytes, cache) for p in read if p not in need}
+            extra = {p: _sha(p, max_bytes, cache, self.trees) for p in read if p not in need}
             lookups = dict.fromkeys([*project.resolutions(), *made.project.resolutions()])
             values_by_path = {os.path.abspath(p): v for p, v in values.items()}
             cache.store(need[0], key, kind, (extra, list(lookups), values_by_path))
@@ -307,5 +325,14 @@ def model_analysis(path: str, data: bytes | str, taxonomy: Taxonomy) -> FileMode
     return data if isinstance(data, str) else build_model(data, path, taxonomy)
 
 
-def _sha(path: str, max_bytes: int, cache: Cache | None) -> str:
-    return file_hash(path, max_bytes, cache) or ""
+def _sha(path: str, max_bytes: int, cache: Cache | None, trees: Trees) -> str:
+    return file_hash(path, max_bytes, cache, trees=trees) or ""
+
+
+def run_trees(config: Config, configs: Configs | None = None, paths: Sequence[str] | None = None) -> Trees:
+    """The trees of a run over files *config* governs (see :meth:`Session.from_config`)."""
+    if configs is not None:
+        return configs.trees
+    if paths is not None:
+        return Trees.of(paths or ["."], [str(config.root)])
+    return NONE_GIVEN

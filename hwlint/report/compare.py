@@ -218,7 +218,7 @@ def compare_revision(doc: dict, rev: str, paths: list[str], taxonomy, configs, o
     from .data import report_paths
 
     primary = configs.primary
-    session = Session.from_config(primary, options, taxonomy)
+    session = Session.from_config(primary, options, taxonomy, trees=configs.trees)  # the run's
     request = Request(session, primary, list(taxonomy.runners.values()))
     given = paths or ["."]
     with revision_tree(rev, given) as (root, rels, shown):

@@ -42,6 +42,7 @@ from ..pipeline.config import Config, Configs, discover
 from ..pipeline.engine import keep_model
 from ..pipeline.session import RunOptions, Session
 from ..project import Links, links_of
+from ..roots import NONE_GIVEN, Trees
 from ..rules.check import Finding, Selection, check_path, run_rules, unreadable
 from ..rules.registry import RULES
 from ..select.records import FileSelection, RunnerSelection
@@ -318,7 +319,9 @@ def report_paths(
         return configs.for_path(path) if configs is not None else config  # type: ignore[return-value]
 
     primary = configs.primary if configs is not None else config
-    session = Session.from_config(primary, options or RunOptions(no_cache=True), taxonomy, configs)
+    session = Session.from_config(
+        primary, options or RunOptions(no_cache=True), taxonomy, configs, paths=paths
+    )
     per_file, summaries = analyze_report(files, session)
     findings = []
     others: dict[str, int] = {}
@@ -376,7 +379,7 @@ def _linked_report(
     ]
     summaries = [_at(summary, path) for path, (_, summary, _, _) in zip(files, values, strict=True)]
     links = {path: replace(lk, path=path) for path, (_, _, lk, _) in zip(files, values, strict=True) if lk}
-    selected = _Selections(files, values, taxonomy)
+    selected = _Selections(files, values, taxonomy, session.trees)
     if links:
         names = tuple(taxonomy.runners)
 
@@ -408,8 +411,8 @@ class _Selections:
     """Each file's (selections by runner, links), or why it cannot be read, as
     :func:`hwlint.select.runners.apply_links` reads and replaces them: decoded on first use."""
 
-    def __init__(self, files: Sequence[str], values: Sequence[_Value], taxonomy: Taxonomy):
-        self.files, self.values, self.taxonomy = files, values, taxonomy
+    def __init__(self, files: Sequence[str], values: Sequence[_Value], taxonomy: Taxonomy, trees: Trees):
+        self.files, self.values, self.taxonomy, self.trees = files, values, taxonomy, trees
         self.decoded: dict[int, tuple[dict[str, FileSelection], Links | None] | str] = {}
         self.changed: set[int] = set()
 
@@ -432,7 +435,7 @@ class _Selections:
         try:
             by_runner = decoder(dict[str, FileSelection])(raw.get("selections"))
         except Exception:  # an entry of another shape (the cache trusts nothing): select again
-            data = read_source(path)
+            data = read_source(path, trees=self.trees)
             if isinstance(data, str):
                 return data
             context = check_path(path, data, self.taxonomy)[1]
@@ -520,9 +523,12 @@ def _device_flags(summary: FileSummary, findings: Sequence[Finding]) -> None:
 # -- one file ---------------------------------------------------------------------------------
 
 
-def summarize_file(path: str, taxonomy: Taxonomy, max_bytes: int = MAX_FILE_BYTES) -> FileSummary:
-    """The summary of the file at *path*; an unreadable file is an unparsable one, never an error."""
-    return _summary_analysis(path, read_source(path, max_bytes), taxonomy)
+def summarize_file(
+    path: str, taxonomy: Taxonomy, max_bytes: int = MAX_FILE_BYTES, trees: Trees = NONE_GIVEN
+) -> FileSummary:
+    """The summary of the file at *path* (read as *trees* allow: :func:`read_source`); an
+    unreadable file is an unparsable one, never an error."""
+    return _summary_analysis(path, read_source(path, max_bytes, trees=trees), taxonomy)
 
 
 def summarize_model(

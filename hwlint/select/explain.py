@@ -11,6 +11,7 @@ from ..collection import tests
 from ..model import FileModel, build_model
 from ..model.source import read_source
 from ..project import links_of, on_demand
+from ..roots import NONE_GIVEN, Trees
 from ..taxonomy import Runner, Taxonomy
 from ..words import argument
 from .records import SELECTED, UNPLACED, Candidate
@@ -40,18 +41,20 @@ def explain(
     class_name: str,
     backends=(),
     roots: Sequence[str] = (),
+    trees: Trees = NONE_GIVEN,
 ) -> Explanation:
     """Why *class_name* in *path* does or does not run on *runner*: the verdict, and lines of text
-    saying it first."""
+    saying it first. *roots*: the configuration's import roots; *trees*: the run's, as
+    :func:`~hwlint.model.source.read_source` reads the file and those it imports."""
     if isinstance(runner, str):
         runner = get_runner(taxonomy, runner)
     chosen = runner_backends(taxonomy, runner, backends)
     taxonomy = with_backends(taxonomy, chosen)
-    data = read_source(path)
+    data = read_source(path, trees=trees)
     if isinstance(data, str):
         return Explanation(Verdict.UNREADABLE, [f"{path}: cannot read: {data}"])
     model = build_model(data, path, taxonomy, devices=False)
-    project = on_demand(model, taxonomy, roots)
+    project = on_demand(model, taxonomy, roots, trees=trees)
     model = replace(model, resolver=project.resolver())
     fs = select_model(model, taxonomy, runner, chosen, include_unclassified=False)
     if fs.error:
@@ -64,7 +67,7 @@ def explain(
 
     for x in project.imported_classes(links_of(model), classes_of):
         if x.binding == class_name:
-            there = explain(taxonomy, runner, relpath(x.path), x.name, backends, roots)
+            there = explain(taxonomy, runner, relpath(x.path), x.name, backends, roots, trees)
             lines += [
                 f"{class_name} is imported from {relpath(x.path)} (line {x.statement.site.line}): pytest "
                 f"collects it as {path}::{class_name} too, with the same verdict:",

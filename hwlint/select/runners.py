@@ -75,7 +75,7 @@ def select_paths(
     files = list(discover(paths, config, skipped=skipped))
     if isinstance(runner, str):
         runner = get_runner(taxonomy, runner)
-    session = Session.from_config(config, options or RunOptions(no_cache=True), taxonomy)
+    session = Session.from_config(config, options or RunOptions(no_cache=True), taxonomy, paths=paths)
     selections = select_all(session, files, backends, include_unclassified, [runner])
     selections[runner.name].warnings[:0] = [
         Notice(Kind.NOT_FOLLOWED if s.collected else Kind.SKIPPED, s.path, s.reason) for s in skipped

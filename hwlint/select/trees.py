@@ -40,7 +40,8 @@ def select_tree(
 
     scan = [os.path.join(root, p) for p in paths if os.path.lexists(os.path.join(root, p))]
     files = list(discover(scan, request.config)) if scan else []
-    session = request.session if cached else replace(request.session, cache=None)
+    session = request.session.reading(scan) if scan else request.session  # links into this tree
+    session = session if cached else replace(session, cache=None)
     selections = select_all(session, files, request.backends, request.include_unclassified, request.runners)
     base = os.path.abspath(root)
 
@@ -82,7 +83,7 @@ def diff_revisions(request: Request, base: str, head: str | None, paths: Sequenc
     with tempfile.TemporaryDirectory(prefix="hwselect-diff-") as tmp:
         tree = os.path.join(tmp, "tree")
         digest = request.session.taxonomy.digest
-        cache = open_cache(digest, Path(tmp), os.path.join(tmp, "cache"))
+        cache = open_cache(digest, Path(tmp), os.path.join(tmp, "cache"), trees=request.session.trees)
         own = replace(request, session=replace(request.session, cache=cache))
         export_tree(top, base, rels, tree)
         old = select_tree(own, tree, rels, shown, base)

@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..effects import run
+from ..roots import NONE_GIVEN, Trees
 from ..taxonomy import Taxonomy
 from .records import Candidate, RunnerSelection
 
@@ -152,8 +153,11 @@ def compare(
     taxonomy: Taxonomy,
     backends: Sequence[str] = (),
     roots: Sequence[str] = (),
+    trees: Trees = NONE_GIVEN,
 ) -> VerifyResult:
-    """*sel* (hwselect's selection) against *report* (what the plugin recorded of the runtime)."""
+    """*sel* (hwselect's selection) against *report* (what the plugin recorded of the runtime);
+    *roots*, *trees*: the configuration's import roots and the run's trees, which a difference's
+    explanation reads the files with."""
     from .explain import explain, pytest_path, relpath
 
     classes = report["classes"]
@@ -180,7 +184,7 @@ def compare(
 
     def why(path: str, name: str) -> list[str]:
         try:
-            return explain(taxonomy, sel.runner, relpath(path), name, backends, roots).lines
+            return explain(taxonomy, sel.runner, relpath(path), name, backends, roots, trees).lines
         except Exception as e:  # a report must not die on one class it cannot explain
             return [f"(explain failed: {type(e).__name__}: {e})"]
 
@@ -285,8 +289,11 @@ def verify(
     if include_unclassified:
         plugin_args.append("--hw-include-unclassified")
     report = collect_runtime(runner, r.device, paths, plugin_args, pytest_args, timeout)
-    roots = config.roots if config is not None else ()
-    return compare(sel, report, taxonomy, backends, roots)
+    from ..pipeline.config import Config
+    from ..pipeline.session import run_trees
+
+    config = config if config is not None else Config()
+    return compare(sel, report, taxonomy, backends, config.roots, run_trees(config, paths=paths))
 
 
 def runtime_records(items, runs: Sequence[str], attribute: str, include_unclassified: bool) -> dict:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..keystore import remember as remember_value
 from ..keystore import remembered
+from ..roots import NONE_GIVEN, Trees
 from ..words import EXCERPT_CHARS, clipped, excerpt
 from .fields import TaxonomyError, read_fields
 from .schema import Taxonomy
@@ -45,22 +46,25 @@ def default_taxonomy_path() -> Path:
     return bundled if bundled.is_file() else package.parent / "taxonomy.yaml"
 
 
-def load_taxonomy(path: str | os.PathLike[str] | None = None, remember: bool = True) -> Taxonomy:
+def load_taxonomy(
+    path: str | os.PathLike[str] | None = None, remember: bool = True, trees: Trees = NONE_GIVEN
+) -> Taxonomy:
     """Load and validate a taxonomy; ``None`` means the bundled default. Raises TaxonomyError.
 
     With *remember*, the YAML's values are kept (signed, by the text's hash) beside the cache's
     key, and the next command that loads the same text validates them without importing PyYAML
-    (a sixth of a warm run's start-up)."""
+    (a sixth of a warm run's start-up); not under a key inside the run's *trees*
+    (:func:`hwlint.keystore.secret`)."""
     p = Path(path) if path is not None else default_taxonomy_path()
     try:
         st = p.stat()
     except OSError as e:
         raise TaxonomyError(str(p), None, "", f"cannot read taxonomy: {e.strerror or e}") from None
-    return _load_cached(str(p), st.st_mtime_ns, st.st_size, remember)
+    return _load_cached(str(p), st.st_mtime_ns, st.st_size, remember, trees)
 
 
 @functools.lru_cache(maxsize=16)
-def _load_cached(path: str, _mtime: int, _size: int, remember: bool) -> Taxonomy:
+def _load_cached(path: str, _mtime: int, _size: int, remember: bool, trees: Trees) -> Taxonomy:
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_TAXONOMY_BYTES + 1)
@@ -72,26 +76,28 @@ def _load_cached(path: str, _mtime: int, _size: int, remember: bool) -> Taxonomy
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise TaxonomyError(path, None, "", f"taxonomy is not UTF-8 ({e.reason})") from None
-    return parse_taxonomy(text, path, remember)
+    return parse_taxonomy(text, path, remember, trees)
 
 
 #: Bumped when what :class:`_Reader` makes of a text changes: older remembered parses are then unread.
 _REMEMBERED_FORMAT = 1
 
 
-def parse_taxonomy(text: str, path: str = "<taxonomy>", remember: bool = False) -> Taxonomy:
-    """Validate taxonomy *text* (YAML) and build a :class:`Taxonomy` (*remember*: see
+def parse_taxonomy(
+    text: str, path: str = "<taxonomy>", remember: bool = False, trees: Trees = NONE_GIVEN
+) -> Taxonomy:
+    """Validate taxonomy *text* (YAML) and build a :class:`Taxonomy` (*remember*, *trees*: see
     :func:`load_taxonomy`)."""
     digest = hashlib.sha256(text.encode()).hexdigest()
     name = f"taxonomy-{_REMEMBERED_FORMAT}-{digest[:40]}"
     if remember:
-        found = remembered(name)
+        found = remembered(name, trees)
         if _parsed_shape(found):
             return _Validator(path, found["lines"], found["raw"]).build(digest)
     lines, raw = _parse_yaml(text, path)  # YAML's plain types: JSON keeps them as they are
     taxonomy = _Validator(path, lines, raw).build(digest)  # (it reads *raw*, never changes it)
     if remember:
-        remember_value(name, {"lines": lines, "raw": raw})
+        remember_value(name, {"lines": lines, "raw": raw}, trees)
     return taxonomy
 
 
