@@ -266,16 +266,8 @@ def test_a_worker_frees_each_tree_when_it_starts_the_next_file(tmp_path, monkeyp
         files[-1].write_text("class TestA:\n    def test_x(self):\n        pass\n")
     monkeypatch.setattr(syntax, "_deferred", None)
     syntax.defer_frees()  # as the worker's initializer does
-    monkeypatch.setattr(
-        engine,
-        "_job",
-        (
-            taxonomy,
-            check_analysis(Session.from_config(Config(), RunOptions(no_cache=True), taxonomy)),
-            MAX_FILE_BYTES,
-            NONE_GIVEN,
-        ),
-    )
+    analysis = check_analysis(Session.from_config(Config(), RunOptions(no_cache=True), taxonomy))
+    monkeypatch.setattr(engine, "_worker", engine._Worker((taxonomy, analysis, MAX_FILE_BYTES, NONE_GIVEN)))
     kept = []
     real_read = engine.read_stamped
 

@@ -120,13 +120,8 @@ MUTATORS = frozenset(
 #: the session's values; the other entries are process-wide memos.
 KNOWN_STATE = {
     # a pool worker's per-process state, set by its initializer from the session's values
-    ("hwlint.pipeline.engine", "_job"),
-    ("hwlint.pipeline.engine", "_keeping"),
-    ("hwlint.pipeline.engine", "_kept"),
-    ("hwlint.pipeline.engine", "_kept_bytes"),
-    ("hwlint.pipeline.engine", "_current"),
-    ("hwlint.pipeline.engine", "_barrier"),
-    ("hwlint.pipeline.engine", "_memory_limit"),
+    # (or, while a run analyses files in this process, that run's own: restored when it is done)
+    ("hwlint.pipeline.engine", "_worker"),
     ("hwlint.model.syntax", "_deferred"),  # a worker's trees, freed when it starts the next file
     # memos of pure functions of their key (a type, a taxonomy, a model), bounded or tiny
     ("hwlint.pipeline.cache", "_field_names"),

@@ -35,18 +35,13 @@ from .cache import Cache, content_hash
 
 Analysis = Callable[[str, "bytes | str", Taxonomy], Any]
 
-_job: tuple[Taxonomy, Analysis, int, Trees] | None = None
+#: What an analysis runs with: the taxonomy, the analysis, the size cap and the run's trees.
+Job = tuple[Taxonomy, Analysis, int, Trees]
 
 #: What one process keeps of the models its analyses built, counted in the bytes of their files.
 #: The files come largest first, so the budget keeps the costliest to build again (PyTorch's
 #: test_jit.py, 562 KB, takes 0.27 s; its model is 0.2 MB pickled and comes back in 10 ms).
 KEEP_BYTES = 32 * 1024 * 1024
-
-_keeping = False  # whether this process keeps the models of its analyses
-_kept: dict[str, tuple[str, Any]] = {}  # absolute path -> (content hash, model)
-_kept_bytes = 0
-_current: tuple[str, str, int] | None = None  # the file under analysis: absolute path, hash, size
-_barrier: Any = None  # a worker's barrier: every worker answers one request for kept models
 
 
 def analyze_files(
@@ -115,7 +110,7 @@ def analyze_files(
 
         return take
 
-    job = (taxonomy, analysis, max_bytes, trees)
+    job: Job = (taxonomy, analysis, max_bytes, trees)
     work = _Work([files[i] for i in early], job, jobs, tick, keeping, taking(early))
     late_work = None
     try:
@@ -204,47 +199,85 @@ def file_hash(
     return sha
 
 
-def _init(job: tuple[Taxonomy, Analysis, int, Trees], keep: bool = False) -> None:
-    """Set up this process for the analyses of *job* (taxonomy, analysis, size cap, the run's
-    trees: a spawned worker inherits none of them)."""
-    global _job, _keeping
-    _job = job
-    _keeping = keep
-    # Trees and models hold no reference cycles, so the cycle collector only costs time here.
-    gc.disable()
+class _Worker:
+    """The analyses one process runs, and what it keeps of them: a pool worker's (set up by its
+    initializer from the session's values, :func:`_init_worker`), or a run's own in this process
+    for as long as :meth:`_Work.results` runs them there."""
+
+    def __init__(self, job: Job, keep: bool = False, barrier: Any = None):
+        self.job = job
+        self.keeping = keep  # whether it keeps the models of its analyses
+        self.kept: dict[str, tuple[str, Any]] = {}  # absolute path -> (content hash, model)
+        self.kept_bytes = 0
+        self.current: tuple[str, str, int] | None = None  # the file under analysis: path, hash, size
+        self.barrier = barrier  # a pool's: every worker answers one request for kept models
+        self.memory_limit: int | None = None  # the bytes of address space it may use, once capped
+
+    def keep(self, model: Any) -> None:
+        """Keep *model*, built from the file under analysis (see :func:`keep_model`)."""
+        if not self.keeping or self.current is None or model is None:
+            return
+        path, sha, size = self.current
+        if self.kept_bytes + size > KEEP_BYTES:
+            return
+        self.kept[path] = (sha, model)
+        self.kept_bytes += size
+
+    def forget(self) -> None:
+        self.kept.clear()
+        self.kept_bytes = 0
+
+    def give(self, paths: Sequence[str]) -> dict[str, tuple[str, Any]]:
+        """The kept models of *paths*; what it kept is then let go."""
+        found = {p: self.kept[p] for p in paths if p in self.kept}
+        self.forget()
+        return found
+
+    def task(self, path: str) -> _Result:
+        """The :data:`_Result` of the analysis of *path*."""
+        taxonomy, analysis, max_bytes, trees = self.job
+        free_deferred()  # the previous file's tree, before this file is read
+        data, stamp = read_stamped(path, max_bytes, trees=trees)
+        if isinstance(data, str):
+            return None, analysis(path, data, taxonomy), None
+        sha = content_hash(data)
+        self.current = (os.path.abspath(path), sha, len(data))
+        try:
+            return sha, analysis(path, data, taxonomy), stamp
+        except MemoryError:
+            pass  # the file's tree and model are gone with the frames that held them
+        finally:
+            self.current = None
+        del data
+        gc.collect()
+        limit = self.memory_limit
+        cap = f"the {limit // 2**20:,} MB memory limit of a worker" if limit else "memory"
+        return None, analysis(path, f"the file is too large to check within {cap}", taxonomy), None
+
+
+#: The analyses this process runs now: a pool worker's, or a run's while :meth:`_Work.results`
+#: runs them in this process (None otherwise). :func:`keep_model` finds them here.
+_worker: _Worker | None = None
 
 
 def keep_model(model: Any) -> None:
     """Keep *model*, built by the analysis now running from its file's bytes, for :meth:`Held.models`:
     nothing when the run was not asked to keep models, or once the process holds
     :data:`KEEP_BYTES` of files."""
-    global _kept_bytes
-    if not _keeping or _current is None or model is None:
-        return
-    path, sha, size = _current
-    if _kept_bytes + size > KEEP_BYTES:
-        return
-    _kept[path] = (sha, model)
-    _kept_bytes += size
-
-
-def _forget() -> None:
-    global _kept_bytes
-    _kept.clear()
-    _kept_bytes = 0
+    if _worker is not None:
+        _worker.keep(model)
 
 
 def _give(paths: list[str]) -> dict[str, tuple[str, Any]]:
     """Worker: the kept models of *paths*, once every worker of the pool has taken its request (a
     worker waiting at the barrier takes no other, so each answers exactly one)."""
-    if _barrier is not None:
+    assert _worker is not None
+    if _worker.barrier is not None:
         try:
-            _barrier.wait(timeout=_GIVE_SECONDS)
+            _worker.barrier.wait(timeout=_GIVE_SECONDS)
         except threading.BrokenBarrierError:
             return {}  # a worker missing: the phase builds what no answer brings
-    found = {p: _kept[p] for p in paths if p in _kept}
-    _forget()
-    return found
+    return _worker.give(paths)
 
 
 _GIVE_SECONDS = 10.0
@@ -255,20 +288,17 @@ _GIVE_SECONDS = 10.0
 #: PyTorch's largest test file takes about 200 MB.
 WORKER_MEMORY = 3 * 1024**3
 
-_memory_limit: int | None = None  # the bytes of address space this worker may use, once capped
 
-
-def _init_worker(
-    job: tuple[Taxonomy, Analysis, int, Trees], memory: int, keep: bool = False, barrier: Any = None
-) -> None:
-    """A pool worker's initializer: :func:`_init`, and its address space capped at what it holds
-    now plus *memory* (one file cannot take the machine: past it, a MemoryError, which
-    :func:`_task` turns into HWC901 for the file). *barrier*: what :func:`_give` waits at."""
-    global _memory_limit, _barrier
-    _init(job, keep)
+def _init_worker(job: Job, memory: int, keep: bool = False, barrier: Any = None) -> None:
+    """A pool worker's initializer: its :class:`_Worker` for *job* (a spawned worker inherits
+    nothing of the run), and its address space capped at what it holds now plus *memory* (one
+    file cannot take the machine: past it, a MemoryError, which :meth:`_Worker.task` turns into
+    HWC901 for the file). *barrier*: what :func:`_give` waits at."""
+    global _worker
+    _worker = _Worker(job, keep, barrier)  # what the parent kept before the fork is not this one's
+    # Trees and models hold no reference cycles, so the cycle collector only costs time here.
+    gc.disable()
     defer_frees()  # each file's tree is freed after its result is sent
-    _forget()  # what this process kept before the fork is the parent's
-    _barrier = barrier
     try:
         import resource
 
@@ -280,7 +310,7 @@ def _init_worker(
             limit = min(limit, hard)
         if soft == resource.RLIM_INFINITY or soft > limit:
             resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-            _memory_limit = limit - held
+            _worker.memory_limit = limit - held
     except (ImportError, OSError, ValueError):
         pass  # no /proc or no rlimits here: the parse-cost cap still holds
 
@@ -292,25 +322,8 @@ _Result = tuple[str | None, Any, Stamp | None]
 
 def _task(path: str) -> _Result:
     """Worker: the :data:`_Result` of the analysis of *path*."""
-    global _current
-    assert _job is not None
-    taxonomy, analysis, max_bytes, trees = _job
-    free_deferred()  # the previous file's tree, before this file is read
-    data, stamp = read_stamped(path, max_bytes, trees=trees)
-    if isinstance(data, str):
-        return None, analysis(path, data, taxonomy), None
-    sha = content_hash(data)
-    _current = (os.path.abspath(path), sha, len(data))
-    try:
-        return sha, analysis(path, data, taxonomy), stamp
-    except MemoryError:
-        pass  # the file's tree and model are gone with the frames that held them
-    finally:
-        _current = None
-    del data
-    gc.collect()
-    cap = f"the {_memory_limit // 2**20:,} MB memory limit of a worker" if _memory_limit else "memory"
-    return None, analysis(path, f"the file is too large to check within {cap}", taxonomy), None
+    assert _worker is not None
+    return _worker.task(path)
 
 
 def _ignore(n: int) -> None:
@@ -324,7 +337,7 @@ class _Work:
     def __init__(
         self,
         tasks: list[str],
-        job: tuple[Taxonomy, Analysis, int, Trees],
+        job: Job,
         jobs: int | None,
         progress,
         keep: bool = False,
@@ -335,6 +348,7 @@ class _Work:
         called with the result of task *j* as it comes."""
         self.tasks, self.job, self.progress = tasks, job, progress
         self.keep, self.each = keep, each
+        self.local: _Worker | None = None  # the work's own, when this process runs it
         self.jobs = jobs = max(1, jobs or os.cpu_count() or 1)
         self.pool = None
         self.order: list[int] = []
@@ -365,20 +379,23 @@ class _Work:
 
     def results(self) -> list:
         """The result of each task, in order, once all are done."""
-        global _keeping
+        global _worker
         if self.pool is None:
             enabled = gc.isenabled()
-            _init(self.job, self.keep)
+            gc.disable()  # as in a worker: trees and models hold no reference cycles
+            # the analyses find it while they run (keep_model); what they keep stays with the work
+            outer, _worker = _worker, _Worker(self.job, self.keep)
+            self.local = _worker
             try:
                 out = []
                 for j, t in enumerate(self.tasks):
-                    out.append(_task(t))
+                    out.append(self.local.task(t))
                     if self.each is not None:
                         self.each(j, out[-1])
                     self.progress(1)
                 return out
             finally:
-                _keeping = False
+                _worker = outer
                 if enabled:
                     gc.enable()
         results: list = [None] * len(self.tasks)
@@ -395,9 +412,7 @@ class _Work:
     def models(self, paths: Sequence[str]) -> dict[str, tuple[str, Any]]:
         """The models kept of *paths* (absolute): path -> (content hash, model)."""
         if self.pool is None:
-            found = {p: _kept[p] for p in paths if p in _kept}
-            _forget()
-            return found
+            return self.local.give(paths) if self.local is not None else {}
         found: dict[str, tuple[str, Any]] = {}
         try:
             asked = [self.pool.submit(_give, list(paths)) for _ in range(self.jobs)]
@@ -412,8 +427,8 @@ class _Work:
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None
-        elif self.keep:
-            _forget()
+        elif self.local is not None:
+            self.local.forget()
 
 
 class Held:
