@@ -261,6 +261,14 @@ class Builder(ClassScan, CallScan, DeviceScan):
         self.mutable: set[str] = set()  # constants holding a list, set or dict (changed in place)
         # constant name -> (line, "extend" | "remove", value, under an if) changes after its assignment
         self.mutations: dict[str, list[tuple[int, str, object, bool]]] = {}
+        # constant name -> what happens to it, in order: (line, "bind" | "extend" | "remove", value,
+        # under an if); a filter reads the value at its call's line from it (:meth:`value_at`)
+        self.history: dict[str, list[tuple[int, str, object, bool]]] = {}
+        # id of a statement directly under a module-level `if TEST_XPU:` -> the device the test asks for
+        self.guarded: dict[int, str] = {}
+        # (name, line) of a binding whose value is not computed -> the expression, for the reason
+        self.opaque: dict[tuple[str, int], ast.expr] = {}
+        self.imported: dict[str, str] = {}  # a name a module-level `from m import name` binds -> m
         self.at_line = 1 << 30  # line of the statement whose literals are read (changes after it are unknown)
         self.opt_in_keywords = {d.opt_in for d in taxonomy.devices.values() if d.opt_in}
         self.functions = set(taxonomy.instantiation_functions)

@@ -2,7 +2,10 @@
 
 The builder reads ``instantiate_device_type_tests(TestFoo, globals(), only_for=DEVICES)`` with the
 value ``DEVICES`` has at that line: string and tuple constants are followed through later
-``append``/``extend``/``remove``/``+=`` as long as the change is unconditional and static.
+``append``/``extend``/``remove``/``+=`` and rebinding as long as the change is unconditional and
+static. One condition changes nothing a filter decides: ``if TEST_HPU: devices.append("hpu")``
+(a device appended where it exists; instantiation generates a device type only where its device
+exists, so the list may as well hold it always).
 """
 
 from __future__ import annotations
@@ -35,8 +38,13 @@ class CallScan:
         if self.mutable:
             for name in self.escapes(stmt):
                 self.mutate(name, _UNKNOWN, "extend", True, stmt.lineno)
+        if isinstance(stmt, ast.If) and not nested:
+            device = self.availability_of(stmt.test)
+            if device is not None:
+                self.guarded.update((id(child), device) for child in stmt.body)
         if isinstance(stmt, ast.ImportFrom):
             for alias in stmt.names:
+                self.imported[alias.asname or alias.name] = "." * stmt.level + (stmt.module or "")
                 if alias.name == self.tax.enum_name:
                     self.enum_names.add(alias.asname or alias.name)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
@@ -55,6 +63,9 @@ class CallScan:
                 if t.id in self.constants and self.constants[t.id] != value:
                     self.reassigned.add(t.id)
                 self.constants[t.id] = value
+                self.history.setdefault(t.id, []).append((stmt.lineno, "bind", value, nested))
+                if value is _UNKNOWN:
+                    self.opaque[(t.id, stmt.lineno)] = stmt.value
                 self.mutations.pop(t.id, None)
                 if isinstance(stmt.value, _CONTAINERS):
                     self.mutable.add(t.id)
@@ -79,7 +90,32 @@ class CallScan:
                 value = (args[0],)
             elif how == "extend" and len(args) == 1 and isinstance(args[0], tuple):
                 value = args[0]
-            self.mutate(name, value, how if how != "append" else "extend", nested, stmt.lineno)
+            # appending a device where it exists generates what appending it always would
+            where = nested and not (how == "append" and value == (self.guarded.get(id(stmt)),))
+            self.mutate(name, value, how if how != "append" else "extend", where, stmt.lineno)
+
+    def availability_of(self, test: ast.expr) -> str | None:
+        """The device whose presence *test* is, and nothing else: ``TEST_XPU`` (torch's
+        ``common_utils`` sets ``TEST_<DEVICE>`` to its availability), ``torch.xpu.is_available()``,
+        either after ``hasattr(torch, "xpu") and``; None for anything else (``HAS_CUDA`` in inductor
+        also asks for triton)."""
+        parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+        found: set[str] = set()
+        for part in parts:
+            name = dotted_name(part.func) if isinstance(part, ast.Call) else dotted_name(part)
+            if isinstance(part, ast.Call) and name == "hasattr" and len(part.args) == 2:
+                continue  # `hasattr(torch, "hpu")`: asks whether the module exists at all
+            head, _, device = name.partition("_")
+            if isinstance(part, ast.Name) and head == "TEST" and device.isupper():
+                found.add(device.lower())
+            elif isinstance(part, ast.Call) and not part.args and name.startswith("torch."):
+                module, _, call = name[len("torch.") :].rpartition(".")
+                if call != "is_available" or "." in module:
+                    return None
+                found.add(module)
+            else:
+                return None
+        return found.pop() if len(found) == 1 else None
 
     def escapes(self, stmt: ast.stmt) -> list[str]:
         """The mutable constants (:attr:`mutable`) that *stmt* may change in place by a route the
@@ -136,13 +172,20 @@ class CallScan:
         (one under an ``if``, *nested*, makes the value unknown there)."""
         if name in self.constants:
             self.mutations.setdefault(name, []).append((line, how, value, nested))
+            self.history.setdefault(name, []).append((line, how, value, nested))
 
     def value_at(self, name: str) -> object:
-        """The constant *name* as the statement at ``self.at_line`` sees it, mutations applied."""
-        value = self.constants[name]
-        for line, how, change, nested in self.mutations.get(name, ()):
+        """The constant *name* as the statement at ``self.at_line`` sees it: its last binding
+        before that line, the changes after it applied (a binding or change under an ``if`` makes
+        it unknown; one after the line is not seen: ``only_for = ("cuda",)``, a call, then
+        ``only_for = ("cpu",)`` and a second call read one each)."""
+        value: object = _UNKNOWN
+        for line, how, change, nested in self.history.get(name, ()):
             if line > self.at_line:
                 break
+            if how == "bind":
+                value = _UNKNOWN if nested else change
+                continue
             if nested or not isinstance(value, tuple) or not isinstance(change, tuple):
                 return _UNKNOWN
             if how == "extend":
@@ -171,7 +214,7 @@ class CallScan:
                 else:
                     return _UNKNOWN
             return tuple(out)
-        if isinstance(node, ast.Name) and node.id in self.constants and node.id not in self.reassigned:
+        if isinstance(node, ast.Name) and node.id in self.constants:
             return self.value_at(node.id)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             # the operands of `a + b + ...` left to right, without recursion: CPython parses a
@@ -259,7 +302,30 @@ class CallScan:
             return DeviceFilter(self.site(node), (value, *(d for d in known if d in value and d != value)))
         if isinstance(value, tuple):
             return DeviceFilter(self.site(node), value)
-        return DeviceFilter(self.site(node), None)
+        return DeviceFilter(self.site(node), None, unresolved=self.unresolved(node))
+
+    def unresolved(self, node: ast.expr) -> str:
+        """Why *node*'s value cannot be computed, where that can be said in a few words."""
+        if isinstance(node, ast.IfExp):
+            return "a condition picks its value"
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return next((why for why in map(self.unresolved, node.elts) if why), "")
+        if not isinstance(node, ast.Name):
+            return ""
+        if node.id in self.imported and node.id not in self.constants:
+            return f"`{node.id}` is imported from `{self.imported[node.id]}`"
+        why = ""
+        for line, how, _, nested in self.history.get(node.id, ()):
+            if line > self.at_line:
+                break
+            if nested:
+                done = "bound" if how == "bind" else "changed"
+                return f"`{node.id}` is {done} under a condition (line {line})"
+            if how == "bind":
+                value = self.opaque.get((node.id, line))
+                why = "" if value is None else self.unresolved(value)
+                why = f"`{node.id}` (line {line}): {why}" if why else ""
+        return why
 
 
 def _keywords(value: ast.expr) -> list[tuple[str, ast.expr]] | None:

@@ -243,6 +243,7 @@ class DeviceFilter:
     devices: tuple[str, ...] | None
     spelled: bool = True
     keyword: bool = True  # passed as `only_for=...` (False: by position, or inside `**{...}`)
+    unresolved: str = ""  # why `devices` is None, where hwlint can say ("`DEVICES` is imported from m")
 
 
 @dataclass(frozen=True)

@@ -105,8 +105,11 @@ def only_for_forbidden(ctx: Context) -> Iterator[Hit]:
     The fix (safe) writes the `except_for` that generates the same device types on every device
     the taxonomy knows: those instantiation generates by default (or by the opt-in the call
     passes) that `only_for` does not name (`only_for=("cuda", "hpu")` ->
-    `except_for=("cpu", "privateuse1")`). No fix where `only_for` cannot be resolved, is passed by
-    position, or comes with `except_for`.
+    `except_for=("cpu", "privateuse1")`). `only_for` resolves as HWC106 says (a constant as it
+    stands at the call, a device appended where it exists). No fix where `only_for` cannot be
+    resolved (the reason says why: a value a condition picks, such as `("cuda",) if IS_FBCODE else
+    ("cpu", "cuda")`, or a name imported from torch, whose value is the installed torch's), is
+    passed by position, or comes with `except_for`.
 
     ## Why is this bad?
     An allow-list of device types silently excludes every backend it does not name: a stale
@@ -144,9 +147,10 @@ def _except_for_fix(ctx: Context, call: Instantiation) -> Fix:
     only = call.only_for
     assert only is not None
     if only.devices is None:
+        why = f" ({only.unresolved})" if only.unresolved else ""
         return Fix(
             Applicability.NONE,
-            reason=f"`only_for={only.site.text}` cannot be resolved: list the devices to leave out",
+            reason=f"`only_for={only.site.text}` cannot be resolved{why}: list the devices to leave out",
         )
     if call.dynamic or call.except_for is not None:
         return Fix(
@@ -272,10 +276,14 @@ def unresolvable_device_filter(ctx: Context) -> Iterator[Hit]:
     """
     ## What it does
     Flags an `only_for` / `except_for` argument whose value hwlint cannot compute without running
-    the code (a call, an imported name, a reassigned variable, a list changed in place or handed to
-    a function, keywords passed through `**kwargs`) where a rule needs its value. String literals,
-    tuples and lists of them, and module-level constants built from them resolve; so do keywords
-    spelled in a dict display (`**{"only_for": "cuda"}`).
+    the code (a call, an imported name, a variable bound or changed under a condition, a list
+    changed in place or handed to a function, keywords passed through `**kwargs`) where a rule
+    needs its value. String literals, tuples and lists of them, and module-level constants built
+    from them resolve, each as it stands at the call (`only_for = ("cuda",)`, a call, then
+    `only_for = ("cpu",)` and a second call: one each); so do keywords spelled in a dict display
+    (`**{"only_for": "cuda"}`) and a device appended where it exists (`if TEST_HPU:
+    devices.append("hpu")`, or under `torch.hpu.is_available()`): instantiation generates a device
+    type only where its device exists, so the list may as well hold it always.
 
     ## Why is this bad?
     Neither hwlint nor a reviewer can tell which device types the class runs on, so a stale list
