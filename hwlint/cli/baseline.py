@@ -7,6 +7,7 @@ import sys
 from .common import EXIT_CLEAN, run_options
 from .common import UserError as _UserError
 from .run import (
+    ConfigOptions,
     Taxonomies,
     check_all,
     groups,
@@ -26,7 +27,7 @@ def cmd_baseline(args) -> int:
     from ..pipeline.baseline import baseline_entries, write_baseline
     from ..pipeline.config import discover
 
-    configs = load_configs(args)
+    configs = load_configs(ConfigOptions.of(args))
     primary = configs.primary
     output = args.output or primary.baseline or "hwlint-baseline.json"
     if os.path.lexists(output) and not args.regenerate:

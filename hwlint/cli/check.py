@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..words import shown_path, visible
 from .baseline import cmd_baseline
@@ -31,6 +33,7 @@ from .report import cmd_report
 from .rule import cmd_rule
 from .run import (
     Baselines,
+    ConfigOptions,
     Taxonomies,
     check_all,
     groups,
@@ -44,6 +47,9 @@ from .run import (
 from .stdin import check_stdin
 from .taxonomy import cmd_taxonomy_check, cmd_taxonomy_show
 from .watch import watch
+
+if TYPE_CHECKING:
+    from ..pipeline.session import RunOptions
 
 
 def console() -> int:
@@ -100,11 +106,60 @@ def _run_command(parser: argparse.ArgumentParser, args) -> int:
     return EXIT_ERROR
 
 
+@dataclass(frozen=True)
+class CheckOptions:
+    """What ``hwlint check``'s arguments ask, typed: read once from the parsed arguments
+    (:meth:`of`), the check then reads these, never the arguments. Beside its own, the options of
+    the configuration (:class:`ConfigOptions`), of the session (:class:`RunOptions`) and of the
+    output (:class:`ReportOptions`)."""
+
+    paths: tuple[str, ...]  # as given (none: the current directory)
+    stdin: bool  # the text on stdin is checked, as the file *stdin_filename* names
+    stdin_filename: str | None
+    force_exclude: bool
+    baseline: str | None  # `--baseline FILE`
+    add_noqa: bool
+    show_files: bool
+    show_settings: bool
+    watch: bool
+    fix: bool  # `--fix` (`--fix-only` is the output's: :attr:`ReportOptions.fix_only`)
+    unsafe_fixes: bool
+    config: ConfigOptions
+    run: RunOptions
+    report: ReportOptions
+
+    @classmethod
+    def of(cls, args) -> CheckOptions:
+        """The options of ``hwlint check``'s parsed *args*; combinations ruff refuses are refused
+        the same way (a UserError: exit 2)."""
+        return cls(
+            tuple(args.paths or ()),
+            _check_options(args),
+            args.stdin_filename,
+            args.force_exclude,
+            args.baseline,
+            args.add_noqa,
+            args.show_files,
+            args.show_settings,
+            args.watch,
+            args.fix,
+            args.unsafe_fixes,
+            ConfigOptions.of(args),
+            run_options(args),
+            ReportOptions.of(args),
+        )
+
+    @property
+    def given(self) -> list[str]:
+        """The paths to discover the files under (the current directory when none was given)."""
+        return list(self.paths) or ["."]
+
+
 def cmd_check(args) -> int:
-    stdin = _check_options(args)
-    if args.watch:
-        return watch(args.paths, lambda: _check_once(args, stdin))
-    return _check_once(args, stdin)
+    options = CheckOptions.of(args)
+    if options.watch:
+        return watch(list(options.paths), lambda: _check_once(options))
+    return _check_once(options)
 
 
 def _check_options(args) -> bool:
@@ -134,33 +189,34 @@ def _check_options(args) -> bool:
     return stdin
 
 
-def _check_once(args, stdin: bool = False) -> int:
-    """One ``hwlint check``: discover the files (or read *stdin*), check (and plan or apply fixes
+def _check_once(check: CheckOptions) -> int:
+    """One ``hwlint check``: discover the files (or read stdin), check (and plan or apply fixes
     to) each group of them, then write what the run found."""
     from ..fix.outcome import FixOptions
     from ..pipeline.config import discover
 
-    configs = load_configs(args)
-    if stdin:
-        return check_stdin(args, configs)
+    configs = load_configs(check.config)
+    if check.stdin:
+        return check_stdin(check, configs)
     skipped: list = []
-    paths = list(discover(args.paths or ["."], configs, args.force_exclude, skipped))
-    if args.show_files:
+    paths = list(discover(check.given, configs, check.force_exclude, skipped))
+    if check.show_files:
         for s in skipped:
             warn("hwlint", s)
         sys.stdout.write("".join(f"{shown_path(p)}\n" for p in sorted(paths)))
         return EXIT_CLEAN
-    if args.show_settings:
+    if check.show_settings:
         return _show_settings(configs, paths)
-    fix = args.fix or args.fix_only
-    options = FixOptions(fix, args.unsafe_fixes, args.diff, args.show_fixes, tuple(args.paths or ["."]))
+    report = check.report
+    fix = check.fix or report.fix_only
+    options = FixOptions(fix, check.unsafe_fixes, report.diff, report.show_fixes, tuple(check.given))
     selection_for = selections(configs)
-    baselines = Baselines(args.baseline, configs)
+    baselines = Baselines(check.baseline, configs)
     # --fix, --diff and --show-fixes plan (and fix) each file in the check's own pass over it
-    planning = (fix or args.diff or args.show_fixes) and not args.add_noqa
-    describing = FORMATS[args.output_format].describes_fixes and not args.statistics and not args.fix_only
+    planning = (fix or report.diff or report.show_fixes) and not check.add_noqa
+    describing = FORMATS[report.output_format].describes_fixes and not (report.statistics or report.fix_only)
     found_all, runs, describers = _check_groups(
-        args, configs, paths, options, selection_for, baselines, planning, describing
+        check, configs, paths, options, selection_for, baselines, planning, describing
     )
     # a directory discovery could not list is an HWC901 finding of no group (as ruff's E902)
     unlisted = skipped_findings(skipped, selection_for)
@@ -168,22 +224,24 @@ def _check_once(args, stdin: bool = False) -> int:
         print("warning: No test files found under the given path(s)", file=sys.stderr)
     for warning in baselines.warnings:
         warn("hwlint", warning)
-    if args.add_noqa:
+    if check.add_noqa:
         return _add_noqa([f for _, findings in found_all for f in findings], configs.trees)
     run = _merge_runs(runs, options, unlisted)
-    return _finish(ReportOptions.of(args), run, describers if describing else None, configs.trees)
+    return _finish(report, run, describers if describing else None, configs.trees)
 
 
-def _check_groups(args, configs, paths, options, selection_for, baselines, planning, describing):
+def _check_groups(
+    check: CheckOptions, configs, paths, options, selection_for, baselines, planning, describing
+):
     """Each group of *paths* (one taxonomy, size cap and roots) checked in one pass, and fixed with
     *planning*: (path, findings) of every file, each group's CheckRun, and with *describing* the
     (session, resolvers) its findings' fixes are described from."""
-    taxonomies = Taxonomies(not run_options(args).no_cache, configs.trees)
+    taxonomies = Taxonomies(not check.run.no_cache, configs.trees)
     taxonomies(configs.primary.taxonomy)  # a bad taxonomy is an error, whether a file needs it or not
     found_all: list = []
     runs = []
     describers = []
-    asked, said = run_options(args), set()
+    said: set[str] = set()
     for config, group in groups(paths, configs):
         taxonomy = taxonomies(config.taxonomy)
         form = None
@@ -193,7 +251,7 @@ def _check_groups(args, configs, paths, options, selection_for, baselines, plann
 
             form = enum_form(taxonomy, group)
             taxonomy = with_enum_form(taxonomy, form)
-        session = session_for(asked, configs, taxonomy, config, args.paths, paths, group)
+        session = session_for(check.run, configs, taxonomy, config, check.paths, paths, group)
         say_notices(session, said)
 
         def fixable(path: str) -> bool:
@@ -211,7 +269,7 @@ def _check_groups(args, configs, paths, options, selection_for, baselines, plann
         resolvers = checked.resolvers() if (planning or describing) and checked.linked else {}
         found, stale = baselines.apply(found)
         found_all += found
-        if args.add_noqa:
+        if check.add_noqa:
             continue
         run = _fix_group(found, session, selection_for, options, planned, resolvers, planning)
         run.stale = stale

@@ -6,7 +6,7 @@ import sys
 
 from .common import EXIT_CLEAN, run_options, warn
 from .common import UserError as _UserError
-from .run import load_configs, read_taxonomy
+from .run import ConfigOptions, load_configs, read_taxonomy
 
 
 def cmd_report(args) -> int:
@@ -18,7 +18,7 @@ def cmd_report(args) -> int:
 
     if args.base_url and not args.base_url.startswith(("https://", "http://")):
         raise _UserError(f"--base-url {args.base_url!r}: expected an http:// or https:// URL")
-    configs = load_configs(args)
+    configs = load_configs(ConfigOptions.of(args))
     taxonomy = read_taxonomy(configs.primary.taxonomy, not run_options(args).no_cache, configs.trees)
     for path in args.paths or ["."]:  # a report of nothing is a usage error, not "1 finding"
         if not os.path.lexists(path):

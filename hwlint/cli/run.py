@@ -42,14 +42,14 @@ class ConfigOptions:
         return cls(**{f.name: given.get(f.name, f.default) for f in fields(cls)})
 
 
-def load_configs(args, paths: Sequence[str] | None = None):
-    """The :class:`~hwlint.pipeline.config.Configs` of a command: each file's nearest
-    configuration, or the one ``--config FILE`` / ``--isolated`` pins, with the command line's
-    settings (``--config "key = value"``, then the dedicated options) applied over every one."""
+def load_configs(options: ConfigOptions, paths: Sequence[str] | None = None):
+    """The :class:`~hwlint.pipeline.config.Configs` of a command (its :class:`ConfigOptions`):
+    each file's nearest configuration, or the one ``--config FILE`` / ``--isolated`` pins, with the
+    command line's settings (``--config "key = value"``, then the dedicated options) applied over
+    every one."""
     from ..pipeline.config import ConfigError, Configs, is_override, parse_override
     from ..rules.check import selector_problem
 
-    options = ConfigOptions.of(args)
     config_file = None
     overrides: list = []
     try:

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from .common import EXIT_CLEAN, EXIT_FINDINGS, run_options
-from .output import ReportOptions, output_to, write_findings
+from .common import EXIT_CLEAN, EXIT_FINDINGS
+from .output import output_to, write_findings
 from .run import Baselines, read_taxonomy, selections
 
+if TYPE_CHECKING:
+    from .check import CheckOptions
 
-def check_stdin(args, configs) -> int:
+
+def check_stdin(check: CheckOptions, configs) -> int:
     """``hwlint check -`` (and ``--stdin-filename NAME``): check the text on stdin as the file
     NAME (its configuration, per-file-ignores and baseline), as ruff does. With ``--fix`` (or
     ``--fix-only``) the fixed text is written to stdout and the findings left to stderr; with
@@ -19,20 +23,20 @@ def check_stdin(args, configs) -> int:
     from ..pipeline.config import is_test_file_name, project_files
     from ..project import around, project_instantiators
 
-    report = ReportOptions.of(args)
-    name = args.stdin_filename or "-"
+    report = check.report
+    name = check.stdin_filename or "-"
     cfg = configs.for_path(name)
-    taxonomy = read_taxonomy(cfg.taxonomy, not run_options(args).no_cache, configs.trees)
+    taxonomy = read_taxonomy(cfg.taxonomy, not check.run.no_cache, configs.trees)
     selection = selections(configs)(name)
     max_bytes = cfg.max_file_size * 1024 * 1024
     stream = getattr(sys.stdin, "buffer", None)
     data = stream.read(max_bytes + 1) if stream is not None else sys.stdin.read().encode("utf-8")
-    fixing = args.fix or report.fix_only
+    fixing = check.fix or report.fix_only
     if fixing or report.diff:  # the enum's import as the named file's torch defines it
         from ..edits.torch_enum import enum_form, with_enum_form
 
         taxonomy = with_enum_form(taxonomy, enum_form(taxonomy, [os.path.abspath(name)]))
-    if args.force_exclude and args.stdin_filename and cfg.is_excluded(name):
+    if check.force_exclude and check.stdin_filename and cfg.is_excluded(name):
         if fixing:
             sys.stdout.buffer.write(data) if stream is not None else sys.stdout.write(data.decode("utf-8"))
         return EXIT_CLEAN
@@ -43,7 +47,7 @@ def check_stdin(args, configs) -> int:
         findings = [f for f in unreadable(name, reason) if selection.enabled(f.code)]
         plan = None
     else:
-        noqa = run_options(args).noqa
+        noqa = check.run.noqa
         plan = plan_source(data, name, taxonomy, selection, noqa=noqa)
         if plan.model is not None and plan.model.error is None:
             # as the flake8 plugin: bases and instantiated classes from the test modules it imports
@@ -54,12 +58,12 @@ def check_stdin(args, configs) -> int:
             if linked is not plan.model:
                 plan = plan_source(data, name, taxonomy, selection, linked.resolver, noqa)
         findings = list(plan.findings)
-    baseline = Baselines(args.baseline, configs).for_path(name) if name != "-" else None
+    baseline = Baselines(check.baseline, configs).for_path(name) if name != "-" else None
     if baseline is not None:
         findings = baseline.unrecorded(name, findings)
     result = None
     if plan is not None and (fixing or report.diff):
-        result = fix_plan(plan, taxonomy, selection, args.unsafe_fixes)
+        result = fix_plan(plan, taxonomy, selection, check.unsafe_fixes)
     changed = result is not None and result.changed and result.after is not None
     if report.diff:
         from ..fix.diff import unified_diff
@@ -86,10 +90,10 @@ def check_stdin(args, configs) -> int:
             return EXIT_FINDINGS if n_fixed and report.exit_non_zero_on_fix else EXIT_CLEAN
         from ..fix.outcome import CheckRun, FixOptions
 
-        run = CheckRun(FixOptions(True, args.unsafe_fixes), fixed=n_fixed)
+        run = CheckRun(FixOptions(True, check.unsafe_fixes), fixed=n_fixed)
         fixed_findings = list(result.fixed) if changed else []
         write_findings(
-            ReportOptions.of(args),
+            report,
             sys.stderr,
             run,
             sorted(remaining, key=lambda f: f.sort_key()),
@@ -102,7 +106,7 @@ def check_stdin(args, configs) -> int:
         return EXIT_CLEAN if report.exit_zero or not remaining else EXIT_FINDINGS
     from ..fix.outcome import CheckRun, FixOptions
 
-    run = CheckRun(FixOptions(False, args.unsafe_fixes))
+    run = CheckRun(FixOptions(False, check.unsafe_fixes))
     findings.sort(key=lambda f: f.sort_key())
     with output_to(report.output_file) as out:
         write_findings(report, out, run, findings, None, trees=configs.trees)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from .common import EXIT_CLEAN, EXIT_ERROR, run_options
-from .run import load_configs, read_taxonomy
+from .run import ConfigOptions, load_configs, read_taxonomy
 
 
 def cmd_taxonomy_check(args) -> int:
@@ -30,7 +30,7 @@ def cmd_taxonomy_show(args) -> int:
 
     from ..taxonomy import effective_dict
 
-    configs = load_configs(args)
+    configs = load_configs(ConfigOptions.of(args))
     config = configs.primary
     taxonomy = read_taxonomy(args.taxonomy or config.taxonomy, not run_options(args).no_cache, configs.trees)
     data = effective_dict(taxonomy)
