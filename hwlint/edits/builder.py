@@ -204,19 +204,20 @@ class EditBuilder:
             edit = self._within(close, close, sep + text)
         return self._wrapped_arguments(args, items) or edit
 
-    def call_text(self, function: str, items: Sequence[str], indent: str = "") -> str:
+    def call_text(self, function: str, items: Sequence[str], indent: str = "", end: str = "") -> str:
         """The call ``function(items...)`` as a statement at *indent* (the indent itself left out),
-        wrapped as the formatters wrap a line longer than :data:`MAX_LINE`."""
-        one = f"{function}({', '.join(items)})"
+        followed by *end*, wrapped as the formatters wrap a line longer than :data:`MAX_LINE`. A
+        class header is one too: ``call_text("class TestFooCudaOnly", ["TestFoo"], end=":")``."""
+        one = f"{function}({', '.join(items)}){end}"
         if len(indent) + len(one) <= MAX_LINE:
             return one
         unit = indent_unit(self.source, indent)
         newline = default_newline(self.source)
         inner = f"{indent}{unit}{', '.join(items)}"
         if len(inner) <= MAX_LINE:
-            return f"{function}({newline}{inner}{newline}{indent})"
+            return f"{function}({newline}{inner}{newline}{indent}){end}"
         body = "".join(f"{indent}{unit}{i},{newline}" for i in items)
-        return f"{function}({newline}{body}{indent})"
+        return f"{function}({newline}{body}{indent}){end}"
 
     def _wrapped_arguments(self, args: SgNode, items: list[str]) -> Edit | None:
         """The one-line argument list *args* written with *items* as the formatters write a call

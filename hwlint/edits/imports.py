@@ -4,21 +4,26 @@ new line after the module's imports)."""
 
 from __future__ import annotations
 
+import ast
 import io
+import itertools
+import re
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..model import FileModel, ImportStatement
 from .records import Edit
 from .text import (
     Tree,
+    apply_edits,
     comment_only,
     default_newline,
     insert_edit,
     is_docstring,
     line_end,
     line_start_at,
+    line_starts,
     offset_at,
 )
 
@@ -353,3 +358,152 @@ def new_import_edit(
     target = statements[0] if statements else None
     pos = line_start_at(source, target.range().start.index) if target is not None else len(source)
     return insert_edit(pos, f"{line}{default_newline(source)}")
+
+
+# ---------------------------------------------------------------------------------------------
+# The imports a fix leaves unused
+
+
+def unused_import_edits(
+    before: str, before_model: FileModel, after: str, after_model: FileModel
+) -> list[Edit]:
+    """The edits removing from *after* (the fixed text of *before*) each name of a module-level
+    ``from`` import that *before* used and *after* does not: what the fix itself stopped using
+    (``@onlyNativeDeviceTypes`` deleted, ``@onlyCUDA`` made ``@onlyAccelerator``), which pyflakes
+    (F401) would report. Conservative: a name counts as used wherever it is written outside its
+    import but in a comment (a string, ``__all__``, another binding, an attribute of that name);
+    a statement marked ``noqa``, bound twice, or whose rewrite would not parse is left as it is."""
+    candidates = _fewer_mentions(before, before_model, after, after_model)
+    if not candidates:
+        return []
+    used_after = _mentions(after, after_model, candidates)
+    used_before = _mentions(before, before_model, candidates)
+    if used_after is None or used_before is None:
+        return []
+    gone = {n for n in candidates if not used_after[n] and used_before[n]}
+    edits: list[Edit] = []
+    starts = line_starts(after)
+    for imp in after_model.imports:
+        names = {alias or name for name, alias in imp.names} & gone
+        if names and _removable(imp, after, starts):
+            edits += _without_names(after, starts, imp, names)
+    return edits
+
+
+def _bindings(model: FileModel) -> dict[str, int]:
+    """Local name -> how many import statements of *model* bind it."""
+    out: dict[str, int] = {}
+    for imp in model.imports:
+        for name, alias in imp.names:
+            local = alias or name.partition(".")[0]
+            out[local] = out.get(local, 0) + 1
+    return out
+
+
+def _fewer_mentions(before: str, before_model: FileModel, after: str, after_model: FileModel) -> set[str]:
+    """The names one module-level ``from`` import binds in both texts that *after* writes fewer
+    times than *before* (a cheap count of the word, comments and strings included)."""
+    once_before, once_after = _bindings(before_model), _bindings(after_model)
+    out = set()
+    for imp in after_model.imports:
+        if imp.module is None or imp.module == "__future__" or imp.nested or imp.site.col != 0:
+            continue
+        for name, alias in imp.names:
+            local = alias or name
+            if name == "*" or once_after.get(local) != 1 or once_before.get(local) != 1:
+                continue
+            word = re.compile(rf"\b{re.escape(local)}\b")
+            if len(word.findall(after)) < len(word.findall(before)):
+                out.add(local)
+    return out
+
+
+def _mentions(source: str, model: FileModel, names: set[str]) -> dict[str, int] | None:
+    """How many times each of *names* is written outside the import statements binding it:
+    as a name, or as a word of a string (a string may name it: ``__all__``, an annotation, eval);
+    None when the text does not tokenize."""
+    skipped = {n: set() for n in names}
+    for imp in model.imports:
+        for name, alias in imp.names:
+            local = alias or name
+            if local in skipped:
+                skipped[local].update(range(imp.site.line, imp.site.end_line + 1))
+    counts = dict.fromkeys(names, 0)
+    words = re.compile(r"\w+")
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.NAME:
+                found = [tok.string] if tok.string in counts else []
+            elif tok.type in (tokenize.STRING, _FSTRING_MIDDLE):
+                found = [w for w in words.findall(tok.string) if w in counts]
+            else:
+                continue
+            for name in found:
+                if tok.start[0] not in skipped[name]:
+                    counts[name] += 1
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return counts
+
+
+_FSTRING_MIDDLE = getattr(tokenize, "FSTRING_MIDDLE", -1)
+
+
+def _removable(imp: ImportStatement, source: str, starts: list[int]) -> bool:
+    """Whether a name may be taken out of *imp*: a module-level ``from`` import whose lines say
+    no ``noqa`` (its author keeps it as it is)."""
+    if imp.module is None or imp.nested or imp.site.col != 0:
+        return False
+    text = source[
+        offset_at(starts, imp.site.line, 0) : line_end(source, offset_at(starts, imp.site.end_line, 0))[0]
+    ]
+    return "noqa" not in text.lower()
+
+
+def _without_names(source: str, starts: list[int], imp: ImportStatement, names: set[str]) -> list[Edit]:
+    """*imp* without *names* (local names): the statement's lines deleted when it binds nothing
+    else; else, line by line, the names kept on each line written in place of the line's names
+    (a line left with none deleted); [] when the statement cannot be read or its rewrite would not
+    parse."""
+    found = _import_names(source, starts, imp)
+    if found is None:
+        return []
+    listed, _ = found
+    local = {n.start: (alias or name) for n, (name, alias) in zip(listed, imp.names, strict=False)}
+    if len(listed) != len(imp.names):
+        return []
+    begin = offset_at(starts, imp.site.line, 0)
+    end = offset_at(starts, imp.site.end_line, imp.site.end_col)
+    after, _ = line_end(source, end)
+    if not comment_only(source[end:after]):
+        return []  # code follows the statement on its line
+    if all(local[n.start] in names for n in listed):
+        return [Edit(begin, after, "")]
+    edits = []
+    for _, group in itertools.groupby(listed, key=lambda n: line_start_at(source, n.start)):
+        on_line = list(group)
+        kept = [source[n.start : n.end] for n in on_line if local[n.start] not in names]
+        if len(kept) == len(on_line):
+            continue
+        first, last = on_line[0], on_line[-1]
+        if kept:
+            edits.append(Edit(first.start, last.end, ", ".join(kept)))
+            continue
+        start = line_start_at(source, first.start)
+        stop, _ = line_end(source, last.end)
+        rest = source[last.end : stop].strip()
+        if source[start : first.start].strip() or not comment_only(rest.removeprefix(",")):
+            return []  # the line holds more of the statement than names
+        edits.append(Edit(start, stop, ""))
+    statement = apply_edits(
+        source[begin:after],
+        [replace(e, start_pos=e.start_pos - begin, end_pos=e.end_pos - begin) for e in edits],
+    )
+    try:
+        tree = ast.parse(statement)
+    except SyntaxError:
+        return []
+    bound = [a.asname or a.name for s in tree.body if isinstance(s, ast.ImportFrom) for a in s.names]
+    if len(tree.body) != 1 or bound != [local[n.start] for n in listed if local[n.start] not in names]:
+        return []
+    return edits

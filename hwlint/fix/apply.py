@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from ..collection import tests
 from ..context import Context
 from ..edits import Applicability, EditBuilder, Fix, apply_edits
+from ..edits.imports import unused_import_edits
 from ..model import FileModel, Parse, Resolver, build_model, decode_source, parse_file
 from ..model.source import read_source
 from ..pipeline.check import ProjectCheck
@@ -232,6 +233,15 @@ def _attempt(plan: FilePlan, taxonomy: Taxonomy, selection: Selection | None, ch
         return error
     # unless it follows from the original's parse, parse the fixed text: the edits may have broken it
     model = derived[0] if derived is not None else build_model(data, plan.path, taxonomy)
+    if model.error is None:
+        # what the fix stopped using is not left imported (pyflakes' F401), as a person would fix it
+        unused = unused_import_edits(text, plan.model, new_text, model)
+        if unused:
+            new_text = apply_edits(new_text, unused)
+            data, error = encode_checked(new_text, plan.model.encoding, plan.path)
+            if data is None:
+                return error
+            model, derived = build_model(data, plan.path, taxonomy), None
     if plan.model.resolver is not None:  # the fixed text is seen through the project as the original was
         model = replace(model, resolver=plan.model.resolver)
     after = plan_model(data, model, taxonomy, selection, text=new_text, noqa=plan.noqa)

@@ -178,7 +178,8 @@ def subclass_edits(
         methods = [by_name[t] for t in s.moved]
         body = newline.join(b.lines(_first_line(b, cls, m), m.end_line).rstrip("\r\n") for m in methods)
         declaration = f"{indent}{tax.attribute} = {ref}.{s.classification}"
-        classes += f"{newline}{newline}class {s.name}({cls.name}):{newline}{declaration}{newline}{newline}"
+        header = b.call_text(f"class {s.name}", [cls.name], end=":")
+        classes += f"{newline}{newline}{header}{newline}{declaration}{newline}{newline}"
         classes += f"{body}{newline}"
         items = [s.name, "globals()", f'only_for="{s.device}"']
         calls += f"{call_indent}{b.call_text(call.function, items, call_indent)}{newline}"

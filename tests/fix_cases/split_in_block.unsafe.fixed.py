@@ -17,7 +17,9 @@ class TestDeviceTypeWithARatherLongDescriptiveName(TestCase):
         self.assertEqual(torch.ones(2, device=device).sum().item(), 2)
 
 
-class TestDeviceTypeWithARatherLongDescriptiveNameCudaOnly(TestDeviceTypeWithARatherLongDescriptiveName):
+class TestDeviceTypeWithARatherLongDescriptiveNameCudaOnly(
+    TestDeviceTypeWithARatherLongDescriptiveName
+):
     hw_classification = HardwareClassification.CUDA
 
     @onlyCUDA

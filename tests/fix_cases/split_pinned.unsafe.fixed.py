@@ -6,7 +6,6 @@ from torch.testing._internal.common_device_type import (
     onlyAccelerator,
     onlyCPU,
     onlyCUDA,
-    onlyNativeDeviceTypes,
 )
 from torch.testing._internal.common_utils import (
     HardwareClassification,
