@@ -252,22 +252,46 @@ def _name_edit(
 def _sorted_position(
     source: str, starts: list[int], before: list[ImportStatement], statement: str, module: str | None
 ) -> Edit | None:
-    """*statement* (a ``from module import ...``) on a line of its own just before the first of
-    *before* (module-level imports) that sorts after it among the ``from`` imports of its package,
-    when those are sorted (isort's order); None otherwise."""
+    """*statement* (a ``from module import ...``) on a line of its own in the first block of
+    *before* (module-level imports with no code between them) that imports from *module*'s package,
+    when those ``from`` imports are sorted (isort's order): just before the first that sorts after
+    it, else after the last of them (an import below module code is E402); None otherwise."""
     if module is None:
         return None
     package = module.partition(".")[0]
-    kin = [i for i in before if i.module and i.module.partition(".")[0] == package and i.names[0][0] != "*"]
-    keys = [i.module.lower() for i in kin if i.module]
-    if not kin or keys != sorted(keys):
-        return None
-    later = next((i for i in kin if i.module and i.module.lower() > module.lower()), None)
-    if later is None:
-        return None
-    at = offset_at(starts, later.site.line, 0)
-    _, newline = line_end(source, at)
-    return insert_edit(at, f"{statement}{newline or default_newline(source)}")
+    for block in _blocks(source, starts, before):
+        kin = [
+            i for i in block if i.module and i.module.partition(".")[0] == package and i.names[0][0] != "*"
+        ]
+        if not kin:
+            continue
+        keys = [i.module.lower() for i in kin if i.module]
+        if keys != sorted(keys):
+            return None
+        later = next((i for i in kin if i.module and i.module.lower() > module.lower()), None)
+        if later is None:
+            at = _after_last_import(source, starts, kin)
+            return None if at is None else insert_edit(at[0], f"{statement}{at[1]}")
+        at = offset_at(starts, later.site.line, 0)
+        _, newline = line_end(source, at)
+        return insert_edit(at, f"{statement}{newline or default_newline(source)}")
+    return None
+
+
+def _blocks(source: str, starts: list[int], imports: list[ImportStatement]) -> list[list[ImportStatement]]:
+    """*imports* in the file's order, in runs with nothing but blank lines and comments between."""
+    out: list[list[ImportStatement]] = []
+    for imp in sorted(imports, key=lambda i: i.site.line):
+        if out:
+            last = out[-1][-1]
+            gap = source[
+                offset_at(starts, last.site.end_line, last.site.end_col) : offset_at(starts, imp.site.line, 0)
+            ]
+            if all(comment_only(line) for line in gap.splitlines()):
+                out[-1].append(imp)
+                continue
+        out.append([imp])
+    return out
 
 
 def new_import_edit_at(

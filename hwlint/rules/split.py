@@ -212,7 +212,7 @@ def copy_edits(
     tests = {m.name for m in cls.test_methods}
     text = ""
     for s in splits:
-        kept = [(name, t) for name, t in members if name not in tests or name in s.moved]
+        kept = copied(members, tests, s.moved, decorators + header)
         new_header = re.sub(rf"^class\s+{re.escape(cls.name)}\b", f"class {s.name}", header)
         declaration = f"{indent}{tax.attribute} = {ref}.{s.classification}"
         body = ""
@@ -232,6 +232,56 @@ def copy_edits(
             )
             edits.append(b.insert_after_line(last, repeated))
     return edits
+
+
+#: methods unittest and pytest call by name, whoever defines them
+_HOOKS = re.compile(r"__\w+__|setUp\w*|tearDown\w*|_?call\w*|run|debug|subTest|id")
+#: lookups by a computed name (``getattr(self, f"_check_{op}")``): a copy of such a class keeps every helper
+_LOOKUPS = re.compile(r"\b(getattr|vars|dir)\s*\(|__dict__|__getattribute__")
+
+
+def copied(
+    members: list[tuple[str, str]], tests: set[str], moved: tuple[str, ...], seed: str = ""
+) -> list[tuple[str, str]]:
+    """The members of :func:`_members` a copy keeps for the tests *moved*: every statement but the
+    other tests and the private helpers (``_name``, undecorated) that nothing kept names, through the
+    helpers it names in turn. A public helper, a hook (``setUp``), a decorated one (a property
+    a base reads) stay, since code outside the class may call it; all stay where a name is looked up
+    by string. *seed*: the class's decorators and header."""
+    helpers = {
+        name
+        for name, t in members
+        if name.startswith("_") and name not in tests and not _HOOKS.fullmatch(name) and _plain_def(t)
+    }
+    kept = [t for name, t in members if name not in helpers and (name not in tests or name in moved)]
+    text = seed + "".join(kept)
+    if _LOOKUPS.search(text):
+        return [(name, t) for name, t in members if name not in tests or name in moved]
+    reached: set[str] = set()
+    while True:
+        more = {n for n in helpers - reached if re.search(rf"\b{re.escape(n)}\b", text)}
+        if not more:
+            break
+        reached |= more
+        text += "".join(t for name, t in members if name in more)
+    return [
+        (name, t)
+        for name, t in members
+        if (name not in tests or name in moved) and (name not in helpers or name in reached)
+    ]
+
+
+def _plain_def(text: str) -> bool:
+    """Whether *text* (a member's, from its first decorator or comment) is an undecorated def."""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("@"):
+            return False
+        if stripped.startswith(("def ", "async def ")):
+            return True
+        if stripped and not stripped.startswith("#"):
+            return False
+    return False
 
 
 def _statement_end(b: EditBuilder, line: int) -> int:
