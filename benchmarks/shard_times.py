@@ -1,7 +1,7 @@
 """Shards per test, by time, measured on real tests (docs/hwselect.md, issue 48 item 4).
 
     python benchmarks/shard_times.py --tree /tmp/shards-mig/test --out /tmp/shards-bench \\
-        --shards 2,4,8 --files-from benchmarks/shard_sample.txt
+        --shards 2,4,8 --files-from benchmarks/shard_sample.txt --repeats 3
 
 TREE is PyTorch's ``test/`` after ``hwlint check --fix --unsafe-fixes`` (the files listed, at
 least); the runs are on the CPU with the installed torch and torch 2.14.1's testing modules laid
@@ -10,7 +10,8 @@ over it (benchmarks/real_tree_k.py's overlay plugin), in a patched copy (benchma
 
 1. record: the files once with ``--junitxml record.xml``; a small plugin also writes each item's
    CPU seconds (``time.process_time`` over setup, call and teardown) as a pytest-split
-   ``record-cpu.json`` (node id -> seconds), a record the machine's load hardly moves;
+   ``record-cpu.json`` (node id -> seconds), a record the machine's load moves less (not nothing:
+   on a crowded machine the same items take more CPU seconds too);
 2. predict, for each N: ``hwselect --format matrix --runners cpu --shards N --durations record.xml
    FILES``: each entry's ``seconds``; the bound is ``max(total / N, longest single test)`` from the
    same record (total counts the estimates of unrecorded tests too);
@@ -21,7 +22,13 @@ over it (benchmarks/real_tree_k.py's overlay plugin), in a patched copy (benchma
    figures put the same shards' recorded CPU seconds against the CPU seconds they took;
 4. check that the shards partition what the unsharded run ran (every item once).
 
-Results in OUT/shard-times.json. Test outcomes do not matter here, only their times.
+``--repeats R`` does steps 1 to 4 R times, each with its own record (a record and the shards it
+predicts run minutes apart, under like load), and sums up each ratio over the repeats (median,
+least, most). Every run notes the machine's 1-minute load average at its start and end
+(``os.getloadavg``, what ``uptime`` prints): on a shared machine the load, not the plan, is most of
+the spread. ``balance_measured_over_predicted`` divides each side by its mean shard (the longest
+shard's share, measured against predicted), which a machine slower or faster for every shard alike
+does not move. Results in OUT/shard-times.json. Test outcomes do not matter here, only their times.
 """
 
 from __future__ import annotations
@@ -79,8 +86,9 @@ def hwselect(root: Path, *args: str) -> subprocess.CompletedProcess:
     return proc
 
 
-def pytest_run(root: Path, args: list[str], xml: str, cpu: str, timeout: int) -> float:
-    """``nice -n 10 pytest ARGS --junitxml XML`` (CPU seconds per item to *cpu*); wall-clock seconds."""
+def pytest_run(root: Path, args: list[str], xml: str, cpu: str, timeout: int, loads: list) -> float:
+    """``nice -n 10 pytest ARGS --junitxml XML`` (CPU seconds per item to *cpu*); wall-clock seconds.
+    The 1-minute load average at its start and end goes to *loads*."""
     env = {
         **os.environ,
         "PYTEST_ADDOPTS": "-p _hw_overlay -p _hw_cputime",
@@ -93,8 +101,10 @@ def pytest_run(root: Path, args: list[str], xml: str, cpu: str, timeout: int) ->
     env.pop("PYTORCH_TESTING_DEVICE_ONLY_FOR", None)  # the plugin sets it for the runner
     cmd = ["nice", "-n", "10", sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args]
     cmd += [f"--junitxml={xml}", "--continue-on-collection-errors"]
+    loads.append(round(os.getloadavg()[0], 1))
     t0 = time.time()
     subprocess.run(cmd, cwd=root, env=env, capture_output=True, timeout=timeout)
+    loads.append(round(os.getloadavg()[0], 1))
     return time.time() - t0
 
 
@@ -121,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--files-from", help="test file paths, one a line, TREE-relative (# starts a comment)")
     p.add_argument("--timeout", type=int, default=3600)
     p.add_argument("--reuse", action="store_true", help="reuse the XML and JSON of an earlier run")
+    p.add_argument("--repeats", type=int, default=1, help="record and shards, this many times")
     args = p.parse_args(argv)
     files = list(args.files)
     if args.files_from:
@@ -131,18 +142,68 @@ def main(argv: list[str] | None = None) -> int:
     root = prepare(Path(args.tree), out)
     (root / "_hw_overlay.py").write_text(OVERLAY_PLUGIN)
     (root / "_hw_cputime.py").write_text(CPU_PLUGIN)
+    repeats = [measure(root, files, args, f"r{r}-" if args.repeats > 1 else "") for r in range(args.repeats)]
+    summary = {"files": len(files), "repeats": repeats, "over_repeats": over_repeats(repeats)}
+    (out / "shard-times.json").write_text(json.dumps(summary, indent=2))
+    print(json.dumps({**summary, "repeats": [strip(r) for r in repeats]}, indent=2))
+    return 0
+
+
+RATIOS = (
+    "predicted_over_bound",
+    "measured_over_predicted",
+    "cpu_measured_over_predicted",
+    "balance_measured_over_predicted",
+)
+
+
+def over_repeats(repeats: list[dict]) -> list[dict]:
+    """Each N's ratios over the repeats: median, least, most."""
+    import statistics
+
+    out = []
+    for n in sorted({s["shards"] for r in repeats for s in r["splits"]}):
+        row: dict = {"shards": n}
+        for ratio in RATIOS:
+            values = [s[ratio] for r in repeats for s in r["splits"] if s["shards"] == n]
+            row[ratio] = {"median": statistics.median(values), "min": min(values), "max": max(values)}
+        out.append(row)
+    return out
+
+
+def strip(repeat: dict) -> dict:
+    """A repeat without its per-shard detail (for the printed summary)."""
+    return {
+        **repeat,
+        "splits": [{k: v for k, v in s.items() if k != "shards_detail"} for s in repeat["splits"]],
+    }
+
+
+def mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
+def measure(root: Path, files: list[str], args, prefix: str) -> dict:
+    """One record and every shard of every N (steps 1 to 4), its files named PREFIX*."""
     plugin = ["--hw-runner", "cpu"]
+    loads: list[float] = []
 
     def run(name: str, extra: list[str]) -> float | None:
+        name = prefix + name
         if args.reuse and (root / f"{name}.xml").exists():
             return None
         return round(
-            pytest_run(root, [*files, *plugin, *extra], f"{name}.xml", f"{name}-cpu.json", args.timeout), 1
+            pytest_run(
+                root, [*files, *plugin, *extra], f"{name}.xml", f"{name}-cpu.json", args.timeout, loads
+            ),
+            1,
         )
 
     record_wall = run("record", [])
-    recorded = item_times(root / "record.xml")
-    recorded_cpu = {junit_key(k): v for k, v in json.loads((root / "record-cpu.json").read_text()).items()}
+    recorded = item_times(root / f"{prefix}record.xml")
+    recorded_cpu = {
+        junit_key(k): v for k, v in json.loads((root / f"{prefix}record-cpu.json").read_text()).items()
+    }
     summary: dict = {
         "files": len(files),
         "items": len(recorded),
@@ -162,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
             "--shards",
             str(n),
             "--durations",
-            "record.xml",
+            f"{prefix}record.xml",
             *files,
         )
         include = json.loads(matrix.stdout)["include"]
@@ -176,15 +237,17 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             extra = entry["pytest"][len(files) + len(plugin) :]  # --hw-shard I/N --hw-durations record.xml
             wall.append(run(f"shard-{n}-{i}", extra))
-            times = item_times(root / f"shard-{n}-{i}.xml")
+            times = item_times(root / f"{prefix}shard-{n}-{i}.xml")
             cpu = {
-                junit_key(k): v for k, v in json.loads((root / f"shard-{n}-{i}-cpu.json").read_text()).items()
+                junit_key(k): v
+                for k, v in json.loads((root / f"{prefix}shard-{n}-{i}-cpu.json").read_text()).items()
             }
             shards.append(
                 {
                     "shard": i,
                     "items": len(times),
                     "predicted": predicted[i],
+                    "first_use": entry["first_use_seconds"],
                     "measured": round(sum(times.values()), 1),
                     "predicted_cpu": round(sum(recorded_cpu.get(k, 0.0) for k in cpu), 1),
                     "measured_cpu": round(sum(cpu.values()), 1),
@@ -206,6 +269,14 @@ def main(argv: list[str] | None = None) -> int:
                 "predicted_over_bound": round(longest["predicted"] / bound, 3),
                 "measured_longest": measured_longest["measured"],
                 "measured_over_predicted": round(measured_longest["measured"] / longest["predicted"], 3),
+                # the same, each side over its mean shard: the balance, whatever the machine's speed
+                "balance_measured_over_predicted": round(
+                    (measured_longest["measured"] / mean([s["measured"] for s in shards]))
+                    / (longest["predicted"] / mean([s["predicted"] for s in shards])),
+                    3,
+                ),
+                # of the predicted longest, the first-use costs paid again (the rest: its items)
+                "predicted_first_use": longest["first_use"],
                 "cpu_predicted_longest": cpu_longest["predicted_cpu"],
                 "cpu_measured_longest": max(s["measured_cpu"] for s in shards),
                 "cpu_measured_over_predicted": round(
@@ -218,9 +289,12 @@ def main(argv: list[str] | None = None) -> int:
                 "shards_detail": shards,
             }
         )
-        (out / "shard-times.json").write_text(json.dumps(summary, indent=2))
-    print(json.dumps(summary, indent=2))
-    return 0
+    summary["load_average"] = {
+        "min": min(loads, default=None),
+        "max": max(loads, default=None),
+        "runs": loads,
+    }
+    return summary
 
 
 if __name__ == "__main__":

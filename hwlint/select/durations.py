@@ -9,6 +9,9 @@ longest common tail of the module path, so a record made from another directory 
 ``test/`` against ``pytorch/``) still matches; within a class, each item keeps its own time under
 its name (``test_x_cpu_float32``). Module-level test functions are not classes and are left out
 (hwselect never selects them). Several files merge; an item recorded twice keeps its last record.
+The order of the records is kept (JUnit's is the order the tests ran in): the first item recorded
+of a class, a module or the whole run is the one that paid their first-use costs
+(:mod:`hwlint.select.shards` charges them again to a shard that runs the rest without it).
 
 A test without a record is estimated: the median recorded time per test item, times the items it
 expands into (:mod:`hwlint.select.expansion`).
@@ -53,6 +56,8 @@ class Durations:
     # class name -> module path components -> {item name: seconds}, in the order first recorded
     by_class: dict[str, dict[tuple[str, ...], dict[str, float]]] = field(default_factory=dict)
     tails: dict[str, _Tails] = field(default_factory=dict)  # class name -> its records' trie
+    # (class name, module path components) -> the position of its first record among all classes'
+    seq: dict[tuple[str, tuple[str, ...]], int] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)
 
     @property
@@ -73,6 +78,7 @@ class Durations:
         tests = entries.get(comps)
         if tests is None:
             tests = entries[comps] = {}
+            self.seq[(cls, comps)] = len(self.seq)
             node = self.tails.setdefault(cls, _Tails())
             for part in reversed(comps):
                 node = node.children.setdefault(part, _Tails())
@@ -81,11 +87,21 @@ class Durations:
         tests[test if test is not None else f"#{len(tests)}"] = max(0.0, seconds)
 
     def tests(self, c: Candidate) -> dict[str, float] | None:
-        """The recorded items of *c* (any of its names, the first one on a tie) by name: those of
-        the first record of its class whose module path shares the longest tail with *c*'s, or
-        None when none shares one."""
+        """The recorded items of *c* (any of its names, the first one on a tie) by name, in the
+        order recorded: those of the first record of its class whose module path shares the
+        longest tail with *c*'s, or None when none shares one."""
+        key = self._match(c)
+        return None if key is None else self.by_class[key[0]][key[1]]
+
+    def first_seen(self, c: Candidate) -> int | None:
+        """The position of *c*'s records among every class's (by their first record), or None
+        without a record: the lowest of a module's or a run's classes came first."""
+        key = self._match(c)
+        return None if key is None else self.seq[key]
+
+    def _match(self, c: Candidate) -> tuple[str, tuple[str, ...]] | None:
         mine = module_components(c.path)
-        best: tuple[int, dict[str, float]] | None = None
+        best: tuple[int, str, tuple[str, ...]] | None = None
         for name in c.names:
             node, depth, found = self.tails.get(name), 0, None
             for part in reversed(mine):
@@ -94,8 +110,8 @@ class Durations:
                     break
                 depth, found = depth + 1, node.first
             if found is not None and (best is None or depth > best[0]):
-                best = (depth, self.by_class[name][found])
-        return None if best is None else best[1]
+                best = (depth, name, found)
+        return None if best is None else best[1:]
 
     def recorded(self, c: Candidate) -> float | None:
         """The recorded seconds of *c*'s items, summed (None: no record of it)."""

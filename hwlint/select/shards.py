@@ -9,13 +9,26 @@ a durations file has them (:mod:`hwlint.select.durations`), else the median time
 times the items hwlint counts statically (:mod:`hwlint.select.expansion`), marked as an estimate
 (without any record, one second per item).
 
+**First-use costs** (:class:`FirstUse`): the first test of a class, of a module or of the whole run
+pays what the rest then find ready: ``setUpClass``, ``setUpModule``, the first call of an op, a
+table built lazily. The record shows it on the first item recorded of each class (JUnit records in
+the order the tests ran): what that item took beyond the class's median item. That excess belongs to
+the widest scope the item opened (the run's first item opens the run, its module and its class;
+a module's first item its module and class), and a shard that runs anything of that scope without
+the item that paid it pays it again: every shard but one pays the run's, a shard that runs a class
+of a module without the module's first class pays the module's, a shard that runs part of a class
+without its first item pays the class's. A shard's predicted seconds are its items' plus the
+first-use costs it pays again (:attr:`ShardPlan.first_use`). The split weighs items alone; each
+split tried is judged by its predicted seconds, so a class is spread only where that shortens the
+longest shard with its first-use cost paid again.
+
 The split (:func:`plan_shards`) is the longest-processing-time rule (heaviest unit first, onto the
 lightest shard), then moves and swaps between the heaviest shard and the others while they shorten
 it (:func:`split`). When the longest shard is more than :data:`TOLERANCE` over the bound
 ``max(total / N, heaviest indivisible unit)`` (below which no split can go), the units heavier than
 a threshold are replaced by their parts and the split made again, the threshold halving each round;
 the split kept is the first within the tolerance, else the first with the shortest longest shard
-(a class is spread only where that shortens the longest shard).
+(a class is spread only where that shortens the longest shard, first-use costs included).
 The pytest plugin (``--hw-shard I/N``) and ``hwselect --format matrix`` both ask
 :meth:`ShardPlan.shard_of` where a collected item goes, so they agree item for item.
 
@@ -29,6 +42,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -89,6 +103,18 @@ class _Node:
     parts: list[_Node] = field(default_factory=list)  # what it splits into (empty: indivisible)
 
 
+@dataclass(frozen=True)
+class FirstUse:
+    """What the first recorded item of a class took beyond the class's median item, and the widest
+    scope that item opened: ``"run"`` (the run's first item), ``"module"`` (its module's) or
+    ``"class"``. A shard that runs anything of that scope without *item* pays *seconds* again."""
+
+    item: str
+    seconds: float
+    scope: str
+    module: str = ""  # the class's path
+
+
 @dataclass
 class Placement:
     """Where one class's items go (0-based shards): all to *whole*, or by item name."""
@@ -116,6 +142,7 @@ class ShardPlan:
     estimated: int  # classes with at least one test estimated
     per_item: float | None  # the median seconds per item used for estimates (None: no records)
     bound: float  # max(total / N, the heaviest indivisible unit): no split can do better
+    first_use: list[float] = field(default_factory=list)  # of *seconds*: first-use costs paid again
 
     def spread(self) -> set[int]:
         """The ids of the classes spread over more than one shard."""
@@ -171,22 +198,22 @@ def plan_shards(candidates: Sequence[Candidate], shards: int, durations=None) ->
     ordered = sorted(candidates, key=lambda c: (c.path, *source_order(c)))  # the same order on every job
     per_item = durations.median if durations is not None else None
     unit = per_item if per_item is not None else 1.0
+    firsts = first_uses(ordered, durations)
     trees = [_class_node(c, durations, unit) for c in ordered]
     leaves = [leaf.unit.seconds for t in trees for leaf in _leaves(t)]
     bound = lower_bound(leaves, shards)
     nodes = trees
     threshold = sum(leaves) / shards
-    best: tuple[float, list[_Node], list[int], list[float]] | None = None
+    best: tuple[float, list[_Node], list[int], list[float], list[float]] | None = None
     while True:
-        weights = [n.unit.seconds for n in nodes]
-        assignment = split(weights, shards)
-        loads = [0.0] * shards
-        for w, k in zip(weights, assignment, strict=True):
-            loads[k] += w
+        costs = _Costs(nodes, split([n.unit.seconds for n in nodes], shards), shards, firsts)
+        if any(costs.again):
+            _settle(costs)
+        assignment, loads, again = costs.assignment, costs.loads(), costs.again
         longest = max(loads, default=0.0)
         # a finer split is kept only where it shortens the longest shard
         if best is None or longest < best[0] * (1 - 1e-9):
-            best = (longest, nodes, assignment, loads)
+            best = (longest, nodes, assignment, loads, again)
         divisible = any(n.parts and n.unit.seconds > 0 for n in nodes)
         if longest <= (1 + TOLERANCE) * bound or not divisible:
             break
@@ -195,14 +222,124 @@ def plan_shards(candidates: Sequence[Candidate], shards: int, durations=None) ->
             expanded = _expand(nodes, threshold)
             threshold /= 2
         nodes = expanded
-    _, nodes, assignment, loads = best
+    _, nodes, assignment, loads, again = best
     parts: list[list[Unit]] = [[] for _ in range(shards)]
     for n, k in zip(nodes, assignment, strict=True):
         parts[k].append(n.unit)
     recorded = sum(1 for t in trees if t.unit.estimated < t.unit.items)
     estimated = sum(1 for t in trees if t.unit.estimated)
     placements = _placements(ordered, nodes, assignment)
-    return ShardPlan(parts, loads, placements, recorded, estimated, per_item, bound)
+    return ShardPlan(parts, loads, placements, recorded, estimated, per_item, bound, again)
+
+
+def first_uses(ordered: Sequence[Candidate], durations) -> dict[int, FirstUse]:
+    """Each recorded class's :class:`FirstUse` (by id), over *ordered* (the planner's order)."""
+    if durations is None:
+        return {}
+    out: dict[int, FirstUse] = {}
+    seen: list[tuple[int, str, Candidate, str, float]] = []
+    for c in ordered:
+        records = durations.tests(c)
+        if not records:
+            continue
+        item = next(iter(records))  # the first recorded: JUnit keeps the order the tests ran in
+        excess = max(0.0, records[item] - statistics.median(records.values()))
+        seen.append((durations.first_seen(c), c.path, c, item, excess))
+    if not seen:
+        return {}
+    run = min(seen, key=lambda x: (x[0], x[1]))[2]
+    module_first: dict[str, tuple[int, str]] = {}
+    for seq, path, c, _, _ in seen:
+        module_first[path] = min(module_first.get(path, (seq, c.name)), (seq, c.name))
+    for seq, path, c, item, excess in seen:
+        scope = "run" if c is run else "module" if module_first[path] == (seq, c.name) else "class"
+        out[id(c)] = FirstUse(item, excess, scope, path)
+    return out
+
+
+class _Costs:
+    """What each shard runs of each first-use scope (see :class:`FirstUse`), kept as counts so that
+    moving one unit re-prices only the two shards it leaves and joins."""
+
+    def __init__(self, nodes: list[_Node], assignment: list[int], shards: int, firsts: dict[int, FirstUse]):
+        self.nodes, self.assignment, self.firsts = nodes, assignment, firsts
+        self.items = [0.0] * shards
+        self.count: dict[tuple, int] = {}  # (shard, scope key) -> units; scope keys: see _keys
+        self.by_module: dict[str, list[int]] = {}  # a module's classes with a first-use cost
+        for c, first in firsts.items():
+            if first.seconds:
+                self.by_module.setdefault(first.module, []).append(c)
+        self.run = next((c for c, f in firsts.items() if f.scope == "run" and f.seconds), None)
+        for i, k in enumerate(assignment):
+            self._add(i, k, 1)
+        self.again = [self.paid_again(k) for k in range(shards)]
+
+    def _keys(self, i: int) -> list[tuple]:
+        u = self.nodes[i].unit
+        c = id(u.candidate)
+        first = self.firsts.get(c)
+        keys = [("used",), ("class", c), ("module", u.candidate.path)]
+        if first is not None and (u.whole or first.item in u.recorded):
+            keys.append(("paid", c))
+        return keys
+
+    def _add(self, i: int, k: int, step: int) -> None:
+        self.items[k] += step * self.nodes[i].unit.seconds
+        for key in self._keys(i):
+            self.count[(k, *key)] = self.count.get((k, *key), 0) + step
+
+    def paid_again(self, k: int) -> float:
+        """The first-use costs shard *k* pays again."""
+
+        def has(*key) -> bool:
+            return self.count.get((k, *key), 0) > 0
+
+        total = 0.0
+        run = self.firsts.get(self.run) if self.run is not None else None
+        if run is not None and has("used") and not has("paid", self.run):
+            total += run.seconds
+        for path, classes in self.by_module.items():
+            if not has("module", path):
+                continue
+            for c in classes:
+                first = self.firsts[c]
+                if first.scope == "run" or has("paid", c):
+                    continue
+                if first.scope == "module" or has("class", c):
+                    total += first.seconds
+        return total
+
+    def loads(self) -> list[float]:
+        return [x + a for x, a in zip(self.items, self.again, strict=True)]
+
+    def move(self, i: int, dst: int) -> None:
+        src = self.assignment[i]
+        self._add(i, src, -1)
+        self._add(i, dst, 1)
+        self.assignment[i] = dst
+        self.again[src], self.again[dst] = self.paid_again(src), self.paid_again(dst)
+
+
+def _settle(costs: _Costs, rounds: int = _ROUNDS, tries: int = 4) -> None:
+    """Moves from the longest predicted shard to the shortest while the longest gets shorter,
+    first-use costs included (the split weighs items alone). Deterministic."""
+    for _ in range(rounds):
+        loads = costs.loads()
+        h = max(range(len(loads)), key=lambda k: (loads[k], -k))
+        low = min(range(len(loads)), key=lambda k: (loads[k], k))
+        gap = loads[h] - loads[low]
+        if gap <= 1e-9:
+            return
+        mine = [i for i, k in enumerate(costs.assignment) if k == h]
+        mine.sort(key=lambda i: (abs(costs.nodes[i].unit.seconds - gap / 2), i))
+        for i in mine[:tries]:
+            costs.move(i, low)
+            after = costs.loads()
+            if max(after[h], after[low]) < loads[h] - 1e-9:
+                break
+            costs.move(i, h)
+        else:
+            return
 
 
 def _class_node(c: Candidate, durations, unit: float) -> _Node:
@@ -220,9 +357,8 @@ def _class_node(c: Candidate, durations, unit: float) -> _Node:
             parts.append(_Node(Unit(c, t, None, unit * n, n, n, x.exact, plain=x.plain)))
             continue
         items = [_Node(Unit(c, t, i, s, 1, 0, True, (i,))) for i, s in mine]
-        whole = Unit(
-            c, t, None, sum(s for _, s in mine), len(mine), 0, True, tuple(i for i, _ in mine), x.plain
-        )
+        names = tuple(i for i, _ in mine)
+        whole = Unit(c, t, None, sum(s for _, s in mine), len(mine), 0, True, names, x.plain)
         parts.append(_Node(whole, items if len(items) > 1 else []))
     # recorded items of no test hwlint sees (added at run time): units of their own
     parts += [_Node(Unit(c, None, i, s, 1, 0, True, (i,))) for i, s in by_test.get(None, ())]
