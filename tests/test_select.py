@@ -247,6 +247,7 @@ def test_matrix_and_shards(tmp_path):
                 "exact_items": True,
                 "files": 1,
                 "seconds": None,
+                "first_use_seconds": None,
                 "pytest": [".", "--hw-runner", "cpu", "--hw-shard", "1/2"],
             },
             {
@@ -261,6 +262,7 @@ def test_matrix_and_shards(tmp_path):
                 "exact_items": True,
                 "files": 1,
                 "seconds": None,
+                "first_use_seconds": None,
                 "pytest": [".", "--hw-runner", "cpu", "--hw-shard", "2/2"],
             },
             {
@@ -275,6 +277,7 @@ def test_matrix_and_shards(tmp_path):
                 "exact_items": True,
                 "files": 1,
                 "seconds": None,
+                "first_use_seconds": None,
                 "pytest": [".", "--hw-runner", "cuda", "--hw-shard", "1/2"],
             },
             {
@@ -289,6 +292,7 @@ def test_matrix_and_shards(tmp_path):
                 "exact_items": True,
                 "files": 1,
                 "seconds": None,
+                "first_use_seconds": None,
                 "pytest": [".", "--hw-runner", "cuda", "--hw-shard", "2/2"],
             },
         ]

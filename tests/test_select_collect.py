@@ -267,6 +267,7 @@ def test_json_contract(suite):
                         "generic": "TestMps",
                         "tests": 1,
                         "items": 1,
+                        "nodeids": None,
                     }
                 ],
                 "expression": "(test_filters.py and TestMpsMPS)",

@@ -480,3 +480,127 @@ def test_items_count_itertools_product_and_list(tmp_path, taxonomy):
         ("test_unknown", 1, False, False),
     ]
     assert not c.items_exact
+
+
+# -- first-use costs: paid again by a shard that runs a scope without the item that paid it ----------
+
+
+def _recorded(records: list[tuple[str, str, str, float]]):
+    """Durations in record order (path, class, item, seconds) and the classes they name."""
+    from hwlint.select.durations import Durations
+    from hwlint.select.records import TestExpansion
+
+    d = Durations()
+    tests: dict[tuple[str, str], list[str]] = {}
+    for path, cls, item, seconds in records:
+        d.add(module_components(path), cls, seconds, item)
+        tests.setdefault((path, cls), []).append(item)
+    cands = [
+        Candidate(
+            path,
+            (cls,),
+            "selected",
+            None,
+            None,
+            None,
+            test_items=tuple(TestExpansion(t, 1, True, True) for t in ts),
+        )
+        for (path, cls), ts in tests.items()
+    ]
+    return d, cands
+
+
+def test_the_first_item_of_a_scope_carries_its_first_use_cost():
+    """The excess of a class's first recorded item over the class's median belongs to the widest
+    scope it opened: the run's first class, a module's first class, or the class alone."""
+    from hwlint.select.shards import FirstUse, first_uses
+
+    d, cands = _recorded(
+        [
+            ("test_a.py", "TestA1", "test_x", 0.5),  # the run's first item: 0.4 s over its class's median
+            ("test_a.py", "TestA1", "test_y", 0.1),
+            ("test_a.py", "TestA1", "test_z", 0.1),
+            ("test_a.py", "TestA2", "test_x", 2.0),  # setUpClass: 1.5 s over
+            ("test_a.py", "TestA2", "test_y", 0.5),
+            ("test_a.py", "TestA2", "test_z", 0.5),
+            ("test_b.py", "TestB", "test_x", 1.0),  # the module's first: 0.9 s over
+            ("test_b.py", "TestB", "test_y", 0.1),
+            ("test_b.py", "TestB", "test_z", 0.1),
+        ]
+    )
+    firsts = {c.name: f for c in cands if (f := first_uses(cands, d).get(id(c)))}
+    assert firsts == {
+        "TestA1": FirstUse("test_x", pytest.approx(0.4), "run", "test_a.py"),
+        "TestA2": FirstUse("test_x", pytest.approx(1.5), "class", "test_a.py"),
+        "TestB": FirstUse("test_x", pytest.approx(0.9), "module", "test_b.py"),
+    }
+
+
+def test_a_shard_pays_again_the_first_use_costs_of_what_it_runs_without_their_first_item():
+    """Two shards of one module: the shard without the run's first item pays the run's cost, the
+    class spread over both pays its setUpClass again on the side without its first item, and the
+    shards' predicted seconds are their items' plus those costs."""
+    records = [
+        ("test_a.py", "TestSmall", t, s) for t, s in (("test_s", 0.3), ("test_t", 0.1), ("test_u", 0.1))
+    ]
+    records += [("test_a.py", "TestA", "test_00", 3.0)]  # setUpClass: 2 s over the median item
+    records += [("test_a.py", "TestA", f"test_{i:02d}", 1.0) for i in range(1, 12)]
+    d, cands = _recorded(records)
+    plan = plan_shards(cands, 2, d)
+    assert any(c.name == "TestA" and id(c) in plan.spread() for c in cands)  # 14 s: near 14.5 / 2 only so
+    items = [sum(u.seconds for u in part) for part in plan.parts]
+    holds_first = [
+        any("test_00" in u.recorded or u.whole for u in part if u.candidate.name == "TestA")
+        for part in plan.parts
+    ]
+    runs_first = [
+        any(u.candidate.name == "TestSmall" and (u.whole or "test_s" in u.recorded) for u in part)
+        for part in plan.parts
+    ]
+    expected = [2.0 * (not a) + 0.2 * (not b) for a, b in zip(holds_first, runs_first, strict=True)]
+    assert plan.first_use == pytest.approx(expected)
+    assert sum(plan.first_use) == pytest.approx(2.0 + 0.2 * (not all(runs_first)))
+    assert plan.seconds == pytest.approx([i + a for i, a in zip(items, plan.first_use, strict=True)])
+    assert max(plan.seconds) <= 8.5  # 14.5 s, plus 2.2 s paid again, in two: 8.35 at best
+
+
+def test_a_class_stays_whole_where_spreading_it_pays_its_setup_again_for_nothing():
+    """Spreading TestA would shorten the items' longest shard (6 against 7 s) but pay its 3 s
+    setUpClass again: the plan keeps it whole."""
+    records = [("test_a.py", "TestB", "test_x", 5.0), ("test_a.py", "TestA", "test_00", 4.0)]
+    records += [("test_a.py", "TestA", f"test_{i:02d}", 1.0) for i in range(1, 4)]
+    d, cands = _recorded(records)
+    plan = plan_shards(cands, 2, d)
+    assert plan.spread() == set()
+    assert sorted(plan.seconds) == pytest.approx([5.0, 7.0])
+
+
+def test_a_spread_class_is_in_json_by_node_ids_and_refused_where_a_format_cannot_name_tests(huge):
+    """``--shard`` spreads TestHuge over shards: json carries the node ids of its tests in each
+    shard (the file's expression goes null), the node ids match the nodeids format's, and k and
+    files exit 2 saying why they cannot name a part of a class."""
+    common = ["cpu", "--shard", "1/3", "--durations", ".test_durations"]
+    ids = run_tool("hwselect", *common, cwd=huge)
+    assert ids.returncode == 0, ids.stderr
+    doc = run_tool("hwselect", *common, "--format", "json", cwd=huge)
+    assert doc.returncode == 0, doc.stderr
+    data = json.loads(doc.stdout)
+    (huge_file,) = [f for f in data["files"] if f["path"] == "test_huge.py"]
+    (cls,) = huge_file["classes"]
+    assert cls["nodeids"] and all(n.startswith("test_huge.py::TestHuge::test_h") for n in cls["nodeids"])
+    assert len(cls["nodeids"]) < 12  # a part of its 12 tests
+    assert huge_file["expression"] is None and data["expression"] is None
+    assert any(x["nodeid"] == "test_huge.py::TestHuge" for x in data["inexact"])
+    whole = [c for f in data["files"] for c in f["classes"] if c["nodeids"] is None]
+    listed = sorted(
+        [f"{f['path']}::{c['name']}" for f in data["files"] for c in f["classes"] if c["nodeids"] is None]
+        + cls["nodeids"]
+    )
+    assert listed == sorted(ids.stdout.split()) and whole  # the same shard as the node ids
+    for fmt, why in (
+        ("k", "a -k expression matches names, not node ids"),
+        ("files", "a file runs every test"),
+    ):
+        proc = run_tool("hwselect", *common, "--format", fmt, cwd=huge)
+        assert proc.returncode == 2 and why in proc.stderr, proc.stderr
+        assert "pytest . --hw-runner cpu --hw-shard 1/3 --hw-durations .test_durations" in proc.stderr

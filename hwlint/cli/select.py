@@ -192,7 +192,9 @@ def cmd_select(args) -> int:
         _report(sel, args)
         _report_empty(sel, args.shard)
         return EXIT_EMPTY
-    lines, notes = render(sel, chosen, args) if chosen else ([], [])
+    lines, notes = (
+        render(sel, chosen, args, pieces) if chosen or FORMATS[args.format].takes_parts else ([], [])
+    )
     _report(sel, args, notes)
     if lines is not None:
         lines += [nodeid for u in pieces for nodeid in u.nodeids() or ()]
@@ -275,15 +277,12 @@ def _shard_of(sel, spec: tuple[int, int] | None, durations, args):
     pieces = [u for u in part if id(u.candidate) in spread]
     if durations is not None and not args.quiet:
         print(visible(_durations_line(sel.runner.name, plan)), file=sys.stderr)
-    unsure = next((u for u in pieces if u.nodeids() is None or args.format != "nodeids"), None)
+    cannot = FORMATS[args.format].no_parts
+    unsure = next((u for u in pieces if cannot or u.nodeids() is None), None)
     if unsure is not None:
         c = unsure.candidate
         what = f"test {unsure.test}" if unsure.test else f"item {unsure.item}"
-        why = (
-            "its items are named only at collection"
-            if args.format == "nodeids"
-            else f"--format {args.format} addresses whole classes"
-        )
+        why = cannot or "its items are named only at collection"
         plugin = [*(args.paths or ["."]), "--hw-runner", sel.runner.name, "--hw-shard", f"{i}/{n}"]
         plugin += [x for f in args.durations for x in ("--hw-durations", f)]
         raise _UserError(
@@ -321,10 +320,15 @@ def _report_empty(sel, shard: str | None) -> None:
 class SelectFormat:
     """One ``--format`` of a runner's selection: *write(sel, chosen, root, args)* gives stdout's
     lines (None: it printed them itself) and the notes about them for stderr; with *argsfile*,
-    ``--argsfile`` writes the lines to a file pytest reads (``@FILE``)."""
+    ``--argsfile`` writes the lines to a file pytest reads (``@FILE``). *no_parts* says why the
+    format cannot hold a class's part (some of its tests, by node id: ``--shard`` spreads a heavy
+    class over shards); empty where it can: the parts' node ids follow the lines, or, with
+    *takes_parts*, go to the writer as ``pieces=`` (the json document puts them in their class)."""
 
     write: Callable[..., tuple[list[str] | None, list[str]]]
     argsfile: bool = False
+    no_parts: str = "it addresses whole classes"
+    takes_parts: bool = False
 
 
 def _k_lines(sel, chosen, root: str, args) -> tuple[list[str], list]:
@@ -333,27 +337,39 @@ def _k_lines(sel, chosen, root: str, args) -> tuple[list[str], list]:
     return [k_expression(sel, chosen, root, args)], []
 
 
-def _json_document(sel, chosen, root: str, args) -> tuple[None, list[str]]:
-    print(json.dumps(selection_json(sel, chosen, root), indent=2))
+def _json_document(sel, chosen, root: str, args, pieces=()) -> tuple[None, list[str]]:
+    parts: dict[int, tuple] = {}
+    for u in pieces:
+        parts.setdefault(id(u.candidate), (u.candidate, []))[1].extend(u.nodeids() or ())
+    print(json.dumps(selection_json(sel, chosen, root, parts), indent=2))
     return None, []
 
 
 #: The formats of one runner's selection (``--format matrix``, over several runners, is
 #: :func:`cmd_matrix`): adding one is a writer and an entry here.
 FORMATS: dict[str, SelectFormat] = {
-    "k": SelectFormat(_k_lines, argsfile=True),
-    "nodeids": SelectFormat(
-        lambda sel, chosen, root, args: argument_lines(sel, chosen, root, args), argsfile=True
+    "k": SelectFormat(
+        _k_lines,
+        argsfile=True,
+        no_parts="a -k expression matches names, not node ids, and a test's name may be part of another's",
     ),
-    "files": SelectFormat(lambda sel, chosen, root, args: (file_lines(sel, chosen), [])),
-    "json": SelectFormat(_json_document),
+    "nodeids": SelectFormat(
+        lambda sel, chosen, root, args: argument_lines(sel, chosen, root, args), argsfile=True, no_parts=""
+    ),
+    "files": SelectFormat(
+        lambda sel, chosen, root, args: (file_lines(sel, chosen), []),
+        no_parts="a file runs every test of its classes",
+    ),
+    "json": SelectFormat(_json_document, no_parts="", takes_parts=True),
 }
 
 
-def render(sel, chosen, args) -> tuple[list[str] | None, list]:
+def render(sel, chosen, args, pieces=()) -> tuple[list[str] | None, list]:
     """stdout's lines in the chosen format (None: the format printed itself) and the notes about
-    them for stderr."""
-    return FORMATS[args.format].write(sel, chosen, _scan_root(args.paths), args)
+    them for stderr; *pieces* are the parts of classes spread over shards (json only)."""
+    fmt = FORMATS[args.format]
+    extra = {"pieces": pieces} if fmt.takes_parts else {}
+    return fmt.write(sel, chosen, _scan_root(args.paths), args, **extra)
 
 
 def _scan_root(paths: Sequence[str]) -> str:
@@ -512,14 +528,17 @@ def k_expression(sel, chosen, root: str, args) -> str:
     return plan.expression
 
 
-def selection_json(sel, chosen, root: str | None = None) -> dict:
-    """The json format's document (a contract: see the README)."""
+def selection_json(sel, chosen, root: str | None = None, parts: dict | None = None) -> dict:
+    """The json format's document (a contract: see the README). *parts*: the classes of which
+    only some tests are chosen (a shard's part of a class spread over shards), by id, each with
+    the node ids of those tests; a file holding one has no exact expression."""
     from ..select.explain import pytest_path
     from ..select.kexpr import build, phantom_classes
     from ..select.notices import group
     from ..select.records import STATUSES
 
-    ids = {id(c) for c in chosen}
+    parts = parts or {}
+    ids = {id(c) for c in chosen} | set(parts)
     phantoms = phantom_classes(sel.files, sel.runner.device, sel.backends)
     by_path: dict[str, list] = {}
     for p in phantoms:
@@ -542,15 +561,22 @@ def selection_json(sel, chosen, root: str | None = None) -> dict:
                         "generic": c.generic,
                         "tests": c.test_count,
                         "items": c.item_count,
+                        "nodeids": parts[id(c)][1] if id(c) in parts else None,  # null: all its tests
                     }
                     for c in mine
                 ],
-                "expression": plan.expression if plan.exact else None,
+                "expression": plan.expression
+                if plan.exact and not any(id(c) in parts for c in mine)
+                else None,
                 "counts": {"total": len(f.candidates), "chosen": len(mine), **counts},
             }
         )
-    plan = build(sel.candidates, chosen, sel.functions(), root, phantoms)
+    plan = build(sel.candidates, [*chosen, *(c for c, _ in parts.values())], sel.functions(), root, phantoms)
     inexact = [{"nodeid": c.nodeid, "reason": r} for c, r in plan.inexact]
+    inexact += [
+        {"nodeid": c.nodeid, "reason": "spread over shards: this shard runs only the tests its nodeids name"}
+        for c, _ in parts.values()
+    ]
     if plan.too_long:
         inexact.append({"nodeid": None, "reason": "the expression would be over the one-argument limit"})
     return {
@@ -558,8 +584,8 @@ def selection_json(sel, chosen, root: str | None = None) -> dict:
         "device": sel.runner.device,
         "runs": list(sel.runner.runs),
         "backends": list(sel.backends),
-        "counts": {**sel.counts(), "chosen": len(chosen)},
-        "expression": plan.expression if plan.exact else None,
+        "counts": {**sel.counts(), "chosen": len(ids)},
+        "expression": plan.expression if plan.exact and not parts else None,
         "inexact": inexact,
         "files": files,
         "warnings": [str(w) for w in sel.warnings],
@@ -613,7 +639,9 @@ def cmd_matrix(args, config, taxonomy, paths) -> int:
         spread = plan.spread()
         if not args.quiet:
             print(_durations_line(name, plan), file=sys.stderr)
-        for i, (part, seconds) in enumerate(zip(plan.parts, plan.seconds, strict=True), 1):
+        for i, (part, seconds, again) in enumerate(
+            zip(plan.parts, plan.seconds, plan.first_use, strict=True), 1
+        ):
             if not part:
                 continue
             classes = {id(u.candidate): u.candidate for u in part}.values()
@@ -633,6 +661,8 @@ def cmd_matrix(args, config, taxonomy, paths) -> int:
                 "files": len({c.path for c in classes}),
                 # None without --durations: the split then balances item counts, not time
                 "seconds": round(seconds, 1) if durations is not None else None,
+                # of those, the first-use costs (setUpClass, first calls) it pays again
+                "first_use_seconds": round(again, 1) if durations is not None else None,
                 "pytest": _plugin_arguments(args, paths, name, i),
             }
             include.append(entry)
@@ -688,9 +718,14 @@ def _durations_line(runner: str, plan) -> str:
     split = len(plan.spread())
     if split:
         line += f"; {plural(split, 'class', 'classes')} spread over shards"
-    longest = max(plan.seconds, default=0.0)
+    longest = max(range(len(plan.seconds)), key=lambda k: plan.seconds[k], default=None)
+    if longest is None:
+        return line
     unit = " s" if plan.per_item is not None else " items"
-    return line + f"; longest shard {longest:,.1f}{unit}, bound {plan.bound:,.1f}{unit}"
+    line += f"; longest shard {plan.seconds[longest]:,.1f}{unit}"
+    if plan.first_use[longest] >= 0.05:
+        line += f" ({plan.first_use[longest]:,.1f} s of first-use costs paid again)"
+    return line + f", bound {plan.bound:,.1f}{unit}"
 
 
 def cmd_explain(args) -> int:
