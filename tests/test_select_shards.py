@@ -304,9 +304,10 @@ class TestNew(TestCase):
         pass
 """,
 }
-# TestHuge: 12 tests of 1 s, half the total: no split into 3 with it whole comes near total / 3
+# TestHuge: 12 tests of 1 s, half the total: no split into 3 with it whole comes near total / 3; its
+# first item, the run's, took 0.5 s more (first use): every shard without it pays that again
 RECORDS = {
-    **{f"test_huge.py::TestHuge::test_h{i:02d}": 1.0 for i in range(12)},
+    **{f"test_huge.py::TestHuge::test_h{i:02d}": 1.5 if i == 0 else 1.0 for i in range(12)},
     **{f"test_small.py::TestSmall{k}::test_{t}": 0.5 for k in range(4) for t in "st"},
     "test_device.py::TestDevCPU::test_d_cpu": 0.5,
     "test_device.py::TestDevCPU::test_e_cpu": 0.5,
@@ -362,10 +363,12 @@ def test_shards_partition_the_selection_at_the_test_level(huge, n):
     median = statistics.median(RECORDS.values())  # 1.0 s: TestNew's one item is estimated at it
     for e in include:
         estimate = median * e["estimated_items"]
-        assert e["seconds"] == pytest.approx(recorded[e["shard"]] + estimate, abs=0.06)
+        again = 0.0 if any("test_h00" in x for x in shards[e["shard"] - 1]) else 0.5
+        assert e["first_use_seconds"] == again
+        assert e["seconds"] == pytest.approx(recorded[e["shard"]] + estimate + again, abs=0.06)
         assert e["pytest"][-4:] == ["--hw-shard", f"{e['shard']}/{n}", "--hw-durations", ".test_durations"]
-    total = sum(RECORDS.values()) + median
-    assert max(e["seconds"] for e in include) <= 1.05 * max(total / n, 1.0)
+    total = sum(RECORDS.values()) + median + 0.5 * (n - 1)
+    assert max(e["seconds"] for e in include) <= 1.05 * max(total / n, 1.5)
     assert sum(e["estimated_items"] for e in include) == 1
     assert "classes spread over shards" in matrix.stderr or "class spread over shards" in matrix.stderr
     for i, shard in enumerate(shards, 1):  # hwselect's node ids name the plain tests of a split class
