@@ -142,9 +142,11 @@ def main(argv: list[str] | None = None) -> int:
     root = prepare(Path(args.tree), out)
     (root / "_hw_overlay.py").write_text(OVERLAY_PLUGIN)
     (root / "_hw_cputime.py").write_text(CPU_PLUGIN)
-    repeats = [measure(root, files, args, f"r{r}-" if args.repeats > 1 else "") for r in range(args.repeats)]
-    summary = {"files": len(files), "repeats": repeats, "over_repeats": over_repeats(repeats)}
-    (out / "shard-times.json").write_text(json.dumps(summary, indent=2))
+    repeats: list[dict] = []
+    for r in range(args.repeats):  # the summary so far after each repeat: a long run can be cut short
+        repeats.append(measure(root, files, args, f"r{r}-" if args.repeats > 1 else ""))
+        summary = {"files": len(files), "repeats": repeats, "over_repeats": over_repeats(repeats)}
+        (out / "shard-times.json").write_text(json.dumps(summary, indent=2))
     print(json.dumps({**summary, "repeats": [strip(r) for r in repeats]}, indent=2))
     return 0
 
@@ -189,15 +191,17 @@ def measure(root: Path, files: list[str], args, prefix: str) -> dict:
     loads: list[float] = []
 
     def run(name: str, extra: list[str]) -> float | None:
+        """One pytest run (its wall-clock seconds), or, with --reuse, the earlier one's."""
         name = prefix + name
-        if args.reuse and (root / f"{name}.xml").exists():
-            return None
-        return round(
-            pytest_run(
-                root, [*files, *plugin, *extra], f"{name}.xml", f"{name}-cpu.json", args.timeout, loads
-            ),
-            1,
-        )
+        if not (args.reuse and (root / f"{name}.xml").exists()):
+            mine: list[float] = []
+            wall = pytest_run(
+                root, [*files, *plugin, *extra], f"{name}.xml", f"{name}-cpu.json", args.timeout, mine
+            )
+            (root / f"{name}-run.json").write_text(json.dumps({"wall": round(wall, 1), "loads": mine}))
+        done = json.loads((root / f"{name}-run.json").read_text())
+        loads.extend(done["loads"])
+        return done["wall"]
 
     record_wall = run("record", [])
     recorded = item_times(root / f"{prefix}record.xml")
