@@ -92,7 +92,7 @@ def cmd_diff(args) -> int:
         if d and not os.path.isdir(d):
             raise UserError(f"{d}: not a directory")
     probe = args.head_tree or "."
-    config, taxonomy = config_and_taxonomy(args, [probe])
+    config, taxonomy = config_and_taxonomy(args.config, args.taxonomy, run_options(args), [probe])
     runners, paths = _split(args.args, taxonomy, args.head_tree)
     entries = _expectations(args.expectations)
     request = _request(args, config, taxonomy, runners, probe)
@@ -183,7 +183,7 @@ def cmd_expectations(args) -> int:
     from ..collection import all_suffixes
     from ..select.expectations import dump, import_nodeids
 
-    _, taxonomy = config_and_taxonomy(args, ["."])
+    _, taxonomy = config_and_taxonomy(args.config, args.taxonomy, run_options(args), ["."])
     try:
         if args.source == "-":
             lines = sys.stdin.read().splitlines()

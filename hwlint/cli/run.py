@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING
 
 from .common import UserError as _UserError
-from .common import run_options, warn
+from .common import warn
 
 if TYPE_CHECKING:
     from ..roots import Trees
@@ -116,19 +116,20 @@ def _check_override_selectors(value: str, settings) -> None:
                 )
 
 
-def config_and_taxonomy(args, paths: Sequence[str]):
+def config_and_taxonomy(config_file: str | None, taxonomy_file: str | None, run, paths: Sequence[str]):
     """The configuration of *paths* (as `hwlint check` finds it, not the working directory's, or
-    ``--config``) and the taxonomy it or ``--taxonomy`` names (:func:`read_taxonomy`); a bad one is
-    a UserError."""
+    *config_file*: ``--config``) and the taxonomy it or *taxonomy_file* (``--taxonomy``) names
+    (:func:`read_taxonomy`), its parse remembered as the session's options *run* allow; a bad
+    one is a UserError."""
     from ..pipeline.config import ConfigError, config_for_paths
     from ..pipeline.session import run_trees
 
     try:
-        config = config_for_paths(paths, args.config)
+        config = config_for_paths(paths, config_file)
     except ConfigError as e:
         raise _UserError(str(e)) from None
     trees = run_trees(config, paths=paths)
-    return config, read_taxonomy(args.taxonomy or config.taxonomy, not run_options(args).no_cache, trees)
+    return config, read_taxonomy(taxonomy_file or config.taxonomy, not run.no_cache, trees)
 
 
 def read_taxonomy(path: str | None, remember: bool = True, trees: Trees | None = None):

@@ -14,7 +14,8 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..words import visible
@@ -22,6 +23,9 @@ from .common import Parser as _Parser
 from .common import UserError as _UserError
 from .common import add_engine_options, exiting, guarded, run_options, warn
 from .run import config_and_taxonomy
+
+if TYPE_CHECKING:
+    from ..pipeline.session import RunOptions
 
 EXIT_OK, EXIT_ERROR, EXIT_EMPTY = 0, 2, 3
 
@@ -132,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["explain"]:
         explain_args = build_explain_parser().parse_args(argv[1:])
-        return guarded("hwselect", lambda: cmd_explain(explain_args))
+        return guarded("hwselect", lambda: cmd_explain(SelectOptions.of(explain_args)))
     if argv[:1] == ["diff"]:
         from .diff import build_diff_parser, cmd_diff
 
@@ -150,55 +154,96 @@ def main(argv: Sequence[str] | None = None) -> int:
             cut = rest.index("--")
             rest, pytest_args = rest[:cut], rest[cut + 1 :]
         verify_args = build_verify_parser().parse_intermixed_args(rest)
-        return guarded("hwselect", lambda: cmd_verify(verify_args, pytest_args))
+        return guarded("hwselect", lambda: cmd_verify(SelectOptions.of(verify_args), pytest_args))
     args = build_parser().parse_intermixed_args(argv)
-    return guarded("hwselect", lambda: cmd_select(args))
+    return guarded("hwselect", lambda: cmd_select(SelectOptions.of(args)))
 
 
-def _select(taxonomy, config, runner: str, paths, args):
+@dataclass(frozen=True)
+class SelectOptions:
+    """What the arguments of hwselect (or of ``hwselect explain``, ``hwselect verify``) ask, typed:
+    read once from the parsed arguments (:meth:`of`; an option a command lacks has its default),
+    the command then reads these, never the arguments. *run*: the session's options."""
+
+    runner: str | None = None
+    paths: tuple[str, ...] = ()  # as given (none: the current directory)
+    target: str = ""  # explain: PATH::CLASS
+    format: str = "nodeids"
+    include_unclassified: bool = False
+    runners: str | None = None  # matrix: "A,B"
+    shards: int = 1  # matrix: shards per runner
+    shard: str | None = None  # "I/N"
+    durations: tuple[str, ...] = ()
+    argsfile: str | None = None
+    expectations: str | None = None
+    quiet: bool = False
+    verbose: bool = False
+    taxonomy: str | None = None
+    config: str | None = None
+    backend: tuple[str, ...] = ()
+    timeout: int = 3600  # verify: pytest's collection time limit
+    allow_uncollectable: bool = False  # verify
+    run: RunOptions | None = None
+
+    @classmethod
+    def of(cls, args) -> SelectOptions:
+        given = vars(args)
+        values = {f.name: given[f.name] for f in fields(cls) if f.name in given}
+        for name in ("paths", "durations", "backend"):
+            if name in values:
+                values[name] = tuple(values[name] or ())
+        return cls(**values, run=run_options(args))
+
+
+def _select(taxonomy, config, runner: str, paths, options):
     from ..select.records import SelectionError
     from ..select.runners import select_paths
 
     try:
         return select_paths(
-            taxonomy, runner, paths, args.backend, args.include_unclassified, config, run_options(args)
+            taxonomy, runner, paths, options.backend, options.include_unclassified, config, options.run
         )
     except SelectionError as e:
         raise _UserError(str(e)) from None
 
 
-def cmd_select(args) -> int:
-    matrix_paths = ([args.runner] if args.runner else []) + args.paths
-    config, taxonomy = config_and_taxonomy(args, matrix_paths if args.format == "matrix" else args.paths)
-    if args.format == "matrix":
+def cmd_select(options) -> int:
+    matrix_paths = ([options.runner] if options.runner else []) + list(options.paths)
+    config, taxonomy = config_and_taxonomy(
+        options.config,
+        options.taxonomy,
+        options.run,
+        matrix_paths if options.format == "matrix" else options.paths,
+    )
+    if options.format == "matrix":
         paths = matrix_paths
-        if args.runner in taxonomy.runners and not os.path.exists(args.runner):
+        if options.runner in taxonomy.runners and not os.path.exists(options.runner):
             raise _UserError(
                 f"--format matrix takes its runners from --runners, not a positional RUNNER: "
-                f"use `hwselect --format matrix --runners {args.runner} [PATH ...]`"
+                f"use `hwselect --format matrix --runners {options.runner} [PATH ...]`"
             )
         _check_paths(paths)
-        return cmd_matrix(args, config, taxonomy, paths or ["."])
-    if not args.runner:
+        return cmd_matrix(options, config, taxonomy, paths or ["."])
+    if not options.runner:
         raise _UserError("give a RUNNER (one of: " + ", ".join(taxonomy.runners) + ")")
-    _check_paths(args.paths)
-    shard_spec = _parse_shard(args.shard)
-    durations = _durations(args.durations)
-    sel = _select(taxonomy, config, args.runner, args.paths or ["."], args)
-    if args.expectations:
-        _audit_expectations(sel, args.expectations, args.quiet)
-    chosen, pieces = _shard_of(sel, shard_spec, durations, args)
+    _check_paths(options.paths)
+    shard_spec = _parse_shard(options.shard)
+    durations = _durations(options.durations)
+    sel = _select(taxonomy, config, options.runner, list(options.paths) or ["."], options)
+    if options.expectations:
+        _audit_expectations(sel, options.expectations, options.quiet)
+    chosen, pieces = _shard_of(sel, shard_spec, durations, options)
     if not chosen and not pieces:
-        _report(sel, args)
-        _report_empty(sel, args.shard)
+        _report(sel, options)
+        _report_empty(sel, options.shard)
         return EXIT_EMPTY
     lines, notes = (
-        render(sel, chosen, args, pieces) if chosen or FORMATS[args.format].takes_parts else ([], [])
+        render(sel, chosen, options, pieces) if chosen or FORMATS[options.format].takes_parts else ([], [])
     )
-    _report(sel, args, notes)
+    _report(sel, options, notes)
     if lines is not None:
         lines += [nodeid for u in pieces for nodeid in u.nodeids() or ()]
-        _emit(lines, args.argsfile if FORMATS[args.format].argsfile else None)
+        _emit(lines, options.argsfile if FORMATS[options.format].argsfile else None)
     return EXIT_OK
 
 
@@ -261,7 +306,7 @@ def _durations(paths: Sequence[str]):
         raise _UserError(f"--durations: {e}") from None
 
 
-def _shard_of(sel, spec: tuple[int, int] | None, durations, args):
+def _shard_of(sel, spec: tuple[int, int] | None, durations, options):
     """The classes of shard *spec* held whole, and the parts of classes spread over shards (units
     of :mod:`hwlint.select.shards`); every selected class without *spec*. A part goes out only as
     node ids, and only where they are sure (:meth:`~hwlint.select.shards.Unit.nodeids`): else the
@@ -275,16 +320,16 @@ def _shard_of(sel, spec: tuple[int, int] | None, durations, args):
     part = plan.parts[i - 1]
     spread = plan.spread()
     pieces = [u for u in part if id(u.candidate) in spread]
-    if durations is not None and not args.quiet:
+    if durations is not None and not options.quiet:
         print(visible(_durations_line(sel.runner.name, plan)), file=sys.stderr)
-    cannot = FORMATS[args.format].no_parts
+    cannot = FORMATS[options.format].no_parts
     unsure = next((u for u in pieces if cannot or u.nodeids() is None), None)
     if unsure is not None:
         c = unsure.candidate
         what = f"test {unsure.test}" if unsure.test else f"item {unsure.item}"
         why = cannot or "its items are named only at collection"
-        plugin = [*(args.paths or ["."]), "--hw-runner", sel.runner.name, "--hw-shard", f"{i}/{n}"]
-        plugin += [x for f in args.durations for x in ("--hw-durations", f)]
+        plugin = [*(options.paths or ["."]), "--hw-runner", sel.runner.name, "--hw-shard", f"{i}/{n}"]
+        plugin += [x for f in options.durations for x in ("--hw-durations", f)]
         raise _UserError(
             f"shard {i}/{n} spreads {c.nodeid} over shards by its tests ({what} here) and {why}; "
             f"run the shard with the pytest plugin: pytest {' '.join(plugin)}"
@@ -294,13 +339,13 @@ def _shard_of(sel, spec: tuple[int, int] | None, durations, args):
     return sorted(whole.values(), key=lambda c: order[id(c)]), pieces
 
 
-def _report(sel, args, notes: Sequence = ()) -> None:
+def _report(sel, options, notes: Sequence = ()) -> None:
     """The warnings (one line per kind; each with --verbose; none with -q) and the summary."""
     from ..select.notices import report_lines
 
-    for line in report_lines([*sel.warnings, *notes], args.verbose, args.quiet):
+    for line in report_lines([*sel.warnings, *notes], options.verbose, options.quiet):
         print(visible(line), file=sys.stderr)
-    if not args.quiet:
+    if not options.quiet:
         print(visible(sel.summary()), file=sys.stderr)
 
 
@@ -318,7 +363,7 @@ def _report_empty(sel, shard: str | None) -> None:
 
 @dataclass(frozen=True)
 class SelectFormat:
-    """One ``--format`` of a runner's selection: *write(sel, chosen, root, args)* gives stdout's
+    """One ``--format`` of a runner's selection: *write(sel, chosen, root, options)* gives stdout's
     lines (None: it printed them itself) and the notes about them for stderr; with *argsfile*,
     ``--argsfile`` writes the lines to a file pytest reads (``@FILE``). *no_parts* says why the
     format cannot hold a class's part (some of its tests, by node id: ``--shard`` spreads a heavy
@@ -331,13 +376,13 @@ class SelectFormat:
     takes_parts: bool = False
 
 
-def _k_lines(sel, chosen, root: str, args) -> tuple[list[str], list]:
-    if args.argsfile:  # node ids in the file: an expression there would be read as a path
-        return argument_lines(sel, chosen, root, args)
-    return [k_expression(sel, chosen, root, args)], []
+def _k_lines(sel, chosen, root: str, options) -> tuple[list[str], list]:
+    if options.argsfile:  # node ids in the file: an expression there would be read as a path
+        return argument_lines(sel, chosen, root, options)
+    return [k_expression(sel, chosen, root, options)], []
 
 
-def _json_document(sel, chosen, root: str, args, pieces=()) -> tuple[None, list[str]]:
+def _json_document(sel, chosen, root: str, options, pieces=()) -> tuple[None, list[str]]:
     parts: dict[int, tuple] = {}
     for u in pieces:
         parts.setdefault(id(u.candidate), (u.candidate, []))[1].extend(u.nodeids() or ())
@@ -354,22 +399,24 @@ FORMATS: dict[str, SelectFormat] = {
         no_parts="a -k expression matches names, not node ids, and a test's name may be part of another's",
     ),
     "nodeids": SelectFormat(
-        lambda sel, chosen, root, args: argument_lines(sel, chosen, root, args), argsfile=True, no_parts=""
+        lambda sel, chosen, root, options: argument_lines(sel, chosen, root, options),
+        argsfile=True,
+        no_parts="",
     ),
     "files": SelectFormat(
-        lambda sel, chosen, root, args: (file_lines(sel, chosen), []),
+        lambda sel, chosen, root, options: (file_lines(sel, chosen), []),
         no_parts="a file runs every test of its classes",
     ),
     "json": SelectFormat(_json_document, no_parts="", takes_parts=True),
 }
 
 
-def render(sel, chosen, args, pieces=()) -> tuple[list[str] | None, list]:
+def render(sel, chosen, options, pieces=()) -> tuple[list[str] | None, list]:
     """stdout's lines in the chosen format (None: the format printed itself) and the notes about
     them for stderr; *pieces* are the parts of classes spread over shards (json only)."""
-    fmt = FORMATS[args.format]
+    fmt = FORMATS[options.format]
     extra = {"pieces": pieces} if fmt.takes_parts else {}
-    return fmt.write(sel, chosen, _scan_root(args.paths), args, **extra)
+    return fmt.write(sel, chosen, _scan_root(options.paths), options, **extra)
 
 
 def _scan_root(paths: Sequence[str]) -> str:
@@ -413,16 +460,16 @@ def _not_utf8(text: str) -> bool:
     return not text.isascii() and any("\ud800" <= c <= "\udfff" for c in text)
 
 
-def argument_lines(sel, chosen, root: str, args) -> tuple[list[str], list]:
+def argument_lines(sel, chosen, root: str, options) -> tuple[list[str], list]:
     """The node-id lines (:func:`nodeid_lines`), ending with the plugin's options where a file is
     listed whole. With ``--shard`` those lines are the scanned paths and the plugin's options: the
     plugin splits what its command line's paths select, so it must be given the paths hwselect split."""
     from ..select.notices import Kind
 
     runner = sel.runner.name
-    lines, notes = nodeid_lines(sel, chosen, root, plugin_options(args, runner, None))
-    if args.shard and any(n.kind is Kind.ARGSFILE_PLUGIN for n in notes):
-        lines = [*(args.paths or ["."]), *plugin_options(args, runner, args.shard)]
+    lines, notes = nodeid_lines(sel, chosen, root, plugin_options(options, runner, None))
+    if options.shard and any(n.kind is Kind.ARGSFILE_PLUGIN for n in notes):
+        lines = [*(options.paths or ["."]), *plugin_options(options, runner, options.shard)]
     return lines, notes
 
 
@@ -495,7 +542,7 @@ def file_lines(sel, chosen) -> list[str]:
     return [pytest_path(f.path) for f in sel.files if any(id(c) in chosen_ids for c in f.candidates)]
 
 
-def k_expression(sel, chosen, root: str, args) -> str:
+def k_expression(sel, chosen, root: str, options) -> str:
     """One -k expression selecting exactly *chosen*; a usage error (exit 2) when there is none.
 
     Node ids are what ``--argsfile`` writes instead: they are exact by construction, and pytest
@@ -506,7 +553,7 @@ def k_expression(sel, chosen, root: str, args) -> str:
     phantoms = phantom_classes(sel.files, sel.runner.device, sel.backends)
     plan = build(sel.candidates, chosen, sel.functions(), root, phantoms)
     instead = (
-        f"use a pytest argument file instead: `hwselect {args.runner} {' '.join(args.paths or ['.'])} "
+        f"use a pytest argument file instead: `hwselect {options.runner} {' '.join(options.paths or ['.'])} "
         "--format k --argsfile sel.args` writes node ids to sel.args and prints `@sel.args` for pytest"
     )
     if plan.too_long:
@@ -593,7 +640,7 @@ def selection_json(sel, chosen, root: str | None = None, parts: dict | None = No
     }
 
 
-def _select_all(taxonomy, config, names, paths, args):
+def _select_all(taxonomy, config, names, paths, options):
     """Every named runner's selection, each file read once for all of them."""
     from ..pipeline.config import discover
     from ..select.records import SelectionError
@@ -605,39 +652,39 @@ def _select_all(taxonomy, config, names, paths, args):
         raise _UserError(str(e)) from None
     skipped: list = []
     files = list(discover(paths, config, skipped=skipped))
-    if not args.quiet:
+    if not options.quiet:
         for s in skipped:
             warn("hwselect", s)
     from ..pipeline.session import Session
 
-    session = Session.from_config(config, run_options(args), taxonomy, paths=paths)
-    return select_all(session, files, args.backend, args.include_unclassified, runners)
+    session = Session.from_config(config, options.run, taxonomy, paths=paths)
+    return select_all(session, files, options.backend, options.include_unclassified, runners)
 
 
-def cmd_matrix(args, config, taxonomy, paths) -> int:
+def cmd_matrix(options, config, taxonomy, paths) -> int:
     """A GitHub Actions ``strategy.matrix`` object: ``{"include": [{runner, shard, ...}]}``."""
     from ..select.shards import plan_shards
 
-    names = [r for r in (args.runners or "").split(",") if r] or list(taxonomy.runners)
-    durations = _durations(args.durations)
+    names = [r for r in (options.runners or "").split(",") if r] or list(taxonomy.runners)
+    durations = _durations(options.durations)
     include = []
     empty = []
-    selections = _select_all(taxonomy, config, names, paths, args)
+    selections = _select_all(taxonomy, config, names, paths, options)
     # the runners' warnings together (most are the same on every runner), then one summary each
     from ..select.notices import report_lines
 
     warnings = [w for sel in selections.values() for w in sel.warnings]
-    for line in report_lines(warnings, args.verbose, args.quiet):
+    for line in report_lines(warnings, options.verbose, options.quiet):
         print(visible(line), file=sys.stderr)
     for name, sel in selections.items():
-        if not args.quiet:
+        if not options.quiet:
             print(sel.summary(), file=sys.stderr)
         if not sel.selected:
             empty.append(sel)
             continue
-        plan = plan_shards(sel.selected, args.shards, durations)
+        plan = plan_shards(sel.selected, options.shards, durations)
         spread = plan.spread()
-        if not args.quiet:
+        if not options.quiet:
             print(_durations_line(name, plan), file=sys.stderr)
         for i, (part, seconds, again) in enumerate(
             zip(plan.parts, plan.seconds, plan.first_use, strict=True), 1
@@ -650,7 +697,7 @@ def cmd_matrix(args, config, taxonomy, paths) -> int:
                 "runner": name,
                 "device": sel.runner.device,
                 "shard": i,
-                "shards": args.shards,
+                "shards": options.shards,
                 "classes": len(classes),
                 # classes of which the shard runs some tests, the others running elsewhere
                 "split_classes": sum(1 for c in classes if id(c) in spread),
@@ -663,7 +710,7 @@ def cmd_matrix(args, config, taxonomy, paths) -> int:
                 "seconds": round(seconds, 1) if durations is not None else None,
                 # of those, the first-use costs (setUpClass, first calls) it pays again
                 "first_use_seconds": round(again, 1) if durations is not None else None,
-                "pytest": _plugin_arguments(args, paths, name, i),
+                "pytest": _plugin_arguments(options, paths, name, i),
             }
             include.append(entry)
     for sel in empty:
@@ -672,25 +719,26 @@ def cmd_matrix(args, config, taxonomy, paths) -> int:
     return EXIT_OK if include else EXIT_EMPTY
 
 
-def _plugin_arguments(args, paths: Sequence[str], runner: str, shard: int) -> list[str]:
+def _plugin_arguments(options, paths: Sequence[str], runner: str, shard: int) -> list[str]:
     """The pytest arguments that run one matrix entry with the plugin (the same split, recomputed
     on the job): ``[*paths, "--hw-runner", runner, "--hw-shard", "I/N", ...]``."""
-    return [*paths, *plugin_options(args, runner, f"{shard}/{args.shards}" if args.shards > 1 else None)]
+    part = f"{shard}/{options.shards}" if options.shards > 1 else None
+    return [*paths, *plugin_options(options, runner, part)]
 
 
-def plugin_options(args, runner: str, shard: str | None) -> list[str]:
-    """The pytest plugin's options that select what hwselect's own options *args* select for
+def plugin_options(options, runner: str, shard: str | None) -> list[str]:
+    """The pytest plugin's options that select what hwselect's own *options* select for
     *runner*: ``--hw-runner``, the shard ``I/N`` (None: none) with its durations, the taxonomy,
     the backend, ``--hw-include-unclassified``."""
     out = ["--hw-runner", runner]
     if shard:
         out += ["--hw-shard", shard]
-        for f in args.durations:
+        for f in options.durations:
             out += ["--hw-durations", f]
-    if args.taxonomy:
-        out += ["--hw-taxonomy", args.taxonomy]
-    out += [x for b in args.backend[:1] for x in ("--hw-backend", b)]
-    if args.include_unclassified:
+    if options.taxonomy:
+        out += ["--hw-taxonomy", options.taxonomy]
+    out += [x for b in options.backend[:1] for x in ("--hw-backend", b)]
+    if options.include_unclassified:
         out.append("--hw-include-unclassified")
     return out
 
@@ -728,20 +776,20 @@ def _durations_line(runner: str, plan) -> str:
     return line + f", bound {plan.bound:,.1f}{unit}"
 
 
-def cmd_explain(args) -> int:
+def cmd_explain(options) -> int:
     from ..pipeline.session import run_trees
     from ..select.explain import NO_SUCH_CLASS, Verdict, explain
     from ..select.records import SelectionError
 
-    path, sep, cls = args.target.rpartition("::")  # a class name holds no "::", a path may
-    config, taxonomy = config_and_taxonomy(args, [path])
+    path, sep, cls = options.target.rpartition("::")  # a class name holds no "::", a path may
+    config, taxonomy = config_and_taxonomy(options.config, options.taxonomy, options.run, [path])
     if not sep or not cls:
-        raise _UserError(f"expected PATH::Class, got {args.target!r}")
+        raise _UserError(f"expected PATH::Class, got {options.target!r}")
     if not os.path.exists(path):
         raise _UserError(f"{path}: no such file")
     try:
         trees = run_trees(config, paths=[path])
-        found = explain(taxonomy, args.runner, path, cls, args.backend, config.roots, trees)
+        found = explain(taxonomy, options.runner, path, cls, options.backend, config.roots, trees)
     except SelectionError as e:
         raise _UserError(str(e)) from None
     lines = found.lines
@@ -751,31 +799,31 @@ def cmd_explain(args) -> int:
     return EXIT_OK if found.verdict is Verdict.RUNS else EXIT_EMPTY
 
 
-def cmd_verify(args, pytest_args: Sequence[str]) -> int:
+def cmd_verify(options, pytest_args: Sequence[str]) -> int:
     """``hwselect verify``: the static selection against torch's runtime, on this machine."""
     from ..select.records import SelectionError
     from ..select.verify import VerifyError, verify
 
-    _check_paths(args.paths)
-    config, taxonomy = config_and_taxonomy(args, args.paths)
+    _check_paths(options.paths)
+    config, taxonomy = config_and_taxonomy(options.config, options.taxonomy, options.run, options.paths)
     try:
         result = verify(
             taxonomy,
-            args.runner,
-            args.paths or ["."],
-            args.backend,
-            args.include_unclassified,
+            options.runner,
+            list(options.paths) or ["."],
+            list(options.backend),
+            options.include_unclassified,
             config,
             list(pytest_args),
-            args.timeout,
-            run_options(args),
-            args.taxonomy,
+            options.timeout,
+            options.run,
+            options.taxonomy,
         )
     except (SelectionError, VerifyError) as e:
         raise _UserError(str(e)) from None
-    for line in result.lines(verbose=args.verbose, quiet=args.quiet):
+    for line in result.lines(verbose=options.verbose, quiet=options.quiet):
         print(visible(line))
-    vacuous = result.vacuous(args.allow_uncollectable)
+    vacuous = result.vacuous(options.allow_uncollectable)
     for reason in vacuous:
         print(f"hwselect verify: error: {reason}", file=sys.stderr)
     if vacuous:
