@@ -13,9 +13,14 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
 from .common import Parser, UserError, add_engine_options, run_options
 from .run import config_and_taxonomy
+
+if TYPE_CHECKING:
+    from ..pipeline.session import RunOptions
 
 EXIT_OK, EXIT_STALE, EXIT_ERROR = 0, 1, 2
 
@@ -68,6 +73,43 @@ def build_expectations_parser() -> Parser:
     return p
 
 
+@dataclass(frozen=True)
+class DiffOptions:
+    """What the arguments of ``hwselect diff`` (or ``hwselect expectations import``) ask, typed:
+    read once from the parsed arguments (:meth:`of`; an option a command lacks has its default),
+    the command then reads these, never the arguments. *run*: the session's options."""
+
+    items: tuple[str, ...] = ()  # runners and paths, mixed
+    base: str | None = None
+    head: str | None = None
+    base_tree: str | None = None
+    head_tree: str | None = None
+    format: str = "text"
+    verbose: bool = False
+    expectations: str | None = None
+    fix: bool = False
+    check_expectations: bool = False
+    taxonomy: str | None = None
+    config: str | None = None
+    backend: tuple[str, ...] = ()
+    include_unclassified: bool = False
+    # expectations import
+    source: str = "-"
+    output: str = ""
+    runner: tuple[str, ...] = ()
+    status: str = "skip"
+    reason: str = ""
+    run: RunOptions | None = None
+
+    @classmethod
+    def of(cls, args) -> DiffOptions:
+        given = {**vars(args), "items": getattr(args, "args", ())}
+        values = {f.name: given[f.name] for f in fields(cls) if f.name in given}
+        for name in ("items", "backend", "runner"):
+            values[name] = tuple(values.get(name) or ())
+        return cls(**values, run=run_options(args))
+
+
 def _shared(p: Parser) -> None:
     p.add_argument("--taxonomy", metavar="FILE", help="taxonomy YAML (default: [tool.hwlint] or bundled)")
     p.add_argument("--config", metavar="FILE", help="pyproject.toml to read [tool.hwlint] from")
@@ -75,63 +117,63 @@ def _shared(p: Parser) -> None:
     p.add_argument("--include-unclassified", action="store_true", help="select unclassified classes too")
 
 
-def cmd_diff(args) -> int:
+def cmd_diff(options) -> int:
     from ..select.diffrender import markdown, text_lines
     from ..select.revisions import RevisionError
     from ..select.trees import diff_directories, diff_revisions
 
-    if bool(args.base_tree) != bool(args.head_tree):
+    if bool(options.base_tree) != bool(options.head_tree):
         raise UserError("--base-tree and --head-tree go together")
-    if args.base_tree and (args.base or args.head):
+    if options.base_tree and (options.base or options.head):
         raise UserError("give --base/--head (revisions) or --base-tree/--head-tree (directories), not both")
-    if not args.base_tree and not args.base:
+    if not options.base_tree and not options.base:
         raise UserError("give --base REV (and --head REV), or --base-tree DIR --head-tree DIR")
-    if args.fix and not args.expectations:
+    if options.fix and not options.expectations:
         raise UserError("--fix rewrites an expectations file: give it with --expectations FILE")
-    for d in (args.base_tree, args.head_tree):
+    for d in (options.base_tree, options.head_tree):
         if d and not os.path.isdir(d):
             raise UserError(f"{d}: not a directory")
-    probe = args.head_tree or "."
-    config, taxonomy = config_and_taxonomy(args.config, args.taxonomy, run_options(args), [probe])
-    runners, paths = _split(args.args, taxonomy, args.head_tree)
-    entries = _expectations(args.expectations)
-    request = _request(args, config, taxonomy, runners, probe)
+    probe = options.head_tree or "."
+    config, taxonomy = config_and_taxonomy(options.config, options.taxonomy, options.run, [probe])
+    runners, paths = _split(options.items, taxonomy, options.head_tree)
+    entries = _expectations(options.expectations)
+    request = _request(options, config, taxonomy, runners, probe)
     try:
-        if args.base_tree:
-            diff = diff_directories(request, args.base_tree, args.head_tree, paths)
+        if options.base_tree:
+            diff = diff_directories(request, options.base_tree, options.head_tree, paths)
         else:
-            diff = diff_revisions(request, args.base, args.head, paths)
+            diff = diff_revisions(request, options.base, options.head, paths)
     except RevisionError as e:
         raise UserError(str(e)) from None
     audits = _audits(entries, diff) if entries is not None else []
-    if args.format == "json":
+    if options.format == "json":
         doc = diff.as_json()
         if entries is not None:
             doc["expectations"] = [a.as_json() for a in audits]
         print(json.dumps(doc, indent=2))
-    elif args.format == "markdown":
+    elif options.format == "markdown":
         sys.stdout.write(markdown(diff))
     else:
-        print("\n".join(text_lines(diff, args.verbose)))
+        print("\n".join(text_lines(diff, options.verbose)))
     for a in audits:
         for line in a.lines():
             print(f"hwselect: {line}", file=sys.stderr)
-    return _finish_expectations(args, audits)
+    return _finish_expectations(options, audits)
 
 
-def _finish_expectations(args, audits) -> int:
+def _finish_expectations(options, audits) -> int:
     from ..select.expectations import rewrite
 
     moves = [(e.key, new) for a in audits for e, new in a.moved]
-    if args.fix and moves:
+    if options.fix and moves:
         try:
-            done = rewrite(args.expectations, moves)
+            done = rewrite(options.expectations, moves)
         except OSError as e:
-            raise UserError(f"{args.expectations}: cannot write: {e.strerror or e}") from None
-        print(f"hwselect: {args.expectations}: {done} moved keys rewritten", file=sys.stderr)
+            raise UserError(f"{options.expectations}: cannot write: {e.strerror or e}") from None
+        print(f"hwselect: {options.expectations}: {done} moved keys rewritten", file=sys.stderr)
         moves = []
     stale = any(a.stale for a in audits)
-    return EXIT_STALE if args.check_expectations and (stale or moves) else EXIT_OK
+    return EXIT_STALE if options.check_expectations and (stale or moves) else EXIT_OK
 
 
 def _split(items: Sequence[str], taxonomy, root: str | None) -> tuple[list[str], list[str]]:
@@ -143,7 +185,7 @@ def _split(items: Sequence[str], taxonomy, root: str | None) -> tuple[list[str],
     return runners, paths
 
 
-def _request(args, config, taxonomy, names: Sequence[str], probe: str):
+def _request(options, config, taxonomy, names: Sequence[str], probe: str):
     from ..pipeline.session import Session
     from ..select.records import SelectionError
     from ..select.runners import get_runner
@@ -153,8 +195,8 @@ def _request(args, config, taxonomy, names: Sequence[str], probe: str):
         runners = [get_runner(taxonomy, n) for n in names] or list(taxonomy.runners.values())
     except SelectionError as e:
         raise UserError(str(e)) from None
-    session = Session.from_config(config, run_options(args), taxonomy, paths=[probe])
-    return Request(session, config, runners, tuple(args.backend), args.include_unclassified)
+    session = Session.from_config(config, options.run, taxonomy, paths=[probe])
+    return Request(session, config, runners, tuple(options.backend), options.include_unclassified)
 
 
 def _expectations(path: str | None):
@@ -179,31 +221,31 @@ def _audits(entries, diff):
     return out
 
 
-def cmd_expectations(args) -> int:
+def cmd_expectations(options) -> int:
     from ..collection import all_suffixes
     from ..select.expectations import dump, import_nodeids
 
-    _, taxonomy = config_and_taxonomy(args.config, args.taxonomy, run_options(args), ["."])
+    _, taxonomy = config_and_taxonomy(options.config, options.taxonomy, options.run, ["."])
     try:
-        if args.source == "-":
+        if options.source == "-":
             lines = sys.stdin.read().splitlines()
         else:
-            with open(args.source, encoding="utf-8") as f:
+            with open(options.source, encoding="utf-8") as f:
                 lines = f.read().splitlines()
     except (OSError, UnicodeDecodeError) as e:
-        raise UserError(f"{args.source}: cannot read: {getattr(e, 'strerror', None) or e}") from None
-    unknown = [r for r in args.runner if r not in taxonomy.runners and not any(c in r for c in "*?[")]
+        raise UserError(f"{options.source}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+    unknown = [r for r in options.runner if r not in taxonomy.runners and not any(c in r for c in "*?[")]
     if unknown:
         raise UserError(
             f"unknown runner {unknown[0]!r} (the taxonomy defines: {', '.join(taxonomy.runners)})"
         )
-    suffixes = all_suffixes(taxonomy, tuple(args.backend))
-    entries, rejected = import_nodeids(lines, suffixes, args.runner, args.status, args.reason)
+    suffixes = all_suffixes(taxonomy, tuple(options.backend))
+    entries, rejected = import_nodeids(lines, suffixes, options.runner, options.status, options.reason)
     for line in rejected:
-        print(f"hwselect: {args.source}: not a test in a class, left out: {line[:200]}", file=sys.stderr)
+        print(f"hwselect: {options.source}: not a test in a class, left out: {line[:200]}", file=sys.stderr)
     try:
-        dump(entries, args.output)
+        dump(entries, options.output)
     except OSError as e:
-        raise UserError(f"{args.output}: cannot write: {e.strerror or e}") from None
-    print(f"hwselect: {args.output}: {len(entries):,} entries", file=sys.stderr)
+        raise UserError(f"{options.output}: cannot write: {e.strerror or e}") from None
+    print(f"hwselect: {options.output}: {len(entries):,} entries", file=sys.stderr)
     return EXIT_OK

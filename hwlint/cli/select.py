@@ -138,15 +138,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         explain_args = build_explain_parser().parse_args(argv[1:])
         return guarded("hwselect", lambda: cmd_explain(SelectOptions.of(explain_args)))
     if argv[:1] == ["diff"]:
-        from .diff import build_diff_parser, cmd_diff
+        from .diff import DiffOptions, build_diff_parser, cmd_diff
 
         diff_args = build_diff_parser().parse_intermixed_args(argv[1:])
-        return guarded("hwselect", lambda: cmd_diff(diff_args))
+        return guarded("hwselect", lambda: cmd_diff(DiffOptions.of(diff_args)))
     if argv[:1] == ["expectations"]:
-        from .diff import build_expectations_parser, cmd_expectations
+        from .diff import DiffOptions, build_expectations_parser, cmd_expectations
 
         exp_args = build_expectations_parser().parse_args(argv[1:])
-        return guarded("hwselect", lambda: cmd_expectations(exp_args))
+        return guarded("hwselect", lambda: cmd_expectations(DiffOptions.of(exp_args)))
     if argv[:1] == ["verify"]:
         rest = argv[1:]
         pytest_args: list[str] = []
