@@ -129,10 +129,48 @@ class EditBuilder:
         return self._within(start, end, text)
 
     def add_parameter(self, method: Method, param: str) -> Edit:
-        """``, <param>`` after *method*'s first parameter (``self``)."""
+        """``, <param>`` after *method*'s first parameter (``self``); the parameters rewritten as
+        the formatters wrap them (see :meth:`_wrapped_parameters`) where the line would grow longer
+        than :data:`MAX_LINE`."""
         first = method.param_sites[0]
         at = self.offset(first.end_line, first.end_col)
+        end, newline = line_end(self.source, at)
+        if end - len(newline) - line_start_at(self.source, at) + len(param) + 2 > MAX_LINE:
+            wrapped = self._wrapped_parameters(method, param)
+            if wrapped is not None:
+                return wrapped
         return self._within(at, at, f", {param}")
+
+    def _wrapped_parameters(self, method: Method, param: str) -> Edit | None:
+        """*method*'s parameter list with *param* after the first, written as the formatters write
+        a signature too long for its line: the parameters on a line of their own, or one a line
+        (a comma after each) when that line is too long still; None when a comment is among them,
+        or a device's name."""
+        at = self.offset(method.site.line, method.site.col)
+        node = next(
+            (n for n in self.tree.root.find_all(kind="function_definition") if n.range().start.index == at),
+            None,
+        )
+        params = node.field("parameters") if node is not None else None
+        if params is None:
+            return None
+        children = [c for c in params.children() if c.is_named()]
+        if not children or any(c.kind() == "comment" for c in children):
+            return None
+        if any(d in params.text() for d in self.taxonomy.devices):
+            return None  # a device a fix rewrites in a default would overlap this edit
+        items = [c.text() for c in children]
+        items.insert(1, param)
+        indent = self.source[line_start_at(self.source, at) : at]
+        unit = indent_unit(self.source, indent)
+        newline = default_newline(self.source)
+        one = f"{indent}{unit}{', '.join(items)}"
+        if len(one) <= MAX_LINE:
+            body = one + newline
+        else:
+            body = "".join(f"{indent}{unit}{i},{newline}" for i in items)
+        r = params.range()
+        return Edit(r.start.index, r.end.index, f"({newline}{body}{indent})", TEXT)
 
     def _within(self, start: int, end: int, text: str) -> Edit:
         within = not any(c in self.source[start:end] or c in text for c in "\r\n")
