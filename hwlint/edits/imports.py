@@ -236,10 +236,12 @@ def _name_edit(
             _, newline = line_end(source, after.start)
             indent = source[line_start_at(source, after.start) : after.start]
             return insert_edit(after.start, f"{name},{newline or default_newline(source)}{indent}")
-        return insert_edit(after.start, f"{name}, ")
+        return _on_own_line(source, names, parenthesized, after, name) or insert_edit(
+            after.start, f"{name}, "
+        )
     last = names[-1]
     if not starts_line(last.start):
-        return insert_edit(last.end, f", {name}")
+        return _on_own_line(source, names, parenthesized, None, name) or insert_edit(last.end, f", {name}")
     indent = source[line_start_at(source, last.start) : last.start]
     next_line, newline = line_end(source, last.end)
     if source[last.end : statement_end].lstrip().startswith(","):
@@ -247,6 +249,38 @@ def _name_edit(
             return None  # `name,)`: the line holds the parenthesis too
         return insert_edit(next_line, f"{indent}{name},{newline}")
     return insert_edit(last.end, f",{newline}{indent}{name}")
+
+
+def _on_own_line(
+    source: str, names: list[_Name], parenthesized: bool, after: _Name | None, name: str
+) -> Edit | None:
+    """*name* on a line of its own before *after* (None: after the last name), where writing it
+    on their line would make a continuation line of the import longer than :data:`MAX_LINE`: the
+    line is broken before *after* (after the last name), so no line grows (``a, b,`` / ``name,`` /
+    ``after, c``), a backslash ending each line the statement continues on without parentheses.
+    None where the line fits, or holds more than names (the ``from`` head)."""
+    at = after.start if after is not None else names[-1].end
+    begin = line_start_at(source, at)
+    end, newline = line_end(source, at)
+    line = source[begin:end]
+    indent = line[: len(line) - len(line.lstrip())]
+    if end - len(newline) - begin + len(name) + 2 <= MAX_LINE:
+        return None
+    if line.lstrip().startswith("from"):  # the statement's head: continued at 4 spaces
+        if parenthesized or after is None:
+            return None
+        indent = "    "
+    newline = newline or default_newline(source)
+    sep = "" if parenthesized else " \\"
+    if after is None:
+        return insert_edit(at, f",{sep}{newline}{indent}{name}")
+    previous = [n for n in names if n.end <= after.start and n.end > begin]
+    if not previous:  # *after* starts the line
+        return insert_edit(at, f"{name},{sep}{newline}{indent}")
+    gap = source[previous[-1].end : after.start]
+    if gap.strip() != ",":
+        return None
+    return Edit(previous[-1].end, after.start, f",{sep}{newline}{indent}{name},{sep}{newline}{indent}")
 
 
 def _sorted_position(
