@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .common import EXIT_CLEAN, run_options
 from .common import UserError as _UserError
@@ -18,8 +20,28 @@ from .run import (
     skipped_findings,
 )
 
+if TYPE_CHECKING:
+    from ..pipeline.session import RunOptions
 
-def cmd_baseline(args) -> int:
+
+@dataclass(frozen=True)
+class BaselineOptions:
+    """What ``hwlint baseline``'s arguments ask, typed: read once from the parsed arguments
+    (:meth:`of`), the command then reads these, never the arguments."""
+
+    paths: tuple[str, ...]  # as given (none: the current directory)
+    output: str | None  # `-o FILE` (else the configuration's baseline)
+    regenerate: bool
+    config: ConfigOptions
+    run: RunOptions
+
+    @classmethod
+    def of(cls, args) -> BaselineOptions:
+        paths = tuple(args.paths or ())
+        return cls(paths, args.output, args.regenerate, ConfigOptions.of(args), run_options(args))
+
+
+def cmd_baseline(baseline: BaselineOptions) -> int:
     """Record today's findings, (file, class, code) with a count, in a baseline
     (``--regenerate`` to rewrite one)."""
     import os
@@ -27,20 +49,21 @@ def cmd_baseline(args) -> int:
     from ..pipeline.baseline import baseline_entries, write_baseline
     from ..pipeline.config import discover
 
-    configs = load_configs(ConfigOptions.of(args))
+    configs = load_configs(baseline.config)
     primary = configs.primary
-    output = args.output or primary.baseline or "hwlint-baseline.json"
-    if os.path.lexists(output) and not args.regenerate:
+    output = baseline.output or primary.baseline or "hwlint-baseline.json"
+    if os.path.lexists(output) and not baseline.regenerate:
         raise _UserError(f"{output} exists; pass --regenerate to rewrite it")
     skipped: list = []
-    paths = list(discover(args.paths or ["."], configs, skipped=skipped))
+    paths = list(discover(list(baseline.paths) or ["."], configs, skipped=skipped))
     selection_for = selections(configs)
-    taxonomies = Taxonomies(not run_options(args).no_cache, configs.trees)
+    taxonomies = Taxonomies(not baseline.run.no_cache, configs.trees)
     taxonomies(primary.taxonomy)
     found = []
-    options, said = run_options(args), set()
+    said: set[str] = set()
     for config, group in groups(paths, configs):
-        session = session_for(options, configs, taxonomies(config.taxonomy), config, args.paths, paths, group)
+        taxonomy = taxonomies(config.taxonomy)
+        session = session_for(baseline.run, configs, taxonomy, config, baseline.paths, paths, group)
         say_notices(session, said)
         found += check_all(session, group, selection_for)[0]
     found += skipped_findings(skipped, selection_for)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..words import shown_path, visible
-from .baseline import cmd_baseline
+from .baseline import BaselineOptions, cmd_baseline
 from .common import (
     EXIT_CLEAN,
     EXIT_ERROR,
@@ -29,7 +29,7 @@ from .common import (
 from .common import UserError as _UserError
 from .output import FORMATS, ReportOptions, fixed_findings, output_to, write_findings
 from .parser import build_parser
-from .report import cmd_report
+from .report import ReportCommandOptions, cmd_report
 from .rule import cmd_rule
 from .run import (
     Baselines,
@@ -90,9 +90,9 @@ def _run_command(parser: argparse.ArgumentParser, args) -> int:
     if args.command == "check":
         return cmd_check(args)
     if args.command == "baseline":
-        return cmd_baseline(args)
+        return cmd_baseline(BaselineOptions.of(args))
     if args.command == "report":
-        return cmd_report(args)
+        return cmd_report(ReportCommandOptions.of(args))
     if args.command == "rule":
         return cmd_rule(args, parser)
     if args.command == "taxonomy":
