@@ -32,6 +32,7 @@ same answers:
 
 from __future__ import annotations
 
+import ast
 import re
 import sys
 from collections.abc import Iterator
@@ -303,6 +304,9 @@ HARMLESS_NAMES = frozenset(
         "requires_gpu_and_triton",
         # torch.testing._internal.common_device_type: records dtypes on the object, returns it
         "dtypes",
+        # torch.testing._internal.common_utils: marks inherited tests expectedFailure on the class
+        # (setattr of the names it is given), returns it
+        "xfail_inherited_tests",
         # dataclasses
         "dataclass",
     }
@@ -627,9 +631,53 @@ def declaration_doubts(
             f"the class decorator `@{dotted(d) or d.name}` on {c.name} (line {d.site.line}) is not one "
             "hwlint knows to leave the class alone"
             for c, d in unknown_class_decorators(model, cls)
-            if not model.keeps_class(c, d)
+            if not model.keeps_class(c, d) and not copies_classification(model, d, attribute)
         ]
     return list(dict.fromkeys(out))
+
+
+def copies_classification(model: FileModel, decorator: Decorator, attribute: str) -> bool:
+    """Whether *decorator* is the ``parameterized`` package's ``parameterized_class`` with
+    parameters that cannot set *attribute*: each class it makes is ``type(name, (cls,),
+    {**cls.__dict__, **params})``, so the runtime reads the declaration on each, unless a parameter
+    is named *attribute*. The parameters are a literal: attribute names (``("a", "b")``, a string),
+    or dict displays with string keys, in lists, list comprehensions, ``+`` and ``x if c else y``.
+    The classes it makes are named otherwise and the decorated one loses its tests (hwselect says
+    so: :func:`decorator_reason`); only the classification is certain."""
+    name = dotted(decorator)
+    if name.rpartition(".")[2] != "parameterized_class":
+        return False
+    if origin(model, name.partition(".")[0], decorator.site.line) != "parameterized":
+        return False
+    try:
+        call = ast.parse(decorator.site.text.lstrip("@").strip(), mode="eval").body
+    except SyntaxError:
+        return False
+    if not isinstance(call, ast.Call) or not call.args or any(isinstance(a, ast.Starred) for a in call.args):
+        return False
+    if any(k.arg in (None, "attrs") for k in call.keywords):
+        return False
+    first = call.args[0]
+    names = first.elts if isinstance(first, (ast.Tuple, ast.List)) else [first]
+    if all(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in names):
+        return len(call.args) > 1 and attribute not in {n.value for n in names}  # type: ignore[attr-defined]
+    return _params_without(first, attribute)
+
+
+def _params_without(node: ast.expr, attribute: str) -> bool:
+    """Whether *node* is a literal of dict displays none of which can set *attribute*."""
+    if isinstance(node, ast.Dict):
+        keys = [k.value if isinstance(k, ast.Constant) else None for k in node.keys]  # None: `**x`
+        return all(isinstance(k, str) and k != attribute for k in keys)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return all(_params_without(e, attribute) for e in node.elts)
+    if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+        return _params_without(node.elt, attribute)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _params_without(node.left, attribute) and _params_without(node.right, attribute)
+    if isinstance(node, ast.IfExp):
+        return _params_without(node.body, attribute) and _params_without(node.orelse, attribute)
+    return False
 
 
 def _imported_in(model: FileModel, name: str, first: int, last: int) -> bool:

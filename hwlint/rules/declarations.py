@@ -330,9 +330,12 @@ def uncertain_hw_classification(ctx: Context) -> Iterator[Hit]:
     another), or a value whose class has a descriptor's `__set_name__` (`stamp = Stamp()`); a
     helper base or value without these is no reason. The message names the first reason. A decorator
     hwlint knows is no reason: torch's skip decorators (`@skipIfRocm`, `@requires_triton()`...)
-    and a function of the file that returns the class it is given, calls no method of it and
-    writes no classification (one that copies a mixin's `test_*` methods onto the class with
-    `setattr` under `if name.startswith("test_")`).
+    and `@xfail_inherited_tests([...])`; a function of the file that returns the class it is given,
+    calls no method of it and writes no classification (one that copies a mixin's `test_*` methods
+    onto the class with `setattr` under `if name.startswith("test_")`); and the `parameterized`
+    package's `@parameterized_class(...)` with parameters spelled out (dict displays with string
+    keys, or attribute names) none of which is the attribute: each class it makes copies the
+    class's dict, the declaration with it (the classes are named otherwise, which hwselect says).
 
     ## Why is this bad?
     hwlint, hwselect and reviewers read the declaration; the runtime's filter reads whatever the
