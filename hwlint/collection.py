@@ -73,6 +73,12 @@ DISTRIBUTED_BASES = frozenset(
     }
 )
 
+#: Modules whose ``TestCase`` sets up in ``setUpClass`` (dynamo's enters config patches there and
+#: leaves them in ``tearDownClass``; inductor's derives from it). A device base's ``setUpClass``
+#: (``CUDATestBase``'s, ``XPUTestBase``'s...) calls no ``super()``: in a class instantiation
+#: generates, theirs never runs, and ``tearDownClass`` fails.
+SETUP_CLASS_MODULES = frozenset({"torch._dynamo.test_case", "torch._inductor.test_case"})
+
 #: Module-level functions that take a class and add no test to it (they parametrize the tests it
 #: has, or run the module): a class passed only to these gets no test at run time.
 _NO_NEW_TESTS = frozenset({"instantiate_parametrized_tests", "run_tests", "main"})

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .collection import DISTRIBUTED_BASES, device_parameters
+from .collection import DISTRIBUTED_BASES, SETUP_CLASS_MODULES, device_parameters, origin
 from .context import Context
 from .edits import Applicability
 from .infer import (
@@ -271,7 +271,7 @@ def _conversion(ctx: Context, cls: ClassInfo) -> Conversion | None:
         clash = ctx.model.class_named(suffix)
         if clash is not None:
             return blocked(f"`{clash.name}` (line {clash.site.line}) has a name instantiation would generate")
-    why = _kept_by_the_module(ctx, cls, chain, calls) or _about_its_device(cls, current.device or "")
+    why = kept_by_the_module(ctx, cls, chain, calls) or _about_its_device(cls, current.device or "")
     if why is not None:
         return blocked(why)
     rewrites = []
@@ -291,7 +291,7 @@ def _conversion(ctx: Context, cls: ClassInfo) -> Conversion | None:
     return Conversion(cls, current.name, accel.name, tuple(rewrites), tests, None)
 
 
-def _kept_by_the_module(ctx: Context, cls: ClassInfo, chain: list[ClassInfo], calls: list) -> str | None:
+def kept_by_the_module(ctx: Context, cls: ClassInfo, chain: list[ClassInfo], calls: list) -> str | None:
     """Why instantiating *cls* would break its module, or its tests would not run per device: the
     instantiation deletes the class from the module, so anything else naming it fails (a later
     ``instantiate_parametrized_tests(X)``, its own ``X.Helper``); a base bound at run time
@@ -312,6 +312,26 @@ def _kept_by_the_module(ctx: Context, cls: ClassInfo, chain: list[ClassInfo], ca
             line = model.runtime_bound(base.partition(".")[0], before=c.site.line)
             if line:
                 return f"its base `{base}` is bound at run time (line {line})"
+    return None
+
+
+def own_class_setup(ctx: Context, chain: list[ClassInfo]) -> str | None:
+    """Why the class whose MRO is *chain* sets up in ``setUpClass`` (or tears down in
+    ``tearDownClass``), which a class instantiation generates never runs: the device base comes
+    first in its MRO, and its ``setUpClass`` calls no ``super()``. A method of the class or of a
+    base in the file, or a base from a module whose ``TestCase`` does (:data:`SETUP_CLASS_MODULES`)."""
+    for c in chain:
+        own = next((m for m in c.methods if m.name in ("setUpClass", "tearDownClass")), None)
+        if own is not None:
+            return f"`{c.name}.{own.name}` (line {own.site.line}) would not run beside the device base's"
+        for base in c.bases:
+            # `from torch._inductor.test_case import TestCase`, or the dotted name itself
+            module = origin(ctx.model, base, c.site.line) if "." not in base else base.rpartition(".")[0]
+            if module in SETUP_CLASS_MODULES:
+                return (
+                    f"its base `{base}` ({module}) sets up in `setUpClass`, which the device base's "
+                    "replaces (it calls no `super()`)"
+                )
     return None
 
 

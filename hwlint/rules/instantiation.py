@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..collection import generated_devices, generated_suffixes
+from ..collection import device_parameters, generated_devices, generated_suffixes
 from ..context import Context
 from ..edits import Applicability, Fix
-from ..model import ClassInfo, Instantiation
+from ..model import ClassInfo, Instantiation, mro
+from ..neutral import kept_by_the_module, own_class_setup
 from ..taxonomy import Classification
 from .base import Hit, rule
 
@@ -67,6 +68,13 @@ def instantiation_missing(ctx: Context) -> Iterator[Hit]:
     and pre-commit read the same calls as `hwlint check test/`. Its tests without `device` are no
     HWC202 of their own until a call instantiates the class (this finding says it for them).
 
+    No fix: `--show-fixes` and `hwlint report` say what stands in the way of instantiating the
+    class, where hwlint sees it: the module names the class elsewhere (instantiation deletes it
+    from the module), a distributed base runs its own processes, a `setUpClass` or
+    `tearDownClass` of the class, of a base in the file or of dynamo's and inductor's `TestCase`
+    (the generated class's device base comes first in its MRO, and its `setUpClass` calls no
+    `super()`), tests bound by assignment, tests that take no `device`.
+
     ## Why is this bad?
     Without instantiation no per-device classes exist: the class runs as a plain class, its
     `device` parameter has no value, and accelerator runners never see it.
@@ -87,7 +95,31 @@ def instantiation_missing(ctx: Context) -> Iterator[Hit]:
     function = ctx.taxonomy.instantiation_functions[0]
     for cls, c in ctx.classified_test_classes:
         if c.instantiation == "required" and not ctx.instantiated(cls):
-            yield cls.site, {"classification": c.name, "cls": cls.name, "function": function}
+            fields = {"classification": c.name, "cls": cls.name, "function": function}
+            yield cls.site, {**fields, "fix": _instantiation_blockers(ctx, cls)}
+
+
+def _instantiation_blockers(ctx: Context, cls: ClassInfo) -> Fix | None:
+    """No fix, with what stands in the way of instantiating *cls* (None: hwlint sees nothing, the
+    rule's advice stands). Instantiation deletes the class from its module and builds one class
+    per device on a device base that comes first in its MRO; tests without ``device`` get none."""
+    chain = mro(ctx.model, cls, ctx.resolver)
+    found = [kept_by_the_module(ctx, cls, chain, []), own_class_setup(ctx, chain)]
+    plain = [m for m in cls.test_methods if not device_parameters(ctx.taxonomy, m)]
+    if plain:
+        total = len(cls.test_methods)
+        found.append(
+            "none of its tests takes `device`"
+            if len(plain) == total
+            else f"{len(plain)} of its {total} tests take no `device`"
+        )
+    why = [w for w in found if w]
+    if not why:
+        return None
+    return Fix(
+        Applicability.NONE,
+        reason=f"instantiating `{cls.name}` is no neutral fix: {'; '.join(why)}",
+    )
 
 
 @rule(
