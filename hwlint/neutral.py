@@ -316,23 +316,28 @@ def kept_by_the_module(ctx: Context, cls: ClassInfo, chain: list[ClassInfo], cal
 
 
 def own_class_setup(ctx: Context, chain: list[ClassInfo]) -> str | None:
-    """Why the class whose MRO is *chain* sets up in ``setUpClass`` (or tears down in
-    ``tearDownClass``), which a class instantiation generates never runs: the device base comes
-    first in its MRO, and its ``setUpClass`` calls no ``super()``. A method of the class or of a
-    base in the file, or a base from a module whose ``TestCase`` does (:data:`SETUP_CLASS_MODULES`)."""
+    """Why the class whose MRO is *chain* depends on which torch instantiates it: it sets up in
+    ``setUpClass`` (or tears down in ``tearDownClass``), a method of the class or of a base in the
+    file, or a base from a module whose ``TestCase`` does (:data:`SETUP_CLASS_MODULES`). torch
+    2.6's instantiation calls the device base's ``setUpClass`` alone (it calls no ``super()``, and
+    dynamo's ``tearDownClass`` then fails); torch 2.13's calls both, and both teardowns."""
     for c in chain:
         own = next((m for m in c.methods if m.name in ("setUpClass", "tearDownClass")), None)
         if own is not None:
-            return f"`{c.name}.{own.name}` (line {own.site.line}) would not run beside the device base's"
-        for base in c.bases:
-            # `from torch._inductor.test_case import TestCase`, or the dotted name itself
-            module = origin(ctx.model, base, c.site.line) if "." not in base else base.rpartition(".")[0]
-            if module in SETUP_CLASS_MODULES:
-                return (
-                    f"its base `{base}` ({module}) sets up in `setUpClass`, which the device base's "
-                    "replaces (it calls no `super()`)"
-                )
-    return None
+            where = f"`{c.name}.{own.name}` (line {own.site.line})"
+            break
+        # `from torch._inductor.test_case import TestCase`, or the dotted name itself
+        modules = [b.rpartition(".")[0] if "." in b else origin(ctx.model, b, c.site.line) for b in c.bases]
+        module = next((m for m in modules if m in SETUP_CLASS_MODULES), None)
+        if module is not None:
+            where = f"the `setUpClass` of its base from `{module}`"
+            break
+    else:
+        return None
+    return (
+        f"{where} runs in the generated classes only where torch's instantiation calls it (2.13's "
+        "does; 2.6's calls the device base's alone)"
+    )
 
 
 def _about_its_device(cls: ClassInfo, device: str) -> str | None:

@@ -70,10 +70,11 @@ def instantiation_missing(ctx: Context) -> Iterator[Hit]:
 
     No fix: `--show-fixes` and `hwlint report` say what stands in the way of instantiating the
     class, where hwlint sees it: the module names the class elsewhere (instantiation deletes it
-    from the module), a distributed base runs its own processes, a `setUpClass` or
-    `tearDownClass` of the class, of a base in the file or of dynamo's and inductor's `TestCase`
-    (the generated class's device base comes first in its MRO, and its `setUpClass` calls no
-    `super()`), tests bound by assignment, tests that take no `device`.
+    from the module), a distributed base runs its own processes, tests bound by assignment,
+    tests that take no `device`, and a `setUpClass` or `tearDownClass` of the class, of a base in
+    the file or of dynamo's and inductor's `TestCase`: the generated class's device base comes
+    first in its MRO, and its `setUpClass` calls no `super()`; torch 2.13's instantiation calls
+    both, torch 2.6's the device base's alone (dynamo's `tearDownClass` then fails).
 
     ## Why is this bad?
     Without instantiation no per-device classes exist: the class runs as a plain class, its
