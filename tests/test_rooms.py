@@ -128,7 +128,7 @@ KNOWN_STATE = {
     ("hwlint.pipeline.cache", "_decoders"),
     ("hwlint.model.devices", "_VOCABULARIES"),
     ("hwlint.model.syntax", "_CHILD_FIELDS"),  # node type -> its child fields
-    ("hwlint.project", "_loaded"),  # flake8's models of imported modules, by path and stamp
+    ("hwlint.project", "_loaded"),  # flake8's models of imported modules, by path, taxonomy, trees, stamp
     ("hwlint.fix.write", "_CLEANED"),  # when this process last swept a directory's stale temporaries
     # the rule table, filled as the rule modules are imported (each rule registers itself)
     ("hwlint.rules.base", "RULES"),

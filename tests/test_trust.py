@@ -317,6 +317,34 @@ def test_a_symlink_inside_another_checked_tree_is_read(tmp_path):
     assert both.stdout.count("HWC001") == 2 and "HWC901" not in both.stdout, both.stdout
 
 
+def test_the_trees_a_link_may_point_into_are_the_runs_own_never_the_process(tmp_path, taxonomy):
+    """The trees a symlink is read into belong to a run's session (issue 51): a process that ran
+    over ``a`` and ``b`` (a long-lived flake8, pytest or library process) reads no link into ``b``
+    in a later run given ``a`` alone, and a session that discovers more trees reads into them too."""
+    from hwlint.pipeline.check import check_project
+    from hwlint.pipeline.config import Config
+    from hwlint.pipeline.session import RunOptions, Session
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (b / "test_real.py").write_text(UNDECLARED)
+    (a / "test_link.py").symlink_to(b / "test_real.py")
+    link = [str(a / "test_link.py")]
+
+    def codes(session: Session) -> list[str]:
+        return [f.code for f in check_project(link, session).findings[0]]
+
+    def session(paths: list[str]) -> Session:
+        return Session.from_config(Config(root=tmp_path), RunOptions(1, no_cache=True), taxonomy, paths=paths)
+
+    assert codes(session([str(a), str(b)])) == ["HWC001"]
+    alone = session([str(a)])
+    assert codes(alone) == ["HWC901"]
+    assert codes(alone.reading([str(b)])) == ["HWC001"]
+    assert codes(alone) == ["HWC901"]  # reading more made a new session: this one is unchanged
+
+
 # -- 13. exit codes that tell the truth ------------------------------------------------------------
 
 
