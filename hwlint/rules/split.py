@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from ..context import Context
 from ..edits import Edit, EditBuilder
+from ..edits.imports import MAX_LINE
 from ..model import ClassInfo, Method, Site, UseKind, mro
 
 #: Module-level functions that may take a split class as they take the class (their effect on the
@@ -206,7 +207,7 @@ def copy_edits(
     shift = first - 1
     header_start = b.offset(cls.site.line, cls.site.col)
     header = b.source[header_start : b.offset(cls.colon.line, cls.colon.col)]  # type: ignore[union-attr]
-    decorators = b.lines(first, cls.site.line - 1) if first < cls.site.line else ""
+    decorators = _wrapped_decorators(b, b.lines(first, cls.site.line - 1)) if first < cls.site.line else ""
     members = _members(b, cls, node, shift, tax.attribute)
     indent = " " * (node.body[0].col_offset if node.body else 4)
     tests = {m.name for m in cls.test_methods}
@@ -232,6 +233,37 @@ def copy_edits(
             )
             edits.append(b.insert_after_line(last, repeated))
     return edits
+
+
+def _wrapped_decorators(b: EditBuilder, text: str) -> str:
+    """The class decorators *text* (whole lines) as a copy writes them: a one-line call longer than
+    the line length wrapped as the formatters wrap it (:meth:`EditBuilder.call_text`), the others
+    as they are."""
+    out = []
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        call = _call_of(body[1:]) if body.startswith("@") and len(body) > MAX_LINE else None
+        if call is None:
+            out.append(line)
+            continue
+        function, items = call
+        out.append(f"@{b.call_text(function, items)}{line[len(body) :]}")
+    return "".join(out)
+
+
+def _call_of(text: str) -> tuple[str, list[str]] | None:
+    """(the function, the arguments' texts) of *text* when it is one call, else None."""
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
+    if not isinstance(node, ast.Call) or "#" in text:
+        return None
+    items = [ast.get_source_segment(text, a) for a in [*node.args, *node.keywords]]
+    function = ast.get_source_segment(text, node.func)
+    if function is None or None in items or not items:
+        return None
+    return function, items  # type: ignore[return-value]
 
 
 #: methods unittest and pytest call by name, whoever defines them

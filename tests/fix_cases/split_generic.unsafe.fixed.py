@@ -25,7 +25,9 @@ class TestOutDtypeOp(TestCase):
         self.assertEqual(len(inp), 1)
 
 
-@unittest.skipIf(not torch._dynamo.is_dynamo_supported(), "dynamo isn't support")
+@unittest.skipIf(
+    not torch._dynamo.is_dynamo_supported(), "dynamo isn't support"
+)
 class TestOutDtypeOpCudaOnly(TestCase):
     hw_classification = HardwareClassification.CUDA
 
