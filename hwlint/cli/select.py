@@ -14,18 +14,15 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from .. import __version__
 from ..words import visible
 from .common import Parser as _Parser
 from .common import UserError as _UserError
-from .common import add_engine_options, exiting, guarded, run_options, warn
+from .common import add_engine_options, exiting, guarded, warn
 from .run import config_and_taxonomy
-
-if TYPE_CHECKING:
-    from ..pipeline.session import RunOptions
+from .select_options import SelectOptions
 
 EXIT_OK, EXIT_ERROR, EXIT_EMPTY = 0, 2, 3
 
@@ -157,42 +154,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return guarded("hwselect", lambda: cmd_verify(SelectOptions.of(verify_args), pytest_args))
     args = build_parser().parse_intermixed_args(argv)
     return guarded("hwselect", lambda: cmd_select(SelectOptions.of(args)))
-
-
-@dataclass(frozen=True)
-class SelectOptions:
-    """What the arguments of hwselect (or of ``hwselect explain``, ``hwselect verify``) ask, typed:
-    read once from the parsed arguments (:meth:`of`; an option a command lacks has its default),
-    the command then reads these, never the arguments. *run*: the session's options."""
-
-    runner: str | None = None
-    paths: tuple[str, ...] = ()  # as given (none: the current directory)
-    target: str = ""  # explain: PATH::CLASS
-    format: str = "nodeids"
-    include_unclassified: bool = False
-    runners: str | None = None  # matrix: "A,B"
-    shards: int = 1  # matrix: shards per runner
-    shard: str | None = None  # "I/N"
-    durations: tuple[str, ...] = ()
-    argsfile: str | None = None
-    expectations: str | None = None
-    quiet: bool = False
-    verbose: bool = False
-    taxonomy: str | None = None
-    config: str | None = None
-    backend: tuple[str, ...] = ()
-    timeout: int = 3600  # verify: pytest's collection time limit
-    allow_uncollectable: bool = False  # verify
-    run: RunOptions | None = None
-
-    @classmethod
-    def of(cls, args) -> SelectOptions:
-        given = vars(args)
-        values = {f.name: given[f.name] for f in fields(cls) if f.name in given}
-        for name in ("paths", "durations", "backend"):
-            if name in values:
-                values[name] = tuple(values[name] or ())
-        return cls(**values, run=run_options(args))
 
 
 def _select(taxonomy, config, runner: str, paths, options):
