@@ -41,6 +41,13 @@ def test_copied_members(body, expected):
     assert [name for name, _ in copied(members, TESTS, ("test_x",))] == expected
 
 
+def test_a_base_but_testcase_may_call_any_helper():
+    """``NNTestCase`` calls its subclass's ``_forward``: under such a base every helper is copied."""
+    members = [*MEMBERS, ("test_x", "def test_x(self):\n    pass\n"), STAY]
+    kept = copied(members, TESTS, ("test_x",), plain=False)
+    assert [name for name, _ in kept] == ["", "setUp", "_a", "_b", "_c", "helper", "_p", "__init__", "test_x"]
+
+
 def test_seed_names_a_helper():
     """The class's decorators and header count as kept text."""
     members = [*MEMBERS, ("test_x", "def test_x(self):\n    pass\n"), STAY]

@@ -213,7 +213,7 @@ def copy_edits(
     tests = {m.name for m in cls.test_methods}
     text = ""
     for s in splits:
-        kept = copied(members, tests, s.moved, decorators + header)
+        kept = copied(members, tests, s.moved, decorators + header, _plain_bases(cls))
         new_header = re.sub(rf"^class\s+{re.escape(cls.name)}\b", f"class {s.name}", header)
         declaration = f"{indent}{tax.attribute} = {ref}.{s.classification}"
         body = ""
@@ -273,17 +273,26 @@ _LOOKUPS = re.compile(r"\b(getattr|vars|dir)\s*\(|__dict__|__getattribute__")
 
 
 def copied(
-    members: list[tuple[str, str]], tests: set[str], moved: tuple[str, ...], seed: str = ""
+    members: list[tuple[str, str]],
+    tests: set[str],
+    moved: tuple[str, ...],
+    seed: str = "",
+    plain: bool = True,
 ) -> list[tuple[str, str]]:
     """The members of :func:`_members` a copy keeps for the tests *moved*: every statement but the
     other tests and the private helpers (``_name``, undecorated) that nothing kept names, through the
     helpers it names in turn. A public helper, a hook (``setUp``), a decorated one (a property
     a base reads) stay, since code outside the class may call it; all stay where a name is looked up
-    by string. *seed*: the class's decorators and header."""
+    by string, or the class has a base but a ``TestCase`` (*plain* false: ``NNTestCase`` calls its
+    subclass's ``_forward``). *seed*: the class's decorators and header."""
     helpers = {
         name
         for name, t in members
-        if name.startswith("_") and name not in tests and not _HOOKS.fullmatch(name) and _plain_def(t)
+        if plain
+        and name.startswith("_")
+        and name not in tests
+        and not _HOOKS.fullmatch(name)
+        and _plain_def(t)
     }
     kept = [t for name, t in members if name not in helpers and (name not in tests or name in moved)]
     text = seed + "".join(kept)
@@ -301,6 +310,12 @@ def copied(
         for name, t in members
         if (name not in tests or name in moved) and (name not in helpers or name in reached)
     ]
+
+
+def _plain_bases(cls: ClassInfo) -> bool:
+    """Whether every base of *cls* is a ``TestCase`` (unittest's, torch's, inductor's...), which
+    call no private method of a subclass."""
+    return all(b.rpartition(".")[2] == "TestCase" for b in cls.bases)
 
 
 def _plain_def(text: str) -> bool:
