@@ -102,6 +102,16 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def options_of(cls, args, **extra):
+    """The frozen options dataclass *cls* of a command's parsed *args*: each of its fields the
+    arguments hold (a list as a tuple), *extra* over them, the others their default."""
+    from dataclasses import fields
+
+    given = {**vars(args), **extra}
+    values = {f.name: given[f.name] for f in fields(cls) if f.name in given}
+    return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
+
+
 def run_options(args):
     """The :class:`~hwlint.pipeline.session.RunOptions` of a command's parsed *args*: the one place
     a command's engine options (--jobs, --no-cache, --cache-dir, --ignore-noqa) are read; a command

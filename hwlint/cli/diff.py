@@ -13,10 +13,10 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .common import Parser, UserError, add_engine_options, run_options
+from .common import Parser, UserError, add_engine_options, options_of, run_options
 from .run import config_and_taxonomy
 
 if TYPE_CHECKING:
@@ -103,11 +103,7 @@ class DiffOptions:
 
     @classmethod
     def of(cls, args) -> DiffOptions:
-        given = {**vars(args), "items": getattr(args, "args", ())}
-        values = {f.name: given[f.name] for f in fields(cls) if f.name in given}
-        for name in ("items", "backend", "runner"):
-            values[name] = tuple(values.get(name) or ())
-        return cls(**values, run=run_options(args))
+        return options_of(cls, args, items=getattr(args, "args", ()), run=run_options(args))
 
 
 def _shared(p: Parser) -> None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .common import run_options
+from .common import options_of, run_options
 
 if TYPE_CHECKING:
     from ..pipeline.session import RunOptions
@@ -39,9 +39,4 @@ class SelectOptions:
 
     @classmethod
     def of(cls, args) -> SelectOptions:
-        given = vars(args)
-        values = {f.name: given[f.name] for f in fields(cls) if f.name in given}
-        for name in ("paths", "durations", "backend"):
-            if name in values:
-                values[name] = tuple(values[name] or ())
-        return cls(**values, run=run_options(args))
+        return options_of(cls, args, run=run_options(args))
