@@ -94,12 +94,12 @@ def _run_command(parser: argparse.ArgumentParser, args) -> int:
     if args.command == "report":
         return cmd_report(ReportCommandOptions.of(args))
     if args.command == "rule":
-        return cmd_rule(args, parser)
+        return cmd_rule(args.code, args.all, args.output_format)
     if args.command == "taxonomy":
         if args.taxonomy_command == "check":
-            return cmd_taxonomy_check(args)
+            return cmd_taxonomy_check(args.files)
         if args.taxonomy_command == "show":
-            return cmd_taxonomy_show(args)
+            return cmd_taxonomy_show(ConfigOptions.of(args), run_options(args), args.format)
         _command_parser(parser, args).print_help(sys.stderr)
         return EXIT_ERROR
     parser.print_help(sys.stderr)

@@ -8,28 +8,29 @@ from .common import EXIT_CLEAN
 from .common import UserError as _UserError
 
 
-def cmd_rule(args, parser) -> int:
+def cmd_rule(code: str | None, every: bool, output_format: str) -> int:
+    """``hwlint rule CODE`` (or ``--all``, *every*) in *output_format*."""
     import json
 
     from ..rules.registry import RULES, rule_by_name_or_code
 
-    if args.all:
+    if every:
         chosen = list(RULES.values())
-    elif args.code:
-        r = rule_by_name_or_code(args.code)
+    elif code:
+        r = rule_by_name_or_code(code)
         if r is None:
-            raise _UserError(f"unknown rule {args.code!r}; `hwlint rule --all` lists them")
+            raise _UserError(f"unknown rule {code!r}; `hwlint rule --all` lists them")
         chosen = [r]
     else:
         raise _UserError("give a rule code (e.g. HWC001) or --all")
-    if args.output_format == "markdown":
+    if output_format == "markdown":
         from ..rules.docs import rules_markdown
 
-        if not args.all:
+        if not every:
             raise _UserError("--output-format markdown writes the whole rule reference: use --all")
         sys.stdout.write(rules_markdown())
         return EXIT_CLEAN
-    if args.output_format == "json":
+    if output_format == "json":
         data = [
             {
                 "code": r.code,
@@ -41,7 +42,7 @@ def cmd_rule(args, parser) -> int:
             }
             for r in chosen
         ]
-        print(json.dumps(data if args.all else data[0], indent=2))
+        print(json.dumps(data if every else data[0], indent=2))
         return EXIT_CLEAN
     for i, r in enumerate(chosen):
         if i:
