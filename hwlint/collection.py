@@ -254,14 +254,16 @@ def hidden_bases(chain: list[ClassInfo]) -> list[str]:
     return out
 
 
-def device_parameters(taxonomy: Taxonomy, method: Method) -> tuple[str, ...]:
+def device_parameters(taxonomy: Taxonomy, method: Method, instantiated: bool = False) -> tuple[str, ...]:
     """The device parameters (``device``, ``devices``) instantiation passes *method*: those it takes
     without a default value and that no ``@parametrize("device", ...)`` gives it
-    (``def test_exp(self, device="mps")`` takes a plain default, not the fixture)."""
+    (``def test_exp(self, device="mps")`` takes a plain default, not the fixture). In a class a
+    call *instantiated*, a parameter with a default counts too: torch's ``instantiate_test``
+    passes ``device`` whenever the test's signature names it."""
     return tuple(
         p
         for p in taxonomy.device_params
-        if p in method.params and p not in method.defaulted and p not in method.parametrized
+        if p in method.params and (instantiated or p not in method.defaulted) and p not in method.parametrized
     )
 
 

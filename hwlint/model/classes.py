@@ -281,22 +281,25 @@ class ClassScan:
         )
 
     def body_names(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
-        """The device parameter names *node*'s body mentions (read, bound, declared global), nested
-        functions and lambdas included; a body whose text names none is not walked."""
+        """The device parameter names whose value, were *node* to take one, some code of its body
+        could read (:func:`reads_unbound`): a read before the body binds the name, a read in a
+        nested function or class that does not bind it, ``global`` or ``nonlocal``. A body that
+        binds the name first (``device = self.device_type``), reads it only as a loop's or a nested
+        function's own (``for device, dtype in ...``, ``def run(device)``) or names it only as a
+        keyword (``device=...``) reads no parameter. A body whose text names none is not walked."""
         wanted = self.tax.device_params
         text = "".join(self.lines[node.body[0].lineno - 1 : node.end_lineno or node.lineno])
         if not any(w in text for w in wanted):
             return ()
-        found: set[str] = set()
-        for stmt in node.body:
-            for n in ast.walk(stmt):
-                if isinstance(n, ast.Name) and n.id in wanted:
-                    found.add(n.id)
-                elif isinstance(n, ast.arg) and n.arg in wanted:
-                    found.add(n.arg)
-                elif isinstance(n, (ast.Global, ast.Nonlocal)):
-                    found.update(x for x in n.names if x in wanted)
-        return tuple(w for w in wanted if w in found)
+        found = []
+        for w in wanted:
+            for stmt in node.body:
+                if reads_unbound(stmt, w):
+                    found.append(w)
+                    break
+                if _binds(stmt, w):
+                    break
+        return tuple(found)
 
     def decorator(self, node: ast.expr) -> Decorator:
         target = node.func if isinstance(node, ast.Call) else node
@@ -351,3 +354,53 @@ def _parametrized(decorators: list[ast.expr]) -> tuple[str, ...]:
         if isinstance(d, ast.Call):
             out += parametrize_names(d, dotted_name(d.func).rpartition(".")[2])
     return tuple(out)
+
+
+def _targets_bind(target: ast.expr, name: str) -> bool:
+    """Whether the assignment target *target* binds *name* (``device``, ``(device, dtype)``)."""
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target))
+
+
+def _binds(stmt: ast.stmt, name: str) -> bool:
+    """Whether *stmt*, run in order, leaves *name* bound whatever happens (an assignment to it)."""
+    if isinstance(stmt, ast.Assign):
+        return any(_targets_bind(t, name) for t in stmt.targets)
+    return isinstance(stmt, ast.AnnAssign) and stmt.value is not None and _targets_bind(stmt.target, name)
+
+
+def reads_unbound(node: ast.AST, name: str) -> bool:
+    """Whether code in *node* may read *name* as the enclosing function left it: a load or ``del``
+    of it, ``global``/``nonlocal`` naming it, in this scope or in a nested function, lambda or class
+    that does not bind it as a parameter; a loop, a comprehension or a nested function that binds it
+    reads its own (only what the enclosing scope evaluates for them is looked at: the loop's
+    iterable, the first iterable, decorators and defaults)."""
+    todo: list[ast.AST] = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Name):
+            if n.id == name and not isinstance(n.ctx, ast.Store):
+                return True
+            continue
+        if isinstance(n, (ast.Global, ast.Nonlocal)):
+            if name in n.names:
+                return True
+            continue
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            a = n.args
+            own = [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x)]
+            outer = [*a.defaults, *(d for d in a.kw_defaults if d is not None)]
+            if not isinstance(n, ast.Lambda):
+                outer += n.decorator_list
+            todo += outer
+            if not any(x.arg == name for x in own):
+                todo += n.body if isinstance(n.body, list) else [n.body]
+            continue
+        comprehension = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+        if isinstance(n, comprehension) and any(_targets_bind(g.target, name) for g in n.generators):
+            todo.append(n.generators[0].iter)
+            continue
+        if isinstance(n, (ast.For, ast.AsyncFor)) and _targets_bind(n.target, name):
+            todo += [n.iter, *n.orelse]
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+    return False

@@ -76,9 +76,12 @@ def device_param_missing(ctx: Context) -> Iterator[Hit]:
 
     The fix (safe) adds `device` after `self`: instantiation passes `device` only to a test whose
     signature has it, so a test that does not read it runs as before. No fix where that is not
-    certain: the class is not instantiated (nothing would pass it), the body names `device` (the
-    parameter would shadow it), or a decorator comes from outside torch, pytest and the standard
-    library (it may hide the signature instantiation reads).
+    certain: the class is not instantiated (nothing would pass it), the body reads `device` before
+    binding it, or in a nested function that does not bind it (the parameter would change what it
+    reads; a body that binds it first, `device = self.device_type`, or reads it only as a loop's or
+    a nested function's own, does not), or a decorator comes from outside torch, pytest and the
+    standard library (it may hide the signature instantiation reads). A test that takes `device`
+    with a default (`device="cpu"`) takes it: instantiation passes it whatever the default.
 
     ## Why is this bad?
     A test that ignores the device it is instantiated for runs the same CPU code once per device:
@@ -106,8 +109,9 @@ def device_param_missing(ctx: Context) -> Iterator[Hit]:
             continue
         if c.instantiation == "required" and not ctx.instantiated(cls):
             continue  # HWC102's finding: nothing passes `device` to a class nothing instantiates
+        instantiated = ctx.instantiated(cls)
         for m in cls.test_methods:
-            if not device_parameters(ctx.taxonomy, m):
+            if not device_parameters(ctx.taxonomy, m, instantiated):
                 yield (
                     m.site,
                     {
@@ -124,9 +128,10 @@ def _device_param_fix(ctx: Context, cls: ClassInfo, m: Method) -> Fix:
     """HWC202's fix: ``device`` added after ``self``. Instantiation passes ``device`` only to a test
     whose signature has it (``if "device" in test_sig_params``), so a test that does not read it
     behaves as before: safe where nothing else can tell, no fix where it can: a class nothing
-    instantiates (nothing would pass it), a body that names ``device`` (the parameter would shadow
-    what it names), a decorator from outside torch, pytest and the standard library (it may not
-    keep the signature, which instantiation reads through ``functools.wraps``)."""
+    instantiates (nothing would pass it), a body that reads ``device`` where the parameter would
+    change what it reads (:attr:`~hwlint.model.Method.body_names`), a decorator from outside torch,
+    pytest and the standard library (it may not keep the signature, which instantiation reads
+    through ``functools.wraps``)."""
     param = ctx.taxonomy.device_params[0]
     if not ctx.instantiated(cls):
         return Fix(
@@ -134,7 +139,8 @@ def _device_param_fix(ctx: Context, cls: ClassInfo, m: Method) -> Fix:
         )
     if m.body_names:
         return Fix(
-            Applicability.NONE, reason=f"its body names `{m.body_names[0]}`, which a parameter would shadow"
+            Applicability.NONE,
+            reason=f"its body reads `{m.body_names[0]}` where a parameter would change what it reads",
         )
     for d in m.decorators:
         root = d.site.text.partition("(")[0].partition(".")[0].strip().lstrip("@")
