@@ -317,6 +317,7 @@ HARMLESS_NAMES = frozenset(
         "xfail_inherited_tests",
         # dataclasses
         "dataclass",
+        "dataclasses.dataclass",
     }
 )
 #: Name patterns of torch's skip and expected-failure decorators (``skipIfRocm``,
