@@ -105,7 +105,7 @@ NO_FILES = (
 )
 
 
-def _taxonomy(path, loaded: dict, trees):
+def _taxonomy(path, loaded: dict, configs):
     from .pipeline.config import ConfigError, read_bounded
     from .taxonomy import TaxonomyError, load_taxonomy
 
@@ -113,7 +113,7 @@ def _taxonomy(path, loaded: dict, trees):
         try:
             if path is not None:
                 read_bounded(path, "taxonomy", 4 * 1024 * 1024)
-            loaded[path] = load_taxonomy(path, trees=trees)
+            loaded[path] = load_taxonomy(path, trees=configs.trees)
         except (TaxonomyError, ConfigError) as e:
             loaded[path] = _SetupError(str(e))
     if isinstance(loaded[path], _SetupError):
@@ -222,7 +222,7 @@ def run(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     for path in paths:
         try:
             config = configs.for_path(path)
-            taxonomy = _taxonomy(args.taxonomy or config.taxonomy, taxonomies, configs.trees)
+            taxonomy = _taxonomy(args.taxonomy or config.taxonomy, taxonomies, configs)
             # the replacement imports the enum as the files' torch defines it (hwlint.edits.torch_enum)
             if taxonomy.digest not in forms:
                 forms[taxonomy.digest] = with_enum_form(taxonomy, enum_form(taxonomy, paths))

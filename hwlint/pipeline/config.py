@@ -450,6 +450,7 @@ class Configs:
                 "(`--isolated` ignores every configuration file)"
             )
         self.paths = tuple(paths)  # as given: the trees the run reads (:attr:`trees`)
+        self._given = Trees.of(self.paths or ["."])  # resolved once: pre-commit names every file
         self._projects: set[str] = set()  # the directories of the configurations made
         self.cwd = (cwd or Path.cwd()).resolve()
         self.overrides = tuple(overrides)
@@ -479,7 +480,7 @@ class Configs:
         """The trees this run checks: those of the paths given (the current directory when none
         was) and the directories of the configurations used so far (their files are the pull
         request's too). Trusted for nothing (:class:`~hwlint.roots.Trees`)."""
-        return Trees.of(self.paths or ["."], sorted(self._projects))
+        return self._given.adding(projects=sorted(self._projects))
 
     def _final(self, cfg: Config) -> Config:
         self._projects.add(str(cfg.root))
