@@ -157,8 +157,9 @@ class EditBuilder:
         children = [c for c in params.children() if c.is_named()]
         if not children or any(c.kind() == "comment" for c in children):
             return None
-        if any(d in params.text() for d in self.taxonomy.devices):
-            return None  # a device a fix rewrites in a default would overlap this edit
+        text = params.text()
+        if any(f"{q}{d}" in text for d in self.taxonomy.devices for q in "\"'."):
+            return None  # a device a fix rewrites in a default ("cuda", .cuda()) would overlap this edit
         items = [c.text() for c in children]
         items.insert(1, param)
         indent = self.source[line_start_at(self.source, at) : at]
@@ -260,8 +261,9 @@ class EditBuilder:
     def _wrapped_arguments(self, args: SgNode, items: list[str]) -> Edit | None:
         """The one-line argument list *args* written with *items* as the formatters write a call
         longer than :data:`MAX_LINE`: the arguments on a line of their own, or one a line when that
-        line is too long still; None when the line fits, the list spans lines, or a comment ends the
-        line (a ``# noqa`` must stay on the line flake8 reports)."""
+        line is too long still; None when the line fits, or a comment ends the line (a ``# noqa``
+        must stay on the line flake8 reports). A list over lines already is written one argument a
+        line where its arguments would not fit on one line (None when a comment is among them)."""
         r = args.range()
         start, end = r.start.index, r.end.index
         first = line_start_at(self.source, start)
@@ -271,11 +273,19 @@ class EditBuilder:
             if found >= 0:
                 last = min(last, found)
         head, tail = self.source[first:start], self.source[end:last]
-        if "\n" in self.source[start:end] or "\r" in self.source[start:end] or "#" in tail:
+        indent = head[: len(head) - len(head.lstrip())]
+        if "\n" in self.source[start:end] or "\r" in self.source[start:end]:
+            # over lines already: rewritten only where its arguments' line would grow too long
+            unit = indent_unit(self.source, indent)
+            if "#" in self.source[start:end] or len(f"{indent}{unit}{', '.join(items)}") <= MAX_LINE:
+                return None
+            newline = default_newline(self.source)
+            body = "".join(f"{indent}{unit}{i},{newline}" for i in items)
+            return Edit(start, end, f"({newline}{body}{indent})", TEXT)
+        if "#" in tail:
             return None
         if len(head) + len(", ".join(items)) + 2 + len(tail) <= MAX_LINE:
             return None
-        indent = head[: len(head) - len(head.lstrip())]
         unit = indent_unit(self.source, indent)
         newline = default_newline(self.source)
         one = f"{indent}{unit}{', '.join(items)}"
