@@ -22,6 +22,10 @@ over it (benchmarks/real_tree_k.py's overlay plugin), in a patched copy (benchma
    figures put the same shards' recorded CPU seconds against the CPU seconds they took;
 4. check that the shards partition what the unsharded run ran (every item once).
 
+``--plan-on cpu`` plans from the CPU record instead (``--durations record-cpu.json``, and the
+shards run with ``--hw-durations record-cpu.json``): predicted and measured are then CPU seconds,
+the comparison a crowded machine distorts least.
+
 ``--repeats R`` does steps 1 to 4 R times, each with its own record (a record and the shards it
 predicts run minutes apart, under like load), and sums up each ratio over the repeats (median,
 least, most). Every run notes the machine's 1-minute load average at its start and end
@@ -132,6 +136,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=int, default=3600)
     p.add_argument("--reuse", action="store_true", help="reuse the XML and JSON of an earlier run")
     p.add_argument("--repeats", type=int, default=1, help="record and shards, this many times")
+    p.add_argument(
+        "--plan-on",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="plan from the JUnit record (wall) or from the CPU record (cpu: predicted and measured "
+        "are CPU seconds, which the machine's load moves less)",
+    )
     args = p.parse_args(argv)
     files = list(args.files)
     if args.files_from:
@@ -145,7 +156,12 @@ def main(argv: list[str] | None = None) -> int:
     repeats: list[dict] = []
     for r in range(args.repeats):  # the summary so far after each repeat: a long run can be cut short
         repeats.append(measure(root, files, args, f"r{r}-" if args.repeats > 1 else ""))
-        summary = {"files": len(files), "repeats": repeats, "over_repeats": over_repeats(repeats)}
+        summary = {
+            "files": len(files),
+            "plan_on": args.plan_on,
+            "repeats": repeats,
+            "over_repeats": over_repeats(repeats),
+        }
         (out / "shard-times.json").write_text(json.dumps(summary, indent=2))
     print(json.dumps({**summary, "repeats": [strip(r) for r in repeats]}, indent=2))
     return 0
@@ -227,13 +243,14 @@ def measure(root: Path, files: list[str], args, prefix: str) -> dict:
             "--shards",
             str(n),
             "--durations",
-            f"{prefix}record.xml",
+            f"{prefix}record.xml" if args.plan_on == "wall" else f"{prefix}record-cpu.json",
             *files,
         )
         include = json.loads(matrix.stdout)["include"]
         predicted = {e["shard"]: e["seconds"] for e in include}
         total = sum(predicted.values())
-        bound = max(total / n, max(recorded.values()))
+        basis = recorded if args.plan_on == "wall" else recorded_cpu
+        bound = max(total / n, max(basis.values()))
         shards, wall = [], []
         for i in range(1, n + 1):
             entry = next((e for e in include if e["shard"] == i), None)
@@ -252,7 +269,8 @@ def measure(root: Path, files: list[str], args, prefix: str) -> dict:
                     "items": len(times),
                     "predicted": predicted[i],
                     "first_use": entry["first_use_seconds"],
-                    "measured": round(sum(times.values()), 1),
+                    # what the plan predicts: the items' test time, or with --plan-on cpu their CPU time
+                    "measured": round(sum((times if args.plan_on == "wall" else cpu).values()), 1),
                     "predicted_cpu": round(sum(recorded_cpu.get(k, 0.0) for k in cpu), 1),
                     "measured_cpu": round(sum(cpu.values()), 1),
                     "classes": entry["classes"],
