@@ -23,6 +23,7 @@ import ast
 import re
 from dataclasses import dataclass, field, replace
 
+from ..collection import collectable
 from ..context import Context
 from ..edits import Edit, EditBuilder
 from ..edits.imports import MAX_LINE
@@ -77,6 +78,10 @@ def plain_splits(ctx: Context, cls: ClassInfo, bound: dict[str, str]) -> tuple[t
     why = movable(ctx, cls, set(bound))
     if why is None and ctx.model.instantiations_of(cls):
         why = "the class is instantiated"
+    if why is None and not collectable(ctx.model, cls, ctx.resolver):
+        # a template (MakeTestCase's dict(_TestJITIRToONNX.__dict__), a mixin): its tests run in the
+        # classes made from it, which a copy on the same bases would not reach
+        why = "pytest does not collect the class: its tests run in the classes made from it"
     if why is None and any(c is not cls and c.test_methods for c in mro(ctx.model, cls, ctx.resolver)[1:]):
         why = "a base in the file holds tests, which the new class would run again"
     if why is None and any(cls.name in (b.rpartition(".")[2] for b in c.bases) for c in ctx.model.classes):
