@@ -310,7 +310,7 @@ MARKDOWN = """\
 | `examples/test/test_ops.py:40` | `HWC203` | ACCELERATOR test method `TestReductions.test_sum_cub` is decorated with `@onlyCUDA`. | `hwlint check --fix --unsafe-fixes` fixes it (Replace `@onlyCUDA` with `@onlyAccelerator`), unless it refuses: then by hand |
 | `examples/test/test_ops.py:44` | `HWC202` | ACCELERATOR test method `TestReductions.test_mean_cpu_only` takes no `device` or `devices` parameter. | `hwlint check --fix` fixes it (Add `device` to `TestReductions.test_mean_cpu_only`), unless it refuses: then by hand |
 | `examples/test/test_ops.py:48` | `HWC107` | Class `TestReductionsCUDA` has the name that `instantiate_device_type_tests` generates for `TestReductions` on cuda (line 56); at run time one replaces the other. | rename the hand-written class: instantiation replaces it at run time |
-| `examples/test/test_serialization.py:40` | `HWC204` | GENERIC test class `TestLoadToDevice` calls the accelerator API `torch.cuda.is_available()`. | a GENERIC class calls an accelerator API: move the tests that need the device to a class classified for it, or drop the call |
+| `examples/test/test_serialization.py:40` | `HWC204` | GENERIC test class `TestLoadToDevice` calls the accelerator API `torch.cuda.is_available()`. | `hwlint check --fix --unsafe-fixes` fixes it (Classify `TestLoadToDevice` CUDA), unless it refuses: then by hand |
 | `examples/test/test_serialization.py:45` | `HWC001` | Test class `TestLegacyFormat` does not declare `hw_classification`. | `hwlint check --fix` fixes it (Declare `hw_classification = HardwareClassification.GENERIC` in `TestLegacyFormat`), unless it refuses: then by hand |
 
 </details>
@@ -1130,7 +1130,7 @@ def test_table_lists_each_finding_left_to_a_person_with_its_reason(tmp_path):
                 "    hw_classification = HardwareClassification.GENERIC\n"
                 "\n"
                 "    def test_b(self):\n"
-                "        torch.cuda.synchronize()\n"
+                "        torch.accelerator.synchronize()\n"
             )
         },
     )
@@ -1141,6 +1141,6 @@ def test_table_lists_each_finding_left_to_a_person_with_its_reason(tmp_path):
         "`instantiate_device_type_tests` in the scanned files.",
         "    instantiating `TestNotInstantiated` is no neutral fix: none of its tests takes `device`",
         "  test_left.py:16:9: HWC204 GENERIC test class `TestAsks` calls the accelerator API "
-        "`torch.cuda.synchronize()`.",
-        "    " + RULES["HWC204"].manual,
+        "`torch.accelerator.synchronize()`.",
+        "    the call stays: `test_b` stays: it calls an accelerator API that names no one device",
     ]

@@ -11,7 +11,7 @@ from ..edits.imports import bound_name
 from ..infer import Inference, infer_collected, inference
 from ..model import ClassInfo, Site
 from .base import Hit, rule
-from .split import Split, copy_edits, described, plain_splits, subclass_edits
+from .split import Split, copy_edits, described, device_plan, subclass_edits
 
 
 @rule(
@@ -220,17 +220,27 @@ def declaration_fix(ctx: Context, cls: ClassInfo, inferred: Inference) -> Fix:
             lambda b: [*b.declare(cls, member), *subclass_edits(ctx, b, cls, splits, True)],
         )
     generic = tax.generic_classification()
-    if inferred.bound and generic is not None and member == generic.name:
-        splits, why = plain_splits(ctx, cls, dict(inferred.bound))
-        if splits:
+    if generic is not None and member == generic.name:
+        plan = device_plan(ctx, cls, generic, dict(inferred.bound))
+        if plan.whole is not None:
+            declare = f"Declare `{tax.attribute} = {enum}.{plan.whole}` in `{cls.name}`"
+            reason = (
+                f"{inferred.reason}; every test needs the device, or code every test may reach calls its API"
+            )
+            return ctx.fix(Applicability.UNSAFE, declare, reason, lambda b: b.declare(cls, plan.whole))
+        if plan.splits:
             return ctx.fix(
                 Applicability.UNSAFE,
-                f"{declare}, and {described(splits)}",
+                f"{declare}, and {described(plan.splits)}",
                 f"{inferred.reason}; the tests that run only with one device move to a class for it",
-                lambda b: [*b.declare(cls, member), *copy_edits(ctx, b, cls, splits, True)],
+                lambda b: [
+                    *b.declare(cls, member),
+                    *copy_edits(ctx, b, cls, plan.splits, True, plan.dropped),
+                ],
             )
-        reason = f"{inferred.reason}; its tests for one device stay: {why}"
-        return ctx.fix(applicability, declare, reason, lambda b: b.declare(cls, member))
+        if inferred.bound:
+            reason = f"{inferred.reason}; its tests for one device stay: {plan.why}"
+            return ctx.fix(applicability, declare, reason, lambda b: b.declare(cls, member))
     return ctx.fix(applicability, declare, inferred.reason, lambda b: b.declare(cls, member))
 
 

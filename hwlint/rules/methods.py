@@ -8,18 +8,19 @@ from dataclasses import replace
 from ..collection import device_parameters, origin, trusted_module
 from ..context import Context
 from ..edits import Applicability, Fix
-from ..model import ClassInfo, Decorator, Method, required_by
+from ..model import ClassInfo, Method
 from .base import Hit, rule
 from .split import (
     ACCELERATOR_PIN,
     MOVE,
     NATIVE,
+    DevicePlan,
     PinPlan,
     copy_edits,
     described,
+    device_plan,
     pin_edits,
     pin_plan,
-    plain_splits,
 )
 
 
@@ -291,8 +292,13 @@ def availability_check(ctx: Context) -> Iterator[Hit]:
     for cls, c in ctx.classified_test_classes:
         if c.availability_checks != "forbidden":
             continue
+        plan = device_plan(ctx, cls, c)
         for site in cls.availability_checks:
-            yield site, {"classification": c.name, "cls": cls.name, "call": site.text}
+            at = (site.line, site.col)
+            fix = plan_fix(ctx, cls, plan, plan.kept.get(at) or plan.why) if at not in plan.kept else None
+            if fix is None:
+                fix = Fix(Applicability.NONE, reason=f"the call stays: {plan.kept[at]}")
+            yield site, {"classification": c.name, "cls": cls.name, "call": site.text, "fix": fix}
 
 
 @rule(
@@ -345,50 +351,42 @@ def skipped_without_device(ctx: Context) -> Iterator[Hit]:
         def test_overflow(self): ...
     ```
     """
-    tax = ctx.taxonomy
     for cls, c in ctx.classified_test_classes:
-        held = {r.device for r in tax.runners.values() if c.name in r.runs}
-        if not held:
-            continue
-        # a guard HWC204 reports (an accelerator API call GENERIC forbids) is its finding, not a second one
-        forbidden = c.availability_checks == "forbidden"
-        reported = {site.line for site in cls.availability_checks} if forbidden else set()
-        shared = required_by(_unreported(cls.decorators, reported), cls.shared_uses or cls.device_uses)
-        found = []
+        plan = device_plan(ctx, cls, c)
         for m in cls.test_methods:
-            uses = dict(cls.test_uses).get(m.name, m.device_uses)
-            required = {**shared, **required_by(_unreported(m.decorators, reported), uses)}
-            missing = {d: text for d, text in required.items() if d in tax.devices and d not in held}
-            if missing:
-                found.append((m, missing))
-        bound = {m.name: next(iter(missing)) for m, missing in found if len(missing) == 1}
-        splits, why = plain_splits(ctx, cls, bound) if not shared and c.device is None else ((), "")
-        for m, missing in found:
+            missing = plan.skipped.get(m.name)
+            if not missing:
+                continue
             device, text = next(iter(sorted(missing.items())))
             fields = {"classification": c.name, "cls": cls.name, "method": m.name, "device": device}
             fields["decorator"] = text
-            fields["fix"] = _move_fix(ctx, cls, splits, why or "the class itself is skipped without it")
+            fields["fix"] = plan_fix(ctx, cls, plan, plan.stays.get(m.name) or plan.why)
             yield m.site, fields
 
 
-def _unreported(decorators: tuple[Decorator, ...], lines: set[int]) -> list[Decorator]:
-    """*decorators* but those on *lines*."""
-    return [
-        d for d in decorators if not lines & set(range(d.site.line, (d.site.end_line or d.site.line) + 1))
-    ]
+def plan_fix(ctx: Context, cls: ClassInfo, plan: DevicePlan, why: str) -> Fix:
+    """HWC204's and HWC205's (unsafe) fix: the class's tests for one device moved to classes of
+    their own, or the whole class classified for the device (the same keyed edits for each finding
+    of the class: written once), or none with the reason."""
+    if plan.whole is not None:
+        decl = cls.declaration
 
+        def whole(b):
+            edits = [b.redeclare(decl.site, plan.whole)] if decl is not None else b.declare(cls, plan.whole)
+            return [replace(e, key=f"whole {cls.name} {i}") for i, e in enumerate(edits)]
 
-def _move_fix(ctx: Context, cls: ClassInfo, splits: tuple, why: str) -> Fix:
-    """HWC205's (unsafe) fix: the class's tests for one device moved to classes of their own (the
-    same keyed edits for each finding of the class: written once), or none with the reason."""
-    if not splits:
-        return Fix(Applicability.NONE, reason=f"the test stays: {why}")
+        reason = "every test needs the device, or code every test may reach calls its API"
+        return ctx.fix(Applicability.UNSAFE, f"Classify `{cls.name}` {plan.whole}", reason, whole)
+    if not plan.splits:
+        return Fix(
+            Applicability.NONE, reason=f"the test stays: {why or 'the class itself is skipped without it'}"
+        )
 
     def edits(b):
         return [
             replace(e, key=f"move {cls.name} {i}")
-            for i, e in enumerate(copy_edits(ctx, b, cls, splits, False))
+            for i, e in enumerate(copy_edits(ctx, b, cls, plan.splits, False, plan.dropped))
         ]
 
     reason = "a runner with the device runs the moved tests; the others stay where they run"
-    return ctx.fix(Applicability.UNSAFE, f"Move {described(splits)[5:]}", reason, edits)
+    return ctx.fix(Applicability.UNSAFE, f"Move {described(plan.splits)[5:]}", reason, edits)

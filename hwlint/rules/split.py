@@ -23,11 +23,12 @@ import ast
 import re
 from dataclasses import dataclass, field, replace
 
-from ..collection import collectable
+from ..collection import collectable, hidden_bases
 from ..context import Context
 from ..edits import Edit, EditBuilder
 from ..edits.imports import MAX_LINE
-from ..model import ClassInfo, Method, Site, UseKind, mro
+from ..model import ClassInfo, Decorator, DeviceUse, Method, Site, UseKind, mro, required_by
+from ..taxonomy import Classification, Taxonomy
 
 #: Module-level functions that may take a split class as they take the class (their effect on the
 #: new class is the one they have on the class): anything else that takes the class refuses the split.
@@ -100,6 +101,166 @@ def plain_splits(ctx: Context, cls: ClassInfo, bound: dict[str, str]) -> tuple[t
         moved = tuple(m.name for m in cls.test_methods if bound.get(m.name) == device)
         out.append(Split(moved, device, name, c.name))
     return tuple(out), ""
+
+
+@dataclass(frozen=True)
+class DevicePlan:
+    """What the split does with a class only runners without a device run (GENERIC: the CPU
+    runner) whose tests need that device: the tests a decorator skips without it (HWC205) and those
+    that call its API (HWC204), directly or through a helper method they call.
+
+    *whole*: the classification the whole class takes instead (every test needs one device, or code
+    every test may reach calls its API: a class decorator, setUp, a property such as ``world_size``
+    a base reads); *splits*: the tests that move (the others run where they ran); *why*: why those
+    that need a device stay, per test (``""`` for the class)."""
+
+    whole: str | None = None
+    splits: tuple[Split, ...] = ()
+    why: str = ""
+    stays: dict[str, str] = field(default_factory=dict)
+    #: helper methods whose API calls only moved tests reach: they leave the class with them
+    dropped: tuple[str, ...] = ()
+    #: HWC205's tests: name -> {device: the decorator that skips it without the device}
+    skipped: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: the API calls (line, col) that stay in the class, and why
+    kept: dict[tuple[int, int], str] = field(default_factory=dict)
+
+
+def device_plan(
+    ctx: Context, cls: ClassInfo, c: Classification, extra: dict[str, str] | None = None
+) -> DevicePlan:
+    """The plan of a class classified (or about to be) *c*; *extra*: tests the inference found
+    bound to one device by their hard uses (test -> device). Computed once per class."""
+    key = ("device-plan", id(cls), c.name, tuple(sorted((extra or {}).items())))
+    if key not in ctx.inferred:
+        ctx.inferred[key] = _device_plan(ctx, cls, c, extra or {})
+    return ctx.inferred[key]
+
+
+def _device_plan(ctx: Context, cls: ClassInfo, c: Classification, extra: dict[str, str]) -> DevicePlan:
+    """Each test's devices (what skips it without one, the APIs it reaches), then: the whole class
+    for one device where code every test may reach needs it or every test does; else the tests
+    bound to one device moved, with the helpers only they reach; else why not."""
+    tax = ctx.taxonomy
+    held = {r.device for r in tax.runners.values() if c.name in r.runs}
+    if not held:
+        return DevicePlan()
+    forbidden = c.availability_checks == "forbidden"
+    # an API call the classification forbids that guards a test is HWC204's, not a second finding
+    reported = {site.line for site in cls.availability_checks} if forbidden else set()
+    required = required_by(unreported(cls.decorators, reported), cls.shared_uses or cls.device_uses)
+    uses = dict(cls.test_uses)
+    tests = [m.name for m in cls.test_methods]
+    # the accelerator API calls the classification forbids: where -> the device each calls
+    calls = {(u.site.line, u.site.col): api_device(tax, u) for u in _api_uses(cls)} if forbidden else {}
+    reaches = {n: {at for u in uses[n] if (at := (u.site.line, u.site.col)) in calls} for n in uses}
+    reached = set().union(*reaches.values())
+    # what every test may reach: class decorators' skips, and API calls in setUp, the class body
+    # or, under a base from another file that may read it (``world_size`` in an FSDPTest), in code
+    # no test calls by name
+    shared = {(u.site.line, u.site.col) for u in cls.shared_uses} & set(calls)
+    owner = {(u.site.line, u.site.col): m.name for m in cls.methods for u in m.device_uses}
+    hidden = bool(hidden_bases(mro(ctx.model, cls, ctx.resolver)))
+    apart = {at for at in calls if at in shared or at not in owner or (hidden and at not in reached)}
+    everywhere = {d for d in required if d in tax.devices and d not in held} | {calls[at] for at in apart}
+    needs: dict[str, set[str]] = {}
+    skipped: dict[str, dict[str, str]] = {}
+    for m in cls.test_methods:
+        own = uses.get(m.name, m.device_uses)
+        missing = {
+            d: t
+            for d, t in {**required, **required_by(unreported(m.decorators, reported), own)}.items()
+            if d in tax.devices and d not in held
+        }
+        if missing:
+            skipped[m.name] = missing
+        devices = set(missing) | {calls[at] for at in reaches.get(m.name, ())}
+        if m.name in extra:
+            devices.add(extra[m.name])
+        if devices:
+            needs[m.name] = devices
+    if c.device is not None:
+        return DevicePlan(why=f"the class is classified {c.name}", skipped=skipped)
+    for n, found in reaches.items():  # tests of bases in the file
+        if n not in needs and found:
+            needs[n] = {calls[at] for at in found}
+    if not needs and not everywhere:
+        return DevicePlan(skipped=skipped)
+    devices = everywhere.union(*needs.values())
+    stays = {}
+    for n, ds in needs.items():
+        unnamed = sorted(d for d in ds if d not in tax.devices)
+        if unnamed:
+            stays[n] = "it calls an accelerator API that names no one device"
+        elif len(ds - held) > 1:
+            stays[n] = f"it needs several devices ({', '.join(sorted(ds - held))})"
+    if everywhere:
+        device = next(iter(everywhere))
+        target = tax.classification_for_device(device)
+        if len(devices) == 1 and device in tax.devices and target is not None:
+            return DevicePlan(whole=target.name, skipped=skipped)
+        first = min(apart, default=None)
+        why = (
+            f"code every test may reach (line {first[0]}) needs {' and '.join(sorted(everywhere))}, "
+            f"its tests {' and '.join(sorted(devices))}: no one device's class takes them all"
+            if first is not None
+            else f"the class is skipped without {' and '.join(sorted(everywhere))}, and its tests need "
+            f"{' and '.join(sorted(devices))}"
+        )
+        kept = {at: why for at in calls}
+        return DevicePlan(why=why, stays=stays, skipped=skipped, kept=kept)
+    bound = {n: next(iter(ds)) for n, ds in needs.items() if n not in stays}
+    if set(bound) >= set(tests) | set(uses) and len(set(bound.values())) == 1:
+        target = tax.classification_for_device(next(iter(bound.values())))
+        if target is not None:
+            return DevicePlan(whole=target.name, skipped=skipped)
+    splits, why = plain_splits(ctx, cls, {n: d for n, d in bound.items() if n in tests})
+    if not splits and set(bound) - set(tests) and not why:
+        why = "some of the tests come from a base"
+    moved = {t for s in splits for t in s.moved}
+    defined = [m.name for m in cls.methods]
+    dropped = []
+    for m in cls.methods:
+        sites = {at for u in m.device_uses if (at := (u.site.line, u.site.col)) in calls}
+        if m.is_test or not sites or sites & shared or defined.count(m.name) > 1:
+            continue
+        reaching = {n for n in reaches if sites & reaches[n]}
+        if reaching and reaching <= moved:
+            dropped.append(m.name)
+    kept = {}
+    for at in calls:
+        staying = sorted(n for n in reaches if at in reaches[n] and n not in moved)
+        if staying:
+            kept[at] = f"`{staying[0]}` stays: {stays.get(staying[0]) or why}"
+        elif at not in reached:
+            kept[at] = f"no test calls `{owner[at]}` by name, and no base from another file may call it"
+        elif owner[at] not in (*moved, *dropped):
+            kept[at] = f"`{owner[at]}` stays in `{cls.name}`, which names it elsewhere"
+    return DevicePlan(None, tuple(splits), why, stays, tuple(dropped), skipped, kept)
+
+
+def _api_uses(cls: ClassInfo) -> list[DeviceUse]:
+    """The uses of *cls* that are accelerator API calls: its methods' (those that are no evidence
+    of a device, ``torch.version.cuda.split(".")``, included) and its own body's."""
+    return [u for m in cls.methods for u in m.device_uses if u.api] + [u for u in cls.device_uses if u.api]
+
+
+def api_device(tax: Taxonomy, use: DeviceUse) -> str:
+    """The device an accelerator API call calls: the one its evidence names, else the first part of
+    its dotted name that names one (``torch.version.cuda.split`` -> cuda), else any accelerator."""
+    if use.device in tax.devices:
+        return use.device
+    for part in use.site.text.partition("(")[0].split("."):
+        if part in tax.devices:
+            return part
+    return use.device
+
+
+def unreported(decorators: tuple[Decorator, ...], lines: set[int]) -> list[Decorator]:
+    """*decorators* but those on *lines*."""
+    return [
+        d for d in decorators if not lines & set(range(d.site.line, (d.site.end_line or d.site.line) + 1))
+    ]
 
 
 def described(splits: tuple[Split, ...]) -> str:
@@ -195,16 +356,23 @@ def subclass_edits(
 
 
 def copy_edits(
-    ctx: Context, b: EditBuilder, cls: ClassInfo, splits: tuple[Split, ...], declared_above: bool
+    ctx: Context,
+    b: EditBuilder,
+    cls: ClassInfo,
+    splits: tuple[Split, ...],
+    declared_above: bool,
+    dropped: tuple[str, ...] = (),
 ) -> list[Edit]:
     """The bound tests of a class no call instantiates moved into classes on its bases, each a copy
     of the class without the tests that stay (see the module doc), and each module-level
-    ``instantiate_parametrized_tests(Class)`` repeated for them."""
+    ``instantiate_parametrized_tests(Class)`` repeated for them. The helpers *dropped* leave the
+    class too (the copies keep them) where the file names them nowhere else (:func:`leaving`)."""
     tax = ctx.taxonomy
     ref, _ = b.enum(cls.site.line)
     newline = _newline(b)
     by_name = {m.name: m for m in cls.methods}
-    edits = deletions(b, cls, [by_name[t] for s in splits for t in s.moved], declared_above)
+    gone = [by_name[t] for s in splits for t in s.moved]
+    edits = deletions(b, cls, gone + [by_name[n] for n in leaving(b, cls, gone, dropped)], declared_above)
     first = min([cls.site.line, *(d.site.line for d in cls.decorators)])
     segment = b.lines(first, cls.end_line)
     node = ast.parse(segment).body[0]
@@ -334,6 +502,31 @@ def _plain_def(text: str) -> bool:
         if stripped and not stripped.startswith("#"):
             return False
     return False
+
+
+def leaving(b: EditBuilder | None, cls: ClassInfo, gone: list[Method], dropped: tuple[str, ...]) -> list[str]:
+    """The helpers of *dropped* that leave *cls* with the tests *gone*: those the file's text names
+    nowhere but in those tests and in the helpers leaving (a reference, ``self.helper`` passed on,
+    ``getattr`` by name, would lose its target). Without the text (a check that builds no
+    edits), all of them."""
+    if b is None:
+        return list(dropped)
+    by_name = {m.name: m for m in cls.methods}
+    out = list(dropped)
+    while out:
+        parts, at = [], 0
+        for first, last in sorted(
+            (_first_line(b, cls, m), m.end_line) for m in [*gone, *(by_name[n] for n in out)]
+        ):
+            start = b.offset(first, 0)
+            parts.append(b.source[at:start])
+            at = max(at, start + len(b.lines(first, last)))
+        text = "".join(parts) + b.source[at:]
+        kept = [n for n in out if re.search(rf"\b{re.escape(n)}\b", text) is None]
+        if kept == out:
+            break
+        out = kept
+    return out
 
 
 def _statement_end(b: EditBuilder, line: int) -> int:
