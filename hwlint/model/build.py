@@ -740,4 +740,5 @@ def _passed_names(call: ast.Call) -> list[PassedName]:
     such as ``copy_tests(CommonTemplate, CpuTests, "cpu")`` may add tests to the classes it is given."""
     function = dotted_name(call.func)
     values = [*call.args, *(kw.value for kw in call.keywords)]
-    return [PassedName(v.id, call.lineno, function) for v in values if isinstance(v, ast.Name)]
+    alone = len(values) == 1 and not any(isinstance(a, ast.Starred) for a in call.args)
+    return [PassedName(v.id, call.lineno, function, alone) for v in values if isinstance(v, ast.Name)]

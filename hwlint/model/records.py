@@ -361,6 +361,9 @@ class PassedName:
     name: str
     line: int
     function: str
+    #: the name is the call's only argument (``make_propagate_real_tensors_cls(FakeTensorTest)``):
+    #: what the call does, it does to that class alone
+    alone: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,10 +30,6 @@ from ..edits.imports import MAX_LINE
 from ..model import ClassInfo, Decorator, DeviceUse, Method, Site, UseKind, mro, required_by
 from ..taxonomy import Classification, Taxonomy
 
-#: Module-level functions that may take a split class as they take the class (their effect on the
-#: new class is the one they have on the class): anything else that takes the class refuses the split.
-_MIRRORED = ("instantiate_parametrized_tests",)
-
 
 @dataclass(frozen=True)
 class Split:
@@ -88,8 +84,8 @@ def plain_splits(ctx: Context, cls: ClassInfo, bound: dict[str, str]) -> tuple[t
     if why is None and any(cls.name in (b.rpartition(".")[2] for b in c.bases) for c in ctx.model.classes):
         why = "a class of the file derives from it and would lose the moved tests"
     for p in ctx.model.passed:
-        if why is None and p.name == cls.name and p.function.rpartition(".")[2] not in _MIRRORED:
-            why = f"module code passes the class to `{p.function}`"
+        if why is None and p.name == cls.name and not p.alone:
+            why = f"module code passes the class to `{p.function}` with other arguments"
     if why is not None:
         return (), why
     out = []
