@@ -71,6 +71,8 @@ _DEVICE_TYPE_CALLS = frozenset({"autocast", "GradScaler", "device_module", "get_
 
 # Keyword arguments whose value is a device.
 _DEVICE_KEYWORDS = frozenset({"device", "device_type"})
+#: Calls that attach an expectation (a decorator, a tolerance) to the device types they name
+_EXPECTATIONS = frozenset({"DecorateInfo", "decorate", "decorateIf"})
 
 
 # Methods that run for every test of the class: their uses (and their helpers') are every test's.
@@ -454,7 +456,9 @@ class _DeviceUses:
             for device, kind in self.b.helper_devices.get(func.id, ()):  # a helper of this module
                 self.add(device, node, kind, mode, form=UseForm.HELPER, detail=func.id)
         last = name.rpartition(".")[2] if name else ""
-        if last.lower().startswith("skip"):  # skipIf(not TEST_CUDA, ...), skipCUDAIf(...)
+        # skipIf(not TEST_CUDA, ...), skipCUDAIf(...); an expectation for one device type
+        # (xfail("eq", device_type="cuda"), DecorateInfo(..., device_type="cuda")) names where it applies
+        if last.lower().startswith(("skip", "xfail")) or last in _EXPECTATIONS:
             return [(func, mode), *((a, _CONDITION) for a in args)]
         return None
 
