@@ -15,6 +15,7 @@ from dataclasses import replace
 from .bindings import class_overrides, declaration_heads, may_rebind
 from .records import ClassInfo, Declaration, Decorator, Method, Override, Site, UseKind
 from .syntax import (
+    COMPOUND,
     after_word,
     class_body_statements,
     dotted_name,
@@ -89,6 +90,7 @@ class ClassScan:
         assigned: list[str] = []
         conditional: list[str] = []
         values: list[str] = []
+        read: list[str] = []
         for stmt, nested in class_body_statements(node.body):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 methods.append(self.method(stmt, prefix, scan))
@@ -99,6 +101,12 @@ class ClassScan:
             if decl is not None:
                 declarations.append(replace(decl, conditional=True) if nested else decl)
             else:
+                if not isinstance(stmt, COMPOUND):  # what a compound holds comes as its own statements
+                    read += (
+                        n.id
+                        for n in ast.walk(stmt)
+                        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                    )
                 if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
                     # a declaration's value is read as one (HWC003 when it is not the enum's)
                     value = stmt.value.func if isinstance(stmt.value, ast.Call) else stmt.value
@@ -155,6 +163,7 @@ class ClassScan:
             device_value=device_value,
             assigned_tests=tuple(dict.fromkeys(assigned)),
             conditional_tests=tuple(dict.fromkeys(conditional)),
+            body_reads=tuple(dict.fromkeys(read)),
             mentions=self.mentions(node) if any(u.kind == UseKind.HARD for u in uses) else (),
             overrides=overrides,
             dynamic_body=dynamic_body,

@@ -274,7 +274,9 @@ class _Closure:
 # character, `myself.x(`, is dropped by the caller)
 # (one pattern per receiver: a pattern that starts with a literal is searched for as a string, three
 # times faster than an alternation tried at every position)
-_SELF_CALLS = tuple((who, re.compile(rf"{who}\s*\.\s*([A-Za-z_]\w*)\s*\(")) for who in ("self", "cls"))
+#: ``self.name(`` and ``cls.name(``, and a read of ``self.name`` without a call: a property
+#: (``self.device_type``) or a bound method passed on (``self.run_subtests(..., self._test_x)``)
+_SELF_CALLS = tuple((who, re.compile(rf"{who}\s*\.\s*([A-Za-z_]\w*)")) for who in ("self", "cls"))
 
 
 def _first_line(stmt: ast.stmt) -> int:
@@ -724,7 +726,8 @@ class DeviceScan:
         ]
 
     def self_calls(self, node: ast.AST) -> set[str]:
-        """Names called as ``self.name(`` or ``cls.name(`` in *node*'s lines."""
+        """Names called (or read: a property, a bound method passed on) as ``self.name`` or
+        ``cls.name`` in *node*'s lines."""
         starts, ends = self.offsets()
         start, end = starts[node.lineno - 1], ends[(node.end_lineno or node.lineno) - 1]  # type: ignore[attr-defined]
         text = self.source  # searched in place: a copy of every method's lines cost more than the search

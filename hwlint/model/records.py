@@ -205,6 +205,9 @@ class ClassInfo:
     assigned_tests: tuple[str, ...] = ()
     # Test methods defined under an if/try/... in the body (they are in ``methods`` too)
     conditional_tests: tuple[str, ...] = ()
+    # The names the body's statements other than defs read (``test_half = dtype(test_binomial)``
+    # reads ``test_binomial``): a method they name cannot leave the class
+    body_reads: tuple[str, ...] = ()
     # Where the file names the class outside its ``class`` line (its own methods included), for a
     # class with a hard device use (one a conversion may instantiate, which deletes the name)
     mentions: tuple[Site, ...] = ()

@@ -58,8 +58,11 @@ def movable(ctx: Context, cls: ClassInfo, moved: set[str]) -> str | None:
     own = {m.name for m in cls.test_methods}
     if not moved <= own:
         return "some of the tests come from a base"
-    if cls.assigned_tests or cls.conditional_tests:
-        return "the class binds tests by assignment or under a condition"
+    if cls.conditional_tests:
+        return "the class defines tests under a condition"
+    read = sorted(moved & set(cls.body_reads))
+    if read:
+        return f"a statement of the class body reads `{read[0]}`"
     defined = [m.name for m in cls.methods]
     if any(defined.count(n) > 1 for n in moved):
         return "the class defines a moved test twice"
@@ -152,12 +155,14 @@ def _device_plan(ctx: Context, cls: ClassInfo, c: Classification, extra: dict[st
     reaches = {n: {at for u in uses[n] if (at := (u.site.line, u.site.col)) in calls} for n in uses}
     reached = set().union(*reaches.values())
     # what every test may reach: class decorators' skips, and API calls in setUp, the class body
-    # or, under a base from another file that may read it (``world_size`` in an FSDPTest), in code
-    # no test calls by name
+    # or, under a base from another file that may read it (``world_size`` in an FSDPTest), in a
+    # property or in code no test calls by name
     shared = {(u.site.line, u.site.col) for u in cls.shared_uses} & set(calls)
     owner = {(u.site.line, u.site.col): m.name for m in cls.methods for u in m.device_uses}
     hidden = bool(hidden_bases(mro(ctx.model, cls, ctx.resolver)))
-    apart = {at for at in calls if at in shared or at not in owner or (hidden and at not in reached)}
+    properties = {m.name for m in cls.methods if any(d.name == "property" for d in m.decorators)}
+    read = {at for at in calls if at not in reached or owner.get(at) in properties}
+    apart = {at for at in calls if at in shared or at not in owner or (hidden and at in read)}
     everywhere = {d for d in required if d in tax.devices and d not in held} | {calls[at] for at in apart}
     needs: dict[str, set[str]] = {}
     skipped: dict[str, dict[str, str]] = {}
@@ -181,7 +186,10 @@ def _device_plan(ctx: Context, cls: ClassInfo, c: Classification, extra: dict[st
         if n not in needs and found:
             needs[n] = {calls[at] for at in found}
     if not needs and not everywhere:
-        return DevicePlan(skipped=skipped)
+        unreached = {
+            at: f"no test calls or reads `{owner[at]}`, and no base from another file may" for at in calls
+        }
+        return DevicePlan(skipped=skipped, kept={at: f"{why} call it" for at, why in unreached.items()})
     devices = everywhere.union(*needs.values())
     stays = {}
     for n, ds in needs.items():
@@ -229,7 +237,7 @@ def _device_plan(ctx: Context, cls: ClassInfo, c: Classification, extra: dict[st
         if staying:
             kept[at] = f"`{staying[0]}` stays: {stays.get(staying[0]) or why}"
         elif at not in reached:
-            kept[at] = f"no test calls `{owner[at]}` by name, and no base from another file may call it"
+            kept[at] = f"no test calls or reads `{owner[at]}`, and no base from another file may call it"
         elif owner[at] not in (*moved, *dropped):
             kept[at] = f"`{owner[at]}` stays in `{cls.name}`, which names it elsewhere"
     return DevicePlan(None, tuple(splits), why, stays, tuple(dropped), skipped, kept)
@@ -382,7 +390,9 @@ def copy_edits(
     tests = {m.name for m in cls.test_methods}
     text = ""
     for s in splits:
-        kept = copied(members, tests, s.moved, decorators + header, _plain_bases(cls))
+        kept = copied(
+            members, tests | set(cls.assigned_tests), s.moved, decorators + header, _plain_bases(cls)
+        )
         new_header = re.sub(rf"^class\s+{re.escape(cls.name)}\b", f"class {s.name}", header)
         declaration = f"{indent}{tax.attribute} = {ref}.{s.classification}"
         body = ""
@@ -559,6 +569,9 @@ def _members(
             if any(isinstance(t, ast.Name) and t.id == attribute for t in targets):
                 continue
         name = stmt.name if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else ""
+        bound = [t.id for t in getattr(stmt, "targets", ()) if isinstance(t, ast.Name)]
+        bound += [(a.asname or a.name) for a in getattr(stmt, "names", ()) if isinstance(a, ast.alias)]
+        name = name or next((n for n in bound if n in cls.assigned_tests), "")  # a test bound otherwise
         out.append((name, b.lines(first, last)))
     return out
 
