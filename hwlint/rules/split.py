@@ -511,23 +511,28 @@ def _plain_def(text: str) -> bool:
 
 
 def leaving(b: EditBuilder | None, cls: ClassInfo, gone: list[Method], dropped: tuple[str, ...]) -> list[str]:
-    """The helpers of *dropped* that leave *cls* with the tests *gone*: those the file's text names
-    nowhere but in those tests and in the helpers leaving (a reference, ``self.helper`` passed on,
-    ``getattr`` by name, would lose its target). Without the text (a check that builds no
-    edits), all of them."""
+    """The helpers of *dropped* that leave *cls* with the tests *gone*: those the class's text names
+    nowhere but in those tests and in the helpers leaving, and the rest of the file never as
+    ``<Class>.helper`` (a reference, ``self.helper`` passed on, ``getattr`` by name, would lose its
+    target). Without the text (a check that builds no edits), all of them."""
     if b is None:
         return list(dropped)
     by_name = {m.name: m for m in cls.methods}
-    out = list(dropped)
+    first_line = min([cls.site.line, *(d.site.line for d in cls.decorators)])
+    start, end = b.offset(first_line, 0), b.offset(first_line, 0) + len(b.lines(first_line, cls.end_line))
+    outside = b.source[:start] + b.source[end:]
+    out = [
+        n for n in dropped if re.search(rf"\b{re.escape(cls.name)}\s*\.\s*{re.escape(n)}\b", outside) is None
+    ]
     while out:
-        parts, at = [], 0
+        parts, at = [], start
         for first, last in sorted(
             (_first_line(b, cls, m), m.end_line) for m in [*gone, *(by_name[n] for n in out)]
         ):
-            start = b.offset(first, 0)
-            parts.append(b.source[at:start])
-            at = max(at, start + len(b.lines(first, last)))
-        text = "".join(parts) + b.source[at:]
+            begin = b.offset(first, 0)
+            parts.append(b.source[at:begin])
+            at = max(at, begin + len(b.lines(first, last)))
+        text = "".join(parts) + b.source[at:end]
         kept = [n for n in out if re.search(rf"\b{re.escape(n)}\b", text) is None]
         if kept == out:
             break
