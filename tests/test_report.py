@@ -22,7 +22,6 @@ from hwlint.pipeline.cache import Cache
 from hwlint.pipeline.config import Config
 from hwlint.pipeline.session import RunOptions, Session
 from hwlint.report.data import SCHEMA, report_paths, summarize_paths
-from hwlint.rules.registry import RULES
 from hwlint.select.runners import select_paths
 from hwlint.taxonomy import load_taxonomy
 

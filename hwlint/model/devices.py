@@ -71,7 +71,7 @@ _DEVICE_TYPE_CALLS = frozenset({"autocast", "GradScaler", "device_module", "get_
 
 # Keyword arguments whose value is a device.
 _DEVICE_KEYWORDS = frozenset({"device", "device_type"})
-#: Calls that attach an expectation (a decorator, a tolerance) to the device types they name
+#: Calls that attach an expectation to the device types they name (skip* and xfail* too)
 _EXPECTATIONS = frozenset({"DecorateInfo", "decorate", "decorateIf"})
 
 
@@ -274,8 +274,7 @@ class _Closure:
 # character, `myself.x(`, is dropped by the caller)
 # (one pattern per receiver: a pattern that starts with a literal is searched for as a string, three
 # times faster than an alternation tried at every position)
-#: ``self.name(`` and ``cls.name(``, and a read of ``self.name`` without a call: a property
-#: (``self.device_type``) or a bound method passed on (``self.run_subtests(..., self._test_x)``)
+#: ``self.name(``, ``cls.name(``, and reads: a property, a bound method passed on (``self._test_x``)
 _SELF_CALLS = tuple((who, re.compile(rf"{who}\s*\.\s*([A-Za-z_]\w*)")) for who in ("self", "cls"))
 
 
@@ -458,8 +457,7 @@ class _DeviceUses:
             for device, kind in self.b.helper_devices.get(func.id, ()):  # a helper of this module
                 self.add(device, node, kind, mode, form=UseForm.HELPER, detail=func.id)
         last = name.rpartition(".")[2] if name else ""
-        # skipIf(not TEST_CUDA, ...), skipCUDAIf(...); an expectation for one device type
-        # (xfail("eq", device_type="cuda"), DecorateInfo(..., device_type="cuda")) names where it applies
+        # skipIf(not TEST_CUDA, ...), xfail("eq", device_type="cuda"): where they apply, not a use
         if last.lower().startswith(("skip", "xfail")) or last in _EXPECTATIONS:
             return [(func, mode), *((a, _CONDITION) for a in args)]
         return None
@@ -726,8 +724,7 @@ class DeviceScan:
         ]
 
     def self_calls(self, node: ast.AST) -> set[str]:
-        """Names called (or read: a property, a bound method passed on) as ``self.name`` or
-        ``cls.name`` in *node*'s lines."""
+        """Names called or read as ``self.name`` or ``cls.name`` in *node*'s lines."""
         starts, ends = self.offsets()
         start, end = starts[node.lineno - 1], ends[(node.end_lineno or node.lineno) - 1]  # type: ignore[attr-defined]
         text = self.source  # searched in place: a copy of every method's lines cost more than the search

@@ -192,8 +192,20 @@ def _device_plan(ctx: Context, cls: ClassInfo, c: Classification, extra: dict[st
         return DevicePlan(skipped=skipped, kept={at: f"{why} call it" for at, why in unreached.items()})
     devices = everywhere.union(*needs.values())
     stays = {}
+    for m in cls.test_methods:
+        for d in m.decorators if m.name in needs else ():
+            asked = {
+                calls[at]
+                for at in reaches.get(m.name, ())
+                if d.site.line <= at[0] <= (d.site.end_line or d.site.line)
+            }
+            kept = asked - set(required_by([d], uses.get(m.name, m.device_uses)))
+            if kept and d.name.lower().startswith("skip"):  # @skipIf(torch.cuda.is_available(), ...)
+                stays[m.name] = f"`@{d.name}` skips it where {' and '.join(sorted(kept))} is"
     for n, ds in needs.items():
         unnamed = sorted(d for d in ds if d not in tax.devices)
+        if n in stays:
+            continue
         if unnamed:
             stays[n] = "it calls an accelerator API that names no one device"
         elif len(ds - held) > 1:
