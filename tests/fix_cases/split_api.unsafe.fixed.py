@@ -1,7 +1,9 @@
 # A class no call instantiates whose tests ask for CUDA in their bodies (PyTorch 2.6.0's
 # test/test_torch.py TestTorch shape): `test_pickle_generator` checks torch.cuda.is_available() and
-# runs its CUDA part where CUDA is; `test_to` reaches torch.cuda through a helper only it calls.
+# runs its CUDA part where CUDA is; `test_to` reaches torch.cuda through a helper only it calls;
+# `test_forked_process`, skipped where CUDA is, stays (and so does its finding).
 import pickle
+import unittest
 
 import torch
 from torch.testing._internal.common_utils import (
@@ -12,6 +14,10 @@ from torch.testing._internal.common_utils import (
 
 class TestTorch(TestCase):
     hw_classification = HardwareClassification.GENERIC
+
+    @unittest.skipIf(torch.cuda.is_available(), "CUDA complains about forking after init")
+    def test_forked_process(self):
+        self.assertEqual(torch.ones(2).sum(), 2)
 
     def test_element_size(self):
         self.assertEqual(torch.ByteStorage().element_size(), 1)
