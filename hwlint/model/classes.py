@@ -316,6 +316,9 @@ class ClassScan:
         if name in _EXPANDING or name.startswith("dtypes"):
             # kept whole: the items its arguments expand a test into are counted from this text
             return Decorator(name, self.site(node, self.segment(node, 1 << 20, 1 << 20)))
+        if name.lower().startswith("skip"):
+            # its condition read whole: which devices it skips the test without (model/skips.py)
+            return Decorator(name, self.site(node, self.segment(node, 1000, 20)))
         if name == "parameterized_class":
             # kept whole, comments aside: whether its parameters may set the classification is read
             # from this text
