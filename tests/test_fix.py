@@ -11,6 +11,7 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -65,7 +66,8 @@ def test_fixed_file_rechecks_clean_and_second_fix_changes_nothing(case, flags, t
 
 
 def _ruff_codes(*paths: Path) -> dict[str, Counter]:
-    """ruff's E, W, I and F401 findings (its defaults otherwise: 88 columns) per file, by code."""
+    """ruff's E, W, I and F401 findings (its defaults otherwise: 88 columns) and flake8's blank-line
+    codes (E30, W3) per file, by code."""
     out = subprocess.run(
         ["ruff", "check", "--isolated", "--select", "E,W,I,F401", "--output-format", "json", "--exit-zero"]
         + [str(p) for p in paths],
@@ -76,6 +78,15 @@ def _ruff_codes(*paths: Path) -> dict[str, Counter]:
     found: dict[str, Counter] = {Path(p).name: Counter() for p in paths}
     for d in json.loads(out.stdout):
         found[Path(d["filename"]).name][d["code"]] += 1
+    # pycodestyle's blank lines, which ruff checks only in preview
+    blank = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select", "E30,W3", *map(str, paths)],
+        capture_output=True,
+        text=True,
+    )
+    for line in blank.stdout.splitlines():
+        path, _, rest = line.partition(":")
+        found[Path(path).name][rest.split(": ", 1)[1].split()[0]] += 1
     return found
 
 

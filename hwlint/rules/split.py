@@ -359,7 +359,8 @@ def subclass_edits(
     call_indent = line[: len(line) - len(line.lstrip(" \t"))]  # the call's own block
     for s in splits:
         methods = [by_name[t] for t in s.moved]
-        body = newline.join(b.lines(_first_line(b, cls, m), m.end_line).rstrip("\r\n") for m in methods)
+        # a blank line between the methods, as between those of the class (E301)
+        body = (newline * 2).join(b.lines(_first_line(b, cls, m), m.end_line).rstrip("\r\n") for m in methods)
         declaration = f"{indent}{tax.attribute} = {ref}.{s.classification}"
         header = b.call_text(f"class {s.name}", [cls.name], end=":")
         classes += f"{newline}{newline}{header}{newline}{declaration}{newline}{newline}"
