@@ -90,17 +90,24 @@ def _resolver(model: FileModel, resolver: Resolver | None) -> Resolver:
 
 def tests(model: FileModel, cls: ClassInfo, resolver: Resolver | None = None) -> tuple[str, ...]:
     """The tests *cls* has, its own and those inherited from bases hwlint can see (``def test_x``
-    and ``test_x = helper`` alike), in definition order; the tests of an instantiated base are gone
-    (instantiation deletes them from the generic class)."""
-    names: dict[str, None] = {}
+    and ``test_x = helper`` alike), in definition order: the names of :func:`test_holders`."""
+    return tuple(test_holders(model, cls, resolver))
+
+
+def test_holders(model: FileModel, cls: ClassInfo, resolver: Resolver | None = None) -> dict[str, ClassInfo]:
+    """Each test *cls* has, in definition order, with the class of its MRO whose body holds it
+    (``getattr`` finds the first). The tests of an instantiated base are gone: instantiation
+    deletes the generic class's own tests, and a class inheriting them, instantiated before or
+    after that base, or not at all, looks them up when pytest collects it, after the module ran."""
+    names: dict[str, ClassInfo] = {}
     for c in mro(model, cls, resolver):
         if c is not cls and any(not model.is_conditional(i.site.line) for i in model.instantiations_of(c)):
             continue
         for m in c.test_methods:
-            names.setdefault(m.name)
+            names.setdefault(m.name, c)
         for t in c.assigned_tests:
-            names.setdefault(t)
-    return tuple(names)
+            names.setdefault(t, c)
+    return names
 
 
 def runtime_tests(model: FileModel, cls: ClassInfo) -> str | None:

@@ -7,6 +7,7 @@ same member names; the runtime filter is the suite's conftest (getattr on each c
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 
 import pytest
@@ -329,3 +330,94 @@ def test_privateuse1_runner_matches_torch_naming(tmp_path, torch_pytest):
     assert collect(torch_pytest, tmp_path, *plugin, env=env) == expected
     # the generic privateuse1 runner, told nothing about the backend
     assert collect(torch_pytest, tmp_path, "--hw-runner", "privateuse1", env=env) == expected
+
+
+INHERIT = """
+class TestAfterP(TestCase):
+    hw_classification = HardwareClassification.CPU
+
+    @dtypes(torch.float32, torch.float64)
+    def test_p(self, device, dtype):
+        pass
+
+
+class TestAfterS(TestAfterP):
+    def test_s(self, device):
+        pass
+
+
+instantiate_device_type_tests(TestAfterP, globals(), only_for="cpu")
+instantiate_device_type_tests(TestAfterS, globals(), only_for="cpu")
+
+
+class TestBeforeP(TestCase):
+    hw_classification = HardwareClassification.CPU
+
+    @dtypes(torch.float32, torch.float64)
+    def test_p(self, device, dtype):
+        pass
+
+
+class TestBeforeS(TestBeforeP):
+    def test_s(self, device):
+        pass
+
+
+# instantiated before its base, TestBeforeS still loses test_p: pytest looks it up on the
+# generated class after the module ran, when instantiating TestBeforeP has deleted it
+instantiate_device_type_tests(TestBeforeS, globals(), only_for="cpu")
+instantiate_device_type_tests(TestBeforeP, globals(), only_for="cpu")
+
+
+class TestNeverP(TestCase):
+    hw_classification = HardwareClassification.CPU
+
+    @dtypes(torch.float32, torch.float64)
+    def test_p(self, device, dtype):
+        pass
+
+
+class TestNeverS(TestNeverP):
+    def test_s(self, device):
+        pass
+
+
+# TestNeverP is never instantiated: TestNeverSCPU inherits its generic test_p, one item, unexpanded
+instantiate_device_type_tests(TestNeverS, globals(), only_for="cpu")
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("torch_pytest", [FULL], indirect=True, ids=["preloaded"])
+def test_inherited_tests_of_an_instantiated_base_are_gone(tmp_path, torch_pytest):
+    """A class deriving from an instantiated class, instantiated after or before it, holds only
+    its own tests: hwselect's classes, tests and item counts are pytest's collection."""
+    (tmp_path / "test_torch_inherit.py").write_text(PRELUDE + INHERIT)
+    (tmp_path / "conftest.py").write_text(CONFTEST)
+    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider\n")
+    expected = collect(torch_pytest, tmp_path, "--truth-runs", "CPU")
+    assert sorted(i.partition("::")[2] for i in expected) == [
+        "TestAfterPCPU::test_p_cpu_float32",
+        "TestAfterPCPU::test_p_cpu_float64",
+        "TestAfterSCPU::test_s_cpu",
+        "TestBeforePCPU::test_p_cpu_float32",
+        "TestBeforePCPU::test_p_cpu_float64",
+        "TestBeforeSCPU::test_s_cpu",
+        "TestNeverP::test_p",
+        "TestNeverSCPU::test_p",
+        "TestNeverSCPU::test_s_cpu",
+    ]
+    per_class: dict[str, int] = {}
+    for item in expected:
+        cls = item.split("::")[1]
+        per_class[cls] = per_class.get(cls, 0) + 1
+
+    out = run_tool("hwselect", "cpu", "--format", "json", "--no-cache", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    classes = [c for f in json.loads(out.stdout)["files"] for c in f["classes"]]
+    assert {c["name"]: c["items"] for c in classes} == per_class
+
+    ids = run_tool("hwselect", "cpu", "--format", "nodeids", cwd=tmp_path)
+    assert ids.returncode == 0, ids.stderr
+    (tmp_path / "ids.txt").write_text(ids.stdout)
+    assert collect(torch_pytest, tmp_path, "@ids.txt") == expected

@@ -15,7 +15,8 @@ from __future__ import annotations
 import ast
 import functools
 
-from ..model import ClassInfo, FileModel, Method, mro
+from ..collection import test_holders
+from ..model import ClassInfo, FileModel, Method
 from .records import TestExpansion
 
 #: torch.testing._internal.common_dtype helpers: dtypes each returns (``..._and(*extra)`` adds one
@@ -61,25 +62,25 @@ def test_items(
 
     *generated*: the runner's device type generates the class from *source* (its own tests expand
     by dtypes and ops; tests inherited from bases keep one item each, as torch instantiates only the
-    generic class's own tests). Otherwise each test expands by its ``@parametrize`` values.
+    generic class's own tests, and an instantiated base's are gone:
+    :func:`~hwlint.collection.test_holders`). Otherwise each test expands by its ``@parametrize`` values.
     """
     if source is None:
         return ()
-    own = {m.name for m in source.methods if m.is_test}
     out: list[TestExpansion] = []
-    seen: set[str] = set()
-    for c in mro(model, source):
-        for m in c.methods:
-            if not m.is_test or m.name in seen:
-                continue
-            seen.add(m.name)
-            instantiated = bool(generated) and c is source and m.name in own
-            out.append(TestExpansion(m.name, *method_items(m, device if instantiated else None)))
-        for t in c.assigned_tests:
-            if t not in seen:
-                seen.add(t)
-                out.append(TestExpansion(t, 1, True, True))
+    for name, holder in test_holders(model, source).items():
+        m = _definition(holder, name)
+        if m is None:
+            out.append(TestExpansion(name, 1, True, True))
+            continue
+        instantiated = bool(generated) and holder is source
+        out.append(TestExpansion(name, *method_items(m, device if instantiated else None)))
     return tuple(out)
+
+
+def _definition(holder: ClassInfo, name: str) -> Method | None:
+    """The ``def`` of test *name* in *holder*'s body (None: a name bound there, ``test_x = f``)."""
+    return next((m for m in holder.methods if m.name == name and m.is_test), None)
 
 
 def method_items(m: Method, device: str | None) -> tuple[int, bool, bool]:
@@ -191,13 +192,10 @@ def neutral_tests(model: FileModel, source: ClassInfo | None, names: tuple[str, 
     variant of it; ``@ops``, ``@modules`` and ``@optims`` too)."""
     if source is None:
         return tuple(names)
-    methods: dict[str, Method] = {}
-    for c in mro(model, source):
-        for m in c.methods:
-            methods.setdefault(m.name, m)
+    holders = test_holders(model, source)
     out: list[str] = []
     for name in names:
-        m = methods.get(name)
+        m = _definition(holders[name], name) if name in holders else None
         ids = parameter_ids(m) if m is not None else ()
         if ids is None:
             out.append(f"{name}*")
