@@ -51,6 +51,7 @@ from .model import (
     Resolver,
     effective_declaration,
     mro,
+    passed_params,
 )
 from .taxonomy import Taxonomy
 
@@ -267,11 +268,8 @@ def device_parameters(taxonomy: Taxonomy, method: Method, instantiated: bool = F
     (``def test_exp(self, device="mps")`` takes a plain default, not the fixture). In a class a
     call *instantiated*, a parameter with a default counts too: torch's ``instantiate_test``
     passes ``device`` whenever the test's signature names it."""
-    return tuple(
-        p
-        for p in taxonomy.device_params
-        if p in method.params and (instantiated or p not in method.defaulted) and p not in method.parametrized
-    )
+    m = method
+    return passed_params(taxonomy.device_params, m.params, m.defaulted, m.parametrized, instantiated)
 
 
 # -- class decorators ----------------------------------------------------------------------------

@@ -39,6 +39,7 @@ from .records import (
     device_feature,
     effective_declaration,
     mro,
+    passed_params,
 )
 from .skips import required_by
 from .source import decode_source
@@ -100,6 +101,7 @@ __all__ = [
     "mro",
     "parse_cost",
     "parse_file",
+    "passed_params",
     "required_by",
     "split_lines",
 ]

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import deque
 from collections.abc import Callable, Iterator
 
 from .records import OVERRIDE_INHERITED, OVERRIDE_SUBCLASSES, Override
-from .syntax import DEFS, after_word, dotted_name, is_call_to, one_line
+from .syntax import DEFS, WordIndex, after_word, child_nodes, dotted_name, is_call_to, one_line
 
 #: How :func:`statement_bindings` words a plain ``name = value`` (a declaration, when the name is
 #: the attribute).
@@ -320,41 +321,66 @@ CLASS_WORDS = (
     "__set_name__",
 )
 _CODE_BUILTINS = frozenset({"eval", "exec", "compile", "__import__"})
+
+
+#: Words of routes that count only where the code runs at import (``eval()``, ``sys._getframe()``).
+_IMPORT_ONLY_WORDS = frozenset({"eval", "exec", "compile", "_getframe", "currentframe", "__class__"})
+
+
+def route_words(attribute: str) -> tuple[str, ...]:
+    """Words the text of every route of :func:`unmodelled_routes` in a function body holds: the
+    machinery's names, the attribute (written, or named in a string) and a backslash (a string
+    whose escapes spell it)."""
+    words = (*MODULE_WORDS, *CLASS_WORDS, attribute, "\\")
+    return tuple(w for w in words if w not in _IMPORT_ONLY_WORDS)
+
+
 _WRITERS = frozenset({"setattr", "delattr"})
 _BUILTINS_MODULES = frozenset({"builtins", "__builtins__"})
 _FRAME_NAMESPACES = frozenset({"f_locals", "f_globals"})
 
 
-def unmodelled_routes(stmt: ast.stmt, attribute: str, module_level: bool) -> Iterator[tuple[int, str]]:
+def unmodelled_routes(
+    stmt: ast.stmt,
+    attribute: str,
+    module_level: bool,
+    words: WordIndex | None = None,
+) -> Iterator[tuple[int, str]]:
     """(line, the code in words) for each route in *stmt* (a module statement, a module function
     or a class, bodies included) by which code hwlint does not model may change a class's
     attribute, a class body's names or a module's names. *module_level*: *stmt* runs at import (a
     call of ``eval``, ``exec`` or ``compile`` there is a route; in a function body, where tests
-    and their helpers call them, it is not)."""
+    and their helpers call them, it is not). *words*: where :func:`route_words` occur in the
+    file's text; a subtree of a function body whose text names none of them holds no route and is
+    not walked (code that runs at import is walked whole: class bodies, decorators, headers)."""
     word = re.compile(rf"(?<![\w]){re.escape(attribute)}(?![\w])")
+    # One walk in ast.walk's order: what a node's parent says of it (a docstring, a read's name, the
+    # function a call calls, code inside a def or lambda) is known before the node is visited.
     docstrings: set[int] = set()  # strings that name the attribute without writing it
-    for node in ast.walk(stmt):
+    called: set[int] = set()
+    todo: deque[tuple[ast.AST, bool]] = deque([(stmt, False)])
+    while todo:
+        node, in_function = todo.popleft()
+        children = child_nodes(node)
+        inner = in_function or isinstance(node, (*DEFS, ast.Lambda))
+        if inner and words is not None:
+            children = [child for child in children if words.names_word(child)]
+        if children:
+            todo.extend([(child, inner) for child in children])
         body = getattr(node, "body", None)
         if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
             docstrings.add(id(body[0].value))
-    in_function: set[int] = set()
-    if not module_level:
-        in_function.add(id(stmt))
-    called = set()
-    for node in ast.walk(stmt):
-        if isinstance(node, (*DEFS, ast.Lambda)):
-            in_function.update(id(n) for n in ast.walk(node) if n is not node)
-        elif isinstance(node, ast.Call):
+        if isinstance(node, ast.Call):
             called.add(id(node.func))
             if dotted_name(node.func) in ("getattr", "hasattr") and len(node.args) >= 2:
                 docstrings.add(id(node.args[1]))  # a read names the attribute: no route
-    for node in ast.walk(stmt):
-        if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in called:
+        elif isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in called:
             name = node.id if isinstance(node, ast.Name) else node.attr
             if name in _WRITERS and isinstance(node.ctx, ast.Load):
                 yield node.lineno, f"`{dotted_name(node) or name}` used as a value, not called"
                 continue
-        found = _route(node, attribute, word, docstrings, id(node) not in in_function)
+        runs_at_import = not in_function and (module_level or node is not stmt)
+        found = _route(node, attribute, word, docstrings, runs_at_import)
         if found is not None:
             yield node.lineno, found  # type: ignore[attr-defined]
 
@@ -521,6 +547,7 @@ __all__ = [
     "declaration_heads",
     "enum_stand_in",
     "may_rebind",
+    "route_words",
     "statement_bindings",
     "unmodelled_routes",
 ]

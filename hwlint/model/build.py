@@ -25,6 +25,7 @@ from .bindings import (
     attribute_writes,
     enum_stand_in,
     returns_its_class,
+    route_words,
     statement_bindings,
     unmodelled_routes,
 )
@@ -67,6 +68,7 @@ from .syntax import (
     skippable_blocks,
     split_lines,
     target_names,
+    word_roots,
 )
 
 
@@ -284,6 +286,11 @@ class Builder(ClassScan, CallScan, DeviceScan):
         self.devices = devices
         self.scan_devices = False  # decided once the classes to scan are known
         self._device_index: WordIndex | None = None  # built on first use
+        # where the device parameters' and the mutable constants' names occur, built on first use
+        self.param_hits: dict[str, list[int]] | None = None
+        self.param_index: WordIndex | None = None
+        self.mutable_index: WordIndex | None = None
+        self.indexed_mutable: set[str] = set()
         self._offsets: tuple[list[int], list[int]] | None = None
         self.scan_classes: set[int] = set()
         # Method names (of scanned classes) whose bodies lead to device uses, across the file.
@@ -555,23 +562,34 @@ class Builder(ClassScan, CallScan, DeviceScan):
         """The routes of :func:`~hwlint.model.bindings.unmodelled_routes` in the module's top-level
         statements; only those whose text names a word of the machinery, or the attribute more often
         than a class's declarations do, are walked."""
-        attribute = self.tax.attribute
+        attribute, source = self.tax.attribute, self.source
         starts, ends = self.offsets()
         declared = {c.site.line: len(c.declarations) for c in classes}
-        out: list[UnmodelledRoute] = []
+        module_words = word_roots(frozenset((attribute, *MODULE_WORDS)))  # `setattr` finds `__setattr__`
+        walked: list[ast.stmt] = []
+        spans: list[tuple[int, int]] = []
         for stmt in body:
             if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
                 continue  # the module's docstring, or another string that does nothing
             first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
-            text = self.source[starts[first - 1] : ends[(stmt.end_lineno or stmt.lineno) - 1]]
+            # searched in place: a slice of each statement's text would copy the file once more
+            start, end = starts[first - 1], ends[(stmt.end_lineno or stmt.lineno) - 1]
             if isinstance(stmt, ast.ClassDef):
-                walk = text.count(attribute) > declared.get(stmt.lineno, 0) or any(
-                    w in text for w in CLASS_WORDS
+                walk = source.count(attribute, start, end) > declared.get(stmt.lineno, 0) or any(
+                    source.find(w, start, end) >= 0 for w in CLASS_WORDS
                 )
             else:
-                walk = attribute in text or any(w in text for w in MODULE_WORDS)
+                walk = any(source.find(w, start, end) >= 0 for w in module_words)
             if walk:
-                out += [UnmodelledRoute(*r) for r in unmodelled_routes(stmt, attribute, module_level=True)]
+                walked.append(stmt)
+                spans.append((start, end))
+        if not walked:
+            return ()
+        offsets = (starts, ends)
+        words = WordIndex(source, offsets, self.ascii, route_words(attribute), spans=spans, share=False)
+        out = [
+            UnmodelledRoute(*r) for stmt in walked for r in unmodelled_routes(stmt, attribute, True, words)
+        ]
         return tuple(dict.fromkeys(out))
 
     def enum_bindings(

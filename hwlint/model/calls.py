@@ -14,7 +14,7 @@ import ast
 from dataclasses import replace
 
 from .records import DeviceFilter, Instantiation
-from .syntax import dotted_name
+from .syntax import WordIndex, dotted_name
 
 _UNKNOWN = object()
 _MUTATORS = frozenset({"append", "extend", "remove", "insert", "pop", "clear"})
@@ -136,9 +136,18 @@ class CallScan:
             nodes = [n for v in nodes for n in (v if isinstance(v, list) else [v]) if isinstance(n, ast.AST)]
         else:
             nodes = [stmt]
+        index = self.mutable_index
+        if index is None or not self.mutable <= self.indexed_mutable:
+            # subtrees whose text names no mutable constant are not walked
+            if index is None:
+                index = WordIndex(self.source, self.offsets(), self.ascii, (), whole=True)
+                self.mutable_index = index
+            for name in self.mutable - self.indexed_mutable:
+                index.add(name)
+            self.indexed_mutable |= self.mutable
         found: list[str] = []
         for top in nodes:
-            for parent in ast.walk(top):
+            for parent in index.walk(top):
                 for field, child in ast.iter_fields(parent):
                     for node in child if isinstance(child, list) else [child]:
                         if (

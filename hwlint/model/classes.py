@@ -10,13 +10,16 @@ from __future__ import annotations
 import ast
 import bisect
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 
 from .bindings import class_overrides, declaration_heads, may_rebind
-from .records import ClassInfo, Declaration, Decorator, Method, Override, Site, UseKind
+from .records import ClassInfo, Declaration, Decorator, Method, Override, Site, UseKind, passed_params
 from .syntax import (
     COMPOUND,
+    WordIndex,
     after_word,
+    child_nodes,
     class_body_statements,
     dotted_name,
     one_line,
@@ -273,20 +276,26 @@ class ClassScan:
             args.append(a.vararg)
         if a.kwarg:
             args.append(a.kwarg)
+        params = tuple(x.arg for x in args)
+        defaulted = _defaulted(a)
+        parametrized = _parametrized(node.decorator_list)
+        is_test = node.name.startswith(prefix)
+        # HWC202's fix reads body_names, of a test instantiation passes no device parameter
+        passed = passed_params(self.tax.device_params, params, defaulted, parametrized)
         return Method(
             name=node.name,
             site=self.header_site(
                 node, f"{'async ' if isinstance(node, ast.AsyncFunctionDef) else ''}def {node.name}"
             ),
-            is_test=node.name.startswith(prefix),
-            params=tuple(x.arg for x in args),
+            is_test=is_test,
+            params=params,
             param_sites=tuple(self.site(x, x.arg) for x in args),
             decorators=tuple(self.decorator(d) for d in node.decorator_list),
             device_uses=self.method_uses(node) if scan else (),
             end_line=node.end_lineno or node.lineno,
-            defaulted=_defaulted(a),
-            parametrized=_parametrized(node.decorator_list),
-            body_names=self.body_names(node) if node.name.startswith(prefix) else (),
+            defaulted=defaulted,
+            parametrized=parametrized,
+            body_names=self.body_names(node) if is_test and not passed else (),
         )
 
     def body_names(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
@@ -295,15 +304,30 @@ class ClassScan:
         nested function or class that does not bind it, ``global`` or ``nonlocal``. A body that
         binds the name first (``device = self.device_type``), reads it only as a loop's or a nested
         function's own (``for device, dtype in ...``, ``def run(device)``) or names it only as a
-        keyword (``device=...``) reads no parameter. A body whose text names none is not walked."""
+        keyword (``device=...``) reads no parameter. Neither a body whose text names none where a name
+        may stand (``self.device`` is an attribute) nor a subtree whose text names none is walked."""
         wanted = self.tax.device_params
-        text = "".join(self.lines[node.body[0].lineno - 1 : node.end_lineno or node.lineno])
-        if not any(w in text for w in wanted):
-            return ()
-        found = []
+        starts, ends = self.offsets()
+        start, end = starts[node.body[0].lineno - 1], ends[(node.end_lineno or node.lineno) - 1]
+        if self.param_hits is None:  # once per file
+            self.param_hits = {w: _unqualified(self.source, w) for w in wanted}
+        left = []
         for w in wanted:
+            hits = self.param_hits[w]
+            i = bisect.bisect_left(hits, start)
+            if i < len(hits) and hits[i] < end:
+                left.append(w)
+        if not left:
+            return ()
+        if self.param_index is None:
+            self.param_index = WordIndex(self.source, (starts, ends), self.ascii, wanted, whole=True)
+        names_word = self.param_index.names_word
+        found = []
+        for w in left:
             for stmt in node.body:
-                if reads_unbound(stmt, w):
+                if not names_word(stmt):
+                    continue  # neither reads nor binds it
+                if reads_unbound(stmt, w, names_word):
                     found.append(w)
                     break
                 if _binds(stmt, w):
@@ -380,12 +404,13 @@ def _binds(stmt: ast.stmt, name: str) -> bool:
     return isinstance(stmt, ast.AnnAssign) and stmt.value is not None and _targets_bind(stmt.target, name)
 
 
-def reads_unbound(node: ast.AST, name: str) -> bool:
+def reads_unbound(node: ast.AST, name: str, names_word: Callable[[ast.AST], bool] | None = None) -> bool:
     """Whether code in *node* may read *name* as the enclosing function left it: a load or ``del``
     of it, ``global``/``nonlocal`` naming it, in this scope or in a nested function, lambda or class
     that does not bind it as a parameter; a loop, a comprehension or a nested function that binds it
     reads its own (only what the enclosing scope evaluates for them is looked at: the loop's
-    iterable, the first iterable, decorators and defaults)."""
+    iterable, the first iterable, decorators and defaults). *names_word*: whether a node's text
+    may name *name* (a subtree whose text does not is not walked)."""
     todo: list[ast.AST] = [node]
     while todo:
         n = todo.pop()
@@ -414,5 +439,22 @@ def reads_unbound(node: ast.AST, name: str) -> bool:
         if isinstance(n, (ast.For, ast.AsyncFor)) and _targets_bind(n.target, name):
             todo += [n.iter, *n.orelse]
             continue
-        todo.extend(ast.iter_child_nodes(n))
+        if names_word is None:
+            todo.extend(ast.iter_child_nodes(n))
+        else:
+            todo += [child for child in child_nodes(n) if names_word(child)]
     return False
+
+
+def _unqualified(text: str, word: str) -> list[int]:
+    """Where *text* holds *word* as a whole word that no dot comes just before: where a name may be
+    (``self.device`` is an attribute)."""
+    found = []
+    pos = text.find(word)
+    while pos >= 0:
+        before = text[pos - 1] if pos else " "
+        after = text[pos + len(word) : pos + len(word) + 1]
+        if not (before.isalnum() or before in "_." or after.isalnum() or after == "_"):
+            found.append(pos)
+        pos = text.find(word, pos + 1)
+    return found

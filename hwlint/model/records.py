@@ -166,9 +166,26 @@ class Method:
     # gives: neither is the ``device`` instantiation passes
     defaulted: tuple[str, ...] = ()
     parametrized: tuple[str, ...] = ()
-    # the device parameter names (``device``, ``devices``) a test's body reads or binds: a parameter
-    # of that name added to it would shadow what they refer to
+    # the device parameter names (``device``, ``devices``) a test's body reads or binds, for a test
+    # that instantiation passes none of them (:func:`passed_params`): HWC202's fix reads it
     body_names: tuple[str, ...] = ()
+
+
+def passed_params(
+    device_params: tuple[str, ...],
+    params: tuple[str, ...],
+    defaulted: tuple[str, ...],
+    parametrized: tuple[str, ...],
+    instantiated: bool = False,
+) -> tuple[str, ...]:
+    """The device parameters (``device``, ``devices``) instantiation passes a method with these
+    *params*: those it takes without a default value and that no ``@parametrize("device", ...)``
+    gives it; *instantiated* (the class is), a parameter with a default counts too."""
+    return tuple(
+        p
+        for p in device_params
+        if p in params and (instantiated or p not in defaulted) and p not in parametrized
+    )
 
 
 @dataclass(frozen=True)

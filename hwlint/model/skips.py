@@ -79,6 +79,8 @@ def required_by(decorators: Iterable[Decorator], uses: Iterable[DeviceUse]) -> d
     uses = list(uses)
     guards = {"".join(u.site.text.split()): u.device for u in uses if u.kind == UseKind.GUARD}
     out: dict[str, str] = {}
+    if not guards:
+        return out  # a skip names a device only through a guard
     for d in decorators:
         for device in sorted(skipped_without(d.site.text, guards)):
             out.setdefault(device, d.site.text)

@@ -240,7 +240,7 @@ class WordIndex:
     visited; the search for classes created at run time skips the statements that name none of
     ``globals``, ``type``, ``setattr``... The occurrences are found once per file, with a
     ``str.find`` per word. Positions are exact in an ASCII file (ast's byte columns are offsets in
-    the text); in any other file only statements are pruned, by their lines. A string literal
+    the text); in any other file a node is pruned by its whole lines. A string literal
     assembled from pieces (``"cu" "da"``) names no word, and is no use."""
 
     def __init__(
@@ -251,17 +251,21 @@ class WordIndex:
         words: Iterable[str],
         whole: bool = False,
         spans: Sequence[tuple[int, int]] | None = None,
+        share: bool = True,
     ):
         """*offsets*: where each line of *text* (as the tokenizer splits them) starts and ends.
         *whole*: only occurrences that start a word count (``type`` in ``type(``, not in ``dtype``).
-        *spans*: the (start, end) offsets of the only parts of *text* to search (default: all)."""
+        *spans*: the (start, end) offsets of the only parts of *text* to search (default: all).
+        *share*: words that share a substring are found by one search for it (:func:`_anchors`);
+        else each word by its own (words whose shared parts are common: ``se`` in ``setattr`` and
+        ``__set_name__``)."""
         self.text = text
         self.starts, self.ends = offsets
         self.exact = ascii
         self.whole = whole
         self.spans = [(0, len(text))] if spans is None else spans
         hits: list[int] = []
-        for anchor, members in _anchors(_roots(frozenset(words))):
+        for anchor, members in _anchors(word_roots(frozenset(words)), share):
             hits += self.anchored(anchor, members)
         hits.sort()
         # sorted start offsets of the occurrences (one offset may be there twice: a query asks
@@ -335,10 +339,8 @@ class WordIndex:
                 start = self.starts[decorators[0].lineno - 1]
             elif self.exact:
                 start = self.starts[line - 1] + node.col_offset  # type: ignore[attr-defined]
-            elif isinstance(node, ast.stmt):
+            else:  # byte columns: the node's whole lines, which hold its text
                 start = self.starts[line - 1]
-            else:
-                return True
             end_line = node.end_lineno or line  # type: ignore[attr-defined]
             if self.exact:
                 end = self.starts[end_line - 1] + (node.end_col_offset or 0)  # type: ignore[attr-defined]
@@ -350,7 +352,7 @@ class WordIndex:
 
 
 @functools.lru_cache(maxsize=64)
-def _roots(words: frozenset[str]) -> tuple[str, ...]:
+def word_roots(words: frozenset[str]) -> tuple[str, ...]:
     """*words* less those holding another (`torch.cuda`, `gpus`), which occur only where the other
     one does; remembered: a file's four indexes ask it of the same few word sets (16% of building
     them, each time). Apart from :func:`_anchors`, whose search for the best anchors costs 1.5 ms
@@ -360,15 +362,18 @@ def _roots(words: frozenset[str]) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=64)
-def _anchors(words: tuple[str, ...]) -> tuple[tuple[str, tuple[tuple[str, int], ...]], ...]:
+def _anchors(
+    words: tuple[str, ...], share: bool = True
+) -> tuple[tuple[str, tuple[tuple[str, int], ...]], ...]:
     """Searches that find *words*: (anchor, ((word, where the anchor first occurs in it), ...)).
     Words that share a substring are found by one search for it (`cud` for cuda and cudnn, `pu`
     for gpu, xpu, .hpu, .ipu): each search is a pass over the whole text, each hit of an anchor a
     check per word (the default taxonomy's 13 device words over PyTorch's test/: 0.26 s in 13
-    searches, 0.22 s in 7). Greedy: the substring most words share first, the longest of those."""
+    searches, 0.22 s in 7). Greedy: the substring most words share first, the longest of those.
+    Without *share*, one search per word."""
     left = set(words)
     out: list[tuple[str, tuple[tuple[str, int], ...]]] = []
-    while True:
+    while share:
         best: tuple[tuple[int, int, str], list[str]] | None = None
         for word in sorted(left):
             for i in range(len(word)):
