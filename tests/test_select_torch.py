@@ -386,6 +386,30 @@ class TestNeverS(TestNeverP):
 instantiate_device_type_tests(TestNeverS, globals(), only_for="cpu")
 """
 
+# Every test TestCondSCPU holds is defined under a condition (its base's test is gone): hwselect
+# cannot name a node id for certain and lists the file whole.
+INHERIT_CONDITIONAL = """
+import sys
+
+
+class TestCondP(TestCase):
+    hw_classification = HardwareClassification.CPU
+
+    def test_p(self, device):
+        pass
+
+
+class TestCondS(TestCondP):
+    if sys.platform:
+
+        def test_s(self, device):
+            pass
+
+
+instantiate_device_type_tests(TestCondP, globals(), only_for="cpu")
+instantiate_device_type_tests(TestCondS, globals(), only_for="cpu")
+"""
+
 
 @pytest.mark.slow
 @pytest.mark.parametrize("torch_pytest", [FULL], indirect=True, ids=["preloaded"])
@@ -393,6 +417,7 @@ def test_inherited_tests_of_an_instantiated_base_are_gone(tmp_path, torch_pytest
     """A class deriving from an instantiated class, instantiated after or before it, holds only
     its own tests: hwselect's classes, tests and item counts are pytest's collection."""
     (tmp_path / "test_torch_inherit.py").write_text(PRELUDE + INHERIT)
+    (tmp_path / "test_torch_inherit_cond.py").write_text(PRELUDE + INHERIT_CONDITIONAL)
     (tmp_path / "conftest.py").write_text(CONFTEST)
     (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider\n")
     expected = collect(torch_pytest, tmp_path, "--truth-runs", "CPU")
@@ -403,6 +428,8 @@ def test_inherited_tests_of_an_instantiated_base_are_gone(tmp_path, torch_pytest
         "TestBeforePCPU::test_p_cpu_float32",
         "TestBeforePCPU::test_p_cpu_float64",
         "TestBeforeSCPU::test_s_cpu",
+        "TestCondPCPU::test_p_cpu",
+        "TestCondSCPU::test_s_cpu",
         "TestNeverP::test_p",
         "TestNeverSCPU::test_p",
         "TestNeverSCPU::test_s_cpu",
@@ -417,7 +444,9 @@ def test_inherited_tests_of_an_instantiated_base_are_gone(tmp_path, torch_pytest
     classes = [c for f in json.loads(out.stdout)["files"] for c in f["classes"]]
     assert {c["name"]: c["items"] for c in classes} == per_class
 
-    ids = run_tool("hwselect", "cpu", "--format", "nodeids", cwd=tmp_path)
+    ids = run_tool("hwselect", "cpu", "-v", "--format", "nodeids", cwd=tmp_path)
     assert ids.returncode == 0, ids.stderr
+    assert "test_torch_inherit_cond.py::TestCondSCPU: no certain node id" in ids.stderr
+    assert "test_torch_inherit_cond.py" in ids.stdout.split()
     (tmp_path / "ids.txt").write_text(ids.stdout)
     assert collect(torch_pytest, tmp_path, "@ids.txt") == expected

@@ -34,6 +34,7 @@ from ..collection import (
     hidden_tests,
     runtime_tests,
     surely_testcase,
+    test_holders,
     tests,
     unknown_class_decorators,
     unseen_classes,
@@ -317,8 +318,8 @@ def _unsure(
             )
     if isinstance(entry, ClassInfo) and not name.startswith("Test") and not surely_testcase(model, cls):
         out.append(Note(None, f"{name} is not named Test* and no base is surely a unittest.TestCase"))
-    defined = [(c, t) for c in mro(model, cls) for t in (*c.test_methods, *c.assigned_tests)]
-    if defined and all((t if isinstance(t, str) else t.name) in c.conditional_tests for c, t in defined):
+    held = test_holders(model, cls)
+    if held and all(name in c.conditional_tests for name, c in held.items()):
         out.append(Note(None, "every test of the class is defined under a condition"))
     added = runtime_tests(model, cls) if not tests(model, cls) else None
     if added is not None:  # it has a test only if module code adds one
