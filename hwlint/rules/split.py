@@ -201,7 +201,7 @@ def _device_plan(ctx: Context, cls: ClassInfo, c: Classification, extra: dict[st
             }
             kept = asked - set(required_by([d], uses.get(m.name, m.device_uses)))
             if kept and d.name.lower().startswith("skip"):  # @skipIf(torch.cuda.is_available(), ...)
-                stays[m.name] = f"`@{d.name}` skips it where {' and '.join(sorted(kept))} is"
+                stays[m.name] = f"`@{d.name}` skips it where {' or '.join(sorted(kept))} is"
     for n, ds in needs.items():
         unnamed = sorted(d for d in ds if d not in tax.devices)
         if n in stays:
