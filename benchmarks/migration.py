@@ -706,7 +706,10 @@ def main(argv: list[str] | None = None) -> int:
 
     out = Path(args.out).resolve()
     tree = Path(args.tree).resolve()
-    overlay = args.overlay if args.overlay and Path(args.overlay).is_dir() else ""
+    overlay = args.overlay
+    if overlay and not Path(overlay, "common_utils.py").is_file():
+        # without it the run is torch 2.13's: no HardwareClassification, no run-time filter to judge by
+        p.error(f"--overlay {overlay}: no common_utils.py there (HWLINT_TORCH_OVERLAY; '' runs without one)")
     taxonomy = load_taxonomy(args.taxonomy)
     names = [r for r in args.runners.split(",") if r]
     runners = {r: taxonomy.runners[r].runs for r in names}
