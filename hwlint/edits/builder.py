@@ -163,15 +163,8 @@ class EditBuilder:
         items = [c.text() for c in children]
         items.insert(1, param)
         indent = self.source[line_start_at(self.source, at) : at]
-        unit = indent_unit(self.source, indent)
-        newline = default_newline(self.source)
-        one = f"{indent}{unit}{', '.join(items)}"
-        if len(one) <= MAX_LINE:
-            body = one + newline
-        else:
-            body = "".join(f"{indent}{unit}{i},{newline}" for i in items)
         r = params.range()
-        return Edit(r.start.index, r.end.index, f"({newline}{body}{indent})", TEXT)
+        return Edit(r.start.index, r.end.index, self._wrapped(items, indent), TEXT)
 
     def _within(self, start: int, end: int, text: str) -> Edit:
         within = not any(c in self.source[start:end] or c in text for c in "\r\n")
@@ -258,6 +251,18 @@ class EditBuilder:
         body = "".join(f"{indent}{unit}{i},{newline}" for i in items)
         return f"{function}({newline}{body}{indent}){end}"
 
+    def _wrapped(self, items: Sequence[str], indent: str) -> str:
+        """*items* in parentheses as the formatters write arguments too long for their line: on a
+        line of their own below *indent*, or one a line when that line is too long still."""
+        unit = indent_unit(self.source, indent)
+        newline = default_newline(self.source)
+        one = f"{indent}{unit}{', '.join(items)}"
+        if len(one) <= MAX_LINE:
+            body = one + newline
+        else:
+            body = "".join(f"{indent}{unit}{i},{newline}" for i in items)
+        return f"({newline}{body}{indent})"
+
     def _wrapped_arguments(self, args: SgNode, items: list[str]) -> Edit | None:
         """The one-line argument list *args* written with *items* as the formatters write a call
         longer than :data:`MAX_LINE`: the arguments on a line of their own, or one a line when that
@@ -279,21 +284,12 @@ class EditBuilder:
             unit = indent_unit(self.source, indent)
             if "#" in self.source[start:end] or len(f"{indent}{unit}{', '.join(items)}") <= MAX_LINE:
                 return None
-            newline = default_newline(self.source)
-            body = "".join(f"{indent}{unit}{i},{newline}" for i in items)
-            return Edit(start, end, f"({newline}{body}{indent})", TEXT)
+            return Edit(start, end, self._wrapped(items, indent), TEXT)
         if "#" in tail:
             return None
         if len(head) + len(", ".join(items)) + 2 + len(tail) <= MAX_LINE:
             return None
-        unit = indent_unit(self.source, indent)
-        newline = default_newline(self.source)
-        one = f"{indent}{unit}{', '.join(items)}"
-        if len(one) <= MAX_LINE:
-            body = one + newline
-        else:
-            body = "".join(f"{indent}{unit}{i},{newline}" for i in items)
-        return Edit(start, end, f"({newline}{body}{indent})", TEXT)
+        return Edit(start, end, self._wrapped(items, indent), TEXT)
 
 
 def _at(cls: ClassInfo) -> tuple[int, int]:
