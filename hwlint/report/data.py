@@ -42,7 +42,7 @@ from ..pipeline.config import Config, Configs, discover
 from ..pipeline.engine import keep_model
 from ..pipeline.session import RunOptions, Session
 from ..project import Links, links_of
-from ..roots import NONE_GIVEN, Trees
+from ..roots import Trees
 from ..rules.check import Finding, Selection, check_path, run_rules, unreadable
 from ..rules.registry import RULES
 from ..select.records import FileSelection, RunnerSelection
@@ -521,14 +521,6 @@ def _device_flags(summary: FileSummary, findings: Sequence[Finding]) -> None:
 
 
 # -- one file ---------------------------------------------------------------------------------
-
-
-def summarize_file(
-    path: str, taxonomy: Taxonomy, max_bytes: int = MAX_FILE_BYTES, trees: Trees = NONE_GIVEN
-) -> FileSummary:
-    """The summary of the file at *path* (read as *trees* allow: :func:`read_source`); an
-    unreadable file is an unparsable one, never an error."""
-    return _summary_analysis(path, read_source(path, max_bytes, trees=trees), taxonomy)
 
 
 def summarize_model(

@@ -49,11 +49,6 @@ DTYPE_LISTS = {
 _PARAMETRIZE = {"parametrize", "parametrize_test"}
 
 
-def expanded_items(model: FileModel, source: ClassInfo | None, generated: str | None, device: str) -> int:
-    """Test items of a class collected from *source* (0: no test hwlint can see)."""
-    return sum(t.items for t in test_items(model, source, generated, device))
-
-
 def test_items(
     model: FileModel, source: ClassInfo | None, generated: str | None, device: str
 ) -> tuple[TestExpansion, ...]:
